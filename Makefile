@@ -1,0 +1,43 @@
+# Sluice: `make run` to start a local server, `make test` for everything CI checks.
+GO      ?= go
+BIN     := bin/sluice
+STAMP   := node_modules/.installed
+
+.PHONY: run build generate test test-go test-wire check bench clean
+
+run: build
+	./$(BIN)
+
+build: generate
+	$(GO) build -o $(BIN) ./cmd/sluice
+
+# npm packages: tailwindcss, htmx and the @flatfile/api client used by the wire tests.
+$(STAMP): package.json package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+	@touch $(STAMP)
+
+# templ output (committed) plus the CSS and htmx bundle (build output, embedded in the binary).
+generate: $(STAMP)
+	$(GO) tool templ generate
+	npx tailwindcss -c tailwind.config.js -i static/css/input.css -o static/css/app.css --minify
+	cp node_modules/htmx.org/dist/htmx.min.js static/js/htmx.min.js
+
+# Formatting, vet and generated code that matches its source.
+check: generate
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1)
+	$(GO) vet ./...
+	@git diff --exit-code --stat -- '*_templ.go' || (echo "templ output is stale: run make generate and commit"; exit 1)
+
+test-go: generate
+	$(GO) test -count=1 ./...
+
+test-wire: build
+	SLUICE_BIN=$(CURDIR)/$(BIN) node --test --test-concurrency=2 wiretest/
+
+test: check test-go test-wire
+
+bench: build
+	$(GO) test -run '^$$' -bench . -benchtime 1x ./...
+
+clean:
+	rm -rf bin static/css/app.css static/js/htmx.min.js

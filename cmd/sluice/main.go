@@ -1,0 +1,165 @@
+// Command sluice runs the Sluice data-import server.
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/sluice/sluice/auth"
+	"github.com/sluice/sluice/store"
+	"github.com/sluice/sluice/web"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "sluice:", err)
+		os.Exit(1)
+	}
+}
+
+// config is the server configuration from flags and the environment.
+type config struct {
+	Addr           string
+	DataDir        string
+	BaseURL        string
+	AdminEmail     string
+	AdminPassword  string
+	SecretKey      string
+	PublishableKey string
+}
+
+func parseConfig(args []string, getenv func(string) string) (config, error) {
+	env := func(key, def string) string {
+		if v := getenv(key); v != "" {
+			return v
+		}
+		return def
+	}
+	var c config
+	fs := flag.NewFlagSet("sluice", flag.ContinueOnError)
+	fs.StringVar(&c.Addr, "addr", env("SLUICE_ADDR", "127.0.0.1:8080"), "listen address (SLUICE_ADDR)")
+	fs.StringVar(&c.DataDir, "data-dir", env("SLUICE_DATA_DIR", "./data"), "data directory (SLUICE_DATA_DIR)")
+	fs.StringVar(&c.BaseURL, "base-url", env("SLUICE_BASE_URL", ""), "public base URL for links (SLUICE_BASE_URL)")
+	fs.StringVar(&c.AdminEmail, "admin-email", env("SLUICE_ADMIN_EMAIL", "admin@localhost"), "first admin's e-mail (SLUICE_ADMIN_EMAIL)")
+	fs.StringVar(&c.AdminPassword, "admin-password", env("SLUICE_ADMIN_PASSWORD", ""), "first admin's password (SLUICE_ADMIN_PASSWORD)")
+	fs.StringVar(&c.SecretKey, "secret-key", env("SLUICE_SECRET_KEY", ""), "default environment's secret key (SLUICE_SECRET_KEY)")
+	fs.StringVar(&c.PublishableKey, "publishable-key", env("SLUICE_PUBLISHABLE_KEY", ""), "default environment's publishable key (SLUICE_PUBLISHABLE_KEY)")
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	if c.SecretKey != "" && !strings.HasPrefix(c.SecretKey, "sk_") {
+		return c, errors.New("SLUICE_SECRET_KEY must start with sk_")
+	}
+	if c.PublishableKey != "" && !strings.HasPrefix(c.PublishableKey, "pk_") {
+		return c, errors.New("SLUICE_PUBLISHABLE_KEY must start with pk_")
+	}
+	if c.AdminPassword != "" && len(c.AdminPassword) < 8 {
+		return c, errors.New("SLUICE_ADMIN_PASSWORD must be at least 8 characters")
+	}
+	return c, nil
+}
+
+// run starts Sluice and blocks until ctx is cancelled, then shuts down gracefully.
+func run(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
+	cfg, err := parseConfig(args, getenv)
+	if err != nil {
+		return err
+	}
+	log := slog.New(slog.NewTextHandler(stdout, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+		return fmt.Errorf("data dir: %w", err)
+	}
+	db, err := store.Open(filepath.Join(cfg.DataDir, "sluice.db"))
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+
+	if err := bootstrap(ctx, db, cfg, stdout); err != nil {
+		return err
+	}
+	signing, err := db.Setting(ctx, "jwt_signing_key", func() string { return store.RandomString(48) })
+	if err != nil {
+		return err
+	}
+	sessionKey := sha256.Sum256([]byte("session:" + signing))
+	tokens := &auth.Tokens{Key: []byte(signing), TTL: 24 * time.Hour, Now: db.Now}
+	app := web.New(web.Deps{
+		Store: db, Auth: &auth.Authenticator{Keys: db, Tokens: tokens}, Tokens: tokens, Log: log,
+		BaseURL: cfg.BaseURL, SessionSecret: sessionKey[:],
+	})
+
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return err
+	}
+	base := cfg.BaseURL
+	if base == "" {
+		base = "http://" + ln.Addr().String()
+	}
+	log.Info("sluice listening", "addr", ln.Addr().String(), "url", base, "data", cfg.DataDir)
+	fmt.Fprintf(stdout, "Sluice is running. Log in at %s/login\n", base)
+
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- app.Listener(ln) }()
+	select {
+	case err := <-serveErr:
+		return err
+	case <-ctx.Done():
+	}
+	log.Info("shutting down; finishing in-flight requests")
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	return app.ShutdownWithContext(shutdownCtx)
+}
+
+// bootstrap creates the account, environment, admin and keys on an empty database and prints
+// the values it generated, once.
+func bootstrap(ctx context.Context, db *store.DB, cfg config, stdout io.Writer) error {
+	password := cfg.AdminPassword
+	generated := password == ""
+	if generated {
+		password = store.RandomString(16)
+	}
+	hash, err := auth.HashPassword(password)
+	if err != nil {
+		return err
+	}
+	res, err := db.EnsureBootstrap(ctx, store.Bootstrap{AccountName: "Sluice", AdminEmail: cfg.AdminEmail, PasswordHash: hash,
+		SecretKey: cfg.SecretKey, PublishableKey: cfg.PublishableKey})
+	if err != nil {
+		return err
+	}
+	if !res.Created {
+		return nil
+	}
+	keys, err := db.ListKeys(ctx, res.Account.ID, res.Environment.ID)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "First start: created account %s and environment %s (%s).\n", res.Account.ID, res.Environment.Name, res.Environment.ID)
+	fmt.Fprintf(stdout, "  admin e-mail:    %s\n", cfg.AdminEmail)
+	if generated {
+		fmt.Fprintf(stdout, "  admin password:  %s   (generated; shown only now)\n", password)
+	}
+	for _, k := range keys {
+		if (k.Type == "SECRET" && cfg.SecretKey == "") || (k.Type == "PUBLISHABLE" && cfg.PublishableKey == "") {
+			fmt.Fprintf(stdout, "  %-16s %s   (generated; shown only now)\n", strings.ToLower(k.Type)+" key:", k.Raw)
+		}
+	}
+	return nil
+}

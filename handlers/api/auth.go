@@ -1,0 +1,147 @@
+package api
+
+import (
+	"context"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/sluice/sluice/auth"
+	"github.com/sluice/sluice/errs"
+	"github.com/sluice/sluice/model"
+)
+
+// AuthStore is what the token exchange needs.
+type AuthStore interface {
+	UserByEmail(ctx context.Context, email string) (*model.User, error)
+	KeyByRaw(ctx context.Context, raw string) (*model.APIKey, error)
+	GetEnvironment(ctx context.Context, accountID, id string) (*model.Environment, error)
+	ListKeys(ctx context.Context, accountID, envID string) ([]*model.APIKey, error)
+}
+
+// Auth serves the credential exchange and key listing.
+type Auth struct {
+	store  AuthStore
+	tokens *auth.Tokens
+}
+
+// NewAuth returns the auth handlers.
+func NewAuth(s AuthStore, t *auth.Tokens) *Auth { return &Auth{store: s, tokens: t} }
+
+type credentials struct {
+	Type     string `json:"type"`
+	Email    string `json:"email"`
+	Password string `json:"password"`
+	ClientID string `json:"clientId"`
+	Secret   string `json:"secret"`
+}
+
+type accessTokenJSON struct {
+	AccessToken string `json:"accessToken"`
+	ExpiresIn   int    `json:"expiresIn"`
+	Expires     Time   `json:"expires"`
+	Email       string `json:"email,omitempty"`
+	UserID      string `json:"userId,omitempty"`
+	AccountID   string `json:"accountId,omitempty"`
+}
+
+// Exchange handles POST /api/v1/auth and POST /v1/auth: e-mail and password, or clientId
+// (an environment id) and secret (that environment's secret key), for a bare access token.
+func (h *Auth) Exchange(c *fiber.Ctx) error {
+	var in credentials
+	if err := bind(c, &in); err != nil {
+		return err
+	}
+	var p *auth.Principal
+	var err error
+	switch {
+	case in.Type == "userCredentials" || (in.Type == "" && in.Email != ""):
+		p, err = h.userPrincipal(c.Context(), in)
+	case in.Type == "apiCredentials" || (in.Type == "" && in.ClientID != ""):
+		p, err = h.apiPrincipal(c.Context(), in)
+	case in.Type != "":
+		return errs.Invalidf("type", "type must be userCredentials or apiCredentials")
+	default:
+		return errs.Invalidf("body", "Send email and password, or clientId and secret")
+	}
+	if err != nil {
+		return err
+	}
+	tok, exp, err := h.tokens.Issue(p)
+	if err != nil {
+		return err
+	}
+	return c.JSON(accessTokenJSON{AccessToken: tok, ExpiresIn: int(time.Until(exp).Seconds() + 0.5), Expires: Time(exp),
+		Email: p.Email, UserID: p.UserID, AccountID: p.AccountID})
+}
+
+var badCredentials = errs.E(errs.Unauthorized, "credentials", "Invalid credentials")
+
+func (h *Auth) userPrincipal(ctx context.Context, in credentials) (*auth.Principal, error) {
+	if in.Email == "" || in.Password == "" {
+		return nil, errs.Invalidf("email", "email and password are required")
+	}
+	u, err := h.store.UserByEmail(ctx, in.Email)
+	if errs.Is(err, errs.NotFound) {
+		auth.CheckPassword("$2a$10$invalidinvalidinvalidinvalidinvalidinvalidinvalidinva", in.Password) // same work as a real check
+		return nil, badCredentials
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !auth.CheckPassword(u.PasswordHash, in.Password) {
+		return nil, badCredentials
+	}
+	return &auth.Principal{Kind: auth.UserToken, AccountID: u.AccountID, UserID: u.ID, Email: u.Email, ActorID: u.ID}, nil
+}
+
+func (h *Auth) apiPrincipal(ctx context.Context, in credentials) (*auth.Principal, error) {
+	if in.ClientID == "" || in.Secret == "" {
+		return nil, errs.Invalidf("clientId", "clientId and secret are required")
+	}
+	k, err := h.store.KeyByRaw(ctx, in.Secret)
+	if errs.Is(err, errs.NotFound) || (err == nil && (k.Type != model.KeySecret || (k.EnvironmentID != in.ClientID && k.ID != in.ClientID))) {
+		return nil, badCredentials
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &auth.Principal{Kind: auth.APIToken, AccountID: k.AccountID, EnvironmentID: k.EnvironmentID, ActorID: k.ID}, nil
+}
+
+type apiKeyJSON struct {
+	ID            string     `json:"id"`
+	RawKey        string     `json:"rawKey,omitempty"`
+	Type          string     `json:"type"`
+	EnvironmentID string     `json:"environmentId"`
+	AccountID     string     `json:"accountId"`
+	Operations    []struct{} `json:"operations"`
+	CreatedAt     Time       `json:"createdAt"`
+}
+
+// ListKeys handles GET /v1/auth/api-keys?environmentId=.
+func (h *Auth) ListKeys(c *fiber.Ctx) error {
+	p := PrincipalOf(c)
+	if err := requireKinds(p, "read API keys", auth.UserToken, auth.SecretKey, auth.APIToken, auth.PersonalToken); err != nil {
+		return err
+	}
+	envID, err := environmentScope(p, c.Query("environmentId"))
+	if err != nil {
+		return err
+	}
+	if envID == "" {
+		return errs.Invalidf("environmentId", "environmentId is required")
+	}
+	if _, err := h.store.GetEnvironment(c.Context(), p.AccountID, envID); err != nil {
+		return err
+	}
+	keys, err := h.store.ListKeys(c.Context(), p.AccountID, envID)
+	if err != nil {
+		return err
+	}
+	out := make([]apiKeyJSON, 0, len(keys))
+	for _, k := range keys {
+		out = append(out, apiKeyJSON{ID: k.ID, RawKey: k.Raw, Type: k.Type, EnvironmentID: k.EnvironmentID, AccountID: k.AccountID, Operations: []struct{}{}, CreatedAt: Time(k.CreatedAt)})
+	}
+	return data(c, out)
+}

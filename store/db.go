@@ -1,0 +1,187 @@
+// Package store keeps Sluice's data in SQLite: embedded numbered migrations, one writer
+// connection with immediate transactions and a pool of readers, an injectable clock and
+// prefixed ids. Nothing here knows about HTTP.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	_ "github.com/mattn/go-sqlite3" // registers the sqlite3 driver
+
+	"github.com/sluice/sluice/errs"
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// DB is the SQLite store. Writes go through one connection so SQLite never sees two writers;
+// reads use a pool that runs beside the writer thanks to WAL.
+type DB struct {
+	w   *sql.DB
+	r   *sql.DB
+	Now func() time.Time // the clock; tests replace it
+}
+
+// Open opens (creating when missing) the database file at path and applies migrations.
+func Open(path string) (*DB, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, err
+	}
+	base := "file:" + (&url.URL{Path: abs}).EscapedPath()
+	params := "?_foreign_keys=on&_busy_timeout=10000&_journal_mode=WAL&_synchronous=NORMAL&_cache_size=-65536"
+	w, err := sql.Open("sqlite3", base+params+"&_txlock=immediate")
+	if err != nil {
+		return nil, err
+	}
+	w.SetMaxOpenConns(1)
+	w.SetConnMaxLifetime(0)
+	r, err := sql.Open("sqlite3", base+params+"&_query_only=true")
+	if err != nil {
+		w.Close()
+		return nil, err
+	}
+	r.SetMaxOpenConns(8)
+	db := &DB{w: w, r: r, Now: func() time.Time { return time.Now().UTC() }}
+	if err := db.migrate(context.Background()); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("migrate: %w", err)
+	}
+	return db, nil
+}
+
+// Close closes both pools.
+func (db *DB) Close() error {
+	err1 := db.r.Close()
+	err2 := db.w.Close()
+	if err1 != nil {
+		return err1
+	}
+	return err2
+}
+
+// Ping checks the database answers.
+func (db *DB) Ping(ctx context.Context) error { return db.r.PingContext(ctx) }
+
+func (db *DB) migrate(ctx context.Context) error {
+	if _, err := db.w.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)`); err != nil {
+		return err
+	}
+	entries, err := migrations.ReadDir("migrations")
+	if err != nil {
+		return err
+	}
+	names := make([]string, 0, len(entries))
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".sql") {
+			names = append(names, e.Name())
+		}
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		if err := db.applyMigration(ctx, name); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+func (db *DB) applyMigration(ctx context.Context, name string) error {
+	tx, err := db.w.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM schema_migrations WHERE name = ?`, name).Scan(&n); err != nil {
+		return err
+	}
+	if n > 0 {
+		return nil
+	}
+	body, err := migrations.ReadFile("migrations/" + name)
+	if err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, string(body)); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (name, applied_at) VALUES (?, ?)`, name, time.Now().Unix()); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// Tx is a write transaction with the time fixed once for everything it writes.
+type Tx struct {
+	*sql.Tx
+	ctx context.Context
+	now time.Time
+}
+
+// Now is the transaction's time.
+func (tx *Tx) Now() time.Time { return tx.now }
+
+// Update runs fn inside one immediate write transaction and commits when fn returns nil.
+func (db *DB) Update(ctx context.Context, fn func(tx *Tx) error) error {
+	sqlTx, err := db.w.BeginTx(ctx, nil)
+	if err != nil {
+		return errs.Wrap(err, "begin transaction")
+	}
+	defer sqlTx.Rollback()
+	tx := &Tx{Tx: sqlTx, ctx: ctx, now: db.Now().UTC()}
+	if err := fn(tx); err != nil {
+		return err
+	}
+	if err := sqlTx.Commit(); err != nil {
+		return errs.Wrap(err, "commit transaction")
+	}
+	return nil
+}
+
+// exec runs a statement inside the transaction.
+func (tx *Tx) exec(query string, args ...any) (sql.Result, error) {
+	return tx.ExecContext(tx.ctx, query, args...)
+}
+
+// queryRow runs a single-row query inside the transaction.
+func (tx *Tx) queryRow(query string, args ...any) *sql.Row {
+	return tx.QueryRowContext(tx.ctx, query, args...)
+}
+
+// querier is what both the reader pool and a transaction offer.
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// ms turns a time into the stored integer (Unix milliseconds).
+func ms(t time.Time) int64 { return t.UnixMilli() }
+
+// msPtr stores an optional time as NULL or milliseconds.
+func msPtr(t *time.Time) any {
+	if t == nil {
+		return nil
+	}
+	return t.UnixMilli()
+}
+
+// fromMS turns a stored integer back into a UTC time.
+func fromMS(v int64) time.Time { return time.UnixMilli(v).UTC() }
+
+// fromNullMS turns a nullable stored integer into an optional time.
+func fromNullMS(v sql.NullInt64) *time.Time {
+	if !v.Valid {
+		return nil
+	}
+	t := fromMS(v.Int64)
+	return &t
+}

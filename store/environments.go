@@ -1,0 +1,227 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+
+	"github.com/sluice/sluice/errs"
+	"github.com/sluice/sluice/model"
+)
+
+const environmentColumns = `id, account_id, name, is_prod, guest_authentication, features, metadata, translations_path, namespaces, language_override, created_at, updated_at`
+
+func scanEnvironment(s scanner) (*model.Environment, error) {
+	var e model.Environment
+	var isProd int
+	var ga, feat, meta, ns string
+	var c, u int64
+	err := s.Scan(&e.ID, &e.AccountID, &e.Name, &isProd, &ga, &feat, &meta, &e.TranslationsPath, &ns, &e.LanguageOverride, &c, &u)
+	if err == sql.ErrNoRows {
+		return nil, errs.NotFoundf("environmentId", "Environment not found")
+	}
+	if err != nil {
+		return nil, errs.Wrap(err, "scan environment")
+	}
+	e.IsProd = isProd == 1
+	e.GuestAuthentication = stringList(ga)
+	e.Features, e.Metadata = rawOr(feat, "{}"), rawOr(meta, "{}")
+	e.Namespaces = stringList(ns)
+	e.CreatedAt, e.UpdatedAt = fromMS(c), fromMS(u)
+	return &e, nil
+}
+
+// insertEnvironment stores env (filling id and times), creates its secret and publishable keys
+// (generating those not given) and emits environment:created.
+func (tx *Tx) insertEnvironment(env *model.Environment, actor, secret, publishable string) error {
+	env.ID = NewID(PrefixEnvironment)
+	env.CreatedAt, env.UpdatedAt = tx.now, tx.now
+	if env.GuestAuthentication == nil {
+		env.GuestAuthentication = []string{"shared_link", "magic_link"}
+	}
+	if len(env.Features) == 0 {
+		env.Features = json.RawMessage("{}")
+	}
+	if len(env.Metadata) == 0 {
+		env.Metadata = json.RawMessage("{}")
+	}
+	if env.Namespaces == nil {
+		env.Namespaces = []string{}
+	}
+	_, err := tx.exec(`INSERT INTO environments (id, account_id, name, is_prod, guest_authentication, features, metadata, translations_path, namespaces, language_override, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		env.ID, env.AccountID, env.Name, boolInt(env.IsProd), jsonText(env.GuestAuthentication), jsonText(env.Features), jsonText(env.Metadata),
+		env.TranslationsPath, jsonText(env.Namespaces), env.LanguageOverride, ms(tx.now), ms(tx.now))
+	if err != nil {
+		return errs.Wrap(err, "insert environment")
+	}
+	if secret == "" {
+		secret = "sk_" + RandomString(32)
+	}
+	if publishable == "" {
+		publishable = "pk_" + RandomString(32)
+	}
+	for typ, raw := range map[string]string{model.KeySecret: secret, model.KeyPublishable: publishable} {
+		if _, err := tx.exec(`INSERT INTO api_keys (id, account_id, environment_id, type, raw, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
+			NewID(PrefixKey), env.AccountID, env.ID, typ, raw, ms(tx.now)); err != nil {
+			return errs.E(errs.Conflict, "key", "an API key with this value already exists")
+		}
+	}
+	_, err = tx.Emit("environment:created", model.EventContext{AccountID: env.AccountID, EnvironmentID: env.ID, ActorID: actor},
+		map[string]any{"environmentId": env.ID, "name": env.Name})
+	return err
+}
+
+// CreateEnvironment stores a new environment with fresh keys.
+func (db *DB) CreateEnvironment(ctx context.Context, env *model.Environment, actor string) error {
+	return db.Update(ctx, func(tx *Tx) error { return tx.insertEnvironment(env, actor, "", "") })
+}
+
+// GetEnvironment returns a live environment of the account. Errors: not_found.
+func (db *DB) GetEnvironment(ctx context.Context, accountID, id string) (*model.Environment, error) {
+	return scanEnvironment(db.r.QueryRowContext(ctx, `SELECT `+environmentColumns+` FROM environments WHERE id = ? AND account_id = ? AND deleted_at IS NULL`, id, accountID))
+}
+
+// ListEnvironments returns one page of the account's environments (only envID when set) and the total.
+func (db *DB) ListEnvironments(ctx context.Context, accountID, envID string, p model.Page) ([]*model.Environment, int, error) {
+	cond, args := `account_id = ? AND deleted_at IS NULL`, []any{accountID}
+	if envID != "" {
+		cond += ` AND id = ?`
+		args = append(args, envID)
+	}
+	var total int
+	if err := db.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM environments WHERE `+cond, args...).Scan(&total); err != nil {
+		return nil, 0, errs.Wrap(err, "count environments")
+	}
+	rows, err := db.r.QueryContext(ctx, `SELECT `+environmentColumns+` FROM environments WHERE `+cond+` ORDER BY created_at, id LIMIT ? OFFSET ?`,
+		append(args, p.Size, p.Offset())...)
+	if err != nil {
+		return nil, 0, errs.Wrap(err, "list environments")
+	}
+	defer rows.Close()
+	out := []*model.Environment{}
+	for rows.Next() {
+		e, err := scanEnvironment(rows)
+		if err != nil {
+			return nil, 0, err
+		}
+		out = append(out, e)
+	}
+	return out, total, rows.Err()
+}
+
+// EnvironmentUpdate holds the changeable fields; nil leaves a field as is.
+type EnvironmentUpdate struct {
+	Name                *string
+	IsProd              *bool
+	GuestAuthentication []string
+	Metadata            json.RawMessage
+	TranslationsPath    *string
+	Namespaces          []string
+	LanguageOverride    *string
+}
+
+// UpdateEnvironment changes an environment and emits environment:updated. Errors: not_found.
+func (db *DB) UpdateEnvironment(ctx context.Context, accountID, id string, up EnvironmentUpdate, actor string) (*model.Environment, error) {
+	var env *model.Environment
+	err := db.Update(ctx, func(tx *Tx) error {
+		var err error
+		env, err = scanEnvironment(tx.queryRow(`SELECT `+environmentColumns+` FROM environments WHERE id = ? AND account_id = ? AND deleted_at IS NULL`, id, accountID))
+		if err != nil {
+			return err
+		}
+		if up.Name != nil {
+			env.Name = *up.Name
+		}
+		if up.IsProd != nil {
+			env.IsProd = *up.IsProd
+		}
+		if up.GuestAuthentication != nil {
+			env.GuestAuthentication = up.GuestAuthentication
+		}
+		if len(up.Metadata) > 0 {
+			env.Metadata = up.Metadata
+		}
+		if up.TranslationsPath != nil {
+			env.TranslationsPath = *up.TranslationsPath
+		}
+		if up.Namespaces != nil {
+			env.Namespaces = up.Namespaces
+		}
+		if up.LanguageOverride != nil {
+			env.LanguageOverride = *up.LanguageOverride
+		}
+		env.UpdatedAt = tx.now
+		if _, err := tx.exec(`UPDATE environments SET name = ?, is_prod = ?, guest_authentication = ?, metadata = ?, translations_path = ?, namespaces = ?, language_override = ?, updated_at = ? WHERE id = ?`,
+			env.Name, boolInt(env.IsProd), jsonText(env.GuestAuthentication), jsonText(env.Metadata), env.TranslationsPath, jsonText(env.Namespaces), env.LanguageOverride, ms(tx.now), env.ID); err != nil {
+			return errs.Wrap(err, "update environment")
+		}
+		_, err = tx.Emit("environment:updated", model.EventContext{AccountID: accountID, EnvironmentID: id, ActorID: actor}, map[string]any{"environmentId": id, "name": env.Name})
+		return err
+	})
+	return env, err
+}
+
+// DeleteEnvironment soft-deletes an environment, revokes its keys and emits
+// environment:deleted. Errors: not_found, conflict (the account's last environment).
+func (db *DB) DeleteEnvironment(ctx context.Context, accountID, id, actor string) error {
+	return db.Update(ctx, func(tx *Tx) error {
+		var live int
+		if err := tx.queryRow(`SELECT COUNT(*) FROM environments WHERE account_id = ? AND deleted_at IS NULL`, accountID).Scan(&live); err != nil {
+			return errs.Wrap(err, "count environments")
+		}
+		res, err := tx.exec(`UPDATE environments SET deleted_at = ? WHERE id = ? AND account_id = ? AND deleted_at IS NULL`, ms(tx.now), id, accountID)
+		if err != nil {
+			return errs.Wrap(err, "delete environment")
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return errs.NotFoundf("environmentId", "Environment not found")
+		}
+		if live <= 1 {
+			return errs.E(errs.Conflict, "environmentId", "The last environment of an account cannot be deleted")
+		}
+		if _, err := tx.exec(`UPDATE api_keys SET deleted_at = ? WHERE environment_id = ? AND deleted_at IS NULL`, ms(tx.now), id); err != nil {
+			return errs.Wrap(err, "revoke keys")
+		}
+		_, err = tx.Emit("environment:deleted", model.EventContext{AccountID: accountID, EnvironmentID: id, ActorID: actor}, map[string]any{"environmentId": id})
+		return err
+	})
+}
+
+// KeyByRaw finds a live API key by its value. Errors: not_found.
+func (db *DB) KeyByRaw(ctx context.Context, raw string) (*model.APIKey, error) {
+	var k model.APIKey
+	var c int64
+	err := db.r.QueryRowContext(ctx, `SELECT k.id, k.account_id, k.environment_id, k.type, k.raw, k.created_at FROM api_keys k
+		JOIN environments e ON e.id = k.environment_id WHERE k.raw = ? AND k.deleted_at IS NULL AND e.deleted_at IS NULL`, raw).
+		Scan(&k.ID, &k.AccountID, &k.EnvironmentID, &k.Type, &k.Raw, &c)
+	if err == sql.ErrNoRows {
+		return nil, errs.NotFoundf("key", "API key not found")
+	}
+	if err != nil {
+		return nil, errs.Wrap(err, "find key")
+	}
+	k.CreatedAt = fromMS(c)
+	return &k, nil
+}
+
+// ListKeys returns the live keys of an environment.
+func (db *DB) ListKeys(ctx context.Context, accountID, envID string) ([]*model.APIKey, error) {
+	rows, err := db.r.QueryContext(ctx, `SELECT id, account_id, environment_id, type, raw, created_at FROM api_keys
+		WHERE account_id = ? AND environment_id = ? AND deleted_at IS NULL ORDER BY type DESC, created_at`, accountID, envID)
+	if err != nil {
+		return nil, errs.Wrap(err, "list keys")
+	}
+	defer rows.Close()
+	out := []*model.APIKey{}
+	for rows.Next() {
+		var k model.APIKey
+		var c int64
+		if err := rows.Scan(&k.ID, &k.AccountID, &k.EnvironmentID, &k.Type, &k.Raw, &c); err != nil {
+			return nil, errs.Wrap(err, "scan key")
+		}
+		k.CreatedAt = fromMS(c)
+		out = append(out, &k)
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,364 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"strings"
+	"time"
+
+	"github.com/sluice/sluice/errs"
+	"github.com/sluice/sluice/model"
+)
+
+const spaceColumns = `s.id, s.account_id, s.environment_id, s.name, s.app_id, s.namespace, s.is_app_template, s.metadata, s.settings, s.actions,
+	s.access, s.labels, s.guest_authentication, s.auto_configure, s.primary_workbook_id, s.translations_path, s.language_override,
+	s.display_order, s.created_by, s.created_by_name, s.archived_at, s.last_activity_at, s.created_at, s.updated_at,
+	(SELECT COUNT(*) FROM workbooks w WHERE w.space_id = s.id AND w.deleted_at IS NULL)`
+
+func scanSpace(sc scanner) (*model.Space, error) {
+	var s model.Space
+	var tmpl, auto int
+	var meta, settings, actions, access, labels, ga string
+	var order sql.NullInt64
+	var archived, activity sql.NullInt64
+	var c, u int64
+	err := sc.Scan(&s.ID, &s.AccountID, &s.EnvironmentID, &s.Name, &s.AppID, &s.Namespace, &tmpl, &meta, &settings, &actions,
+		&access, &labels, &ga, &auto, &s.PrimaryWorkbookID, &s.TranslationsPath, &s.LanguageOverride,
+		&order, &s.CreatedByUserID, &s.CreatedByUserName, &archived, &activity, &c, &u, &s.WorkbooksCount)
+	if err == sql.ErrNoRows {
+		return nil, errs.NotFoundf("spaceId", "Space not found")
+	}
+	if err != nil {
+		return nil, errs.Wrap(err, "scan space")
+	}
+	s.IsAppTemplate, s.AutoConfigure = tmpl == 1, auto == 1
+	s.Metadata, s.Settings, s.Actions = rawOr(meta, "{}"), rawOr(settings, "{}"), rawOr(actions, "[]")
+	s.Access, s.Labels, s.GuestAuthentication = stringList(access), stringList(labels), stringList(ga)
+	if order.Valid {
+		v := int(order.Int64)
+		s.DisplayOrder = &v
+	}
+	s.ArchivedAt, s.LastActivityAt = fromNullMS(archived), fromNullMS(activity)
+	s.CreatedAt, s.UpdatedAt = fromMS(c), fromMS(u)
+	return &s, nil
+}
+
+// secondOf truncates t to whole seconds: lastActivityAt is kept at second precision.
+func secondOf(t time.Time) time.Time { return t.Truncate(time.Second) }
+
+// CreateSpace stores s (filling id and times) and emits space:created.
+func (db *DB) CreateSpace(ctx context.Context, s *model.Space, actor string) error {
+	return db.Update(ctx, func(tx *Tx) error {
+		s.ID = NewID(PrefixSpace)
+		s.CreatedAt, s.UpdatedAt = tx.now, tx.now
+		act := secondOf(tx.now)
+		s.LastActivityAt = &act
+		if s.GuestAuthentication == nil {
+			s.GuestAuthentication = []string{"shared_link", "magic_link"}
+		}
+		if s.Access == nil {
+			s.Access = []string{"*"}
+		}
+		if s.Labels == nil {
+			s.Labels = []string{}
+		}
+		for _, r := range []*json.RawMessage{&s.Metadata, &s.Settings} {
+			if len(*r) == 0 || string(*r) == "null" {
+				*r = json.RawMessage("{}")
+			}
+		}
+		if len(s.Actions) == 0 || string(s.Actions) == "null" {
+			s.Actions = json.RawMessage("[]")
+		}
+		_, err := tx.exec(`INSERT INTO spaces (id, account_id, environment_id, name, app_id, namespace, is_app_template, metadata, settings, actions,
+			access, labels, guest_authentication, auto_configure, primary_workbook_id, translations_path, language_override, display_order,
+			created_by, created_by_name, archived_at, last_activity_at, created_at, updated_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			s.ID, s.AccountID, s.EnvironmentID, s.Name, s.AppID, s.Namespace, boolInt(s.IsAppTemplate), string(s.Metadata), string(s.Settings), string(s.Actions),
+			jsonText(s.Access), jsonText(s.Labels), jsonText(s.GuestAuthentication), boolInt(s.AutoConfigure), s.PrimaryWorkbookID, s.TranslationsPath,
+			s.LanguageOverride, s.DisplayOrder, s.CreatedByUserID, s.CreatedByUserName, msPtr(s.ArchivedAt), ms(act), ms(tx.now), ms(tx.now))
+		if err != nil {
+			return errs.Wrap(err, "insert space")
+		}
+		_, err = tx.Emit("space:created", spaceContext(s, actor), map[string]any{"spaceId": s.ID, "environmentId": s.EnvironmentID, "name": s.Name, "appId": s.AppID})
+		return err
+	})
+}
+
+func spaceContext(s *model.Space, actor string) model.EventContext {
+	c := model.EventContext{AccountID: s.AccountID, EnvironmentID: s.EnvironmentID, SpaceID: s.ID, ActorID: actor, AppID: s.AppID}
+	if s.Namespace != "" {
+		c.Namespaces = []string{s.Namespace}
+	}
+	return c
+}
+
+// GetSpace returns a live space of the account. Errors: not_found.
+func (db *DB) GetSpace(ctx context.Context, accountID, id string) (*model.Space, error) {
+	return getSpace(ctx, db.r, accountID, id)
+}
+
+func getSpace(ctx context.Context, q querier, accountID, id string) (*model.Space, error) {
+	return scanSpace(q.QueryRowContext(ctx, `SELECT `+spaceColumns+` FROM spaces s WHERE s.id = ? AND s.account_id = ? AND s.deleted_at IS NULL`, id, accountID))
+}
+
+// SpaceFilter selects spaces. Nil pointers mean "no filter".
+type SpaceFilter struct {
+	AccountID     string
+	EnvironmentID string
+	AppID         *string
+	Namespace     *string // "" selects spaces without a namespace
+	IsAppTemplate *bool
+	Archived      bool // include archived spaces
+	Search        string
+	SortField     string
+	SortDesc      bool
+	Page          model.Page
+}
+
+var spaceSorts = map[string]string{
+	"name": "s.name COLLATE NOCASE", "createdAt": "s.created_at", "lastActivityAt": "s.last_activity_at",
+	"environmentId": "s.environment_id", "createdByUserName": "s.created_by_name",
+	"workbooksCount": "(SELECT COUNT(*) FROM workbooks w WHERE w.space_id = s.id AND w.deleted_at IS NULL)",
+	"filesCount":     "s.created_at",
+}
+
+// SpaceSortable reports whether field is a sort field ListSpaces understands.
+func SpaceSortable(field string) bool { _, ok := spaceSorts[field]; return ok }
+
+// ListSpaces returns one page of spaces and the number of spaces matching f.
+func (db *DB) ListSpaces(ctx context.Context, f SpaceFilter) ([]*model.Space, int, error) {
+	where := []string{"s.account_id = ?", "s.deleted_at IS NULL"}
+	args := []any{f.AccountID}
+	add := func(cond string, v ...any) { where = append(where, cond); args = append(args, v...) }
+	if f.EnvironmentID != "" {
+		add("s.environment_id = ?", f.EnvironmentID)
+	}
+	if f.AppID != nil {
+		add("s.app_id = ?", *f.AppID)
+	}
+	if f.Namespace != nil {
+		add("s.namespace = ?", *f.Namespace)
+	}
+	if f.IsAppTemplate != nil {
+		add("s.is_app_template = ?", boolInt(*f.IsAppTemplate))
+	}
+	if !f.Archived {
+		add("s.archived_at IS NULL")
+	}
+	if f.Search != "" {
+		add("instr(lower(s.name), lower(?)) > 0", f.Search)
+	}
+	cond := strings.Join(where, " AND ")
+	var total int
+	if err := db.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM spaces s WHERE `+cond, args...).Scan(&total); err != nil {
+		return nil, 0, errs.Wrap(err, "count spaces")
+	}
+	order := "s.created_at DESC"
+	if col, ok := spaceSorts[f.SortField]; ok {
+		order = col + " ASC"
+		if f.SortDesc {
+			order = col + " DESC"
+		}
+	}
+	rows, err := db.r.QueryContext(ctx, `SELECT `+spaceColumns+` FROM spaces s WHERE `+cond+` ORDER BY `+order+`, s.id LIMIT ? OFFSET ?`,
+		append(args, f.Page.Size, f.Page.Offset())...)
+	if err != nil {
+		return nil, 0, errs.Wrap(err, "list spaces")
+	}
+	defer rows.Close()
+	out := []*model.Space{}
+	for rows.Next() {
+		s, err := scanSpace(rows)
+		if err != nil {
+			return nil, 0, err
+		}
+		out = append(out, s)
+	}
+	return out, total, rows.Err()
+}
+
+// SpaceUpdate holds the changeable fields of a space; nil leaves a field as is. ArchivedAt set
+// with a nil *time.Time unarchives.
+type SpaceUpdate struct {
+	Name                *string
+	AppID               *string
+	Namespace           *string
+	IsAppTemplate       *bool
+	Metadata            json.RawMessage
+	Settings            json.RawMessage
+	Actions             json.RawMessage
+	Access              []string
+	Labels              []string
+	GuestAuthentication []string
+	AutoConfigure       *bool
+	PrimaryWorkbookID   *string
+	TranslationsPath    *string
+	LanguageOverride    *string
+	DisplayOrder        *int
+	ArchivedAt          **time.Time
+}
+
+// UpdateSpace applies up and emits space:updated, plus space:archived or space:unarchived
+// when the archive state changes. check runs on the loaded space before anything is written.
+// Errors: not_found, and whatever check returns.
+func (db *DB) UpdateSpace(ctx context.Context, accountID, id string, up SpaceUpdate, actor string, check func(*model.Space) error) (*model.Space, error) {
+	var s *model.Space
+	err := db.Update(ctx, func(tx *Tx) error {
+		var err error
+		if s, err = getSpace(ctx, tx, accountID, id); err != nil {
+			return err
+		}
+		if check != nil {
+			if err := check(s); err != nil {
+				return err
+			}
+		}
+		wasArchived := s.ArchivedAt != nil
+		applySpaceUpdate(s, up)
+		s.UpdatedAt = tx.now
+		if up.ArchivedAt != nil && *up.ArchivedAt != nil {
+			t := (*up.ArchivedAt).UTC()
+			s.ArchivedAt = &t
+		}
+		if err := tx.saveSpace(s); err != nil {
+			return err
+		}
+		if _, err := tx.Emit("space:updated", spaceContext(s, actor), map[string]any{"spaceId": s.ID}); err != nil {
+			return err
+		}
+		return tx.emitArchiveChange(s, wasArchived, actor)
+	})
+	return s, err
+}
+
+func applySpaceUpdate(s *model.Space, up SpaceUpdate) {
+	setStr := func(dst *string, v *string) {
+		if v != nil {
+			*dst = *v
+		}
+	}
+	setStr(&s.Name, up.Name)
+	setStr(&s.AppID, up.AppID)
+	setStr(&s.Namespace, up.Namespace)
+	setStr(&s.PrimaryWorkbookID, up.PrimaryWorkbookID)
+	setStr(&s.TranslationsPath, up.TranslationsPath)
+	setStr(&s.LanguageOverride, up.LanguageOverride)
+	if up.IsAppTemplate != nil {
+		s.IsAppTemplate = *up.IsAppTemplate
+	}
+	if up.AutoConfigure != nil {
+		s.AutoConfigure = *up.AutoConfigure
+	}
+	if len(up.Metadata) > 0 {
+		s.Metadata = up.Metadata
+	}
+	if len(up.Settings) > 0 {
+		s.Settings = up.Settings
+	}
+	if len(up.Actions) > 0 {
+		s.Actions = up.Actions
+	}
+	if up.Access != nil {
+		s.Access = up.Access
+	}
+	if up.Labels != nil {
+		s.Labels = up.Labels
+	}
+	if up.GuestAuthentication != nil {
+		s.GuestAuthentication = up.GuestAuthentication
+	}
+	if up.DisplayOrder != nil {
+		s.DisplayOrder = up.DisplayOrder
+	}
+	if up.ArchivedAt != nil && *up.ArchivedAt == nil {
+		s.ArchivedAt = nil
+	}
+}
+
+func (tx *Tx) saveSpace(s *model.Space) error {
+	_, err := tx.exec(`UPDATE spaces SET name = ?, app_id = ?, namespace = ?, is_app_template = ?, metadata = ?, settings = ?, actions = ?,
+		access = ?, labels = ?, guest_authentication = ?, auto_configure = ?, primary_workbook_id = ?, translations_path = ?,
+		language_override = ?, display_order = ?, archived_at = ?, updated_at = ? WHERE id = ?`,
+		s.Name, s.AppID, s.Namespace, boolInt(s.IsAppTemplate), string(s.Metadata), string(s.Settings), string(s.Actions),
+		jsonText(s.Access), jsonText(s.Labels), jsonText(s.GuestAuthentication), boolInt(s.AutoConfigure), s.PrimaryWorkbookID,
+		s.TranslationsPath, s.LanguageOverride, s.DisplayOrder, msPtr(s.ArchivedAt), ms(s.UpdatedAt), s.ID)
+	if err != nil {
+		return errs.Wrap(err, "update space")
+	}
+	return nil
+}
+
+func (tx *Tx) emitArchiveChange(s *model.Space, wasArchived bool, actor string) error {
+	var topic string
+	switch {
+	case !wasArchived && s.ArchivedAt != nil:
+		topic = "space:archived"
+	case wasArchived && s.ArchivedAt == nil:
+		topic = "space:unarchived"
+	default:
+		return nil
+	}
+	_, err := tx.Emit(topic, spaceContext(s, actor), map[string]any{"spaceId": s.ID})
+	return err
+}
+
+// SetSpaceArchived archives (archived true) or unarchives a space. Doing it twice is not an
+// error and emits nothing the second time. Errors: not_found.
+func (db *DB) SetSpaceArchived(ctx context.Context, accountID, id string, archived bool, actor string) (*model.Space, error) {
+	var s *model.Space
+	err := db.Update(ctx, func(tx *Tx) error {
+		var err error
+		if s, err = getSpace(ctx, tx, accountID, id); err != nil {
+			return err
+		}
+		was := s.ArchivedAt != nil
+		if was == archived {
+			return nil
+		}
+		s.ArchivedAt = nil
+		if archived {
+			t := tx.now
+			s.ArchivedAt = &t
+		}
+		s.UpdatedAt = tx.now
+		if err := tx.saveSpace(s); err != nil {
+			return err
+		}
+		return tx.emitArchiveChange(s, was, actor)
+	})
+	return s, err
+}
+
+// DeleteSpace soft-deletes a space with its workbooks and sheets and emits space:deleted.
+// Errors: not_found.
+func (db *DB) DeleteSpace(ctx context.Context, accountID, id, actor string) error {
+	return db.Update(ctx, func(tx *Tx) error {
+		s, err := getSpace(ctx, tx, accountID, id)
+		if err != nil {
+			return err
+		}
+		now := ms(tx.now)
+		for _, q := range []string{
+			`UPDATE sheets SET deleted_at = ? WHERE deleted_at IS NULL AND workbook_id IN (SELECT id FROM workbooks WHERE space_id = ?)`,
+			`UPDATE workbooks SET deleted_at = ? WHERE deleted_at IS NULL AND space_id = ?`,
+			`UPDATE spaces SET deleted_at = ? WHERE id = ?`,
+		} {
+			if _, err := tx.exec(q, now, id); err != nil {
+				return errs.Wrap(err, "delete space")
+			}
+		}
+		_, err = tx.Emit("space:deleted", spaceContext(s, actor), map[string]any{"spaceId": id})
+		return err
+	})
+}
+
+// TouchSpace moves a space's lastActivityAt to now (second precision) inside tx.
+func (tx *Tx) TouchSpace(spaceID string) error {
+	_, err := tx.exec(`UPDATE spaces SET last_activity_at = ? WHERE id = ?`, ms(secondOf(tx.now)), spaceID)
+	if err != nil {
+		return errs.Wrap(err, "touch space")
+	}
+	return nil
+}

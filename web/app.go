@@ -1,0 +1,48 @@
+// Package web assembles the fiber application: configuration, middleware, the single route
+// table (routes.go) and the error handler.
+package web
+
+import (
+	"log/slog"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/gofiber/fiber/v2/middleware/recover"
+	"github.com/gofiber/fiber/v2/middleware/requestid"
+
+	"github.com/sluice/sluice/auth"
+	"github.com/sluice/sluice/store"
+)
+
+// BodyLimit is the largest request body Sluice accepts.
+const BodyLimit = 10 << 20
+
+// Deps is everything the web layer needs.
+type Deps struct {
+	Store         *store.DB
+	Auth          *auth.Authenticator
+	Tokens        *auth.Tokens
+	Log           *slog.Logger
+	BaseURL       string // public URL, e.g. https://sluice.example.com; decides Secure cookies
+	SessionSecret []byte // signs and encrypts dashboard session cookies
+}
+
+// New returns the configured fiber app.
+func New(d Deps) *fiber.App {
+	app := fiber.New(fiber.Config{
+		AppName:               "Sluice",
+		BodyLimit:             BodyLimit,
+		DisableStartupMessage: true,
+		ErrorHandler:          errorHandler(d),
+		ReadTimeout:           60 * time.Second,
+		WriteTimeout:          120 * time.Second,
+		IdleTimeout:           120 * time.Second,
+	})
+	app.Use(requestid.New())
+	app.Use(recover.New(recover.Config{EnableStackTrace: true, StackTraceHandler: func(c *fiber.Ctx, e any) {
+		d.Log.Error("panic", "requestId", c.GetRespHeader(fiber.HeaderXRequestID), "panic", e)
+	}}))
+	app.Use(logRequests(d.Log))
+	routes(app, d)
+	return app
+}

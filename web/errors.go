@@ -1,0 +1,68 @@
+package web
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/sluice/sluice/errs"
+)
+
+var statusOf = map[errs.Code]int{
+	errs.Invalid:      fiber.StatusBadRequest,
+	errs.NotFound:     fiber.StatusNotFound,
+	errs.Conflict:     fiber.StatusConflict,
+	errs.Unauthorized: fiber.StatusUnauthorized,
+	errs.Forbidden:    fiber.StatusForbidden,
+	errs.TooLarge:     fiber.StatusRequestEntityTooLarge,
+	errs.Internal:     fiber.StatusInternalServerError,
+}
+
+// asAppError turns any error into an *errs.Error, translating fiber's own errors.
+func asAppError(err error) *errs.Error {
+	var e *errs.Error
+	if errors.As(err, &e) {
+		return e
+	}
+	var fe *fiber.Error
+	if errors.As(err, &fe) {
+		switch fe.Code {
+		case fiber.StatusNotFound:
+			return errs.NotFoundf("path", "No such endpoint")
+		case fiber.StatusMethodNotAllowed:
+			return errs.NotFoundf("method", "Method not allowed on this path")
+		case fiber.StatusRequestEntityTooLarge:
+			return errs.E(errs.TooLarge, "body", "Request body is larger than the limit of %d MiB", BodyLimit>>20)
+		case fiber.StatusBadRequest, fiber.StatusUnprocessableEntity:
+			return errs.Invalidf("body", "%s", fe.Message)
+		}
+		return &errs.Error{Code: errs.Internal, Message: fe.Message, Cause: fe}
+	}
+	return errs.Wrap(err, "internal error")
+}
+
+// isAPI reports whether the request is for the JSON API rather than a page.
+func isAPI(c *fiber.Ctx) bool {
+	p := c.Path()
+	return strings.HasPrefix(p, "/v1/") || p == "/v1" || strings.HasPrefix(p, "/api/") || strings.HasPrefix(p, "/spaces/") || p == "/healthz"
+}
+
+func errorHandler(d Deps) fiber.ErrorHandler {
+	return func(c *fiber.Ctx, err error) error {
+		e := asAppError(err)
+		status := statusOf[e.Code]
+		if status == 0 {
+			status = fiber.StatusInternalServerError
+		}
+		msg := e.Message
+		if e.Code == errs.Internal {
+			d.Log.Error("request failed", "requestId", c.GetRespHeader(fiber.HeaderXRequestID), "path", c.Path(), "err", err)
+			msg = "Internal error; the request id is " + c.GetRespHeader(fiber.HeaderXRequestID)
+		}
+		if isAPI(c) {
+			return c.Status(status).JSON(fiber.Map{"errors": []fiber.Map{{"key": e.Key, "message": msg}}})
+		}
+		return renderPageError(c, d, status, e, msg)
+	}
+}

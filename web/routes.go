@@ -1,0 +1,62 @@
+package web
+
+import (
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/sluice/sluice/handlers/api"
+)
+
+// routes is the whole HTTP surface of Sluice, one line per route.
+func routes(app *fiber.App, d Deps) {
+	authH := api.NewAuth(d.Store, d.Tokens)
+	accounts := api.NewAccounts(d.Store)
+	environments := api.NewEnvironments(d.Store)
+	spaces := api.NewSpaces(d.Store, d.Tokens)
+	events := api.NewEvents(d.Store)
+	need := bearer(d.Auth)
+
+	app.Get("/healthz", health(d))
+
+	// Token exchange: the spec's address and the one the client uses.
+	app.Post("/api/v1/auth", authH.Exchange)
+	app.Post("/v1/auth", authH.Exchange)
+
+	v1 := app.Group("/v1", gunzip, need)
+	v1.Get("/auth/api-keys", authH.ListKeys)
+	v1.Get("/accounts/current", accounts.Get)
+	v1.Patch("/accounts/current", accounts.Update)
+
+	v1.Get("/environments", environments.List)
+	v1.Post("/environments", environments.Create)
+	v1.Get("/environments/:environmentId", environments.Get)
+	v1.Patch("/environments/:environmentId", environments.Update)
+	v1.Delete("/environments/:environmentId", environments.Delete)
+
+	v1.Get("/spaces", spaces.List)
+	v1.Post("/spaces", spaces.Create)
+	v1.Get("/spaces/:spaceId", spaces.Get)
+	v1.Patch("/spaces/:spaceId", spaces.Update)
+	v1.Delete("/spaces/:spaceId", spaces.Delete)
+	v1.Post("/spaces/:spaceId/archive", spaces.Archive)
+	v1.Post("/spaces/:spaceId/unarchive", spaces.Unarchive)
+	app.Get("/spaces/:spaceId", gunzip, need, spaces.Get)
+	app.Patch("/spaces/:spaceId", gunzip, need, spaces.Update)
+
+	v1.Get("/events", events.List)
+	v1.Post("/events", events.Create)
+	v1.Get("/events/:eventId", events.Get)
+	v1.Post("/events/:eventId/ack", events.Ack)
+
+	v1.Use(func(c *fiber.Ctx) error { return fiber.ErrNotFound })
+
+	uiRoutes(app, d)
+}
+
+func health(d Deps) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		if err := d.Store.Ping(c.Context()); err != nil {
+			return c.Status(fiber.StatusServiceUnavailable).JSON(fiber.Map{"status": "unavailable"})
+		}
+		return c.JSON(fiber.Map{"status": "ok"})
+	}
+}
