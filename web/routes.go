@@ -47,6 +47,10 @@ func routes(app *fiber.App, d Deps) {
 	v1.Get("/events/:eventId", events.Get)
 	v1.Post("/events/:eventId/ack", events.Ack)
 
+	// -- workbooks, sheets, commits (issue 3) --
+
+	// -- records, counts, find-replace, snapshots (issue 3) --
+
 	v1.Use(func(c *fiber.Ctx) error { return fiber.ErrNotFound })
 
 	uiRoutes(app, d)
