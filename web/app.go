@@ -14,8 +14,12 @@ import (
 	"github.com/sluice/sluice/store"
 )
 
-// BodyLimit is the largest request body Sluice accepts.
+// BodyLimit is the largest JSON request body Sluice accepts.
 const BodyLimit = 10 << 20
+
+// streamLimit is the largest body the server reads at all (file uploads); JSON routes enforce
+// BodyLimit themselves so an oversize request still gets a JSON error rather than a reset.
+const streamLimit = 1 << 30
 
 // Deps is everything the web layer needs.
 type Deps struct {
@@ -31,7 +35,8 @@ type Deps struct {
 func New(d Deps) *fiber.App {
 	app := fiber.New(fiber.Config{
 		AppName:               "Sluice",
-		BodyLimit:             BodyLimit,
+		BodyLimit:             streamLimit,
+		StreamRequestBody:     true,
 		DisableStartupMessage: true,
 		ErrorHandler:          errorHandler(d),
 		ReadTimeout:           60 * time.Second,

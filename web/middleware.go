@@ -1,6 +1,7 @@
 package web
 
 import (
+	"io"
 	"log/slog"
 	"strings"
 	"time"
@@ -50,6 +51,21 @@ func bearer(a *auth.Authenticator) fiber.Handler {
 		api.SetPrincipal(c, p)
 		return c.Next()
 	}
+}
+
+// limitBody rejects JSON bodies over BodyLimit with a 413 and an errors body. The oversize
+// body is read and discarded first, so the client sees the answer instead of a reset.
+func limitBody(c *fiber.Ctx) error {
+	if n := c.Request().Header.ContentLength(); n > BodyLimit {
+		if s := c.Context().RequestBodyStream(); s != nil {
+			_, _ = io.Copy(io.Discard, io.LimitReader(s, streamLimit))
+		}
+		return errs.E(errs.TooLarge, "body", "Request body is larger than the limit of %d MiB", BodyLimit>>20)
+	}
+	if len(c.Body()) > BodyLimit {
+		return errs.E(errs.TooLarge, "body", "Request body is larger than the limit of %d MiB", BodyLimit>>20)
+	}
+	return c.Next()
 }
 
 // gunzip inflates request bodies sent with Content-Encoding: gzip (the client compresses

@@ -18,10 +18,10 @@ func routes(app *fiber.App, d Deps) {
 	app.Get("/healthz", health(d))
 
 	// Token exchange: the spec's address and the one the client uses.
-	app.Post("/api/v1/auth", authH.Exchange)
-	app.Post("/v1/auth", authH.Exchange)
+	app.Post("/api/v1/auth", limitBody, authH.Exchange)
+	app.Post("/v1/auth", limitBody, authH.Exchange)
 
-	v1 := app.Group("/v1", gunzip, need)
+	v1 := app.Group("/v1", limitBody, gunzip, need)
 	v1.Get("/auth/api-keys", authH.ListKeys)
 	v1.Get("/accounts/current", accounts.Get)
 	v1.Patch("/accounts/current", accounts.Update)
@@ -39,8 +39,8 @@ func routes(app *fiber.App, d Deps) {
 	v1.Delete("/spaces/:spaceId", spaces.Delete)
 	v1.Post("/spaces/:spaceId/archive", spaces.Archive)
 	v1.Post("/spaces/:spaceId/unarchive", spaces.Unarchive)
-	app.Get("/spaces/:spaceId", gunzip, need, spaces.Get)
-	app.Patch("/spaces/:spaceId", gunzip, need, spaces.Update)
+	app.Get("/spaces/:spaceId", limitBody, need, spaces.Get)
+	app.Patch("/spaces/:spaceId", limitBody, gunzip, need, spaces.Update)
 
 	v1.Get("/events", events.List)
 	v1.Post("/events", events.Create)

@@ -1,0 +1,127 @@
+package web_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/sluice/sluice/auth"
+	"github.com/sluice/sluice/store"
+	"github.com/sluice/sluice/web"
+)
+
+const (
+	testSecret   = "sk_test_env_one"
+	testPublic   = "pk_test_env_one"
+	testEmail    = "admin@example.com"
+	testPassword = "correct horse"
+)
+
+// apiEnv is a running app on a temp store with a bootstrapped account.
+type apiEnv struct {
+	app   *fiber.App
+	db    *store.DB
+	envID string
+	now   time.Time
+}
+
+func newAPI(t *testing.T) *apiEnv {
+	t.Helper()
+	db, err := store.Open(filepath.Join(t.TempDir(), "test.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	e := &apiEnv{db: db, now: time.Date(2026, 1, 2, 3, 4, 5, 678e6, time.UTC)}
+	db.Now = func() time.Time { return e.now }
+	hash, _ := auth.HashPassword(testPassword)
+	res, err := db.EnsureBootstrap(t.Context(), store.Bootstrap{AccountName: "T", AdminEmail: testEmail, PasswordHash: hash, SecretKey: testSecret, PublishableKey: testPublic})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.envID = res.Environment.ID
+	tokens := &auth.Tokens{Key: []byte("test-signing-key"), TTL: time.Hour, Now: db.Now}
+	e.app = web.New(web.Deps{Store: db, Auth: &auth.Authenticator{Keys: db, Tokens: tokens}, Tokens: tokens,
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), SessionSecret: []byte("0123456789abcdef0123456789abcdef")})
+	return e
+}
+
+// call sends a request with a bearer token and decodes the JSON answer.
+func (e *apiEnv) call(t *testing.T, method, path, token string, body any) (int, map[string]any) {
+	t.Helper()
+	var r io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		r = strings.NewReader(b)
+	default:
+		buf, _ := json.Marshal(b)
+		r = bytes.NewReader(buf)
+	}
+	req := httptest.NewRequest(method, path, r)
+	req.Header.Set("Content-Type", "application/json")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := e.app.Test(req, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	var out map[string]any
+	if len(raw) > 0 && json.Unmarshal(raw, &out) != nil {
+		t.Fatalf("%s %s: body is not a JSON object: %s", method, path, raw)
+	}
+	return resp.StatusCode, out
+}
+
+func (e *apiEnv) mustCall(t *testing.T, method, path, token string, body any) map[string]any {
+	t.Helper()
+	status, out := e.call(t, method, path, token, body)
+	if status != http.StatusOK {
+		t.Fatalf("%s %s: got status %d, want 200; body %v", method, path, status, out)
+	}
+	return out
+}
+
+func dataOf(m map[string]any) map[string]any { d, _ := m["data"].(map[string]any); return d }
+func listOf(m map[string]any) []any          { l, _ := m["data"].([]any); return l }
+
+func errorKey(t *testing.T, m map[string]any) string {
+	t.Helper()
+	list, _ := m["errors"].([]any)
+	if len(list) == 0 {
+		t.Fatalf("got %v, want an errors array", m)
+	}
+	first := list[0].(map[string]any)
+	if msg, _ := first["message"].(string); msg == "" {
+		t.Fatalf("got error without message: %v", m)
+	}
+	k, _ := first["key"].(string)
+	return k
+}
+
+func (e *apiEnv) mustCreateSpace(t *testing.T, token string, body map[string]any) map[string]any {
+	t.Helper()
+	return dataOf(e.mustCall(t, "POST", "/v1/spaces", token, body))
+}
+
+func (e *apiEnv) topics(t *testing.T, query string) []string {
+	t.Helper()
+	out := e.mustCall(t, "GET", "/v1/events?pageSize=1000&includeAcknowledged=true"+query, testSecret, nil)
+	var topics []string
+	for _, ev := range listOf(out) {
+		topics = append(topics, ev.(map[string]any)["topic"].(string))
+	}
+	return topics
+}
