@@ -1,0 +1,361 @@
+package records
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/sluice/sluice/model"
+)
+
+// Cells holds messages per rule index; nil entries have none.
+type Cells [][]Message
+
+// Check coerces each value of row to its field's stored form in place (numbers from text,
+// booleans from yes/no, single values into lists, enum labels into their values) and returns
+// the messages of the type, required and enum checks. Unique constraints and references
+// need data and are the store's job.
+func (s *Schema) Check(row Row) Cells {
+	var out Cells
+	add := func(i int, m Message) {
+		if out == nil {
+			out = make(Cells, len(s.Rules))
+		}
+		out[i] = append(out[i], m)
+	}
+	for i, r := range s.Rules {
+		v := row[i]
+		if v != nil {
+			var msg string
+			v, msg = r.coerce(v)
+			row[i] = v
+			if msg != "" {
+				src := ""
+				if r.Type == model.FieldEnum || r.Type == model.FieldEnumList {
+					src = SourceOption
+				}
+				add(i, Message{Type: LevelError, Source: src, Message: msg})
+			}
+		}
+		if r.Required != nil && IsEmpty(v) {
+			add(i, Message{Type: r.Required.Level, Source: SourceRequired, Message: r.Required.Message})
+		}
+	}
+	return out
+}
+
+// coerce returns the stored form of v and a message when it does not fit the field.
+func (r *Rule) coerce(v json.RawMessage) (json.RawMessage, string) {
+	v = Canonical(v)
+	switch {
+	case string(v) == "null":
+		return nil, ""
+	case string(v) == `""`:
+		return v, ""
+	}
+	if r.List {
+		return r.coerceList(v)
+	}
+	if v[0] == '[' || v[0] == '{' {
+		return v, "Value must be a single value, not a list or object"
+	}
+	return r.coerceScalar(v)
+}
+
+func (r *Rule) coerceList(v json.RawMessage) (json.RawMessage, string) {
+	var items []json.RawMessage
+	if v[0] == '[' {
+		if err := json.Unmarshal(v, &items); err != nil {
+			return v, "Value must be a list"
+		}
+	} else if v[0] == '{' {
+		return v, "Value must be a list"
+	} else {
+		items = []json.RawMessage{v}
+	}
+	if len(items) == 0 {
+		return json.RawMessage("[]"), ""
+	}
+	msg := ""
+	var b bytes.Buffer
+	b.WriteByte('[')
+	for j, it := range items {
+		it = Canonical(it)
+		if it[0] == '[' || it[0] == '{' || string(it) == "null" {
+			msg = "List items must be single values"
+		} else if c, m := r.coerceScalar(it); m != "" {
+			if msg == "" {
+				msg = m
+			}
+			it = c
+		} else {
+			it = c
+		}
+		if j > 0 {
+			b.WriteByte(',')
+		}
+		b.Write(it)
+	}
+	b.WriteByte(']')
+	return b.Bytes(), msg
+}
+
+func (r *Rule) coerceScalar(v json.RawMessage) (json.RawMessage, string) {
+	switch r.Type {
+	case model.FieldNumber:
+		return coerceNumber(v)
+	case model.FieldBoolean:
+		return coerceBool(v)
+	case model.FieldDate:
+		if v[0] != '"' || !isDate(unquote(v)) {
+			return v, "Value must be a date (for example 2024-01-31)"
+		}
+		return v, ""
+	case model.FieldEnum, model.FieldEnumList:
+		return r.coerceEnum(v)
+	case model.FieldReference, model.FieldReferenceList:
+		return toText(v), ""
+	}
+	// string, string-list and types Sluice does not check hold text.
+	return toText(v), ""
+}
+
+func coerceNumber(v json.RawMessage) (json.RawMessage, string) {
+	switch v[0] {
+	case '"':
+		s := strings.TrimSpace(unquote(v))
+		if f, err := strconv.ParseFloat(s, 64); err == nil && !strings.ContainsAny(s, "xXpP_") && !isInfNaN(s) {
+			if isJSONNumber(s) {
+				return json.RawMessage(s), ""
+			}
+			return json.RawMessage(strconv.FormatFloat(f, 'g', -1, 64)), ""
+		}
+		return v, "Value must be a number"
+	case 't', 'f':
+		return v, "Value must be a number"
+	}
+	return v, ""
+}
+
+func isInfNaN(s string) bool {
+	l := strings.ToLower(strings.TrimLeft(s, "+-"))
+	return l == "inf" || l == "infinity" || l == "nan"
+}
+
+// isJSONNumber reports whether s is already in JSON number syntax (no leading +, zeros or dot).
+func isJSONNumber(s string) bool {
+	return json.Valid([]byte(s)) && s != "" && (s[0] == '-' || (s[0] >= '0' && s[0] <= '9'))
+}
+
+func coerceBool(v json.RawMessage) (json.RawMessage, string) {
+	switch v[0] {
+	case 't', 'f':
+		return v, ""
+	case '"':
+		switch strings.ToLower(strings.TrimSpace(unquote(v))) {
+		case "true", "yes", "y", "t", "1", "on":
+			return json.RawMessage("true"), ""
+		case "false", "no", "n", "f", "0", "off":
+			return json.RawMessage("false"), ""
+		}
+	default:
+		switch string(v) {
+		case "1":
+			return json.RawMessage("true"), ""
+		case "0":
+			return json.RawMessage("false"), ""
+		}
+	}
+	return v, "Value must be true or false"
+}
+
+func (r *Rule) coerceEnum(v json.RawMessage) (json.RawMessage, string) {
+	if o, ok := r.byText[textOf(v)]; ok {
+		return o, ""
+	}
+	if v[0] == '"' {
+		if o, ok := r.byLabel[strings.ToLower(unquote(v))]; ok {
+			return o, ""
+		}
+	}
+	if r.Config != nil && r.Config.AllowCustom {
+		return v, ""
+	}
+	return v, "Value is not one of the allowed options"
+}
+
+var dateLayouts = []string{
+	"2006-01-02", time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02 15:04:05", "2006-01-02T15:04",
+	"01/02/2006", "1/2/2006", "2006/01/02", "01-02-2006", "02.01.2006", "Jan 2, 2006", "January 2, 2006",
+	"2 Jan 2006", "02 Jan 2006", "2 January 2006", "Mon, 02 Jan 2006 15:04:05 MST",
+}
+
+func isDate(s string) bool {
+	s = strings.TrimSpace(s)
+	for _, l := range dateLayouts {
+		if _, err := time.Parse(l, s); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// toText turns a number or boolean into a JSON string; strings pass.
+func toText(v json.RawMessage) json.RawMessage {
+	if v[0] == '"' {
+		return v
+	}
+	b, _ := json.Marshal(string(v))
+	return b
+}
+
+// textOf is the plain text of a scalar: a string's content, or a number's or boolean's JSON.
+func textOf(v json.RawMessage) string {
+	if len(v) > 0 && v[0] == '"' {
+		return unquote(v)
+	}
+	return string(v)
+}
+
+func unquote(v json.RawMessage) string {
+	if bytes.IndexByte(v, '\\') < 0 && len(v) >= 2 {
+		return string(v[1 : len(v)-1])
+	}
+	var s string
+	_ = json.Unmarshal(v, &s)
+	return s
+}
+
+// Canonical returns v in the one form Sluice stores: compact, strings without needless
+// escapes, HTML characters unescaped. Invalid JSON is returned as a JSON string of its text.
+func Canonical(v json.RawMessage) json.RawMessage {
+	if len(v) == 0 {
+		return json.RawMessage("null")
+	}
+	switch v[0] {
+	case '"':
+		if bytes.IndexByte(v, '\\') < 0 && utf8.Valid(v) && !hasControl(v) {
+			return v
+		}
+		var s string
+		if err := json.Unmarshal(v, &s); err != nil {
+			return Quote(string(v))
+		}
+		return Quote(s)
+	case '[', '{':
+		var x any
+		if err := json.Unmarshal(v, &x); err != nil {
+			return Quote(string(v))
+		}
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		_ = enc.Encode(x)
+		return bytes.TrimRight(b.Bytes(), "\n")
+	}
+	if !json.Valid(v) {
+		return Quote(string(v))
+	}
+	return v
+}
+
+func hasControl(v []byte) bool {
+	for _, c := range v {
+		if c < 0x20 {
+			return true
+		}
+	}
+	return false
+}
+
+// Quote encodes s as a JSON string without HTML escaping.
+func Quote(s string) json.RawMessage {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s)
+	return bytes.TrimRight(b.Bytes(), "\n")
+}
+
+// UniqueKey returns the value u compares for row, and false when the record does not take
+// part (an empty single field; a composite whose fields are all empty or whose required
+// fields are empty). Numbers compare by value, text by exact content or case-folded.
+func (u *Unique) UniqueKey(row Row) (string, bool) {
+	if !u.Composite {
+		return u.Key(row[u.Fields[0]])
+	}
+	for _, i := range u.Required {
+		if IsEmpty(row[i]) {
+			return "", false
+		}
+	}
+	var b strings.Builder
+	b.WriteByte('[')
+	empty := true
+	for j, i := range u.Fields {
+		if j > 0 {
+			b.WriteByte(',')
+		}
+		v := row[i]
+		if IsEmpty(v) {
+			b.WriteString("null")
+			continue
+		}
+		empty = false
+		b.WriteString(u.norm(v))
+	}
+	if empty {
+		return "", false
+	}
+	b.WriteByte(']')
+	return b.String(), true
+}
+
+func (u *Unique) norm(v json.RawMessage) string {
+	// Fractions and exponents compare by value (1.50 = 1.5); integers keep every digit.
+	if len(v) > 0 && (v[0] == '-' || (v[0] >= '0' && v[0] <= '9')) && bytes.ContainsAny(v, ".eE") {
+		if f, err := strconv.ParseFloat(string(v), 64); err == nil {
+			return strconv.FormatFloat(f, 'g', -1, 64)
+		}
+	}
+	if !u.CaseSensitive {
+		return strings.ToLower(string(v))
+	}
+	return string(v)
+}
+
+// Coerce returns the stored form of one value for the rule's field and a message when it
+// does not fit (see Check).
+func (r *Rule) Coerce(v json.RawMessage) (json.RawMessage, string) { return r.coerce(v) }
+
+// Key is the value a single-field unique constraint compares for v, false when v is empty.
+func (u *Unique) Key(v json.RawMessage) (string, bool) {
+	if IsEmpty(v) {
+		return "", false
+	}
+	return u.norm(v), true
+}
+
+// Elements returns the plain texts of a stored cell: its items for a list, else the value.
+func Elements(v json.RawMessage) []string {
+	if IsEmpty(v) {
+		return nil
+	}
+	if v[0] != '[' {
+		return []string{textOf(v)}
+	}
+	var items []json.RawMessage
+	if json.Unmarshal(v, &items) != nil {
+		return nil
+	}
+	out := make([]string, 0, len(items))
+	for _, it := range items {
+		if !IsEmpty(it) {
+			out = append(out, textOf(it))
+		}
+	}
+	return out
+}

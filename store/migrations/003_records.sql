@@ -1,0 +1,91 @@
+-- Records engine: records, their counts, unique-value index, versions and snapshots.
+--
+-- A record's integer key `rid` is (sheet key << 36) | sequence within the sheet, so one
+-- sheet's records sit together in the table's own b-tree in insertion order: paging a sheet
+-- is a range scan of the primary key, and no (sheet, rowid) index is needed. The public id
+-- us_rc_… is a reversible scramble of rid (store/records_ids.go).
+
+CREATE TABLE record_sheets (
+    sk          INTEGER PRIMARY KEY,          -- sheet key, the high bits of rid
+    sheet_id    TEXT NOT NULL UNIQUE,
+    next_seq    INTEGER NOT NULL DEFAULT 1,   -- next sequence number within the sheet
+    total       INTEGER NOT NULL DEFAULT 0,
+    valid       INTEGER NOT NULL DEFAULT 0,
+    schema_hash TEXT NOT NULL DEFAULT ''      -- validation-relevant config the records were checked against
+);
+
+-- Errors and empty cells per field, kept in step with every write.
+CREATE TABLE record_field_counts (
+    sk        INTEGER NOT NULL,
+    field_key TEXT NOT NULL,
+    errors    INTEGER NOT NULL DEFAULT 0,
+    empties   INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (sk, field_key)
+) WITHOUT ROWID;
+
+CREATE TABLE records (
+    rid        INTEGER PRIMARY KEY,
+    vals       TEXT NOT NULL,     -- {"fieldKey": value, …}, keys sorted, empty cells left out
+    msgs       TEXT,              -- Sluice's own messages per field (type, required, enum, references)
+    umsgs      TEXT,              -- messages written by agents and hooks, per field
+    rmsgs      TEXT,              -- record-level messages written by agents and hooks
+    efs        TEXT,              -- keys of fields with an error in msgs or umsgs, each followed by x'1f'
+    dups       TEXT,              -- unique rules (uc) this record breaks, each as ',uc,'
+    meta       TEXT,              -- record metadata (JSON object) or NULL
+    cfg        TEXT,              -- record config {readonly, fields:{key:{readonly}}, markedForDeletion} or NULL
+    valid      INTEGER NOT NULL,
+    vseq       INTEGER NOT NULL,  -- version of the last change
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
+);
+-- filter=error pages scan only records with errors.
+CREATE INDEX records_errors ON records(rid) WHERE valid = 0;
+-- versionId / sinceVersionId.
+CREATE INDEX records_version ON records(vseq);
+
+-- One row per unique constraint of a sheet (a field's own, or a composite one).
+CREATE TABLE unique_rules (
+    uc   INTEGER PRIMARY KEY,
+    sk   INTEGER NOT NULL,
+    name TEXT NOT NULL,
+    UNIQUE (sk, name)
+);
+
+-- The value index behind unique checks: a write looks up only the values it touches.
+CREATE TABLE record_uniques (
+    uc  INTEGER NOT NULL,
+    val TEXT NOT NULL,
+    rid INTEGER NOT NULL,
+    PRIMARY KEY (uc, val, rid)
+) WITHOUT ROWID;
+
+-- Versions of record writes; the id is the commit id when the write has a commit.
+CREATE TABLE record_versions (
+    vseq       INTEGER PRIMARY KEY AUTOINCREMENT,
+    id         TEXT NOT NULL UNIQUE,
+    sk         INTEGER NOT NULL,
+    created_at INTEGER NOT NULL
+);
+
+CREATE TABLE snapshots (
+    ssk        INTEGER PRIMARY KEY,
+    id         TEXT NOT NULL UNIQUE,
+    sheet_id   TEXT NOT NULL,
+    label      TEXT NOT NULL DEFAULT '',
+    thread_id  TEXT NOT NULL DEFAULT '',
+    config     TEXT NOT NULL,             -- the sheet's config when the snapshot was taken
+    created_by TEXT NOT NULL DEFAULT '',
+    created_at INTEGER NOT NULL
+);
+CREATE INDEX snapshots_sheet ON snapshots(sheet_id, created_at);
+
+CREATE TABLE snapshot_records (
+    ssk   INTEGER NOT NULL,
+    rid   INTEGER NOT NULL,
+    vals  TEXT NOT NULL,
+    umsgs TEXT,
+    rmsgs TEXT,
+    meta  TEXT,
+    cfg   TEXT,
+    PRIMARY KEY (ssk, rid)
+) WITHOUT ROWID;

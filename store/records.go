@@ -1,0 +1,268 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"strconv"
+	"time"
+
+	"github.com/sluice/sluice/errs"
+	"github.com/sluice/sluice/model"
+	"github.com/sluice/sluice/records"
+)
+
+// Record is a record as read: cells in schema order (fields with a value or a message),
+// messages merged from Sluice's checks and from agents.
+type Record struct {
+	ID        string
+	Cells     []Cell
+	Valid     bool
+	Messages  []records.Message // record-level messages from agents
+	Metadata  json.RawMessage   // nil: none
+	Config    json.RawMessage   // nil: none
+	VersionID string
+	UpdatedAt time.Time
+}
+
+// Cell is one field of a read record.
+type Cell struct {
+	Key      string
+	Value    json.RawMessage // nil: empty
+	Valid    bool
+	Messages []records.Message
+}
+
+// Counts are a sheet's record counts.
+type Counts struct {
+	Total         int64
+	Valid         int64
+	Error         int64
+	ErrorsByField map[string]int64
+	EmptyByField  map[string]int64
+}
+
+// RecordIn is one record of an insert or an update.
+type RecordIn struct {
+	ID          string // update: the record's id
+	Values      map[string]CellIn
+	Messages    []records.Message // record-level messages from an agent
+	HasMessages bool              // Messages was sent (an empty list clears them)
+	Metadata    json.RawMessage   // nil: none on insert, unchanged on update
+	Config      json.RawMessage   // nil: none on insert, unchanged on update
+}
+
+// CellIn is one cell of a RecordIn.
+type CellIn struct {
+	Value       json.RawMessage // JSON value; null empties the cell
+	HasValue    bool            // the cell object carried "value"
+	Messages    []records.Message
+	HasMessages bool // the cell object carried "messages": they replace the agent's messages of that cell
+}
+
+// WriteResult is what a write reports back.
+type WriteResult struct {
+	VersionID string
+	Records   []*Record // insert: the new records, in the order given
+	Count     int       // records written
+}
+
+// readCtx runs read queries on the reader pool or inside a transaction.
+type readCtx struct {
+	ctx context.Context
+	q   querier
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// cellMessages merges Sluice's messages, the unique rules broken and the agent's messages.
+func (rs *recSheet) cellMessages(i int, msgs, umsgs records.Cells, dups []int64) []records.Message {
+	var out []records.Message
+	if msgs != nil {
+		out = append(out, msgs[i]...)
+	}
+	for _, uc := range dups {
+		u := rs.byUC[uc]
+		if u == nil {
+			continue
+		}
+		for _, fi := range u.Fields {
+			if fi == i {
+				out = append(out, records.Message{Type: u.Level, Source: records.SourceUnique, Message: u.Message})
+			}
+		}
+	}
+	if umsgs != nil {
+		out = append(out, umsgs[i]...)
+	}
+	return out
+}
+
+// output turns a state into a read record.
+func (rs *recSheet) output(st *recState, updated time.Time, versionID string) *Record {
+	rec := &Record{ID: RecordID(st.rid), Valid: st.valid, Messages: st.rmsgs, Metadata: st.meta, Config: st.cfg, UpdatedAt: updated, VersionID: versionID}
+	rec.Cells = make([]Cell, 0, len(rs.Schema.Rules))
+	for i, r := range rs.Schema.Rules {
+		ms := rs.cellMessages(i, st.msgs, st.umsgs, st.dups)
+		v := st.row[i]
+		if v == nil && len(ms) == 0 {
+			continue
+		}
+		rec.Cells = append(rec.Cells, Cell{Key: r.Key, Value: v, Valid: !hasError(ms), Messages: ms})
+	}
+	return rec
+}
+
+// agentMessages keeps the messages an agent may own: Sluice's own sources are dropped, since
+// Sluice recomputes them, and a missing type means error.
+func agentMessages(in []records.Message) []records.Message {
+	var out []records.Message
+	for _, m := range in {
+		switch m.Source {
+		case records.SourceRequired, records.SourceUnique, records.SourceOption, records.SourceUnlinked:
+			continue
+		}
+		if m.Type == "" {
+			m.Type = records.LevelError
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// GetRecords returns one page of q's records, and the number of records q selects when
+// withTotal is set. Errors: not_found, invalid (bad filter, q, field or id).
+func (db *DB) GetRecords(ctx context.Context, accountID, sheetID string, q RecordQuery, withTotal bool) ([]*Record, int64, error) {
+	rs, err := db.readSheet(ctx, accountID, sheetID)
+	if err != nil {
+		return nil, 0, err
+	}
+	rc := &readCtx{ctx: ctx, q: db.r}
+	if q.Page.Size <= 0 {
+		q.Page = recordPage
+	}
+	recs, err := rc.page(rs, &q)
+	if err != nil || !withTotal {
+		return recs, 0, err
+	}
+	n, err := rc.count(rs, &q)
+	return recs, n, err
+}
+
+// recordPage is the default page: Flatfile's 10,000 records.
+var recordPage = model.Page{Size: 10000, Number: 1}
+
+// page selects the keys of one page first, so skipped rows are never read in full.
+func (rc *readCtx) page(rs *recSheet, q *RecordQuery) ([]*Record, error) {
+	if rs.sk == 0 {
+		return []*Record{}, nil
+	}
+	where, err := rc.where(rs, q)
+	if err != nil {
+		return nil, err
+	}
+	order, err := orderBy(rs, q)
+	if err != nil {
+		return nil, err
+	}
+	hint := ""
+	if q.Filter == "error" && q.SortField == "" {
+		hint = " INDEXED BY records_errors"
+	}
+	args := append(append(append([]any{}, where.Args...), order.Args...), q.Page.Size, q.Page.Offset())
+	rows, err := rc.q.QueryContext(rc.ctx, `SELECT r.rid FROM records r`+hint+` WHERE `+where.SQL+` ORDER BY `+order.SQL+` LIMIT ? OFFSET ?`, args...)
+	if err != nil {
+		return nil, errs.Wrap(err, "select records")
+	}
+	var rids []int64
+	for rows.Next() {
+		var rid int64
+		if err := rows.Scan(&rid); err != nil {
+			rows.Close()
+			return nil, errs.Wrap(err, "scan record key")
+		}
+		rids = append(rids, rid)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, errs.Wrap(err, "select records")
+	}
+	return rc.load(rs, rids)
+}
+
+// load reads full records by key, keeping the order of rids.
+func (rc *readCtx) load(rs *recSheet, rids []int64) ([]*Record, error) {
+	byRid := make(map[int64]*Record, len(rids))
+	versions := map[int64]string{}
+	for start := 0; start < len(rids); start += 500 {
+		chunk := rids[start:min(start+500, len(rids))]
+		args := make([]any, len(chunk))
+		for i, r := range chunk {
+			args[i] = r
+		}
+		rows, err := rc.q.QueryContext(rc.ctx, `SELECT `+stateColumns+`, updated_at, vseq FROM records WHERE rid IN (`+placeholders(len(chunk))+`)`, args...)
+		if err != nil {
+			return nil, errs.Wrap(err, "load records")
+		}
+		for rows.Next() {
+			var updated, vseq int64
+			st, err := rs.scanState(scanFunc(func(dest ...any) error { return rows.Scan(append(dest, &updated, &vseq)...) }))
+			if err != nil {
+				rows.Close()
+				return nil, err
+			}
+			versions[vseq] = ""
+			rec := rs.output(st, fromMS(updated), "")
+			rec.VersionID = strconv.FormatInt(vseq, 10)
+			byRid[st.rid] = rec
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, errs.Wrap(err, "load records")
+		}
+	}
+	if err := rc.versionIDs(versions); err != nil {
+		return nil, err
+	}
+	out := make([]*Record, 0, len(rids))
+	for _, rid := range rids {
+		if rec := byRid[rid]; rec != nil {
+			seq, _ := strconv.ParseInt(rec.VersionID, 10, 64)
+			rec.VersionID = versions[seq]
+			out = append(out, rec)
+		}
+	}
+	return out, nil
+}
+
+// versionIDs fills the ids of the version keys in m.
+func (rc *readCtx) versionIDs(m map[int64]string) error {
+	for seq := range m {
+		var id string
+		if err := rc.q.QueryRowContext(rc.ctx, `SELECT id FROM record_versions WHERE vseq = ?`, seq).Scan(&id); err != nil && err != sql.ErrNoRows {
+			return errs.Wrap(err, "load version")
+		}
+		m[seq] = id
+	}
+	return nil
+}
+
+type scanFunc func(dest ...any) error
+
+func (f scanFunc) Scan(dest ...any) error { return f(dest...) }
+
+// count is the number of records q selects.
+func (rc *readCtx) count(rs *recSheet, q *RecordQuery) (int64, error) {
+	if rs.sk == 0 {
+		return 0, nil
+	}
+	where, err := rc.where(rs, q)
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	if err := rc.q.QueryRowContext(rc.ctx, `SELECT count(*) FROM records r WHERE `+where.SQL, where.Args...).Scan(&n); err != nil {
+		return 0, errs.Wrap(err, "count records")
+	}
+	return n, nil
+}

@@ -1,0 +1,281 @@
+package store
+
+import (
+	"strings"
+	"unicode"
+
+	"github.com/sluice/sluice/errs"
+	"github.com/sluice/sluice/ffql"
+	"github.com/sluice/sluice/model"
+	"github.com/sluice/sluice/records"
+)
+
+// RecordQuery selects records of a sheet: the records API's query parameters.
+type RecordQuery struct {
+	Filter          string // "" | valid | error | all | none
+	FilterField     string // with Filter valid or error: that field's state
+	SearchValue     string // partial, case-insensitive text; `"x"` exact; `""` empty cells
+	SearchField     string
+	Q               string // FFQL
+	IDs             []string
+	VersionID       string // records last changed in this version (commit)
+	SinceVersionID  string // records changed after this version (commit)
+	SortField       string
+	SortDesc        bool
+	ExcludeReadOnly bool // leave out records whose config is readonly
+	Page            model.Page
+}
+
+// filtering reports whether the query narrows the sheet, which turns ids into exclusions.
+func (q *RecordQuery) filtering() bool {
+	return q.Filter == "valid" || q.Filter == "error" || q.Filter == "all" || q.SearchValue != "" || q.Q != ""
+}
+
+// valueExpr is the SQL for a field's stored value in column col. Keys a JSON path cannot
+// spell safely go through json_each.
+func valueExpr(col, key string) (string, []any) {
+	if pathSafe(key) {
+		return "json_extract(" + col + ", ?)", []any{`$."` + key + `"`}
+	}
+	return "(SELECT value FROM json_each(" + col + ") WHERE key = ?)", []any{key}
+}
+
+// pathSafe reports whether key can sit inside $."…" as is: no quote, backslash or control.
+func pathSafe(key string) bool {
+	for _, r := range key {
+		if r == '"' || r == '\\' || unicode.IsControl(r) {
+			return false
+		}
+	}
+	return key != ""
+}
+
+// recordColumns implements ffql.Columns over the records table aliased r.
+type recordColumns struct{ rs *recSheet }
+
+func (c recordColumns) Value(key string) ffql.Frag {
+	sql, args := valueExpr("r.vals", key)
+	return ffql.Frag{SQL: sql, Args: args}
+}
+
+func (c recordColumns) Elements(key string) ffql.Frag {
+	sql, args := valueExpr("r.vals", key)
+	return ffql.Frag{SQL: "json_each(" + sql + ")", Args: args}
+}
+
+// messageType maps an FFQL status to the message type stored.
+func messageType(status string) string {
+	if status == "warning" {
+		return records.LevelWarn
+	}
+	return status
+}
+
+func (c recordColumns) CellStatus(key, status string) ffql.Frag {
+	if status == "valid" {
+		return ffql.Frag{SQL: "NOT " + c.cellError(key).SQL, Args: c.cellError(key).Args}
+	}
+	if status == "error" {
+		return c.cellError(key)
+	}
+	needle := `"type":"` + messageType(status) + `"`
+	m, margs := valueExpr("r.msgs", key)
+	u, uargs := valueExpr("r.umsgs", key)
+	args := append(append(append([]any{}, margs...), uargs...), needle)
+	sql := "instr(coalesce(" + m + ", '') || coalesce(" + u + ", ''), ?) > 0"
+	// Warn- and info-level unique rules on this field.
+	for uc, rule := range c.rs.byUC {
+		if rule.Level == messageType(status) && c.ruleCovers(rule, key) {
+			sql += " OR instr(coalesce(r.dups, ''), ?) > 0"
+			args = append(args, dupToken(uc))
+		}
+	}
+	return ffql.Frag{SQL: "(" + sql + ")", Args: args}
+}
+
+// cellError is true when the field has an error message or breaks an error-level unique rule.
+func (c recordColumns) cellError(key string) ffql.Frag {
+	sql := "(r.valid = 0 AND (instr(coalesce(r.efs, ''), ?) > 0"
+	args := []any{efsSep + key + efsSep}
+	for uc, rule := range c.rs.byUC {
+		if rule.Level == records.LevelError && c.ruleCovers(rule, key) {
+			sql += " OR instr(coalesce(r.dups, ''), ?) > 0"
+			args = append(args, dupToken(uc))
+		}
+	}
+	return ffql.Frag{SQL: sql + "))", Args: args}
+}
+
+func (c recordColumns) ruleCovers(u *records.Unique, key string) bool {
+	for _, i := range u.Fields {
+		if c.rs.Schema.Rules[i].Key == key {
+			return true
+		}
+	}
+	return false
+}
+
+func (c recordColumns) RecordStatus(status string) ffql.Frag {
+	switch status {
+	case "valid":
+		return ffql.Frag{SQL: "r.valid = 1"}
+	case "error":
+		return ffql.Frag{SQL: "r.valid = 0"}
+	}
+	needle := `"type":"` + messageType(status) + `"`
+	sql := "instr(coalesce(r.msgs, '') || coalesce(r.umsgs, '') || coalesce(r.rmsgs, ''), ?) > 0"
+	args := []any{needle}
+	for uc, rule := range c.rs.byUC {
+		if rule.Level == messageType(status) {
+			sql += " OR instr(coalesce(r.dups, ''), ?) > 0"
+			args = append(args, dupToken(uc))
+		}
+	}
+	return ffql.Frag{SQL: "(" + sql + ")", Args: args}
+}
+
+func dupToken(uc int64) string { return "," + itoa(uc) + "," }
+
+// where builds the condition selecting q's records of the sheet (alias r).
+func (tx *readCtx) where(rs *recSheet, q *RecordQuery) (ffql.Frag, error) {
+	lo, hi := ridRange(rs.sk)
+	parts := []ffql.Frag{{SQL: "r.rid BETWEEN ? AND ?", Args: []any{lo, hi}}}
+	add := func(f ffql.Frag) { parts = append(parts, f) }
+	cols := recordColumns{rs}
+	switch q.Filter {
+	case "", "all":
+		if q.FilterField != "" && q.Filter == "" {
+			return ffql.Frag{}, errs.Invalidf("filterField", "filterField needs filter=valid or filter=error")
+		}
+	case "valid", "error":
+		switch {
+		case q.FilterField == "":
+			add(cols.RecordStatus(q.Filter))
+		case rs.Schema.Rule(q.FilterField) == nil:
+			return ffql.Frag{}, records.UnknownField(q.FilterField)
+		default:
+			add(cols.CellStatus(q.FilterField, q.Filter))
+		}
+	case "none":
+		if len(q.IDs) == 0 {
+			add(ffql.Frag{SQL: "0"})
+		}
+	default:
+		return ffql.Frag{}, errs.Invalidf("filter", "filter must be valid, error, all or none, got %q", q.Filter)
+	}
+	if q.SearchValue != "" {
+		f, err := search(rs, cols, q.SearchValue, q.SearchField)
+		if err != nil {
+			return ffql.Frag{}, err
+		}
+		add(f)
+	}
+	if q.Q != "" {
+		e, err := ffql.Parse(q.Q)
+		if err != nil {
+			return ffql.Frag{}, errs.Invalidf("q", "Invalid q: %v", err)
+		}
+		f, err := ffql.Translate(e, rs.Config.Fields, cols)
+		if err != nil {
+			return ffql.Frag{}, errs.Invalidf("q", "Invalid q: %v", err)
+		}
+		add(f)
+	}
+	if len(q.IDs) > 0 {
+		f, err := idsFrag(q.IDs, q.filtering())
+		if err != nil {
+			return ffql.Frag{}, err
+		}
+		add(f)
+	}
+	for _, v := range []struct {
+		id, key, op string
+	}{{q.VersionID, "versionId", "="}, {q.SinceVersionID, "sinceVersionId", ">"}} {
+		if v.id == "" {
+			continue
+		}
+		seq, err := tx.versionSeq(rs, v.id, v.key)
+		if err != nil {
+			return ffql.Frag{}, err
+		}
+		add(ffql.Frag{SQL: "r.vseq " + v.op + " ?", Args: []any{seq}})
+	}
+	if q.ExcludeReadOnly {
+		add(ffql.Frag{SQL: "(r.cfg IS NULL OR json_extract(r.cfg, '$.readonly') IS NOT 1)"})
+	}
+	return ffql.And(parts...), nil
+}
+
+func idsFrag(ids []string, exclude bool) (ffql.Frag, error) {
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		rid, err := ParseRecordID(id)
+		if err != nil {
+			return ffql.Frag{}, err
+		}
+		args[i] = rid
+	}
+	op := "IN"
+	if exclude {
+		op = "NOT IN"
+	}
+	return ffql.Frag{SQL: "r.rid " + op + " (" + placeholders(len(ids)) + ")", Args: args}, nil
+}
+
+// search is the searchValue condition: `""` finds empty cells, `"x"` cells equal to x, and
+// anything else cells containing the text, ignoring ASCII case. The word null is plain text.
+func search(rs *recSheet, cols recordColumns, value, field string) (ffql.Frag, error) {
+	if field != "" && rs.Schema.Rule(field) == nil {
+		return ffql.Frag{}, records.UnknownField(field)
+	}
+	if len(value) >= 2 && value[0] == '"' && value[len(value)-1] == '"' {
+		return ffql.Translate(&ffql.Compare{Field: field, Op: "eq", Value: value[1 : len(value)-1]}, rs.Config.Fields, cols)
+	}
+	needle := strings.ToLower(value)
+	enc := string(records.Quote(needle))
+	// The JSON text of all values is a cheap first pass; the field-by-field test drops rows
+	// that matched only a key.
+	parts := []ffql.Frag{}
+	for _, r := range rs.Schema.Rules {
+		if field != "" && r.Key != field {
+			continue
+		}
+		v := cols.Value(r.Key)
+		parts = append(parts, ffql.Frag{SQL: "instr(lower(CAST(" + v.SQL + " AS TEXT)), ?) > 0", Args: append(v.Args, needle)})
+	}
+	if len(parts) == 0 {
+		return ffql.Frag{SQL: "0"}, nil
+	}
+	anyField := parts[0]
+	for _, p := range parts[1:] {
+		anyField = ffql.Frag{SQL: anyField.SQL + " OR " + p.SQL, Args: append(append([]any{}, anyField.Args...), p.Args...)}
+	}
+	pre := ffql.Frag{SQL: "instr(lower(r.vals), ?) > 0", Args: []any{enc[1 : len(enc)-1]}}
+	return ffql.And(pre, ffql.Frag{SQL: "(" + anyField.SQL + ")", Args: anyField.Args}), nil
+}
+
+// versionSeq resolves a version or commit id of the sheet. Errors: invalid.
+func (tx *readCtx) versionSeq(rs *recSheet, id, key string) (int64, error) {
+	var seq, sk int64
+	err := tx.q.QueryRowContext(tx.ctx, `SELECT vseq, sk FROM record_versions WHERE id = ?`, id).Scan(&seq, &sk)
+	if err != nil || sk != rs.sk {
+		return 0, errs.Invalidf(key, "Unknown %s %q for this sheet", key, id)
+	}
+	return seq, nil
+}
+
+// orderBy is the ORDER BY of a query: insertion order unless a sort field is given.
+func orderBy(rs *recSheet, q *RecordQuery) (ffql.Frag, error) {
+	dir := " ASC"
+	if q.SortDesc {
+		dir = " DESC"
+	}
+	if q.SortField == "" {
+		return ffql.Frag{SQL: "r.rid" + dir}, nil
+	}
+	if rs.Schema.Rule(q.SortField) == nil {
+		return ffql.Frag{}, errs.Invalidf("sortField", "Cannot sort by %q: the sheet has no field with this key", q.SortField)
+	}
+	v := recordColumns{rs}.Value(q.SortField)
+	return ffql.Frag{SQL: v.SQL + dir + ", r.rid" + dir, Args: v.Args}, nil
+}

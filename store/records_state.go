@@ -1,0 +1,323 @@
+package store
+
+import (
+	"database/sql"
+	"encoding/json"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/sluice/sluice/errs"
+	"github.com/sluice/sluice/records"
+)
+
+// recState is a record as the write path holds it.
+type recState struct {
+	rid     int64
+	row     records.Row
+	msgs    records.Cells // Sluice's own messages, by rule index
+	umsgs   records.Cells // agents' messages, by rule index
+	rmsgs   []records.Message
+	meta    json.RawMessage // nil: none
+	cfg     json.RawMessage // nil: none
+	dups    []int64         // unique rules the record breaks, sorted
+	efs     []string        // keys of fields with an error outside unique rules; "" marks a record-level error
+	valid   bool
+	created int64
+}
+
+const efsSep = "\x1f"
+
+// encodeEFS stores error field keys as x1f k1 x1f k2 x1f, so a key is found with instr.
+func encodeEFS(keys []string) any {
+	if len(keys) == 0 {
+		return nil
+	}
+	return efsSep + strings.Join(keys, efsSep) + efsSep
+}
+
+func decodeEFS(s sql.NullString) []string {
+	if !s.Valid || len(s.String) < 2 {
+		return nil
+	}
+	return strings.Split(s.String[1:len(s.String)-1], efsSep)
+}
+
+// encodeDups stores rule ids as ,a,b, so one is found with instr(dups, ',a,').
+func encodeDups(ucs []int64) any {
+	if len(ucs) == 0 {
+		return nil
+	}
+	var b strings.Builder
+	b.WriteByte(',')
+	for _, uc := range ucs {
+		b.WriteString(strconv.FormatInt(uc, 10))
+		b.WriteByte(',')
+	}
+	return b.String()
+}
+
+func decodeDups(s sql.NullString) []int64 {
+	if !s.Valid {
+		return nil
+	}
+	var out []int64
+	for _, p := range strings.Split(strings.Trim(s.String, ","), ",") {
+		if n, err := strconv.ParseInt(p, 10, 64); err == nil {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+func hasError(ms []records.Message) bool {
+	for _, m := range ms {
+		if m.Type == records.LevelError || m.Type == "" {
+			return true
+		}
+	}
+	return false
+}
+
+// settle derives efs from the messages; valid needs dups set first.
+func (rs *recSheet) settle(st *recState) {
+	st.efs = st.efs[:0]
+	for i, r := range rs.Schema.Rules {
+		if (st.msgs != nil && hasError(st.msgs[i])) || (st.umsgs != nil && hasError(st.umsgs[i])) {
+			st.efs = append(st.efs, r.Key)
+		}
+	}
+	if hasError(st.rmsgs) {
+		st.efs = append(st.efs, "")
+	}
+	st.valid = rs.validOf(st.efs, st.dups)
+}
+
+// validOf is the record validity from its error fields and broken unique rules.
+func (rs *recSheet) validOf(efs []string, dups []int64) bool {
+	if len(efs) > 0 {
+		return false
+	}
+	for _, uc := range dups {
+		if u := rs.byUC[uc]; u != nil && u.Level == records.LevelError {
+			return false
+		}
+	}
+	return true
+}
+
+// errorKeys lists the field keys that count as in error for the counts.
+func (rs *recSheet) errorKeys(efs []string, dups []int64) []string {
+	out := make([]string, 0, len(efs)+len(dups))
+	seen := map[string]bool{}
+	for _, k := range efs {
+		if k != "" && !seen[k] {
+			seen[k] = true
+			out = append(out, k)
+		}
+	}
+	for _, uc := range dups {
+		u := rs.byUC[uc]
+		if u == nil || u.Level != records.LevelError {
+			continue
+		}
+		for _, i := range u.Fields {
+			if k := rs.Schema.Rules[i].Key; !seen[k] {
+				seen[k] = true
+				out = append(out, k)
+			}
+		}
+	}
+	return out
+}
+
+// countDelta accumulates changes to a sheet's counts during a write.
+type countDelta struct {
+	total, valid int64
+	errors       map[string]int64
+	empties      map[string]int64
+}
+
+func newCountDelta() *countDelta {
+	return &countDelta{errors: map[string]int64{}, empties: map[string]int64{}}
+}
+
+// tally adds (sign 1) or removes (sign -1) a full record's contribution.
+func (d *countDelta) tally(rs *recSheet, st *recState, sign int64) {
+	d.total += sign
+	d.tallyStatus(rs, st.efs, st.dups, sign)
+	for i, r := range rs.Schema.Rules {
+		if records.IsEmpty(st.row[i]) {
+			d.empties[r.Key] += sign
+		}
+	}
+}
+
+// tallyStatus adds or removes the validity and error-field part only.
+func (d *countDelta) tallyStatus(rs *recSheet, efs []string, dups []int64, sign int64) {
+	if rs.validOf(efs, dups) {
+		d.valid += sign
+	}
+	for _, k := range rs.errorKeys(efs, dups) {
+		d.errors[k] += sign
+	}
+}
+
+// apply writes the delta to the counts tables.
+func (tx *Tx) applyCounts(rs *recSheet, d *countDelta) error {
+	if _, err := tx.exec(`UPDATE record_sheets SET total = total + ?, valid = valid + ? WHERE sk = ?`, d.total, d.valid, rs.sk); err != nil {
+		return errs.Wrap(err, "update counts")
+	}
+	rs.total += d.total
+	keys := make([]string, 0, len(d.errors)+len(d.empties))
+	for k := range d.errors {
+		keys = append(keys, k)
+	}
+	for k := range d.empties {
+		if _, ok := d.errors[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		e, m := d.errors[k], d.empties[k]
+		if e == 0 && m == 0 {
+			continue
+		}
+		_, err := tx.exec(`INSERT INTO record_field_counts (sk, field_key, errors, empties) VALUES (?, ?, ?, ?)
+			ON CONFLICT (sk, field_key) DO UPDATE SET errors = errors + excluded.errors, empties = empties + excluded.empties`, rs.sk, k, e, m)
+		if err != nil {
+			return errs.Wrap(err, "update field counts")
+		}
+	}
+	return nil
+}
+
+// encodeCells stores messages per field as {"key":[…]}; nil when there are none.
+func (rs *recSheet) encodeCells(c records.Cells) any {
+	if c == nil {
+		return nil
+	}
+	m := map[string][]records.Message{}
+	for i, ms := range c {
+		if len(ms) > 0 {
+			m[rs.Schema.Rules[i].Key] = ms
+		}
+	}
+	if len(m) == 0 {
+		return nil
+	}
+	b, _ := json.Marshal(m)
+	return string(b)
+}
+
+// decodeCells reads stored messages per field; keys no longer in the schema are dropped.
+func (rs *recSheet) decodeCells(s sql.NullString) records.Cells {
+	if !s.Valid || s.String == "" {
+		return nil
+	}
+	var m map[string][]records.Message
+	if json.Unmarshal([]byte(s.String), &m) != nil || len(m) == 0 {
+		return nil
+	}
+	out := make(records.Cells, len(rs.Schema.Rules))
+	for k, ms := range m {
+		if i, ok := rs.Schema.Index(k); ok {
+			out[i] = ms
+		}
+	}
+	return out
+}
+
+func encodeMessages(ms []records.Message) any {
+	if len(ms) == 0 {
+		return nil
+	}
+	b, _ := json.Marshal(ms)
+	return string(b)
+}
+
+func decodeMessages(s sql.NullString) []records.Message {
+	if !s.Valid {
+		return nil
+	}
+	var ms []records.Message
+	_ = json.Unmarshal([]byte(s.String), &ms)
+	return ms
+}
+
+func rawOrNil(r json.RawMessage) any {
+	if len(r) == 0 {
+		return nil
+	}
+	return string(r)
+}
+
+func nullRawMsg(s sql.NullString) json.RawMessage {
+	if !s.Valid {
+		return nil
+	}
+	return json.RawMessage(s.String)
+}
+
+// stateColumns are the columns loadStates reads, in scan order.
+const stateColumns = `rid, vals, msgs, umsgs, rmsgs, efs, dups, meta, cfg, valid, created_at`
+
+// scanState reads one record row in stateColumns order.
+func (rs *recSheet) scanState(sc scanner) (*recState, error) {
+	var st recState
+	var vals string
+	var msgs, umsgs, rmsgs, efs, dups, meta, cfg sql.NullString
+	var valid int
+	if err := sc.Scan(&st.rid, &vals, &msgs, &umsgs, &rmsgs, &efs, &dups, &meta, &cfg, &valid, &st.created); err != nil {
+		return nil, errs.Wrap(err, "scan record")
+	}
+	row, _, err := rs.Schema.Decode([]byte(vals))
+	if err != nil {
+		return nil, err
+	}
+	st.row = row
+	st.msgs, st.umsgs, st.rmsgs = rs.decodeCells(msgs), rs.decodeCells(umsgs), decodeMessages(rmsgs)
+	st.efs, st.dups = decodeEFS(efs), decodeDups(dups)
+	st.meta, st.cfg = nullRawMsg(meta), nullRawMsg(cfg)
+	st.valid = valid == 1
+	return &st, nil
+}
+
+// loadStates reads the records with the given keys, in the order of rids; keys not found
+// are left out.
+func (tx *Tx) loadStates(rs *recSheet, rids []int64) (map[int64]*recState, error) {
+	out := make(map[int64]*recState, len(rids))
+	for start := 0; start < len(rids); start += 500 {
+		chunk := rids[start:min(start+500, len(rids))]
+		args := make([]any, len(chunk))
+		for i, r := range chunk {
+			args[i] = r
+		}
+		rows, err := tx.QueryContext(tx.ctx, `SELECT `+stateColumns+` FROM records WHERE rid IN (`+placeholders(len(chunk))+`)`, args...)
+		if err != nil {
+			return nil, errs.Wrap(err, "load records")
+		}
+		for rows.Next() {
+			st, err := rs.scanState(rows)
+			if err != nil {
+				rows.Close()
+				return nil, err
+			}
+			out[st.rid] = st
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, errs.Wrap(err, "load records")
+		}
+	}
+	return out, nil
+}
+
+// placeholders returns "?, ?, …" with n marks.
+func placeholders(n int) string {
+	if n <= 0 {
+		return ""
+	}
+	return strings.Repeat("?, ", n-1) + "?"
+}

@@ -1,0 +1,371 @@
+package store_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sluice/sluice/errs"
+	"github.com/sluice/sluice/model"
+	"github.com/sluice/sluice/records"
+	"github.com/sluice/sluice/store"
+)
+
+// sheetEnv is a store with one account and space, ready for sheets made in SQL.
+type sheetEnv struct {
+	db      *store.DB
+	account string
+	env     string
+	space   string
+	n       int
+}
+
+func mustOpenDB(t testing.TB) *sheetEnv {
+	t.Helper()
+	db, err := store.Open(filepath.Join(t.TempDir(), "test.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	db.Now = func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }
+	res, err := db.EnsureBootstrap(t.Context(), store.Bootstrap{AccountName: "T", AdminEmail: "a@example.com"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp := &model.Space{AccountID: res.Account.ID, EnvironmentID: res.Environment.ID, Name: "S"}
+	if err := db.CreateSpace(t.Context(), sp, "us_usr_test"); err != nil {
+		t.Fatal(err)
+	}
+	return &sheetEnv{db: db, account: res.Account.ID, env: res.Environment.ID, space: sp.ID}
+}
+
+// mustCreateSheet inserts a workbook (once) and a sheet with cfg directly in SQL.
+func (e *sheetEnv) mustCreateSheet(t testing.TB, cfg model.SheetConfig) string {
+	t.Helper()
+	ctx := t.Context()
+	wb := "us_wb_test0001"
+	if e.n == 0 {
+		if err := e.db.ExecForTest(ctx, `INSERT INTO workbooks (id, account_id, environment_id, space_id, name, created_at, updated_at) VALUES (?, ?, ?, ?, 'W', 0, 0)`,
+			wb, e.account, e.env, e.space); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.n++
+	id := fmt.Sprintf("us_sh_test%04d", e.n)
+	if cfg.Slug == "" {
+		cfg.Slug = fmt.Sprintf("sheet%d", e.n)
+	}
+	b, _ := json.Marshal(cfg)
+	if err := e.db.ExecForTest(ctx, `INSERT INTO sheets (id, workbook_id, name, slug, config, created_at, updated_at) VALUES (?, ?, ?, ?, ?, 0, 0)`,
+		id, wb, cfg.Name, cfg.Slug, string(b)); err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+func (e *sheetEnv) setConfig(t testing.TB, sheetID string, cfg model.SheetConfig) {
+	t.Helper()
+	b, _ := json.Marshal(cfg)
+	if err := e.db.ExecForTest(t.Context(), `UPDATE sheets SET config = ? WHERE id = ?`, string(b), sheetID); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// rows builds insert input from maps of plain values.
+func rows(vals ...map[string]any) []store.RecordIn {
+	out := make([]store.RecordIn, len(vals))
+	for i, v := range vals {
+		out[i].Values = map[string]store.CellIn{}
+		for k, x := range v {
+			b, _ := json.Marshal(x)
+			out[i].Values[k] = store.CellIn{Value: b, HasValue: true}
+		}
+	}
+	return out
+}
+
+func set(id string, vals map[string]any) store.RecordIn {
+	r := rows(vals)[0]
+	r.ID = id
+	return r
+}
+
+func (e *sheetEnv) mustInsert(t testing.TB, sheetID string, in []store.RecordIn) *store.WriteResult {
+	t.Helper()
+	res, err := e.db.InsertRecords(t.Context(), sheetID, in, store.WriteOptions{Actor: "us_usr_test"})
+	if err != nil {
+		t.Fatalf("insert: %v", err)
+	}
+	return res
+}
+
+func (e *sheetEnv) mustUpdate(t testing.TB, sheetID string, in ...store.RecordIn) {
+	t.Helper()
+	if _, err := e.db.UpdateRecords(t.Context(), sheetID, in, store.WriteOptions{Actor: "us_usr_test"}); err != nil {
+		t.Fatalf("update: %v", err)
+	}
+}
+
+func (e *sheetEnv) mustGet(t testing.TB, sheetID string, q store.RecordQuery) []*store.Record {
+	t.Helper()
+	recs, _, err := e.db.GetRecords(t.Context(), e.account, sheetID, q, false)
+	if err != nil {
+		t.Fatalf("get: %v", err)
+	}
+	return recs
+}
+
+func (e *sheetEnv) mustCounts(t testing.TB, sheetID string) *store.Counts {
+	t.Helper()
+	c, err := e.db.GetRecordCounts(t.Context(), e.account, sheetID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func cell(r *store.Record, key string) *store.Cell {
+	for i := range r.Cells {
+		if r.Cells[i].Key == key {
+			return &r.Cells[i]
+		}
+	}
+	return nil
+}
+
+func value(r *store.Record, key string) string {
+	c := cell(r, key)
+	if c == nil || c.Value == nil {
+		return "<empty>"
+	}
+	return string(c.Value)
+}
+
+func sources(c *store.Cell) []string {
+	if c == nil {
+		return nil
+	}
+	var out []string
+	for _, m := range c.Messages {
+		out = append(out, m.Source)
+	}
+	return out
+}
+
+func byID(recs []*store.Record) map[string]*store.Record {
+	m := map[string]*store.Record{}
+	for _, r := range recs {
+		m[r.ID] = r
+	}
+	return m
+}
+
+var contacts = model.SheetConfig{Name: "Contacts", Fields: []model.Field{
+	{Key: "name", Type: model.FieldString, Constraints: []model.FieldConstraint{{Type: "required"}}},
+	{Key: "email", Type: model.FieldString, Constraints: []model.FieldConstraint{{Type: "unique"}}},
+	{Key: "age", Type: model.FieldNumber},
+	{Key: "vip", Type: model.FieldBoolean},
+	{Key: "tier", Type: model.FieldEnum, Config: &model.FieldConfig{Options: []model.EnumOption{{Value: json.RawMessage(`"gold"`), Label: "Gold"}, {Value: json.RawMessage(`"silver"`)}}}},
+}}
+
+func TestInsertKeepsOrderAndValidates(t *testing.T) {
+	e := mustOpenDB(t)
+	sh := e.mustCreateSheet(t, contacts)
+	res := e.mustInsert(t, sh, rows(
+		map[string]any{"name": "Ann", "email": "ann@x", "age": "42", "vip": "yes", "tier": "Gold"},
+		map[string]any{"name": "", "email": "bob@x", "age": "old"},
+		map[string]any{"name": "Cy", "tier": "bronze"},
+	))
+	if len(res.Records) != 3 || res.VersionID == "" {
+		t.Fatalf("got %d records and version %q, want 3 and a version", len(res.Records), res.VersionID)
+	}
+	got := e.mustGet(t, sh, store.RecordQuery{})
+	for i, r := range got {
+		if r.ID != res.Records[i].ID {
+			t.Fatalf("record %d: got id %s, want %s (insertion order)", i, r.ID, res.Records[i].ID)
+		}
+	}
+	if !got[0].Valid || value(got[0], "age") != "42" || value(got[0], "vip") != "true" || value(got[0], "tier") != `"gold"` {
+		t.Errorf("got %v valid=%v, want coerced valid values", got[0].Cells, got[0].Valid)
+	}
+	if got[1].Valid || !reflect.DeepEqual(sources(cell(got[1], "name")), []string{"required-constraint"}) || cell(got[1], "age").Valid {
+		t.Errorf("got %+v, want required error on name and type error on age", got[1].Cells)
+	}
+	if got[2].Valid || !reflect.DeepEqual(sources(cell(got[2], "tier")), []string{"invalid-option"}) {
+		t.Errorf("got %+v, want invalid-option on tier", got[2].Cells)
+	}
+	c := e.mustCounts(t, sh)
+	if c.Total != 3 || c.Valid != 1 || c.Error != 2 || c.ErrorsByField["name"] != 1 || c.ErrorsByField["age"] != 1 || c.ErrorsByField["tier"] != 1 {
+		t.Errorf("got counts %+v, want total 3, valid 1, error 2, one error each on name, age, tier", c)
+	}
+}
+
+func TestInsertUnknownFieldWritesNothing(t *testing.T) {
+	e := mustOpenDB(t)
+	sh := e.mustCreateSheet(t, contacts)
+	_, err := e.db.InsertRecords(t.Context(), sh, rows(map[string]any{"name": "A"}, map[string]any{"nmae": "B"}), store.WriteOptions{})
+	if !errs.Is(err, errs.Invalid) || !strings.Contains(err.Error(), `"nmae"`) {
+		t.Fatalf("got %v, want an invalid error naming nmae", err)
+	}
+	if c := e.mustCounts(t, sh); c.Total != 0 {
+		t.Errorf("got total %d, want 0", c.Total)
+	}
+}
+
+func TestDuplicatesOnFirstInsertAndTwinClearing(t *testing.T) {
+	e := mustOpenDB(t)
+	sh := e.mustCreateSheet(t, contacts)
+	res := e.mustInsert(t, sh, rows(
+		map[string]any{"name": "A", "email": "same@x"},
+		map[string]any{"name": "B", "email": "same@x"},
+	))
+	for _, r := range e.mustGet(t, sh, store.RecordQuery{}) {
+		if r.Valid || !reflect.DeepEqual(sources(cell(r, "email")), []string{"unique-constraint"}) {
+			t.Fatalf("got %+v valid=%v, want a unique error on both", r.Cells, r.Valid)
+		}
+	}
+	if c := e.mustCounts(t, sh); c.Error != 2 || c.ErrorsByField["email"] != 2 {
+		t.Fatalf("got %+v, want 2 errors on email", c)
+	}
+	// A third with the same value, then fix the first: the other two stay duplicates.
+	third := e.mustInsert(t, sh, rows(map[string]any{"name": "C", "email": "same@x"})).Records[0]
+	e.mustUpdate(t, sh, set(res.Records[0].ID, map[string]any{"email": "a@x"}))
+	m := byID(e.mustGet(t, sh, store.RecordQuery{}))
+	if !m[res.Records[0].ID].Valid || m[res.Records[1].ID].Valid || m[third.ID].Valid {
+		t.Fatalf("got valid %v %v %v, want true false false", m[res.Records[0].ID].Valid, m[res.Records[1].ID].Valid, m[third.ID].Valid)
+	}
+	// Fixing the second leaves its twin alone with the value: the twin is cleared.
+	e.mustUpdate(t, sh, set(res.Records[1].ID, map[string]any{"email": "b@x"}))
+	m = byID(e.mustGet(t, sh, store.RecordQuery{}))
+	if !m[third.ID].Valid || len(cell(m[third.ID], "email").Messages) != 0 {
+		t.Fatalf("got %+v, want the twin cleared", m[third.ID].Cells)
+	}
+	if c := e.mustCounts(t, sh); c.Total != 3 || c.Valid != 3 || c.ErrorsByField["email"] != 0 {
+		t.Errorf("got %+v, want 3 valid", c)
+	}
+	// Deleting one of two duplicates clears the other.
+	e.mustUpdate(t, sh, set(third.ID, map[string]any{"email": "a@x"}))
+	if _, err := e.db.DeleteRecords(t.Context(), sh, []string{res.Records[0].ID}, store.WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	m = byID(e.mustGet(t, sh, store.RecordQuery{}))
+	if !m[third.ID].Valid {
+		t.Errorf("got invalid, want the survivor of a deleted duplicate valid")
+	}
+	if c := e.mustCounts(t, sh); c.Total != 2 || c.Valid != 2 {
+		t.Errorf("got %+v, want 2 valid", c)
+	}
+}
+
+func TestSpecialCharacterKeys(t *testing.T) {
+	e := mustOpenDB(t)
+	sh := e.mustCreateSheet(t, model.SheetConfig{Name: "X", Fields: []model.Field{
+		{Key: "a.b", Type: model.FieldString, Constraints: []model.FieldConstraint{{Type: "unique"}}},
+		{Key: `q"uote`, Type: model.FieldString},
+		{Key: "x[0]", Type: model.FieldNumber},
+	}})
+	e.mustInsert(t, sh, rows(
+		map[string]any{"a.b": "one", `q"uote`: "hi", "x[0]": 1},
+		map[string]any{"a.b": "one", `q"uote`: "there", "x[0]": 2},
+	))
+	recs := e.mustGet(t, sh, store.RecordQuery{})
+	if recs[0].Valid || recs[1].Valid {
+		t.Fatalf("got valid records, want duplicates on a.b")
+	}
+	for _, q := range []string{`a.b eq one`, `"q\"uote" eq there`, `x[0] gt 1`, `a.b is error`} {
+		got := e.mustGet(t, sh, store.RecordQuery{Q: q})
+		if len(got) == 0 {
+			t.Errorf("q %s: got no records, want some", q)
+		}
+	}
+	if got := e.mustGet(t, sh, store.RecordQuery{SearchValue: "there", SearchField: `q"uote`}); len(got) != 1 {
+		t.Errorf("search: got %d, want 1", len(got))
+	}
+}
+
+func TestCompositeUnique(t *testing.T) {
+	e := mustOpenDB(t)
+	cfg := model.SheetConfig{Name: "P", Fields: []model.Field{{Key: "first", Type: "string"}, {Key: "last", Type: "string"}},
+		Constraints: []model.SheetConstraint{{Type: "unique", Name: "fullname", Fields: []string{"first", "last"}, Strategy: "hash"}}}
+	sh := e.mustCreateSheet(t, cfg)
+	res := e.mustInsert(t, sh, rows(
+		map[string]any{"first": "Ann", "last": "Lee"},
+		map[string]any{"first": "Ann", "last": "Lee"},
+		map[string]any{"first": "Ann", "last": "Kim"},
+	))
+	m := byID(e.mustGet(t, sh, store.RecordQuery{}))
+	if m[res.Records[0].ID].Valid || m[res.Records[1].ID].Valid || !m[res.Records[2].ID].Valid {
+		t.Fatalf("want the first two invalid, the third valid")
+	}
+	if !reflect.DeepEqual(sources(cell(m[res.Records[0].ID], "last")), []string{"unique-constraint"}) {
+		t.Errorf("got %+v, want a unique message on last", m[res.Records[0].ID].Cells)
+	}
+	e.mustUpdate(t, sh, set(res.Records[1].ID, map[string]any{"last": "Park"}))
+	for _, r := range e.mustGet(t, sh, store.RecordQuery{}) {
+		if !r.Valid {
+			t.Errorf("record %s invalid after fixing the duplicate", r.ID)
+		}
+	}
+}
+
+func TestLockedSheetRejectsWritesUnchanged(t *testing.T) {
+	e := mustOpenDB(t)
+	sh := e.mustCreateSheet(t, contacts)
+	res := e.mustInsert(t, sh, rows(map[string]any{"name": "A"}))
+	if err := e.db.ExecForTest(t.Context(), `UPDATE sheets SET locked_at = 1, locked_by = 'x' WHERE id = ?`, sh); err != nil {
+		t.Fatal(err)
+	}
+	_, err := e.db.InsertRecords(t.Context(), sh, rows(map[string]any{"name": "B"}), store.WriteOptions{})
+	if !errs.Is(err, errs.Forbidden) {
+		t.Fatalf("insert: got %v, want forbidden", err)
+	}
+	_, err = e.db.UpdateRecords(t.Context(), sh, []store.RecordIn{set(res.Records[0].ID, map[string]any{"name": "Z"})}, store.WriteOptions{})
+	if !errs.Is(err, errs.Forbidden) {
+		t.Fatalf("update: got %v, want forbidden", err)
+	}
+	recs := e.mustGet(t, sh, store.RecordQuery{})
+	if len(recs) != 1 || value(recs[0], "name") != `"A"` {
+		t.Errorf("got %d records, name %s; want the sheet unchanged", len(recs), value(recs[0], "name"))
+	}
+}
+
+func TestAgentMessagesSurviveRevalidation(t *testing.T) {
+	e := mustOpenDB(t)
+	sh := e.mustCreateSheet(t, contacts)
+	id := e.mustInsert(t, sh, rows(map[string]any{"name": "A", "age": "x"})).Records[0].ID
+	up := store.RecordIn{ID: id, Values: map[string]store.CellIn{"name": {HasMessages: true, Messages: []records.Message{{Type: "warn", Source: "custom-logic", Message: "check spelling"}}}}}
+	e.mustUpdate(t, sh, up)
+	e.mustUpdate(t, sh, set(id, map[string]any{"age": 5}))
+	r := e.mustGet(t, sh, store.RecordQuery{})[0]
+	if c := cell(r, "name"); len(c.Messages) != 1 || c.Messages[0].Message != "check spelling" {
+		t.Fatalf("got %+v, want the agent's warning kept", c)
+	}
+	if !r.Valid {
+		t.Errorf("got invalid, want valid (a warning is not an error)")
+	}
+}
+
+func TestReadonly(t *testing.T) {
+	e := mustOpenDB(t)
+	cfg := contacts
+	cfg.Fields = append([]model.Field{}, contacts.Fields...)
+	cfg.Fields[2].Readonly = true // age
+	sh := e.mustCreateSheet(t, cfg)
+	in := rows(map[string]any{"name": "A", "age": 3}, map[string]any{"name": "B"})
+	in[1].Config = json.RawMessage(`{"readonly":true}`)
+	res := e.mustInsert(t, sh, in)
+	_, err := e.db.UpdateRecords(t.Context(), sh, []store.RecordIn{set(res.Records[0].ID, map[string]any{"age": 4})}, store.WriteOptions{})
+	if !errs.Is(err, errs.Invalid) {
+		t.Fatalf("got %v, want readonly field refused", err)
+	}
+	// Sending the current value is fine (record hooks send whole records back).
+	e.mustUpdate(t, sh, set(res.Records[0].ID, map[string]any{"age": 3, "name": "AA"}))
+	_, err = e.db.UpdateRecords(t.Context(), sh, []store.RecordIn{set(res.Records[1].ID, map[string]any{"name": "X"})}, store.WriteOptions{})
+	if !errs.Is(err, errs.Invalid) {
+		t.Fatalf("got %v, want readonly record refused", err)
+	}
+}
