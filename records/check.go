@@ -126,9 +126,13 @@ func (r *Rule) coerceScalar(v json.RawMessage) (json.RawMessage, string) {
 func coerceNumber(v json.RawMessage) (json.RawMessage, string) {
 	switch v[0] {
 	case '"':
-		s := strings.TrimSpace(unquote(v))
+		inner := v[1 : len(v)-1]
+		s := strings.TrimSpace(string(inner))
 		if f, err := strconv.ParseFloat(s, 64); err == nil && !strings.ContainsAny(s, "xXpP_") && !isInfNaN(s) {
 			if isJSONNumber(s) {
+				if len(s) == len(inner) {
+					return json.RawMessage(inner), ""
+				}
 				return json.RawMessage(s), ""
 			}
 			return json.RawMessage(strconv.FormatFloat(f, 'g', -1, 64)), ""
@@ -147,7 +151,36 @@ func isInfNaN(s string) bool {
 
 // isJSONNumber reports whether s is already in JSON number syntax (no leading +, zeros or dot).
 func isJSONNumber(s string) bool {
-	return json.Valid([]byte(s)) && s != "" && (s[0] == '-' || (s[0] >= '0' && s[0] <= '9'))
+	i := 0
+	if i < len(s) && s[i] == '-' {
+		i++
+	}
+	digits := func() int {
+		start := i
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+		return i - start
+	}
+	if n := digits(); n == 0 || (n > 1 && s[i-n] == '0') {
+		return false
+	}
+	if i < len(s) && s[i] == '.' {
+		i++
+		if digits() == 0 {
+			return false
+		}
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		if digits() == 0 {
+			return false
+		}
+	}
+	return i == len(s)
 }
 
 func coerceBool(v json.RawMessage) (json.RawMessage, string) {
@@ -237,7 +270,7 @@ func Canonical(v json.RawMessage) json.RawMessage {
 	}
 	switch v[0] {
 	case '"':
-		if bytes.IndexByte(v, '\\') < 0 && utf8.Valid(v) && !hasControl(v) {
+		if plainString(v) {
 			return v
 		}
 		var s string
@@ -262,17 +295,40 @@ func Canonical(v json.RawMessage) json.RawMessage {
 	return v
 }
 
-func hasControl(v []byte) bool {
-	for _, c := range v {
-		if c < 0x20 {
-			return true
+// plainString reports whether v is a JSON string already in canonical form: quoted, with
+// no escapes, quotes or control characters inside, and valid UTF-8.
+func plainString(v []byte) bool {
+	n := len(v)
+	if n < 2 || v[n-1] != '"' {
+		return false
+	}
+	ascii := true
+	for _, c := range v[1 : n-1] {
+		if c < 0x20 || c == '"' || c == '\\' {
+			return false
+		}
+		if c >= 0x80 {
+			ascii = false
 		}
 	}
-	return false
+	return ascii || utf8.Valid(v)
 }
 
 // Quote encodes s as a JSON string without HTML escaping.
 func Quote(s string) json.RawMessage {
+	plain := true
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		b := make([]byte, len(s)+2)
+		b[0], b[len(b)-1] = '"', '"'
+		copy(b[1:], s)
+		return b
+	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
@@ -282,7 +338,8 @@ func Quote(s string) json.RawMessage {
 
 // UniqueKey returns the value u compares for row, and false when the record does not take
 // part (an empty single field; a composite whose fields are all empty or whose required
-// fields are empty). Numbers compare by value, text by exact content or case-folded.
+// fields are empty). Text compares by exact content or case-folded, numbers by value;
+// composite keys are JSON arrays of their parts.
 func (u *Unique) UniqueKey(row Row) (string, bool) {
 	if !u.Composite {
 		return u.Key(row[u.Fields[0]])
@@ -299,13 +356,13 @@ func (u *Unique) UniqueKey(row Row) (string, bool) {
 		if j > 0 {
 			b.WriteByte(',')
 		}
-		v := row[i]
-		if IsEmpty(v) {
+		k, ok := u.Key(row[i])
+		if !ok {
 			b.WriteString("null")
 			continue
 		}
 		empty = false
-		b.WriteString(u.norm(v))
+		b.Write(Quote(k))
 	}
 	if empty {
 		return "", false
@@ -314,30 +371,33 @@ func (u *Unique) UniqueKey(row Row) (string, bool) {
 	return b.String(), true
 }
 
-func (u *Unique) norm(v json.RawMessage) string {
-	// Fractions and exponents compare by value (1.50 = 1.5); integers keep every digit.
-	if len(v) > 0 && (v[0] == '-' || (v[0] >= '0' && v[0] <= '9')) && bytes.ContainsAny(v, ".eE") {
-		if f, err := strconv.ParseFloat(string(v), 64); err == nil {
-			return strconv.FormatFloat(f, 'g', -1, 64)
+// Key is the value a unique constraint compares for one cell, false when it is empty.
+func (u *Unique) Key(v json.RawMessage) (string, bool) {
+	if IsEmpty(v) {
+		return "", false
+	}
+	switch {
+	case v[0] == '"':
+		if !u.CaseSensitive {
+			return strings.ToLower(unquote(v)), true
 		}
+		return unquote(v), true
+	case v[0] == '-' || (v[0] >= '0' && v[0] <= '9'):
+		// Fractions and exponents compare by value (1.50 = 1.5); integers keep every digit.
+		if bytes.ContainsAny(v, ".eE") {
+			if f, err := strconv.ParseFloat(string(v), 64); err == nil {
+				return strconv.FormatFloat(f, 'g', -1, 64), true
+			}
+		}
+	case v[0] == '[' && !u.CaseSensitive:
+		return strings.ToLower(string(v)), true
 	}
-	if !u.CaseSensitive {
-		return strings.ToLower(string(v))
-	}
-	return string(v)
+	return string(v), true
 }
 
 // Coerce returns the stored form of one value for the rule's field and a message when it
 // does not fit (see Check).
 func (r *Rule) Coerce(v json.RawMessage) (json.RawMessage, string) { return r.coerce(v) }
-
-// Key is the value a single-field unique constraint compares for v, false when v is empty.
-func (u *Unique) Key(v json.RawMessage) (string, bool) {
-	if IsEmpty(v) {
-		return "", false
-	}
-	return u.norm(v), true
-}
 
 // Elements returns the plain texts of a stored cell: its items for a list, else the value.
 func Elements(v json.RawMessage) []string {

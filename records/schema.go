@@ -284,3 +284,31 @@ func (s *Schema) RowFrom(values map[string]json.RawMessage) (Row, error) {
 func UnknownField(key string) error {
 	return errs.Invalidf(key, "Unknown field %q: the sheet has no field with this key", key)
 }
+
+// EncodeString is Encode as a string, built with one allocation.
+func (s *Schema) EncodeString(row Row) string {
+	n := 2
+	for i, v := range row {
+		if v != nil {
+			n += len(s.Rules[i].encKey) + len(v) + 1
+		}
+	}
+	var b strings.Builder
+	b.Grow(n)
+	b.WriteByte('{')
+	first := true
+	for _, i := range s.order {
+		v := row[i]
+		if v == nil {
+			continue
+		}
+		if !first {
+			b.WriteByte(',')
+		}
+		first = false
+		b.Write(s.Rules[i].encKey)
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return b.String()
+}

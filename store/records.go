@@ -193,56 +193,65 @@ func (rc *readCtx) page(rs *recSheet, q *RecordQuery) ([]*Record, error) {
 // load reads full records by key, keeping the order of rids.
 func (rc *readCtx) load(rs *recSheet, rids []int64) ([]*Record, error) {
 	byRid := make(map[int64]*Record, len(rids))
-	versions := map[int64]string{}
+	seqOf := make(map[int64]int64, len(rids))
+	versions := map[int64]version{}
 	for start := 0; start < len(rids); start += 500 {
 		chunk := rids[start:min(start+500, len(rids))]
 		args := make([]any, len(chunk))
 		for i, r := range chunk {
 			args[i] = r
 		}
-		rows, err := rc.q.QueryContext(rc.ctx, `SELECT `+stateColumns+`, updated_at, vseq FROM records WHERE rid IN (`+placeholders(len(chunk))+`)`, args...)
+		rows, err := rc.q.QueryContext(rc.ctx, `SELECT `+stateColumns+`, vseq FROM records WHERE rid IN (`+placeholders(len(chunk))+`)`, args...)
 		if err != nil {
 			return nil, errs.Wrap(err, "load records")
 		}
 		for rows.Next() {
-			var updated, vseq int64
-			st, err := rs.scanState(scanFunc(func(dest ...any) error { return rows.Scan(append(dest, &updated, &vseq)...) }))
+			var vseq int64
+			st, err := rs.scanState(scanFunc(func(dest ...any) error { return rows.Scan(append(dest, &vseq)...) }))
 			if err != nil {
 				rows.Close()
 				return nil, err
 			}
-			versions[vseq] = ""
-			rec := rs.output(st, fromMS(updated), "")
-			rec.VersionID = strconv.FormatInt(vseq, 10)
-			byRid[st.rid] = rec
+			versions[vseq] = version{}
+			seqOf[st.rid] = vseq
+			byRid[st.rid] = rs.output(st, time.Time{}, "")
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {
 			return nil, errs.Wrap(err, "load records")
 		}
 	}
-	if err := rc.versionIDs(versions); err != nil {
+	if err := rc.versions(versions); err != nil {
 		return nil, err
 	}
 	out := make([]*Record, 0, len(rids))
 	for _, rid := range rids {
 		if rec := byRid[rid]; rec != nil {
-			seq, _ := strconv.ParseInt(rec.VersionID, 10, 64)
-			rec.VersionID = versions[seq]
+			v := versions[seqOf[rid]]
+			rec.VersionID, rec.UpdatedAt = v.id, v.at
 			out = append(out, rec)
 		}
 	}
 	return out, nil
 }
 
-// versionIDs fills the ids of the version keys in m.
-func (rc *readCtx) versionIDs(m map[int64]string) error {
+// version is a record version's id and time.
+type version struct {
+	id string
+	at time.Time
+}
+
+// versions fills in the id and time of each version key in m.
+func (rc *readCtx) versions(m map[int64]version) error {
 	for seq := range m {
-		var id string
-		if err := rc.q.QueryRowContext(rc.ctx, `SELECT id FROM record_versions WHERE vseq = ?`, seq).Scan(&id); err != nil && err != sql.ErrNoRows {
+		var v version
+		var at int64
+		err := rc.q.QueryRowContext(rc.ctx, `SELECT id, created_at FROM record_versions WHERE vseq = ?`, seq).Scan(&v.id, &at)
+		if err != nil && err != sql.ErrNoRows {
 			return errs.Wrap(err, "load version")
 		}
-		m[seq] = id
+		v.at = fromMS(at)
+		m[seq] = v
 	}
 	return nil
 }

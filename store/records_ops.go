@@ -16,6 +16,38 @@ import (
 // allows additional fields: fields are added to the schema first. Emits records:created and
 // sheet:counts-updated. Errors: not_found, invalid, forbidden (locked or read-only sheet).
 func (db *DB) InsertRecords(ctx context.Context, sheetID string, in []RecordIn, opt WriteOptions) (*WriteResult, error) {
+	return db.insert(ctx, sheetID, len(in), opt, true, func(rs *recSheet, i int, rid int64) (*recState, error) {
+		return rs.inputState(rid, &in[i])
+	})
+}
+
+// InsertRows is InsertRecords for plain values given as rows aligned with keys, the shape
+// file extraction produces; nil leaves a cell empty. The result carries no records.
+func (db *DB) InsertRows(ctx context.Context, sheetID string, keys []string, rows [][]json.RawMessage, opt WriteOptions) (*WriteResult, error) {
+	var idx []int
+	return db.insert(ctx, sheetID, len(rows), opt, false, func(rs *recSheet, i int, rid int64) (*recState, error) {
+		if idx == nil {
+			for _, k := range keys {
+				j, ok := rs.Schema.Index(k)
+				if !ok {
+					return nil, records.UnknownField(k)
+				}
+				idx = append(idx, j)
+			}
+		}
+		if len(rows[i]) > len(idx) {
+			return nil, errs.Invalidf("rows", "Row %d has %d values for %d keys", i, len(rows[i]), len(idx))
+		}
+		row := make(records.Row, len(rs.Schema.Rules))
+		for j, v := range rows[i] {
+			row[idx[j]] = v
+		}
+		return rs.newState(rid, row), nil
+	})
+}
+
+// insert runs one insert of n records built by build.
+func (db *DB) insert(ctx context.Context, sheetID string, n int, opt WriteOptions, withRecords bool, build func(rs *recSheet, i int, rid int64) (*recState, error)) (*WriteResult, error) {
 	res := &WriteResult{Records: []*Record{}}
 	err := db.Update(ctx, func(tx *Tx) error {
 		rs, err := loadRecSheet(ctx, tx, opt.AccountID, sheetID)
@@ -27,16 +59,16 @@ func (db *DB) InsertRecords(ctx context.Context, sheetID string, in []RecordIn, 
 			return err
 		}
 		res.VersionID = w.versionID
-		if len(in) == 0 {
+		if n == 0 {
 			return nil
 		}
-		first, err := tx.nextRids(rs, len(in))
+		first, err := tx.nextRids(rs, n)
 		if err != nil {
 			return err
 		}
-		changes := make([]*change, len(in))
-		for i := range in {
-			st, err := rs.inputState(first+int64(i), &in[i])
+		changes := make([]*change, n)
+		for i := range changes {
+			st, err := build(rs, i, first+int64(i))
 			if err != nil {
 				return err
 			}
@@ -45,14 +77,16 @@ func (db *DB) InsertRecords(ctx context.Context, sheetID string, in []RecordIn, 
 		if err := tx.applyChanges(rs, changes, w); err != nil {
 			return err
 		}
-		ids := make([]string, len(changes))
-		now := tx.now
+		ids := make([]string, n)
 		for i, c := range changes {
-			rec := rs.output(c.new, now, w.versionID)
-			ids[i] = rec.ID
-			res.Records = append(res.Records, rec)
+			ids[i] = RecordID(c.new.rid)
+			if withRecords {
+				rec := rs.output(c.new, tx.now, w.versionID)
+				rec.ID = ids[i]
+				res.Records = append(res.Records, rec)
+			}
 		}
-		res.Count = len(ids)
+		res.Count = n
 		return tx.emitRecords(rs, w, "created", ids)
 	})
 	if err != nil {

@@ -33,11 +33,14 @@ func (q *RecordQuery) filtering() bool {
 
 // valueExpr is the SQL for a field's stored value in column col. Keys a JSON path cannot
 // spell safely go through json_each.
-func valueExpr(col, key string) (string, []any) {
+func valueExpr(col, key string) (string, []any) { return memberExpr(col, "$", key) }
+
+// memberExpr is the SQL for member key of the object at root (a JSON path) in column col.
+func memberExpr(col, root, key string) (string, []any) {
 	if pathSafe(key) {
-		return "json_extract(" + col + ", ?)", []any{`$."` + key + `"`}
+		return "json_extract(" + col + ", ?)", []any{root + `."` + key + `"`}
 	}
-	return "(SELECT value FROM json_each(" + col + ") WHERE key = ?)", []any{key}
+	return "(SELECT value FROM json_each(" + col + ", ?) WHERE key = ?)", []any{root, key}
 }
 
 // pathSafe reports whether key can sit inside $."…" as is: no quote, backslash or control.
@@ -79,8 +82,8 @@ func (c recordColumns) CellStatus(key, status string) ffql.Frag {
 		return c.cellError(key)
 	}
 	needle := `"type":"` + messageType(status) + `"`
-	m, margs := valueExpr("r.msgs", key)
-	u, uargs := valueExpr("r.umsgs", key)
+	m, margs := memberExpr("r.x", "$.m", key)
+	u, uargs := memberExpr("r.x", "$.u", key)
 	args := append(append(append([]any{}, margs...), uargs...), needle)
 	sql := "instr(coalesce(" + m + ", '') || coalesce(" + u + ", ''), ?) > 0"
 	// Warn- and info-level unique rules on this field.
@@ -123,7 +126,7 @@ func (c recordColumns) RecordStatus(status string) ffql.Frag {
 		return ffql.Frag{SQL: "r.valid = 0"}
 	}
 	needle := `"type":"` + messageType(status) + `"`
-	sql := "instr(coalesce(r.msgs, '') || coalesce(r.umsgs, '') || coalesce(r.rmsgs, ''), ?) > 0"
+	sql := "instr(coalesce(json_extract(r.x, '$.m'), '') || coalesce(json_extract(r.x, '$.u'), '') || coalesce(json_extract(r.x, '$.r'), ''), ?) > 0"
 	args := []any{needle}
 	for uc, rule := range c.rs.byUC {
 		if rule.Level == messageType(status) {
@@ -201,7 +204,7 @@ func (tx *readCtx) where(rs *recSheet, q *RecordQuery) (ffql.Frag, error) {
 		add(ffql.Frag{SQL: "r.vseq " + v.op + " ?", Args: []any{seq}})
 	}
 	if q.ExcludeReadOnly {
-		add(ffql.Frag{SQL: "(r.cfg IS NULL OR json_extract(r.cfg, '$.readonly') IS NOT 1)"})
+		add(ffql.Frag{SQL: "json_extract(r.x, '$.cfg.readonly') IS NOT 1"})
 	}
 	return ffql.And(parts...), nil
 }

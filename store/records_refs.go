@@ -81,15 +81,17 @@ func (tx *Tx) findRefs(rs *recSheet, r *records.Rule, wanted map[string]bool) (s
 // findRefsByIndex looks values up in the referenced field's unique index.
 func (tx *Tx) findRefsByIndex(uc int64, tr *records.Rule, u *records.Unique, wanted map[string]bool) error {
 	keyOf := map[string][]string{}
-	keys := map[string]bool{}
+	var keys []string
 	for v := range wanted {
 		raw, _ := tr.Coerce(records.Quote(v))
 		if k, ok := u.Key(raw); ok {
+			if keyOf[k] == nil {
+				keys = append(keys, k)
+			}
 			keyOf[k] = append(keyOf[k], v)
-			keys[k] = true
 		}
 	}
-	found, err := tx.lookupUniqueKeys(uc, keys)
+	found, err := tx.lookupHolders(uc, keys)
 	if err != nil {
 		return err
 	}

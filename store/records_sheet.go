@@ -176,6 +176,7 @@ func (tx *Tx) revalidate(rs *recSheet) error {
 	}
 	for _, q := range []string{
 		`DELETE FROM record_uniques WHERE uc IN (SELECT uc FROM unique_rules WHERE sk = ?)`,
+		`DELETE FROM record_dups WHERE uc IN (SELECT uc FROM unique_rules WHERE sk = ?)`,
 		`DELETE FROM record_field_counts WHERE sk = ?`,
 		`UPDATE record_sheets SET total = 0, valid = 0 WHERE sk = ?`,
 	} {

@@ -13,17 +13,16 @@ import (
 
 // recState is a record as the write path holds it.
 type recState struct {
-	rid     int64
-	row     records.Row
-	msgs    records.Cells // Sluice's own messages, by rule index
-	umsgs   records.Cells // agents' messages, by rule index
-	rmsgs   []records.Message
-	meta    json.RawMessage // nil: none
-	cfg     json.RawMessage // nil: none
-	dups    []int64         // unique rules the record breaks, sorted
-	efs     []string        // keys of fields with an error outside unique rules; "" marks a record-level error
-	valid   bool
-	created int64
+	rid   int64
+	row   records.Row
+	msgs  records.Cells // Sluice's own messages, by rule index
+	umsgs records.Cells // agents' messages, by rule index
+	rmsgs []records.Message
+	meta  json.RawMessage // nil: none
+	cfg   json.RawMessage // nil: none
+	dups  []int64         // unique rules the record breaks, sorted
+	efs   []string        // keys of fields with an error outside unique rules; "" marks a record-level error
+	valid bool
 }
 
 const efsSep = "\x1f"
@@ -193,31 +192,60 @@ func (tx *Tx) applyCounts(rs *recSheet, d *countDelta) error {
 	return nil
 }
 
-// encodeCells stores messages per field as {"key":[…]}; nil when there are none.
-func (rs *recSheet) encodeCells(c records.Cells) any {
-	if c == nil {
+// recExtra is the x column: what most records do not have.
+type recExtra struct {
+	M    map[string][]records.Message `json:"m,omitempty"`
+	U    map[string][]records.Message `json:"u,omitempty"`
+	R    []records.Message            `json:"r,omitempty"`
+	Meta json.RawMessage              `json:"meta,omitempty"`
+	Cfg  json.RawMessage              `json:"cfg,omitempty"`
+}
+
+// encodeExtra stores a state's messages, metadata and config; nil when it has none.
+func (rs *recSheet) encodeExtra(st *recState) any {
+	x := recExtra{M: rs.cellMap(st.msgs), U: rs.cellMap(st.umsgs), R: st.rmsgs, Meta: st.meta, Cfg: st.cfg}
+	if x.M == nil && x.U == nil && len(x.R) == 0 && len(x.Meta) == 0 && len(x.Cfg) == 0 {
 		return nil
 	}
-	m := map[string][]records.Message{}
-	for i, ms := range c {
-		if len(ms) > 0 {
-			m[rs.Schema.Rules[i].Key] = ms
-		}
-	}
-	if len(m) == 0 {
-		return nil
-	}
-	b, _ := json.Marshal(m)
+	b, _ := json.Marshal(x)
 	return string(b)
 }
 
-// decodeCells reads stored messages per field; keys no longer in the schema are dropped.
-func (rs *recSheet) decodeCells(s sql.NullString) records.Cells {
+// decodeExtra fills a state from the x column.
+func (rs *recSheet) decodeExtra(s sql.NullString, st *recState) {
 	if !s.Valid || s.String == "" {
-		return nil
+		return
 	}
+	var x recExtra
+	if json.Unmarshal([]byte(s.String), &x) != nil {
+		return
+	}
+	st.msgs, st.umsgs, st.rmsgs = rs.cells(x.M), rs.cells(x.U), x.R
+	if len(x.Meta) > 0 {
+		st.meta = x.Meta
+	}
+	if len(x.Cfg) > 0 {
+		st.cfg = x.Cfg
+	}
+}
+
+// cellMap keys messages by field; nil when there are none.
+func (rs *recSheet) cellMap(c records.Cells) map[string][]records.Message {
 	var m map[string][]records.Message
-	if json.Unmarshal([]byte(s.String), &m) != nil || len(m) == 0 {
+	for i, ms := range c {
+		if len(ms) > 0 {
+			if m == nil {
+				m = map[string][]records.Message{}
+			}
+			m[rs.Schema.Rules[i].Key] = ms
+		}
+	}
+	return m
+}
+
+// cells aligns messages keyed by field with the rules; keys no longer in the schema are dropped.
+func (rs *recSheet) cells(m map[string][]records.Message) records.Cells {
+	if len(m) == 0 {
 		return nil
 	}
 	out := make(records.Cells, len(rs.Schema.Rules))
@@ -229,47 +257,16 @@ func (rs *recSheet) decodeCells(s sql.NullString) records.Cells {
 	return out
 }
 
-func encodeMessages(ms []records.Message) any {
-	if len(ms) == 0 {
-		return nil
-	}
-	b, _ := json.Marshal(ms)
-	return string(b)
-}
-
-func decodeMessages(s sql.NullString) []records.Message {
-	if !s.Valid {
-		return nil
-	}
-	var ms []records.Message
-	_ = json.Unmarshal([]byte(s.String), &ms)
-	return ms
-}
-
-func rawOrNil(r json.RawMessage) any {
-	if len(r) == 0 {
-		return nil
-	}
-	return string(r)
-}
-
-func nullRawMsg(s sql.NullString) json.RawMessage {
-	if !s.Valid {
-		return nil
-	}
-	return json.RawMessage(s.String)
-}
-
-// stateColumns are the columns loadStates reads, in scan order.
-const stateColumns = `rid, vals, msgs, umsgs, rmsgs, efs, dups, meta, cfg, valid, created_at`
+// stateColumns are the columns scanState reads, in order.
+const stateColumns = `rid, vals, x, efs, dups, valid`
 
 // scanState reads one record row in stateColumns order.
 func (rs *recSheet) scanState(sc scanner) (*recState, error) {
 	var st recState
 	var vals string
-	var msgs, umsgs, rmsgs, efs, dups, meta, cfg sql.NullString
+	var x, efs, dups sql.NullString
 	var valid int
-	if err := sc.Scan(&st.rid, &vals, &msgs, &umsgs, &rmsgs, &efs, &dups, &meta, &cfg, &valid, &st.created); err != nil {
+	if err := sc.Scan(&st.rid, &vals, &x, &efs, &dups, &valid); err != nil {
 		return nil, errs.Wrap(err, "scan record")
 	}
 	row, _, err := rs.Schema.Decode([]byte(vals))
@@ -277,9 +274,8 @@ func (rs *recSheet) scanState(sc scanner) (*recState, error) {
 		return nil, err
 	}
 	st.row = row
-	st.msgs, st.umsgs, st.rmsgs = rs.decodeCells(msgs), rs.decodeCells(umsgs), decodeMessages(rmsgs)
+	rs.decodeExtra(x, &st)
 	st.efs, st.dups = decodeEFS(efs), decodeDups(dups)
-	st.meta, st.cfg = nullRawMsg(meta), nullRawMsg(cfg)
 	st.valid = valid == 1
 	return &st, nil
 }

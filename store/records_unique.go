@@ -3,15 +3,11 @@ package store
 import (
 	"database/sql"
 	"sort"
+	"strings"
 
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/records"
 )
-
-type uentry struct {
-	val string
-	rid int64
-}
 
 // reconcileUniques updates the unique-value index for the changes and sets each new state's
 // dups. Records outside the write whose duplicate status flips (the twins of a value that
@@ -27,19 +23,23 @@ func (tx *Tx) reconcileUniques(rs *recSheet, changes []*change, w *writeCtx, d *
 	twins := map[int64]map[int64]bool{} // rid → uc → should be a duplicate
 	for _, u := range rs.Schema.Uniques {
 		uc := rs.ucOf[u]
-		entries, err := tx.moveUniqueKeys(rs, u, uc, changes, w.emptyBefore)
-		if err != nil {
+		ix := &ruleIndex{u: u, uc: uc}
+		if err := tx.indexRule(ix, changes, w.emptyBefore); err != nil {
 			return err
 		}
-		for _, c := range changes {
-			if c.new == nil {
+		for i, c := range changes {
+			if c.new == nil || !ix.has[i] {
 				continue
 			}
-			if k, ok := u.UniqueKey(c.new.row); ok && len(entries[k]) >= 2 {
+			if rids, ok := ix.entries[ix.keys[i]]; ok {
+				if len(rids) >= 2 {
+					c.new.dups = append(c.new.dups, uc)
+				}
+			} else if ix.keep[i] && containsInt(c.old.dups, uc) {
 				c.new.dups = append(c.new.dups, uc)
 			}
 		}
-		for _, rids := range entries {
+		for _, rids := range ix.entries {
 			for _, rid := range rids {
 				if inWrite[rid] {
 					continue
@@ -59,103 +59,287 @@ func (tx *Tx) reconcileUniques(rs *recSheet, changes []*change, w *writeCtx, d *
 	return tx.flipTwins(rs, twins, w, d)
 }
 
-// moveUniqueKeys removes the old keys and adds the new keys of one rule, and returns every
-// index entry of the keys the changes touch.
-func (tx *Tx) moveUniqueKeys(rs *recSheet, u *records.Unique, uc int64, changes []*change, emptyBefore bool) (map[string][]int64, error) {
-	var del, add []uentry
-	keys := map[string]bool{}
-	for _, c := range changes {
-		var ok, nk string
-		var oh, nh bool
-		if c.old != nil && c.kind != kRecheck {
-			ok, oh = u.UniqueKey(c.old.row)
-		}
-		if c.new != nil {
-			nk, nh = u.UniqueKey(c.new.row)
-		}
-		if oh && nh && ok == nk {
-			keys[nk] = true
-			continue
-		}
-		if oh {
-			del = append(del, uentry{ok, c.rid()})
-			keys[ok] = true
-		}
-		if nh {
-			add = append(add, uentry{nk, c.rid()})
-			keys[nk] = true
-		}
-	}
-	for _, e := range del {
-		if _, err := tx.exec(`DELETE FROM record_uniques WHERE uc = ? AND val = ? AND rid = ?`, uc, e.val, e.rid); err != nil {
-			return nil, errs.Wrap(err, "remove unique value")
-		}
-	}
-	if err := tx.insertUniqueKeys(uc, add); err != nil {
-		return nil, err
-	}
-	if emptyBefore {
-		// The index held nothing of this sheet before the write: the entries are the ones just added.
-		out := make(map[string][]int64, len(add))
-		for _, e := range add {
-			out[e.val] = append(out[e.val], e.rid)
-		}
-		return out, nil
-	}
-	return tx.lookupUniqueKeys(uc, keys)
+// ruleIndex is the work of one unique rule in one write.
+type ruleIndex struct {
+	u       *records.Unique
+	uc      int64
+	keys    []string // the new value of each change
+	has     []bool   // the change's new state takes part in the rule
+	keep    []bool   // neither the value nor anything sharing it changed: status stays
+	entries map[string][]int64
 }
 
-const uniqueChunk = 300
-
-func (tx *Tx) insertUniqueKeys(uc int64, add []uentry) error {
-	// Sorted inserts touch the index b-tree in order.
-	sort.Slice(add, func(i, j int) bool { return add[i].val < add[j].val })
-	for start := 0; start < len(add); start += uniqueChunk {
-		chunk := add[start:min(start+uniqueChunk, len(add))]
-		args := make([]any, 0, 3*len(chunk))
-		for _, e := range chunk {
-			args = append(args, uc, e.val, e.rid)
+// indexRule moves the index entries of one rule for the changes and collects the complete
+// entries of every value whose duplicate status the write may have changed.
+func (tx *Tx) indexRule(ix *ruleIndex, changes []*change, emptyBefore bool) error {
+	n := len(changes)
+	ix.keys, ix.has, ix.keep = make([]string, n), make([]bool, n), make([]bool, n)
+	ix.entries = map[string][]int64{}
+	var adds []uentry
+	removes := map[string][]int64{}
+	var unchanged []int
+	for i, c := range changes {
+		var ok string
+		var oh bool
+		if c.old != nil && c.kind != kRecheck {
+			ok, oh = ix.u.UniqueKey(c.old.row)
 		}
-		if _, err := tx.exec(`INSERT OR IGNORE INTO record_uniques (uc, val, rid) VALUES `+rowMarks(len(chunk), 3), args...); err != nil {
-			return errs.Wrap(err, "add unique values")
+		if c.new != nil {
+			ix.keys[i], ix.has[i] = ix.u.UniqueKey(c.new.row)
+		}
+		switch {
+		case oh && ix.has[i] && ok == ix.keys[i]:
+			unchanged = append(unchanged, i)
+			continue
+		case oh:
+			removes[ok] = append(removes[ok], c.rid())
+		}
+		if ix.has[i] {
+			adds = append(adds, uentry{ix.keys[i], c.rid()})
+		}
+	}
+	sort.Slice(adds, func(a, b int) bool {
+		if adds[a].val != adds[b].val {
+			return adds[a].val < adds[b].val
+		}
+		return adds[a].rid < adds[b].rid
+	})
+	if len(removes) > 0 {
+		if err := tx.rewriteKeys(ix, adds, removes); err != nil {
+			return err
+		}
+	}
+	if err := tx.addKeys(ix, adds, removes, emptyBefore); err != nil {
+		return err
+	}
+	for _, i := range unchanged {
+		if _, touched := ix.entries[ix.keys[i]]; !touched {
+			ix.keep[i] = true
 		}
 	}
 	return nil
 }
 
-func (tx *Tx) lookupUniqueKeys(uc int64, keys map[string]bool) (map[string][]int64, error) {
-	list := make([]string, 0, len(keys))
-	for k := range keys {
-		list = append(list, k)
-	}
-	sort.Strings(list)
-	out := make(map[string][]int64, len(list))
-	for start := 0; start < len(list); start += 500 {
-		chunk := list[start:min(start+500, len(list))]
-		args := make([]any, 0, len(chunk)+1)
-		args = append(args, uc)
-		for _, k := range chunk {
-			args = append(args, k)
+// groups calls fn for each run of entries with the same value (entries sorted by value).
+func groups(es []uentry, fn func(val string, run []uentry)) {
+	for start := 0; start < len(es); {
+		end := start + 1
+		for end < len(es) && es[end].val == es[start].val {
+			end++
 		}
-		rows, err := tx.QueryContext(tx.ctx, `SELECT val, rid FROM record_uniques WHERE uc = ? AND val IN (`+placeholders(len(chunk))+`)`, args...)
+		fn(es[start].val, es[start:end])
+		start = end
+	}
+}
+
+// addKeys adds values that no change moved away from. Each value's first new record
+// becomes its holder unless the value already has one; only when some value already
+// existed (the insert skipped rows) are holders looked up.
+func (tx *Tx) addKeys(ix *ruleIndex, adds []uentry, removes map[string][]int64, emptyBefore bool) error {
+	var cands []uentry
+	groups(adds, func(val string, run []uentry) {
+		if removes[val] == nil {
+			cands = append(cands, run[0])
+		}
+	})
+	if len(cands) == 0 {
+		return nil
+	}
+	res, err := tx.exec(`INSERT OR IGNORE INTO record_uniques (uc, val, rid) SELECT ?1, substr(value, 20), CAST(substr(value, 1, 19) AS INTEGER) FROM json_each(?2)`, ix.uc, entriesJSON(cands))
+	if err != nil {
+		return errs.Wrap(err, "add unique values")
+	}
+	inserted, _ := res.RowsAffected()
+	existing := map[string][]int64{}
+	if !emptyBefore && int(inserted) < len(cands) {
+		keys := make([]string, len(cands))
+		for i, c := range cands {
+			keys[i] = c.val
+		}
+		holders, err := tx.lookupHolders(ix.uc, keys)
 		if err != nil {
-			return nil, errs.Wrap(err, "look up unique values")
+			return err
 		}
-		for rows.Next() {
-			var v string
-			var rid int64
-			if err := rows.Scan(&v, &rid); err != nil {
-				rows.Close()
-				return nil, errs.Wrap(err, "scan unique value")
+		var taken []string
+		for _, c := range cands {
+			if h := holders[c.val]; len(h) > 0 && h[0] != c.rid {
+				existing[c.val] = h
+				taken = append(taken, c.val)
 			}
-			out[v] = append(out[v], rid)
 		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, errs.Wrap(err, "look up unique values")
+		if existing, err = tx.queryEntries(`SELECT val, rid FROM record_dups WHERE uc = ?1 AND val IN (SELECT value FROM json_each(?2))`, ix.uc, taken, existing); err != nil {
+			return err
 		}
 	}
-	return out, nil
+	var dups []uentry
+	groups(adds, func(val string, run []uentry) {
+		if removes[val] != nil {
+			return
+		}
+		old := existing[val]
+		if old == nil && len(run) == 1 {
+			return
+		}
+		rids := append([]int64{}, old...)
+		for j, e := range run {
+			if old != nil || j > 0 {
+				dups = append(dups, e)
+			}
+			rids = append(rids, e.rid)
+		}
+		ix.entries[val] = rids
+	})
+	return tx.insertDups(ix.uc, dups)
+}
+
+// rewriteKeys recomputes the values changes moved away from: their entries are loaded,
+// changed in memory and written back with the lowest key as holder.
+func (tx *Tx) rewriteKeys(ix *ruleIndex, adds []uentry, removes map[string][]int64) error {
+	keys := make([]string, 0, len(removes))
+	for k := range removes {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	cur, err := tx.lookupHolders(ix.uc, keys)
+	if err != nil {
+		return err
+	}
+	dupRows, err := tx.queryEntries(`SELECT val, rid FROM record_dups WHERE uc = ?1 AND val IN (SELECT value FROM json_each(?2))`, ix.uc, keys, nil)
+	if err != nil {
+		return err
+	}
+	for _, q := range []string{`DELETE FROM record_uniques WHERE uc = ?1 AND val IN (SELECT value FROM json_each(?2))`,
+		`DELETE FROM record_dups WHERE uc = ?1 AND val IN (SELECT value FROM json_each(?2))`} {
+		if _, err := tx.exec(q, ix.uc, stringsJSON(keys)); err != nil {
+			return errs.Wrap(err, "rewrite unique values")
+		}
+	}
+	added := map[string][]int64{}
+	groups(adds, func(val string, run []uentry) {
+		if removes[val] != nil {
+			for _, e := range run {
+				added[val] = append(added[val], e.rid)
+			}
+		}
+	})
+	var holders, dups []uentry
+	for _, k := range keys {
+		gone := map[int64]bool{}
+		for _, rid := range removes[k] {
+			gone[rid] = true
+		}
+		set := []int64{}
+		for _, rid := range append(append(cur[k], dupRows[k]...), added[k]...) {
+			if !gone[rid] && !containsInt(set, rid) {
+				set = append(set, rid)
+			}
+		}
+		sort.Slice(set, func(a, b int) bool { return set[a] < set[b] })
+		ix.entries[k] = set
+		if len(set) == 0 {
+			continue
+		}
+		holders = append(holders, uentry{k, set[0]})
+		for _, rid := range set[1:] {
+			dups = append(dups, uentry{k, rid})
+		}
+	}
+	if len(holders) > 0 {
+		if _, err := tx.exec(`INSERT INTO record_uniques (uc, val, rid) SELECT ?1, substr(value, 20), CAST(substr(value, 1, 19) AS INTEGER) FROM json_each(?2)`, ix.uc, entriesJSON(holders)); err != nil {
+			return errs.Wrap(err, "rewrite unique values")
+		}
+	}
+	return tx.insertDups(ix.uc, dups)
+}
+
+func (tx *Tx) insertDups(uc int64, dups []uentry) error {
+	if len(dups) == 0 {
+		return nil
+	}
+	_, err := tx.exec(`INSERT OR IGNORE INTO record_dups (uc, val, rid) SELECT ?1, substr(value, 20), CAST(substr(value, 1, 19) AS INTEGER) FROM json_each(?2)`, uc, entriesJSON(dups))
+	if err != nil {
+		return errs.Wrap(err, "add duplicate values")
+	}
+	return nil
+}
+
+type uentry struct {
+	val string
+	rid int64
+}
+
+// queryEntries runs an entries query for the keys not in out yet and adds what it finds.
+func (tx *Tx) queryEntries(q string, uc int64, keys []string, out map[string][]int64) (map[string][]int64, error) {
+	if out == nil {
+		out = map[string][]int64{}
+	}
+	list := make([]string, 0, len(keys))
+	for _, k := range keys {
+		if _, done := out[k]; !done {
+			list = append(list, k)
+		}
+	}
+	if len(list) == 0 {
+		return out, nil
+	}
+	rows, err := tx.QueryContext(tx.ctx, q, uc, stringsJSON(list))
+	if err != nil {
+		return nil, errs.Wrap(err, "look up unique values")
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var v string
+		var rid int64
+		if err := rows.Scan(&v, &rid); err != nil {
+			return nil, errs.Wrap(err, "scan unique value")
+		}
+		out[v] = append(out[v], rid)
+	}
+	return out, rows.Err()
+}
+
+// lookupHolders returns the holder of each key that has one.
+func (tx *Tx) lookupHolders(uc int64, keys []string) (map[string][]int64, error) {
+	return tx.queryEntries(`SELECT val, rid FROM record_uniques WHERE uc = ?1 AND val IN (SELECT value FROM json_each(?2))`, uc, keys, nil)
+}
+
+// entriesJSON encodes entries for json_each as strings of the 19-digit key followed by the
+// value, which SQLite splits with substr: cheaper than parsing a pair per entry.
+func entriesJSON(es []uentry) string {
+	var b strings.Builder
+	b.Grow(len(es) * 32)
+	b.WriteByte('[')
+	var num [19]byte
+	for i, e := range es {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		n := e.rid
+		for j := len(num) - 1; j >= 0; j-- {
+			num[j] = byte('0' + n%10)
+			n /= 10
+		}
+		q := records.Quote(e.val)
+		b.WriteByte('"')
+		b.Write(num[:])
+		b.Write(q[1:])
+	}
+	b.WriteByte(']')
+	return b.String()
+}
+
+// stringsJSON encodes a list of strings as a JSON array for json_each.
+func stringsJSON(list []string) string {
+	var b strings.Builder
+	b.WriteByte('[')
+	for i, v := range list {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.Write(records.Quote(v))
+	}
+	b.WriteByte(']')
+	return b.String()
 }
 
 // flipTwins sets or clears unique rules on records outside the write.
@@ -204,8 +388,8 @@ func (tx *Tx) flipTwins(rs *recSheet, twins map[int64]map[int64]bool, w *writeCt
 		for _, t := range list {
 			d.tallyStatus(rs, t.efs, t.old, -1)
 			d.tallyStatus(rs, t.efs, t.dups, 1)
-			_, err := tx.exec(`UPDATE records SET dups = ?, valid = ?, vseq = ?, updated_at = ? WHERE rid = ?`,
-				encodeDups(t.dups), boolInt(rs.validOf(t.efs, t.dups)), w.vseq, ms(tx.now), t.rid)
+			_, err := tx.exec(`UPDATE records SET dups = ?, valid = ?, vseq = ? WHERE rid = ?`,
+				encodeDups(t.dups), boolInt(rs.validOf(t.efs, t.dups)), w.vseq, t.rid)
 			if err != nil {
 				return errs.Wrap(err, "update duplicate")
 			}
@@ -251,17 +435,4 @@ func sameInts(a, b []int64) bool {
 		}
 	}
 	return true
-}
-
-// rowMarks returns n groups of k placeholders for a multi-row VALUES list.
-func rowMarks(n, k int) string {
-	one := "(" + placeholders(k) + ")"
-	b := make([]byte, 0, n*(len(one)+2))
-	for i := 0; i < n; i++ {
-		if i > 0 {
-			b = append(b, ", "...)
-		}
-		b = append(b, one...)
-	}
-	return string(b)
 }

@@ -1,7 +1,11 @@
 package store
 
 import (
+	"database/sql"
 	"encoding/json"
+	"strconv"
+	"strings"
+	"sync"
 
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/model"
@@ -50,6 +54,7 @@ type writeCtx struct {
 	versionID   string
 	emptyBefore bool // the sheet had no records when the write began
 	touched     int  // records outside the write rewritten (duplicate twins)
+	stmts       map[string]*sql.Stmt
 }
 
 // beginWrite checks the sheet accepts writes, prepares its index and opens a version.
@@ -129,51 +134,110 @@ func (tx *Tx) applyChanges(rs *recSheet, changes []*change, w *writeCtx) error {
 	return tx.applyCounts(rs, d)
 }
 
+// Rows are written by multi-row statements with numbered parameters: ?1 is the version,
+// then rowCols per row.
 const (
-	rowCols  = 13
-	rowChunk = 200
+	rowCols  = 6
+	rowChunk = 300
 )
 
-func (rs *recSheet) rowArgs(args []any, st *recState, w *writeCtx, now int64) []any {
-	return append(args, st.rid, string(rs.Schema.Encode(st.row)), rs.encodeCells(st.msgs), rs.encodeCells(st.umsgs), encodeMessages(st.rmsgs),
-		encodeEFS(st.efs), encodeDups(st.dups), rawOrNil(st.meta), rawOrNil(st.cfg), boolInt(st.valid), w.vseq, st.created, now)
+func (rs *recSheet) rowArgs(args []any, st *recState) []any {
+	return append(args, st.rid, rs.Schema.EncodeString(st.row), rs.encodeExtra(st), encodeEFS(st.efs), encodeDups(st.dups), boolInt(st.valid))
+}
+
+// rowValues returns n groups "(?2, …, ?7)" numbering parameters after ?1, with tail
+// appended inside each group.
+func rowValues(n int, tail string) string {
+	var b strings.Builder
+	p := 2
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteByte('(')
+		for j := 0; j < rowCols; j++ {
+			if j > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteByte('?')
+			b.WriteString(strconv.Itoa(p))
+			p++
+		}
+		b.WriteString(tail)
+		b.WriteByte(')')
+	}
+	return b.String()
+}
+
+// writeRows runs stmt (built by sqlFor for a number of rows) over list in chunks; the
+// statement for a full chunk is prepared once per write.
+func (tx *Tx) writeRows(rs *recSheet, list []*recState, w *writeCtx, sqlFor func(n int) string) error {
+	for start := 0; start < len(list); start += rowChunk {
+		chunk := list[start:min(start+rowChunk, len(list))]
+		args := make([]any, 1, 1+rowCols*len(chunk))
+		args[0] = w.vseq
+		for _, st := range chunk {
+			args = rs.rowArgs(args, st)
+		}
+		stmt, err := w.prepare(tx, sqlFor(len(chunk)))
+		if err != nil {
+			return err
+		}
+		if _, err := stmt.ExecContext(tx.ctx, args...); err != nil {
+			return errs.Wrap(err, "write records")
+		}
+	}
+	return nil
+}
+
+// prepare returns a statement prepared in tx, reusing it within the write.
+func (w *writeCtx) prepare(tx *Tx, q string) (*sql.Stmt, error) {
+	if s := w.stmts[q]; s != nil {
+		return s, nil
+	}
+	s, err := tx.PrepareContext(tx.ctx, q)
+	if err != nil {
+		return nil, errs.Wrap(err, "prepare statement")
+	}
+	if w.stmts == nil {
+		w.stmts = map[string]*sql.Stmt{}
+	}
+	w.stmts[q] = s
+	return s, nil
+}
+
+var insertSQL, updateSQL = map[int]string{}, map[int]string{}
+var sqlMu sync.Mutex
+
+// cachedSQL builds the statement text for n rows once.
+func cachedSQL(cache map[int]string, n int, build func(int) string) string {
+	sqlMu.Lock()
+	defer sqlMu.Unlock()
+	if s, ok := cache[n]; ok {
+		return s
+	}
+	s := build(n)
+	if n == rowChunk {
+		cache[n] = s
+	}
+	return s
 }
 
 func (tx *Tx) insertRows(rs *recSheet, list []*recState, w *writeCtx) error {
-	now := ms(tx.now)
-	for start := 0; start < len(list); start += rowChunk {
-		chunk := list[start:min(start+rowChunk, len(list))]
-		args := make([]any, 0, rowCols*len(chunk))
-		for _, st := range chunk {
-			st.created = now
-			args = rs.rowArgs(args, st, w, now)
-		}
-		_, err := tx.exec(`INSERT INTO records (rid, vals, msgs, umsgs, rmsgs, efs, dups, meta, cfg, valid, vseq, created_at, updated_at) VALUES `+
-			rowMarks(len(chunk), rowCols), args...)
-		if err != nil {
-			return errs.Wrap(err, "insert records")
-		}
-	}
-	return nil
+	return tx.writeRows(rs, list, w, func(n int) string {
+		return cachedSQL(insertSQL, n, func(n int) string {
+			return `INSERT INTO records (rid, vals, x, efs, dups, valid, vseq) VALUES ` + rowValues(n, ", ?1")
+		})
+	})
 }
 
 func (tx *Tx) updateRows(rs *recSheet, list []*recState, w *writeCtx) error {
-	now := ms(tx.now)
-	for start := 0; start < len(list); start += rowChunk {
-		chunk := list[start:min(start+rowChunk, len(list))]
-		args := make([]any, 0, rowCols*len(chunk))
-		for _, st := range chunk {
-			args = rs.rowArgs(args, st, w, now)
-		}
-		// column1…column13 follow rowArgs; vseq and updated_at repeat per row.
-		_, err := tx.exec(`UPDATE records SET vals = v.column2, msgs = v.column3, umsgs = v.column4, rmsgs = v.column5, efs = v.column6,
-			dups = v.column7, meta = v.column8, cfg = v.column9, valid = v.column10, vseq = v.column11, updated_at = v.column13
-			FROM (VALUES `+rowMarks(len(chunk), rowCols)+`) AS v WHERE records.rid = v.column1`, args...)
-		if err != nil {
-			return errs.Wrap(err, "update records")
-		}
-	}
-	return nil
+	return tx.writeRows(rs, list, w, func(n int) string {
+		return cachedSQL(updateSQL, n, func(n int) string {
+			return `UPDATE records SET vals = v.column2, x = v.column3, efs = v.column4, dups = v.column5, valid = v.column6, vseq = ?1
+			FROM (VALUES ` + rowValues(n, "") + `) AS v WHERE records.rid = v.column1`
+		})
+	})
 }
 
 func (tx *Tx) deleteRows(rids []int64) error {

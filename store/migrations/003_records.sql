@@ -26,17 +26,15 @@ CREATE TABLE record_field_counts (
 CREATE TABLE records (
     rid        INTEGER PRIMARY KEY,
     vals       TEXT NOT NULL,     -- {"fieldKey": value, …}, keys sorted, empty cells left out
-    msgs       TEXT,              -- Sluice's own messages per field (type, required, enum, references)
-    umsgs      TEXT,              -- messages written by agents and hooks, per field
-    rmsgs      TEXT,              -- record-level messages written by agents and hooks
-    efs        TEXT,              -- keys of fields with an error in msgs or umsgs, each followed by x'1f'
-    dups       TEXT,              -- unique rules (uc) this record breaks, each as ',uc,'
-    meta       TEXT,              -- record metadata (JSON object) or NULL
-    cfg        TEXT,              -- record config {readonly, fields:{key:{readonly}}, markedForDeletion} or NULL
+    -- NULL for most records, else {"m": Sluice's own messages per field (type, required, enum,
+    -- references), "u": messages written by agents and hooks per field, "r": record-level
+    -- messages from agents, "meta": record metadata, "cfg": record config {readonly, fields,
+    -- markedForDeletion}}. One column, so a clean record binds and stores little.
+    x          TEXT,
+    efs        TEXT,              -- keys of fields with an error in m or u, as x'1f' k1 x'1f' k2 x'1f'
+    dups       TEXT,              -- unique rules (uc) this record breaks, as ',uc1,uc2,'
     valid      INTEGER NOT NULL,
-    vseq       INTEGER NOT NULL,  -- version of the last change
-    created_at INTEGER NOT NULL,
-    updated_at INTEGER NOT NULL
+    vseq       INTEGER NOT NULL   -- version of the last change; its time is the record's updatedAt
 );
 -- filter=error pages scan only records with errors.
 CREATE INDEX records_errors ON records(rid) WHERE valid = 0;
@@ -51,8 +49,18 @@ CREATE TABLE unique_rules (
     UNIQUE (sk, name)
 );
 
--- The value index behind unique checks: a write looks up only the values it touches.
+-- The value index behind unique checks: a write looks up only the values it touches. The
+-- first record with a value is its holder; every further record with it is in record_dups,
+-- so a value is duplicated exactly when record_dups has a row for it, and inserting a fresh
+-- value is one insert that nothing has to look up.
 CREATE TABLE record_uniques (
+    uc  INTEGER NOT NULL,
+    val TEXT NOT NULL,
+    rid INTEGER NOT NULL,
+    PRIMARY KEY (uc, val)
+) WITHOUT ROWID;
+
+CREATE TABLE record_dups (
     uc  INTEGER NOT NULL,
     val TEXT NOT NULL,
     rid INTEGER NOT NULL,
@@ -83,9 +91,6 @@ CREATE TABLE snapshot_records (
     ssk   INTEGER NOT NULL,
     rid   INTEGER NOT NULL,
     vals  TEXT NOT NULL,
-    umsgs TEXT,
-    rmsgs TEXT,
-    meta  TEXT,
-    cfg   TEXT,
+    x     TEXT,
     PRIMARY KEY (ssk, rid)
 ) WITHOUT ROWID;
