@@ -24,6 +24,8 @@ type RecordQuery struct {
 	SortDesc        bool
 	ExcludeReadOnly bool // leave out records whose config is readonly
 	Page            model.Page
+
+	pre string // FFQL a bulk operation adds to narrow its scan; does not count as filtering
 }
 
 // filtering reports whether the query narrows the sheet, which turns ids into exclusions.
@@ -181,6 +183,17 @@ func (tx *readCtx) where(rs *recSheet, q *RecordQuery) (ffql.Frag, error) {
 		f, err := ffql.Translate(e, rs.Config.Fields, cols)
 		if err != nil {
 			return ffql.Frag{}, errs.Invalidf("q", "Invalid q: %v", err)
+		}
+		add(f)
+	}
+	if q.pre != "" {
+		e, err := ffql.Parse(q.pre)
+		if err != nil {
+			return ffql.Frag{}, errs.Wrap(err, "internal query")
+		}
+		f, err := ffql.Translate(e, rs.Config.Fields, cols)
+		if err != nil {
+			return ffql.Frag{}, errs.Wrap(err, "internal query")
 		}
 		add(f)
 	}

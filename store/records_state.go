@@ -269,15 +269,19 @@ func (rs *recSheet) scanState(sc scanner) (*recState, error) {
 	if err := sc.Scan(&st.rid, &vals, &x, &efs, &dups, &valid); err != nil {
 		return nil, errs.Wrap(err, "scan record")
 	}
+	return rs.buildState(st.rid, vals, x, efs, dups, valid)
+}
+
+// buildState makes a state from stored columns.
+func (rs *recSheet) buildState(rid int64, vals string, x, efs, dups sql.NullString, valid int) (*recState, error) {
 	row, _, err := rs.Schema.Decode([]byte(vals))
 	if err != nil {
 		return nil, err
 	}
-	st.row = row
-	rs.decodeExtra(x, &st)
+	st := &recState{rid: rid, row: row, valid: valid == 1}
+	rs.decodeExtra(x, st)
 	st.efs, st.dups = decodeEFS(efs), decodeDups(dups)
-	st.valid = valid == 1
-	return &st, nil
+	return st, nil
 }
 
 // loadStates reads the records with the given keys, in the order of rids; keys not found

@@ -1,0 +1,181 @@
+package store_test
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+
+	"github.com/sluice/sluice/errs"
+	"github.com/sluice/sluice/model"
+	"github.com/sluice/sluice/store"
+)
+
+func values(t *testing.T, e *sheetEnv, sh, key string) []string {
+	t.Helper()
+	var out []string
+	for _, r := range e.mustGet(t, sh, store.RecordQuery{}) {
+		out = append(out, value(r, key))
+	}
+	return out
+}
+
+func TestFindAndReplace(t *testing.T) {
+	tests := []struct {
+		name          string
+		find, replace string // JSON
+		legacy        bool
+		want          []string
+	}{
+		{"partial ignores case, every occurrence", `"an"`, `"AN"`, false, []string{`"AANn"`, `"bob"`, `"ANn-ANa"`, "<empty>"}},
+		{"exact in double quotes", `"\"bob\""`, `"Robert"`, false, []string{`"Aann"`, `"Robert"`, `"Ann-ana"`, "<empty>"}},
+		{"legacy replaces the whole cell", `"ann"`, `"X"`, true, []string{`"X"`, `"bob"`, `"X"`, "<empty>"}},
+		{"empty string stays empty string", `"\"bob\""`, `""`, false, []string{`"Aann"`, `""`, `"Ann-ana"`, "<empty>"}},
+		{"null find fills empty cells", `null`, `"none"`, false, []string{`"Aann"`, `"bob"`, `"Ann-ana"`, `"none"`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := mustOpenDB(t)
+			sh := e.mustCreateSheet(t, contacts)
+			e.mustInsert(t, sh, rows(map[string]any{"name": "Aann"}, map[string]any{"name": "bob"}, map[string]any{"name": "Ann-ana"}, map[string]any{"email": "x"}))
+			res, err := e.db.FindAndReplace(t.Context(), sh, store.RecordQuery{}, store.FindReplace{FieldKey: "name", Find: json.RawMessage(tt.find),
+				Replace: json.RawMessage(tt.replace), LegacyReplace: tt.legacy}, store.WriteOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.VersionID == "" {
+				t.Errorf("got no version id")
+			}
+			if got := values(t, e, sh, "name"); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("got %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestFindAndReplaceBatchesAndReadonly(t *testing.T) {
+	e := mustOpenDB(t)
+	cfg := contacts
+	cfg.Fields = append([]model.Field{}, contacts.Fields...)
+	cfg.Fields[4].Readonly = true // tier
+	sh := e.mustCreateSheet(t, cfg)
+	var in []map[string]any
+	for i := 0; i < store.BatchSize+5; i++ {
+		in = append(in, map[string]any{"name": "n", "tier": "gold"})
+	}
+	recs := rows(in...)
+	recs[0].Config = json.RawMessage(`{"readonly":true}`)
+	e.mustInsert(t, sh, recs)
+	_, err := e.db.FindAndReplace(t.Context(), sh, store.RecordQuery{}, store.FindReplace{FieldKey: "tier", Find: json.RawMessage(`"gold"`), Replace: json.RawMessage(`"silver"`), ExcludeReadOnly: true}, store.WriteOptions{})
+	if !errs.Is(err, errs.Invalid) {
+		t.Fatalf("got %v, want a readonly field refused with excludeReadOnly", err)
+	}
+	res, err := e.db.FindAndReplace(t.Context(), sh, store.RecordQuery{}, store.FindReplace{FieldKey: "tier", Find: json.RawMessage(`"gold"`), Replace: json.RawMessage(`"silver"`)}, store.WriteOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Count != store.BatchSize+5 || len(res.VersionIDs) != 2 {
+		t.Fatalf("got %d records in %d versions, want %d in 2", res.Count, len(res.VersionIDs), store.BatchSize+5)
+	}
+	res, err = e.db.FindAndReplace(t.Context(), sh, store.RecordQuery{}, store.FindReplace{FieldKey: "name", Find: json.RawMessage(`"n"`), Replace: json.RawMessage(`"m"`), ExcludeReadOnly: true}, store.WriteOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Count != store.BatchSize+4 {
+		t.Errorf("got %d replaced, want the readonly record skipped", res.Count)
+	}
+}
+
+func TestClearColumn(t *testing.T) {
+	e := mustOpenDB(t)
+	cfg := contacts
+	cfg.Fields = append([]model.Field{}, contacts.Fields...)
+	cfg.Fields[2].Readonly = true // age
+	sh := e.mustCreateSheet(t, cfg)
+	in := rows(map[string]any{"name": "A", "email": "same"}, map[string]any{"name": "B", "email": "same"}, map[string]any{"name": "C", "email": "keep"})
+	in[2].Config = json.RawMessage(`{"readonly":true}`)
+	e.mustInsert(t, sh, in)
+	if _, err := e.db.ClearColumn(t.Context(), sh, "age", store.WriteOptions{}); err == nil || err.Error() != store.ErrColumnReadonly.Error() {
+		t.Fatalf("got %v, want %v", err, store.ErrColumnReadonly)
+	}
+	if _, err := e.db.ClearColumn(t.Context(), sh, "email", store.WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := values(t, e, sh, "email"); !reflect.DeepEqual(got, []string{"<empty>", "<empty>", `"keep"`}) {
+		t.Errorf("got %v, want cleared except the readonly record", got)
+	}
+	if c := e.mustCounts(t, sh); c.Valid != 3 {
+		t.Errorf("got %d valid, want the duplicates cleared with the column", c.Valid)
+	}
+	snaps, err := e.db.ListSnapshots(t.Context(), e.account, sh, "")
+	if err != nil || len(snaps) != 1 || snaps[0].Label != "email" {
+		t.Fatalf("got %v %v, want one snapshot labelled email", snaps, err)
+	}
+	cfg.Readonly = true
+	e.setConfig(t, sh, cfg)
+	if _, err := e.db.ClearColumn(t.Context(), sh, "name", store.WriteOptions{}); err == nil || err.Error() != store.ErrSheetReadonly.Error() {
+		t.Fatalf("got %v, want %v", err, store.ErrSheetReadonly)
+	}
+}
+
+func TestDeleteWhereAndBulkUpdate(t *testing.T) {
+	e := mustOpenDB(t)
+	sh := e.mustCreateSheet(t, contacts)
+	e.mustInsert(t, sh, rows(map[string]any{"name": "A", "age": "x"}, map[string]any{"name": "B"}, map[string]any{"name": "C", "age": "y"}))
+	res, err := e.db.BulkUpdate(t.Context(), sh, store.RecordQuery{Filter: "error"}, map[string]store.CellIn{"age": {Value: json.RawMessage(`7`), HasValue: true}}, store.WriteOptions{})
+	if err != nil || res.Count != 2 {
+		t.Fatalf("got %v %v, want 2 updated", res, err)
+	}
+	if c := e.mustCounts(t, sh); c.Valid != 3 {
+		t.Fatalf("got %+v, want all valid", c)
+	}
+	if _, err := e.db.DeleteWhere(t.Context(), sh, store.RecordQuery{Q: `name ne B`}, store.WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := values(t, e, sh, "name"); !reflect.DeepEqual(got, []string{`"B"`}) {
+		t.Errorf("got %v, want only B left", got)
+	}
+}
+
+func TestSnapshotSummaryAndRestore(t *testing.T) {
+	e := mustOpenDB(t)
+	sh := e.mustCreateSheet(t, contacts)
+	res := e.mustInsert(t, sh, rows(map[string]any{"name": "A", "email": "a"}, map[string]any{"name": "B", "email": "b"}, map[string]any{"name": "C"}))
+	snap, err := e.db.CreateSnapshot(t.Context(), e.account, sh, "before", "", "us_usr_test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.mustUpdate(t, sh, set(res.Records[0].ID, map[string]any{"email": "b"})) // now a duplicate of B
+	if _, err := e.db.DeleteRecords(t.Context(), sh, []string{res.Records[2].ID}, store.WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	e.mustInsert(t, sh, rows(map[string]any{"name": "D"}))
+	cfg := contacts
+	cfg.Fields = append(append([]model.Field{}, contacts.Fields[1:]...), model.Field{Key: "notes", Type: "string"})
+	e.setConfig(t, sh, cfg)
+	got, err := e.db.GetSnapshot(t.Context(), e.account, snap.ID, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := got.Summary
+	if s.CreatedSince.Total != 1 || s.UpdatedSince.Total != 1 || s.DeletedSince.Total != 1 || s.UpdatedSince.ByField["email"] != 1 {
+		t.Errorf("got created %d updated %d (%v) deleted %d, want 1, 1 (email 1), 1", s.CreatedSince.Total, s.UpdatedSince.Total, s.UpdatedSince.ByField, s.DeletedSince.Total)
+	}
+	if s.SchemaDiff["name"] != "removed" || s.SchemaDiff["notes"] != "added" || s.SchemaDiff["email"] != "unchanged" {
+		t.Errorf("got schema diff %v", s.SchemaDiff)
+	}
+	diff, err := e.db.GetSnapshotRecords(t.Context(), e.account, snap.ID, "", model.Page{Size: 10, Number: 1})
+	if err != nil || len(diff) != 3 {
+		t.Fatalf("got %d diff records (%v), want 3", len(diff), err)
+	}
+	e.setConfig(t, sh, contacts)
+	if _, err := e.db.RestoreSnapshot(t.Context(), e.account, snap.ID, store.RestoreOptions{Created: true, Updated: true, Deleted: true}, store.WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	recs := e.mustGet(t, sh, store.RecordQuery{})
+	if len(recs) != 3 || recs[2].ID != res.Records[2].ID || value(recs[0], "email") != `"a"` {
+		t.Fatalf("got %d records, want the three originals back with their ids and values", len(recs))
+	}
+	if c := e.mustCounts(t, sh); c.Total != 3 || c.Valid != 3 {
+		t.Errorf("got %+v, want 3 valid", c)
+	}
+}
