@@ -191,7 +191,7 @@ func (db *DB) FindAndReplace(ctx context.Context, sheetID string, q RecordQuery,
 // matcher applies a FindReplace to cells.
 type matcher struct {
 	exact, empty, legacy bool
-	find                 string // exact: the text; partial: lower-cased text
+	find                 string          // exact: the text; partial: lower-cased text
 	with                 json.RawMessage // the canonical replacement
 	replaceText          string
 	replaceNull          bool
