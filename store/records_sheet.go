@@ -258,3 +258,22 @@ func (tx *Tx) RevalidateRecords(sheetID string) error {
 	}
 	return tx.prepareWrite(rs)
 }
+
+// SheetScope names where a sheet sits, for authorizing record work on it.
+type SheetScope struct {
+	SheetID       string
+	WorkbookID    string
+	SpaceID       string
+	EnvironmentID string
+	AccountID     string
+	Config        model.SheetConfig
+}
+
+// RecordSheetScope returns the scope of a live sheet of the account. Errors: not_found.
+func (db *DB) RecordSheetScope(ctx context.Context, accountID, sheetID string) (*SheetScope, error) {
+	rs, err := loadRecSheet(ctx, db.r, accountID, sheetID)
+	if err != nil {
+		return nil, err
+	}
+	return &SheetScope{SheetID: rs.ID, WorkbookID: rs.WorkbookID, SpaceID: rs.SpaceID, EnvironmentID: rs.EnvironmentID, AccountID: rs.AccountID, Config: rs.Config}, nil
+}

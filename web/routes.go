@@ -50,6 +50,21 @@ func routes(app *fiber.App, d Deps) {
 	// -- workbooks, sheets, commits (issue 3) --
 
 	// -- records, counts, find-replace, snapshots (issue 3) --
+	recs, snaps := api.NewRecords(d.Store), api.NewSnapshots(d.Store)
+	v1.Get("/sheets/:sheetId/records", recs.Get)
+	v1.Post("/sheets/:sheetId/records", recs.Insert)
+	v1.Put("/sheets/:sheetId/records", recs.Update)
+	v1.Delete("/sheets/:sheetId/records", recs.Delete)
+	v1.Patch("/sheets/:sheetId/records/bulk-update", recs.BulkUpdate)
+	v1.Get("/sheets/:sheetId/counts", recs.Counts)
+	v1.Put("/sheets/:sheetId/find-replace", recs.FindReplace)
+	v1.Post("/sheets/:sheetId/fields/:fieldKey/clear", recs.ClearColumn)
+	v1.Post("/snapshots", snaps.Create)
+	v1.Get("/snapshots", snaps.List)
+	v1.Get("/snapshots/:snapshotId", snaps.Get)
+	v1.Delete("/snapshots/:snapshotId", snaps.Delete)
+	v1.Post("/snapshots/:snapshotId/restore", snaps.Restore)
+	v1.Get("/snapshots/:snapshotId/records", snaps.Records)
 
 	v1.Use(func(c *fiber.Ctx) error { return fiber.ErrNotFound })
 

@@ -1,0 +1,579 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/sluice/sluice/auth"
+	"github.com/sluice/sluice/errs"
+	"github.com/sluice/sluice/model"
+	"github.com/sluice/sluice/records"
+	"github.com/sluice/sluice/store"
+)
+
+// RecordStore is what the record handlers need.
+type RecordStore interface {
+	RecordSheetScope(ctx context.Context, accountID, sheetID string) (*store.SheetScope, error)
+	GetRecords(ctx context.Context, accountID, sheetID string, q store.RecordQuery, withTotal bool) ([]*store.Record, int64, error)
+	GetRecordCounts(ctx context.Context, accountID, sheetID string) (*store.Counts, error)
+	CountRecords(ctx context.Context, accountID, sheetID string, q store.RecordQuery) (*store.Counts, error)
+	InsertRecords(ctx context.Context, sheetID string, in []store.RecordIn, opt store.WriteOptions) (*store.WriteResult, error)
+	UpdateRecords(ctx context.Context, sheetID string, in []store.RecordIn, opt store.WriteOptions) (*store.WriteResult, error)
+	DeleteRecords(ctx context.Context, sheetID string, ids []string, opt store.WriteOptions) (*store.WriteResult, error)
+	DeleteWhere(ctx context.Context, sheetID string, q store.RecordQuery, opt store.WriteOptions) (*store.BulkResult, error)
+	FindAndReplace(ctx context.Context, sheetID string, q store.RecordQuery, fr store.FindReplace, opt store.WriteOptions) (*store.BulkResult, error)
+	BulkUpdate(ctx context.Context, sheetID string, q store.RecordQuery, cells map[string]store.CellIn, opt store.WriteOptions) (*store.BulkResult, error)
+	ClearColumn(ctx context.Context, sheetID, fieldKey string, opt store.WriteOptions) (*store.BulkResult, error)
+}
+
+// Records serves /v1/sheets/:sheetId/records and the sheet's counts, find-replace,
+// bulk-update and clear-column endpoints.
+type Records struct{ store RecordStore }
+
+// NewRecords returns the record handlers.
+func NewRecords(s RecordStore) *Records { return &Records{store: s} }
+
+// maxIDs is the most record ids a request may name, as Flatfile documents.
+const maxIDs = 100
+
+// sheet loads the path's sheet and checks the principal reaches its space; sheets out of
+// reach are not found.
+func (h *Records) sheet(c *fiber.Ctx) (*auth.Principal, *store.SheetScope, error) {
+	p := PrincipalOf(c)
+	if err := notPublishable(p); err != nil {
+		return nil, nil, err
+	}
+	sc, err := h.store.RecordSheetScope(c.Context(), p.AccountID, c.Params("sheetId"))
+	if err != nil {
+		return nil, nil, err
+	}
+	if !p.ReachesSpace(&model.Space{ID: sc.SpaceID, AccountID: sc.AccountID, EnvironmentID: sc.EnvironmentID}) {
+		return nil, nil, errs.NotFoundf("sheetId", "Sheet not found")
+	}
+	return p, sc, nil
+}
+
+// writeOptions builds the store options of a write request.
+func writeOptions(c *fiber.Ctx, p *auth.Principal) store.WriteOptions {
+	return store.WriteOptions{Actor: p.ActorID, AccountID: p.AccountID, DisableHooks: strings.EqualFold(c.Get("X-Disable-Hooks"), "true")}
+}
+
+// queryList reads a repeatable query parameter (ids=a&ids=b); commas also separate values.
+func queryList(c *fiber.Ctx, key string) []string {
+	var out []string
+	for _, v := range c.Context().QueryArgs().PeekMulti(key) {
+		for _, s := range strings.Split(string(v), ",") {
+			if s = strings.TrimSpace(s); s != "" {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+// recordQuery reads the filter parameters the records endpoints share.
+func recordQuery(c *fiber.Ctx) (store.RecordQuery, error) {
+	q := store.RecordQuery{Filter: c.Query("filter"), FilterField: c.Query("filterField"), SearchValue: c.Query("searchValue"),
+		SearchField: c.Query("searchField"), Q: c.Query("q"), SortField: c.Query("sortField"), IDs: queryList(c, "ids")}
+	if len(q.IDs) > maxIDs {
+		return q, errs.Invalidf("ids", "At most %d ids may be given, got %d", maxIDs, len(q.IDs))
+	}
+	q.VersionID = firstOf(c.Query("commitId"), c.Query("versionId"))
+	q.SinceVersionID = firstOf(c.Query("sinceCommitId"), c.Query("sinceVersionId"))
+	var err error
+	if q.SortDesc, err = sortDesc(c); err != nil {
+		return q, err
+	}
+	ro, err := queryBool(c, "excludeReadOnly")
+	if err != nil {
+		return q, err
+	}
+	q.ExcludeReadOnly = ro != nil && *ro
+	return q, nil
+}
+
+func firstOf(vals ...string) string {
+	for _, v := range vals {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// Get handles GET /v1/sheets/:sheetId/records.
+func (h *Records) Get(c *fiber.Ctx) error {
+	p, sc, err := h.sheet(c)
+	if err != nil {
+		return err
+	}
+	q, err := recordQuery(c)
+	if err != nil {
+		return err
+	}
+	if q.Page, err = page(c, 10000, 10000); err != nil {
+		return err
+	}
+	flags := map[string]*bool{}
+	for _, k := range []string{"includeCounts", "includeLength", "includeMessages", "includeLinks"} {
+		if flags[k], err = queryBool(c, k); err != nil {
+			return err
+		}
+	}
+	on := func(k string) bool { return flags[k] != nil && *flags[k] }
+	recs, total, err := h.store.GetRecords(c.Context(), p.AccountID, sc.SheetID, q, on("includeLength"))
+	if err != nil {
+		return err
+	}
+	var counts *store.Counts
+	if on("includeCounts") {
+		if counts, err = h.store.GetRecordCounts(c.Context(), p.AccountID, sc.SheetID); err != nil {
+			return err
+		}
+	}
+	if on("includeLength") {
+		if counts == nil {
+			counts = &store.Counts{}
+		}
+		counts.Total = total
+	}
+	w := recordWriter{messages: on("includeMessages"), fields: fieldSet(queryList(c, "fields"))}
+	return w.send(c, recs, counts, "")
+}
+
+func fieldSet(keys []string) map[string]bool {
+	if len(keys) == 0 {
+		return nil
+	}
+	m := make(map[string]bool, len(keys))
+	for _, k := range keys {
+		m[k] = true
+	}
+	return m
+}
+
+// recordWriter renders records in Flatfile's shape: root keys id, values, valid, metadata,
+// config (record-level messages only with includeMessages), cells with value, valid,
+// updatedAt and, with includeMessages, messages.
+type recordWriter struct {
+	messages bool
+	fields   map[string]bool
+}
+
+func (w recordWriter) send(c *fiber.Ctx, recs []*store.Record, counts *store.Counts, versionID string) error {
+	var b bytes.Buffer
+	b.Grow(256 * (len(recs) + 1))
+	b.WriteString(`{"data":{"records":[`)
+	for i, r := range recs {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		w.record(&b, r)
+	}
+	b.WriteByte(']')
+	if counts != nil {
+		b.WriteString(`,"counts":`)
+		cj, _ := json.Marshal(toCountsJSON(counts, false))
+		b.Write(cj)
+	}
+	if versionID != "" {
+		b.WriteString(`,"versionId":`)
+		b.Write(records.Quote(versionID))
+		b.WriteString(`,"commitId":`)
+		b.Write(records.Quote(versionID))
+	}
+	b.WriteString(`,"success":true}}`)
+	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
+	return c.Send(b.Bytes())
+}
+
+func (w recordWriter) record(b *bytes.Buffer, r *store.Record) {
+	b.WriteString(`{"id":`)
+	b.Write(records.Quote(r.ID))
+	b.WriteString(`,"values":{`)
+	at, _ := Time(r.UpdatedAt).MarshalJSON()
+	first := true
+	for _, cell := range r.Cells {
+		if w.fields != nil && !w.fields[cell.Key] {
+			continue
+		}
+		if !first {
+			b.WriteByte(',')
+		}
+		first = false
+		b.Write(records.Quote(cell.Key))
+		b.WriteString(`:{"value":`)
+		if cell.Value == nil {
+			b.WriteString("null")
+		} else {
+			b.Write(cell.Value)
+		}
+		b.WriteString(`,"valid":`)
+		b.WriteString(strconv.FormatBool(cell.Valid))
+		if w.messages {
+			b.WriteString(`,"messages":`)
+			writeMessages(b, cell.Messages)
+		}
+		b.WriteString(`,"updatedAt":`)
+		b.Write(at)
+		b.WriteByte('}')
+	}
+	b.WriteString(`},"valid":`)
+	b.WriteString(strconv.FormatBool(r.Valid))
+	if w.messages && len(r.Messages) > 0 {
+		b.WriteString(`,"messages":`)
+		writeMessages(b, r.Messages)
+	}
+	b.WriteString(`,"metadata":`)
+	writeObject(b, r.Metadata)
+	b.WriteString(`,"config":`)
+	writeObject(b, r.Config)
+	b.WriteByte('}')
+}
+
+func writeMessages(b *bytes.Buffer, ms []records.Message) {
+	if len(ms) == 0 {
+		b.WriteString("[]")
+		return
+	}
+	j, _ := json.Marshal(ms)
+	b.Write(j)
+}
+
+func writeObject(b *bytes.Buffer, raw json.RawMessage) {
+	if len(raw) == 0 {
+		b.WriteString("{}")
+		return
+	}
+	b.Write(raw)
+}
+
+// countsJSON is RecordCounts on the wire.
+type countsJSON struct {
+	Total         int64                     `json:"total"`
+	Valid         int64                     `json:"valid"`
+	Error         int64                     `json:"error"`
+	ErrorsByField map[string]int64          `json:"errorsByField"`
+	ByField       map[string]fieldCountJSON `json:"byField,omitempty"`
+}
+
+type fieldCountJSON struct {
+	Total int64 `json:"total"`
+	Valid int64 `json:"valid"`
+	Error int64 `json:"error"`
+	Empty int64 `json:"empty"`
+}
+
+func toCountsJSON(c *store.Counts, byField bool) countsJSON {
+	out := countsJSON{Total: c.Total, Valid: c.Valid, Error: c.Error, ErrorsByField: c.ErrorsByField}
+	if out.ErrorsByField == nil {
+		out.ErrorsByField = map[string]int64{}
+	}
+	if byField {
+		out.ByField = map[string]fieldCountJSON{}
+		for k, empty := range c.EmptyByField {
+			e := c.ErrorsByField[k]
+			out.ByField[k] = fieldCountJSON{Total: c.Total, Valid: c.Total - e, Error: e, Empty: empty}
+		}
+	}
+	return out
+}
+
+// Counts handles GET /v1/sheets/:sheetId/counts. Without filters the counts come from the
+// counts kept on write; filters, search and q count by a scan.
+func (h *Records) Counts(c *fiber.Ctx) error {
+	p, sc, err := h.sheet(c)
+	if err != nil {
+		return err
+	}
+	q, err := recordQuery(c)
+	if err != nil {
+		return err
+	}
+	byField, err := queryBool(c, "byField")
+	if err != nil {
+		return err
+	}
+	var counts *store.Counts
+	if q.Filter == "" && q.SearchValue == "" && q.Q == "" && len(q.IDs) == 0 && q.VersionID == "" && q.SinceVersionID == "" {
+		counts, err = h.store.GetRecordCounts(c.Context(), p.AccountID, sc.SheetID)
+	} else {
+		counts, err = h.store.CountRecords(c.Context(), p.AccountID, sc.SheetID, q)
+	}
+	if err != nil {
+		return err
+	}
+	return data(c, fiber.Map{"counts": toCountsJSON(counts, byField != nil && *byField), "success": true})
+}
+
+// cellJSON is a CellValue in a request; it remembers which keys were present.
+type cellJSON struct{ store.CellIn }
+
+// UnmarshalJSON reads {"value": …, "messages": […], …}.
+func (cj *cellJSON) UnmarshalJSON(b []byte) error {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		return errs.Invalidf("values", "A cell must be an object like {\"value\": …}")
+	}
+	if v, ok := m["value"]; ok {
+		cj.Value, cj.HasValue = v, true
+	}
+	if ms, ok := m["messages"]; ok {
+		cj.HasMessages = true
+		if string(ms) != "null" {
+			if err := json.Unmarshal(ms, &cj.Messages); err != nil {
+				return errs.Invalidf("messages", "messages must be an array of {type, message, source?, path?}")
+			}
+		}
+	}
+	return nil
+}
+
+// recordJSON is a Record_ (update) or RecordData (insert, values only) in a request.
+type recordJSON struct {
+	ID       string              `json:"id"`
+	Values   map[string]cellJSON `json:"values"`
+	Messages *[]records.Message  `json:"messages"`
+	Metadata json.RawMessage     `json:"metadata"`
+	Config   json.RawMessage     `json:"config"`
+}
+
+func (r *recordJSON) toIn(i int) (store.RecordIn, error) {
+	in := store.RecordIn{ID: r.ID, Values: make(map[string]store.CellIn, len(r.Values))}
+	for k, v := range r.Values {
+		in.Values[k] = v.CellIn
+	}
+	if r.Messages != nil {
+		in.Messages, in.HasMessages = *r.Messages, true
+	}
+	for key, raw := range map[string]json.RawMessage{"metadata": r.Metadata, "config": r.Config} {
+		if err := rawObject(key, raw); err != nil {
+			return in, errs.Invalidf(key, "Record %d: %s must be an object", i, key)
+		}
+	}
+	if len(r.Metadata) > 0 && string(r.Metadata) != "null" {
+		in.Metadata = r.Metadata
+	}
+	if len(r.Config) > 0 && string(r.Config) != "null" {
+		var cfg struct {
+			Readonly          *bool                      `json:"readonly"`
+			Fields            map[string]json.RawMessage `json:"fields"`
+			MarkedForDeletion *bool                      `json:"markedForDeletion"`
+		}
+		if err := json.Unmarshal(r.Config, &cfg); err != nil {
+			return in, errs.Invalidf("config", "Record %d: config must be {readonly?, fields?: {key: {readonly?}}, markedForDeletion?}", i)
+		}
+		in.Config = r.Config
+	}
+	return in, nil
+}
+
+// Insert handles POST /v1/sheets/:sheetId/records: a JSON array of records, each an object
+// of field key → {value}. The answer holds the new records in the order sent.
+func (h *Records) Insert(c *fiber.Ctx) error {
+	p, sc, err := h.sheet(c)
+	if err != nil {
+		return err
+	}
+	var body []map[string]cellJSON
+	if err := bindArray(c, &body); err != nil {
+		return err
+	}
+	in := make([]store.RecordIn, len(body))
+	for i, rec := range body {
+		in[i].Values = make(map[string]store.CellIn, len(rec))
+		for k, v := range rec {
+			in[i].Values[k] = v.CellIn
+		}
+	}
+	res, err := h.store.InsertRecords(c.Context(), sc.SheetID, in, writeOptions(c, p))
+	if err != nil {
+		return err
+	}
+	return recordWriter{messages: true}.send(c, res.Records, nil, res.VersionID)
+}
+
+// bindArray decodes a body that must be a JSON array.
+func bindArray(c *fiber.Ctx, dst any) error {
+	if t := bytes.TrimSpace(c.Body()); len(t) == 0 || t[0] != '[' {
+		return errs.Invalidf("body", "Request body must be a JSON array of records")
+	}
+	return bind(c, dst)
+}
+
+// Update handles PUT /v1/sheets/:sheetId/records: a JSON array of records with ids; only
+// the cells sent change.
+func (h *Records) Update(c *fiber.Ctx) error {
+	p, sc, err := h.sheet(c)
+	if err != nil {
+		return err
+	}
+	var body []recordJSON
+	if err := bindArray(c, &body); err != nil {
+		return err
+	}
+	in := make([]store.RecordIn, len(body))
+	for i := range body {
+		if in[i], err = body[i].toIn(i); err != nil {
+			return err
+		}
+	}
+	res, err := h.store.UpdateRecords(c.Context(), sc.SheetID, in, writeOptions(c, p))
+	if err != nil {
+		return err
+	}
+	return data(c, fiber.Map{"versionId": res.VersionID, "commitId": res.VersionID})
+}
+
+// Delete handles DELETE /v1/sheets/:sheetId/records: by ids (at most 100), or, without ids,
+// every record the filter, searchValue or q parameters select.
+func (h *Records) Delete(c *fiber.Ctx) error {
+	p, sc, err := h.sheet(c)
+	if err != nil {
+		return err
+	}
+	q, err := recordQuery(c)
+	if err != nil {
+		return err
+	}
+	opt := writeOptions(c, p)
+	switch {
+	case q.Filter != "" || q.SearchValue != "" || q.Q != "":
+		_, err = h.store.DeleteWhere(c.Context(), sc.SheetID, q, opt)
+	case len(q.IDs) > 0:
+		_, err = h.store.DeleteRecords(c.Context(), sc.SheetID, q.IDs, opt)
+	default:
+		return errs.Invalidf("ids", "Name the records to delete with ids, or select them with filter, searchValue or q")
+	}
+	if err != nil {
+		return err
+	}
+	return success(c)
+}
+
+// findReplaceIn is the find-replace body; excludeReadOnly, legacyReplace and actorId are
+// also read from the query string (the typed client strips unknown body keys).
+type findReplaceIn struct {
+	Find            json.RawMessage `json:"find"`
+	Replace         json.RawMessage `json:"replace"`
+	FieldKey        string          `json:"fieldKey"`
+	ExcludeReadOnly *bool           `json:"excludeReadOnly"`
+	LegacyReplace   *bool           `json:"legacyReplace"`
+	ActorID         string          `json:"actorId"`
+	Options         *struct {
+		ExcludeReadOnly *bool `json:"excludeReadOnly"`
+	} `json:"options"`
+}
+
+// FindReplace handles PUT /v1/sheets/:sheetId/find-replace.
+func (h *Records) FindReplace(c *fiber.Ctx) error {
+	p, sc, err := h.sheet(c)
+	if err != nil {
+		return err
+	}
+	var in findReplaceIn
+	if err := bind(c, &in); err != nil {
+		return err
+	}
+	if in.FieldKey == "" {
+		in.FieldKey = firstOf(c.Query("fieldKey"), c.Query("field"))
+	}
+	if in.FieldKey == "" {
+		return errs.Invalidf("fieldKey", "fieldKey is required")
+	}
+	q, err := recordQuery(c)
+	if err != nil {
+		return err
+	}
+	fr := store.FindReplace{FieldKey: in.FieldKey, Find: in.Find, Replace: in.Replace}
+	if in.Options != nil && in.Options.ExcludeReadOnly != nil {
+		in.ExcludeReadOnly = in.Options.ExcludeReadOnly
+	}
+	for _, f := range []struct {
+		body *bool
+		key  string
+		dst  *bool
+	}{{in.ExcludeReadOnly, "excludeReadOnly", &fr.ExcludeReadOnly}, {in.LegacyReplace, "legacyReplace", &fr.LegacyReplace}} {
+		v, err := queryBool(c, f.key)
+		if err != nil {
+			return err
+		}
+		if f.body != nil {
+			v = f.body
+		}
+		*f.dst = v != nil && *v
+	}
+	// excludeReadOnly on the query of find-replace is an option, not a record filter.
+	q.ExcludeReadOnly = false
+	opt := writeOptions(c, p)
+	if actor := firstOf(in.ActorID, c.Query("actorId")); actor != "" {
+		opt.Actor = actor
+	}
+	res, err := h.store.FindAndReplace(c.Context(), sc.SheetID, q, fr, opt)
+	if err != nil {
+		return err
+	}
+	return data(c, fiber.Map{"versionId": res.VersionID, "commitId": res.VersionID})
+}
+
+// BulkUpdate handles PATCH /v1/sheets/:sheetId/records/bulk-update: {fieldUpdates: {key:
+// {value}}} applied to every record the query parameters select.
+func (h *Records) BulkUpdate(c *fiber.Ctx) error {
+	p, sc, err := h.sheet(c)
+	if err != nil {
+		return err
+	}
+	var in struct {
+		FieldUpdates map[string]cellJSON `json:"fieldUpdates"`
+	}
+	if err := bind(c, &in); err != nil {
+		return err
+	}
+	if len(in.FieldUpdates) == 0 {
+		return errs.Invalidf("fieldUpdates", "fieldUpdates must name at least one field")
+	}
+	q, err := recordQuery(c)
+	if err != nil {
+		return err
+	}
+	cells := make(map[string]store.CellIn, len(in.FieldUpdates))
+	for k, v := range in.FieldUpdates {
+		cells[k] = v.CellIn
+	}
+	opt := writeOptions(c, p)
+	silent, err := queryBool(c, "silent")
+	if err != nil {
+		return err
+	}
+	opt.Silent = silent != nil && *silent
+	res, err := h.store.BulkUpdate(c.Context(), sc.SheetID, q, cells, opt)
+	if err != nil {
+		return err
+	}
+	return data(c, fiber.Map{"versionId": res.VersionID, "commitId": res.VersionID})
+}
+
+// ClearColumn handles POST /v1/sheets/:sheetId/fields/:fieldKey/clear (a Sluice path; the
+// interface does not name one): empties the field in every record after a snapshot
+// labelled with the field key.
+func (h *Records) ClearColumn(c *fiber.Ctx) error {
+	p, sc, err := h.sheet(c)
+	if err != nil {
+		return err
+	}
+	key, err := url.PathUnescape(c.Params("fieldKey"))
+	if err != nil {
+		return errs.Invalidf("fieldKey", "Malformed field key in the path")
+	}
+	res, err := h.store.ClearColumn(c.Context(), sc.SheetID, key, writeOptions(c, p))
+	if err != nil {
+		return err
+	}
+	return data(c, fiber.Map{"versionId": res.VersionID, "commitId": res.VersionID, "count": res.Count})
+}
