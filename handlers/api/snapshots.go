@@ -55,7 +55,9 @@ type snapshotJSON struct {
 func toSnapshotJSON(s *store.Snapshot) snapshotJSON {
 	out := snapshotJSON{ID: s.ID, SheetID: s.SheetID, Label: s.Label, ThreadID: s.ThreadID, CreatedAt: Time(s.CreatedAt), CreatedBy: s.CreatedBy}
 	if sum := s.Summary; sum != nil {
-		sec := func(x store.SummarySection) summarySectionJSON { return summarySectionJSON{Total: x.Total, ByField: x.ByField} }
+		sec := func(x store.SummarySection) summarySectionJSON {
+			return summarySectionJSON{Total: x.Total, ByField: x.ByField}
+		}
 		out.Summary = &snapshotSummaryJSON{CreatedSince: sec(sum.CreatedSince), UpdatedSince: sec(sum.UpdatedSince), DeletedSince: sec(sum.DeletedSince),
 			SchemaDiff: sum.SchemaDiff, Config: sum.Config}
 	}
