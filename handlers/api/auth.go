@@ -2,7 +2,7 @@ package api
 
 import (
 	"context"
-	"time"
+	"strconv"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -38,7 +38,7 @@ type credentials struct {
 
 type accessTokenJSON struct {
 	AccessToken string `json:"accessToken"`
-	ExpiresIn   int    `json:"expiresIn"`
+	ExpiresIn   string `json:"expiresIn"` // seconds, as a string: the client's schema says so
 	Expires     Time   `json:"expires"`
 	Email       string `json:"email,omitempty"`
 	UserID      string `json:"userId,omitempty"`
@@ -71,7 +71,7 @@ func (h *Auth) Exchange(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(accessTokenJSON{AccessToken: tok, ExpiresIn: int(time.Until(exp).Seconds() + 0.5), Expires: Time(exp),
+	return c.JSON(accessTokenJSON{AccessToken: tok, ExpiresIn: strconv.Itoa(int(h.tokens.TTL.Seconds())), Expires: Time(exp),
 		Email: p.Email, UserID: p.UserID, AccountID: p.AccountID})
 }
 

@@ -1,0 +1,120 @@
+// Shared helpers for the wire-format suite: start a real Sluice binary on a free port with a
+// fresh data directory and hand back an @flatfile/api client pointed at it.
+import { spawn, execFileSync } from "node:child_process";
+import { createRequire } from "node:module";
+import { mkdtempSync, rmSync, existsSync } from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const require = createRequire(import.meta.url);
+export const { FlatfileClient, Flatfile } = require("@flatfile/api");
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+export const SECRET = "sk_wiretest_secret_0001";
+export const PUBLISHABLE = "pk_wiretest_public_0001";
+export const EMAIL = "admin@example.com";
+export const PASSWORD = "wire-test-pass-1";
+
+let builtBinary;
+function binary() {
+  if (process.env.SLUICE_BIN) return process.env.SLUICE_BIN;
+  if (!builtBinary) {
+    builtBinary = path.join(mkdtempSync(path.join(os.tmpdir(), "sluice-bin-")), "sluice");
+    execFileSync("go", ["build", "-o", builtBinary, "./cmd/sluice"], { cwd: root, stdio: "inherit" });
+  }
+  return builtBinary;
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+    srv.on("error", reject);
+  });
+}
+
+/** startServer starts Sluice and resolves once /healthz answers. Call stop() in after(). */
+export async function startServer() {
+  const port = await freePort();
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), "sluice-wire-"));
+  const child = spawn(binary(), [], {
+    env: {
+      ...process.env,
+      SLUICE_ADDR: `127.0.0.1:${port}`,
+      SLUICE_DATA_DIR: dataDir,
+      SLUICE_ADMIN_EMAIL: EMAIL,
+      SLUICE_ADMIN_PASSWORD: PASSWORD,
+      SLUICE_SECRET_KEY: SECRET,
+      SLUICE_PUBLISHABLE_KEY: PUBLISHABLE,
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout.on("data", (d) => (output += d));
+  child.stderr.on("data", (d) => (output += d));
+  const baseURL = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 20000;
+  for (;;) {
+    try {
+      const r = await fetch(`${baseURL}/healthz`);
+      if (r.ok) break;
+    } catch {}
+    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`sluice did not start:\n${output}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const stop = async () => {
+    if (child.exitCode === null) {
+      const exited = new Promise((r) => child.once("exit", r));
+      child.kill("SIGTERM");
+      await exited;
+    }
+    if (existsSync(dataDir)) rmSync(dataDir, { recursive: true, force: true });
+  };
+  return { port, baseURL, dataDir, stop, output: () => output, client: (token = SECRET) => new FlatfileClient({ token, apiUrl: baseURL }) };
+}
+
+/** failOnValidationWarnings makes a test fail when the client could not deserialize a response. */
+export function watchValidationWarnings() {
+  const seen = [];
+  const orig = console.warn;
+  console.warn = (...args) => {
+    const msg = args.map(String).join(" ");
+    if (msg.includes("Failed to validate")) seen.push(msg);
+    orig(...args);
+  };
+  return { seen, restore: () => (console.warn = orig) };
+}
+
+/** raw sends a request with fetch and returns {status, body}. */
+export async function raw(baseURL, method, p, { token = SECRET, body, headers = {} } = {}) {
+  const h = { ...headers };
+  if (token) h.Authorization = `Bearer ${token}`;
+  if (body !== undefined && !h["Content-Type"]) h["Content-Type"] = "application/json";
+  const res = await fetch(baseURL + p, { method, headers: h, body: typeof body === "string" || body instanceof Uint8Array ? body : body === undefined ? undefined : JSON.stringify(body) });
+  const text = await res.text();
+  let json;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = text;
+  }
+  return { status: res.status, body: json };
+}
+
+/** rejects asserts that promise fails with the given HTTP status and an errors body. */
+export async function rejectsWith(promise, status) {
+  try {
+    await promise;
+  } catch (err) {
+    if (err.statusCode !== status) throw new Error(`got status ${err.statusCode} (${err.message}), want ${status}`);
+    const errors = err.body?.errors;
+    if (!Array.isArray(errors) || !errors[0]?.message) throw new Error(`got body ${JSON.stringify(err.body)}, want {errors:[{message}]}`);
+    return err;
+  }
+  throw new Error(`call succeeded, want HTTP ${status}`);
+}
