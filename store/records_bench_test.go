@@ -259,6 +259,21 @@ func runBenchQueries(b *testing.B, e *sheetEnv, sh string, n int, rec func(strin
 	rec("q: age gt 70 and city eq Bern", timed(func() {
 		get(store.RecordQuery{Q: "age gt 70 and city eq Bern", Page: model.Page{Size: 100, Number: 1}})
 	}))
+	rec("find & replace every row (status)", timed(func() {
+		res, err := e.db.FindAndReplace(ctx, sh, store.RecordQuery{}, store.FindReplace{FieldKey: "status", Find: json.RawMessage(`"new"`),
+			Replace: json.RawMessage(`"imported"`)}, store.WriteOptions{Actor: "bench"})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if res.Count != n {
+			b.Fatalf("replaced %d, want %d", res.Count, n)
+		}
+	}))
+	rec("counts after find & replace", timed(func() {
+		if _, err := e.db.GetRecordCounts(ctx, e.account, sh); err != nil {
+			b.Fatal(err)
+		}
+	}))
 }
 
 func printBench(b *testing.B, n, reps int, results map[string]*benchResult, order []string, peaks []uint64) {
@@ -272,7 +287,7 @@ func printBench(b *testing.B, n, reps int, results map[string]*benchResult, orde
 			runs[i] = d.Round(time.Millisecond).String()
 		}
 		extra := ""
-		if strings.Contains(name, "insert") || strings.Contains(name, "import") || strings.Contains(name, "replace") {
+		if strings.Contains(name, "insert") || strings.Contains(name, "import") || strings.HasPrefix(name, "find & replace") {
 			extra = fmt.Sprintf("  (%.0f rows/s)", float64(n)/median(r.runs).Seconds())
 		}
 		fmt.Fprintf(&w, "%-40s %12s   %s%s\n", name, fmtDur(median(r.runs)), strings.Join(runs, " "), extra)

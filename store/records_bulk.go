@@ -103,12 +103,14 @@ func (tx *Tx) selectBatch(rs *recSheet, q *RecordQuery, last int64) ([]int64, er
 		return nil, nil
 	}
 	rc := &readCtx{ctx: tx.ctx, q: tx}
-	where, err := rc.where(rs, q)
+	bq := *q
+	bq.after = last
+	where, err := rc.where(rs, &bq)
 	if err != nil {
 		return nil, err
 	}
-	args := append(append([]any{}, where.Args...), last, BatchSize)
-	rows, err := tx.QueryContext(tx.ctx, `SELECT r.rid FROM records r WHERE `+where.SQL+` AND r.rid > ? ORDER BY r.rid LIMIT ?`, args...)
+	args := append(append([]any{}, where.Args...), BatchSize)
+	rows, err := tx.QueryContext(tx.ctx, `SELECT r.rid FROM records r WHERE `+where.SQL+` ORDER BY r.rid LIMIT ?`, args...)
 	if err != nil {
 		return nil, errs.Wrap(err, "select batch")
 	}

@@ -25,7 +25,8 @@ type RecordQuery struct {
 	ExcludeReadOnly bool // leave out records whose config is readonly
 	Page            model.Page
 
-	pre string // FFQL a bulk operation adds to narrow its scan; does not count as filtering
+	pre   string // FFQL a bulk operation adds to narrow its scan; does not count as filtering
+	after int64  // only records with a greater key (batches walk the sheet this way)
 }
 
 // filtering reports whether the query narrows the sheet, which turns ids into exclusions.
@@ -144,6 +145,8 @@ func dupToken(uc int64) string { return "," + itoa(uc) + "," }
 // where builds the condition selecting q's records of the sheet (alias r).
 func (tx *readCtx) where(rs *recSheet, q *RecordQuery) (ffql.Frag, error) {
 	lo, hi := ridRange(rs.sk)
+	// One range on the key: SQLite would use only one of two lower bounds.
+	lo = max(lo, q.after+1)
 	parts := []ffql.Frag{{SQL: "r.rid BETWEEN ? AND ?", Args: []any{lo, hi}}}
 	add := func(f ffql.Frag) { parts = append(parts, f) }
 	cols := recordColumns{rs}
