@@ -120,7 +120,7 @@ func TestUniqueKeys(t *testing.T) {
 		{key(1, "", `1.5`), "1.5"},
 		{key(1, "", `12345678901234567890`), "12345678901234567890"},
 		{key(2, `"Ann"`, "", `"X"`), `["Ann","X"]`}, // composite rules are case-sensitive unless configured
-		{key(2, `"Ann"`), "<none>"}, // required field b empty
+		{key(2, `"Ann"`), "<none>"},                 // required field b empty
 	} {
 		if tc.got != tc.want {
 			t.Errorf("got %s, want %s", tc.got, tc.want)
