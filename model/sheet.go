@@ -147,3 +147,23 @@ type Sheet struct {
 	CreatedAt  time.Time
 	UpdatedAt  time.Time
 }
+
+// Commit is a unit of change on a sheet of a workbook; its id doubles as the version id of
+// the records it wrote.
+type Commit struct {
+	ID          string
+	SheetID     string
+	WorkbookID  string
+	CreatedBy   string
+	CompletedBy string
+	CreatedAt   time.Time
+	CompletedAt *time.Time
+}
+
+// RecordCounts are a sheet's record totals, kept up to date on write.
+type RecordCounts struct {
+	Total         int
+	Valid         int
+	Error         int
+	ErrorsByField map[string]int
+}

@@ -14,12 +14,19 @@ import (
 // Emit writes an event row inside tx, so the event exists exactly when the change it reports
 // does. Topic is "domain:verb"; the domain is taken from it.
 func (tx *Tx) Emit(topic string, ctx model.EventContext, payload any) (*model.Event, error) {
+	return tx.EmitData(topic, ctx, payload, "")
+}
+
+// EmitData is Emit for events whose data a listener fetches (and updates) at dataURL, a path
+// relative to the API root with its query, e.g. "v1/sheets/us_sh_1/records?commitId=us_vr_1".
+func (tx *Tx) EmitData(topic string, ctx model.EventContext, payload any, dataURL string) (*model.Event, error) {
 	domain, _, _ := strings.Cut(topic, ":")
 	ev := &model.Event{
 		ID:        NewID(PrefixEvent),
 		Topic:     topic,
 		Domain:    domain,
 		Context:   ctx,
+		DataURL:   dataURL,
 		CreatedAt: tx.now,
 	}
 	if payload == nil {
