@@ -167,3 +167,17 @@ type RecordCounts struct {
 	Error         int
 	ErrorsByField map[string]int
 }
+
+// MarshalJSON writes the config, keeping an empty options list as [] (an enum's undefined
+// options read back as an empty array) while other types omit it.
+func (c FieldConfig) MarshalJSON() ([]byte, error) {
+	type plain FieldConfig
+	b, err := json.Marshal(plain(c))
+	if err != nil || c.Options == nil || len(c.Options) > 0 {
+		return b, err
+	}
+	if string(b) == "{}" {
+		return []byte(`{"options":[]}`), nil
+	}
+	return append([]byte(`{"options":[],`), b[1:]...), nil
+}

@@ -13,6 +13,9 @@ func routes(app *fiber.App, d Deps) {
 	environments := api.NewEnvironments(d.Store)
 	spaces := api.NewSpaces(d.Store, d.Tokens)
 	events := api.NewEvents(d.Store)
+	workbooks := api.NewWorkbooks(d.Store)
+	sheets := api.NewSheets(d.Store)
+	commits := api.NewCommits(d.Store)
 	need := bearer(d.Auth)
 
 	app.Get("/healthz", health(d))
@@ -48,6 +51,25 @@ func routes(app *fiber.App, d Deps) {
 	v1.Post("/events/:eventId/ack", events.Ack)
 
 	// -- workbooks, sheets, commits (issue 3) --
+	v1.Get("/workbooks", workbooks.List)
+	v1.Post("/workbooks", workbooks.Create)
+	v1.Get("/workbooks/:workbookId", workbooks.Get)
+	v1.Patch("/workbooks/:workbookId", workbooks.Update)
+	v1.Delete("/workbooks/:workbookId", workbooks.Delete)
+	v1.Post("/workbooks/:workbookId/rebuild", workbooks.Rebuild)
+	v1.Get("/workbooks/:workbookId/commits", workbooks.Commits)
+	v1.Get("/sheets", sheets.List)
+	v1.Get("/sheets/:sheetId", sheets.Get)
+	v1.Patch("/sheets/:sheetId", sheets.Update)
+	v1.Delete("/sheets/:sheetId", sheets.Delete)
+	v1.Post("/sheets/:sheetId/lock", sheets.Lock)
+	v1.Post("/sheets/:sheetId/unlock", sheets.Unlock)
+	v1.Post("/sheets/:sheetId/fields", sheets.AddField)
+	v1.Delete("/sheets/:sheetId/fields/:fieldKey", sheets.RemoveField)
+	v1.Get("/sheets/:sheetId/commits", sheets.Commits)
+	v1.Get("/commits/:commitId", commits.Get)
+	v1.Post("/commits/:commitId/complete", commits.Complete)
+	v1.Post("/commits/:commitId/replay", commits.Replay)
 
 	// -- records, counts, find-replace, snapshots (issue 3) --
 	recs, snaps := api.NewRecords(d.Store), api.NewSnapshots(d.Store)
