@@ -2,6 +2,8 @@ package store_test
 
 import (
 	"encoding/json"
+	"fmt"
+	"io"
 	"reflect"
 	"testing"
 
@@ -177,5 +179,37 @@ func TestSnapshotSummaryAndRestore(t *testing.T) {
 	}
 	if c := e.mustCounts(t, sh); c.Total != 3 || c.Valid != 3 {
 		t.Errorf("got %+v, want 3 valid", c)
+	}
+}
+
+func TestInsertStream(t *testing.T) {
+	e := mustOpenDB(t)
+	sh := e.mustCreateSheet(t, contacts)
+	n := 0
+	src := func() ([]json.RawMessage, error) {
+		if n == 25 {
+			return nil, io.EOF
+		}
+		n++
+		email := fmt.Sprintf(`"e%d"`, n%20) // five duplicates pairs
+		return []json.RawMessage{json.RawMessage(fmt.Sprintf(`"n%d"`, n)), json.RawMessage(email)}, nil
+	}
+	res, err := e.db.InsertStream(t.Context(), sh, []string{"name", "email"}, src, 10, store.WriteOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Count != 25 || len(res.VersionIDs) != 3 {
+		t.Fatalf("got %d records in %d versions, want 25 in 3", res.Count, len(res.VersionIDs))
+	}
+	recs := e.mustGet(t, sh, store.RecordQuery{})
+	if value(recs[0], "name") != `"n1"` || value(recs[24], "name") != `"n25"` {
+		t.Errorf("got %s … %s, want n1 … n25 in order", value(recs[0], "name"), value(recs[24], "name"))
+	}
+	if c := e.mustCounts(t, sh); c.Error != 10 {
+		t.Errorf("got %d errors, want the 5 duplicate pairs across batches flagged", c.Error)
+	}
+	_, err = e.db.InsertStream(t.Context(), sh, []string{"nope"}, src, 10, store.WriteOptions{})
+	if !errs.Is(err, errs.Invalid) {
+		t.Errorf("got %v, want an unknown key refused", err)
 	}
 }

@@ -193,7 +193,7 @@ func (tx *Tx) revalidate(rs *recSheet) error {
 		return errs.Wrap(err, "drop unique rules")
 	}
 	rs.total = 0
-	w := &writeCtx{opt: WriteOptions{Actor: "system"}, emptyBefore: true}
+	w := &writeCtx{opt: WriteOptions{Actor: "system", DisableHooks: true}, emptyBefore: true}
 	if err := tx.newVersion(rs, w); err != nil {
 		return err
 	}

@@ -23,6 +23,7 @@ type recState struct {
 	dups  []int64         // unique rules the record breaks, sorted
 	efs   []string        // keys of fields with an error outside unique rules; "" marks a record-level error
 	valid bool
+	enc   string // the row already encoded, when it will not change again
 }
 
 const efsSep = "\x1f"

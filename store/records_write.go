@@ -45,6 +45,9 @@ type WriteOptions struct {
 	DisableHooks bool
 	// CommitID attributes the write to an existing commit instead of opening a new one.
 	CommitID string
+	// Completes names a pending commit this write answers (a record hook writing back to
+	// the commit's dataUrl); it is completed in the same transaction.
+	Completes string
 }
 
 // writeCtx is the state shared by the steps of one versioned write.
@@ -69,11 +72,16 @@ func (tx *Tx) beginWrite(rs *recSheet, opt WriteOptions) (*writeCtx, error) {
 	return w, tx.newVersion(rs, w)
 }
 
-// newVersion opens the version (commit) the write's rows are stamped with.
+// newVersion opens the commit the write's rows are stamped with (its id is the version id)
+// and maps it to a version key. Writes without hooks complete their commit at once.
 func (tx *Tx) newVersion(rs *recSheet, w *writeCtx) error {
 	w.versionID = w.opt.CommitID
 	if w.versionID == "" {
-		w.versionID = NewID(PrefixVersion)
+		c, err := tx.CreateCommit(rs.Sheet, w.opt.Actor, !w.opt.DisableHooks)
+		if err != nil {
+			return err
+		}
+		w.versionID = c.ID
 	}
 	res, err := tx.exec(`INSERT INTO record_versions (id, sk, created_at) VALUES (?, ?, ?)`, w.versionID, rs.sk, ms(tx.now))
 	if err != nil {
@@ -82,6 +90,11 @@ func (tx *Tx) newVersion(rs *recSheet, w *writeCtx) error {
 	w.vseq, err = res.LastInsertId()
 	if err != nil {
 		return errs.Wrap(err, "create version")
+	}
+	if w.opt.Completes != "" {
+		if _, err := tx.CompleteCommitTx(w.opt.AccountID, w.opt.Completes, w.opt.Actor); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -142,7 +155,11 @@ const (
 )
 
 func (rs *recSheet) rowArgs(args []any, st *recState) []any {
-	return append(args, st.rid, rs.Schema.EncodeString(st.row), rs.encodeExtra(st), encodeEFS(st.efs), encodeDups(st.dups), boolInt(st.valid))
+	vals := st.enc
+	if vals == "" {
+		vals = rs.Schema.EncodeString(st.row)
+	}
+	return append(args, st.rid, vals, rs.encodeExtra(st), encodeEFS(st.efs), encodeDups(st.dups), boolInt(st.valid))
 }
 
 // rowValues returns n groups "(?2, …, ?7)" numbering parameters after ?1, with tail

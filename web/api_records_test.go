@@ -170,12 +170,42 @@ func TestRecordsAPI(t *testing.T) {
 	})
 	t.Run("events", func(t *testing.T) {
 		topics := strings.Join(e.topics(t, ""), " ")
-		for _, want := range []string{"records:created", "records:updated", "records:deleted", "sheet:counts-updated", "snapshot:created"} {
+		for _, want := range []string{"records:created", "records:updated", "records:deleted", "sheet:counts-updated", "snapshot:created", "commit:created"} {
 			if !strings.Contains(topics, want) {
 				t.Errorf("got topics %s, want %s", topics, want)
 			}
 		}
 	})
+}
+
+func TestRecordHookWriteBackCompletesCommit(t *testing.T) {
+	e := newAPI(t)
+	_, sh := e.mustCreateRecordSheet(t, contactFields)
+	ins := e.mustCall(t, "POST", "/v1/sheets/"+sh+"/records", testSecret, []map[string]any{{"name": map[string]any{"value": "A"}}})
+	commit := dataOf(ins)["commitId"].(string)
+	id := recordsOf(t, ins)[0]["id"].(string)
+	var dataURL string
+	for _, ev := range listOf(e.mustCall(t, "GET", "/v1/events?pageSize=1000&includeAcknowledged=true&topic=commit:created", testSecret, nil)) {
+		if ev.(map[string]any)["context"].(map[string]any)["commitId"] == commit {
+			dataURL = ev.(map[string]any)["dataUrl"].(string)
+		}
+	}
+	if dataURL == "" {
+		t.Fatalf("got no commit:created with a dataUrl for %s", commit)
+	}
+	got := recordsOf(t, e.mustCall(t, "GET", "/"+dataURL, testSecret, nil))
+	if len(got) != 1 || got[0]["id"] != id {
+		t.Fatalf("got %v from the dataUrl, want the inserted record", got)
+	}
+	e.mustCall(t, "PUT", "/"+dataURL, testSecret, []map[string]any{{"id": id, "values": map[string]any{"name": map[string]any{"value": "B",
+		"messages": []map[string]any{{"type": "info", "message": "hook was here", "source": "custom-logic"}}}}}})
+	completed := false
+	for _, ev := range listOf(e.mustCall(t, "GET", "/v1/events?pageSize=1000&includeAcknowledged=true&topic=commit:completed", testSecret, nil)) {
+		completed = completed || ev.(map[string]any)["context"].(map[string]any)["commitId"] == commit
+	}
+	if !completed {
+		t.Errorf("got no commit:completed for %s after the write-back", commit)
+	}
 }
 
 func TestRecordsAPIAccess(t *testing.T) {

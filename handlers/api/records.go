@@ -424,7 +424,11 @@ func (h *Records) Update(c *fiber.Ctx) error {
 			return err
 		}
 	}
-	res, err := h.store.UpdateRecords(c.Context(), sc.SheetID, in, writeOptions(c, p))
+	opt := writeOptions(c, p)
+	// A record hook writes back to its commit's dataUrl (…/records?commitId=…): that
+	// answers the commit.
+	opt.Completes = firstOf(c.Query("commitId"), c.Query("versionId"))
+	res, err := h.store.UpdateRecords(c.Context(), sc.SheetID, in, opt)
 	if err != nil {
 		return err
 	}
