@@ -3,7 +3,7 @@ GO      ?= go
 BIN     := bin/sluice
 STAMP   := node_modules/.installed
 
-.PHONY: run build generate test test-go test-wire check bench clean
+.PHONY: run build generate test test-go test-wire check bench bench-records clean
 
 run: build
 	./$(BIN)
@@ -36,8 +36,13 @@ test-wire: build
 
 test: check test-go test-wire
 
-bench: build
-	$(GO) test -run '^$$' -bench . -benchtime 1x ./...
+# The records benchmark (store/records_bench_test.go): SLUICE_BENCH_ROWS records (default
+# 1,000,000), each phase SLUICE_BENCH_REPEAT times (default 3), medians printed as a table.
+bench-records:
+	$(GO) test -run '^$$' -bench '^BenchmarkRecords$$' -benchtime 1x -timeout 30m ./store/
+
+bench: build bench-records
+	$(GO) test -run '^$$' -skip '^BenchmarkRecords$$' -bench . -benchtime 1x ./...
 
 clean:
 	rm -rf bin static/css/app.css static/js/htmx.min.js
