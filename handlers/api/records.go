@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/url"
-	"strconv"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
@@ -13,7 +12,6 @@ import (
 	"github.com/sluice/sluice/auth"
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/model"
-	"github.com/sluice/sluice/records"
 	"github.com/sluice/sluice/store"
 )
 
@@ -158,133 +156,6 @@ func fieldSet(keys []string) map[string]bool {
 	return m
 }
 
-// recordWriter renders records in Flatfile's shape: root keys id, values, valid, metadata,
-// config (record-level messages only with includeMessages), cells with value, valid,
-// updatedAt and, with includeMessages, messages.
-type recordWriter struct {
-	messages bool
-	fields   map[string]bool
-}
-
-func (w recordWriter) send(c *fiber.Ctx, recs []*store.Record, counts *store.Counts, versionID string) error {
-	var b bytes.Buffer
-	b.Grow(256 * (len(recs) + 1))
-	b.WriteString(`{"data":{"records":[`)
-	for i, r := range recs {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		w.record(&b, r)
-	}
-	b.WriteByte(']')
-	if counts != nil {
-		b.WriteString(`,"counts":`)
-		cj, _ := json.Marshal(toCountsJSON(counts, false))
-		b.Write(cj)
-	}
-	if versionID != "" {
-		b.WriteString(`,"versionId":`)
-		b.Write(records.Quote(versionID))
-		b.WriteString(`,"commitId":`)
-		b.Write(records.Quote(versionID))
-	}
-	b.WriteString(`,"success":true}}`)
-	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
-	return c.Send(b.Bytes())
-}
-
-func (w recordWriter) record(b *bytes.Buffer, r *store.Record) {
-	b.WriteString(`{"id":`)
-	b.Write(records.Quote(r.ID))
-	b.WriteString(`,"values":{`)
-	at, _ := Time(r.UpdatedAt).MarshalJSON()
-	first := true
-	for _, cell := range r.Cells {
-		if w.fields != nil && !w.fields[cell.Key] {
-			continue
-		}
-		if !first {
-			b.WriteByte(',')
-		}
-		first = false
-		b.Write(records.Quote(cell.Key))
-		b.WriteString(`:{"value":`)
-		if cell.Value == nil {
-			b.WriteString("null")
-		} else {
-			b.Write(cell.Value)
-		}
-		b.WriteString(`,"valid":`)
-		b.WriteString(strconv.FormatBool(cell.Valid))
-		if w.messages {
-			b.WriteString(`,"messages":`)
-			writeMessages(b, cell.Messages)
-		}
-		b.WriteString(`,"updatedAt":`)
-		b.Write(at)
-		b.WriteByte('}')
-	}
-	b.WriteString(`},"valid":`)
-	b.WriteString(strconv.FormatBool(r.Valid))
-	if w.messages && len(r.Messages) > 0 {
-		b.WriteString(`,"messages":`)
-		writeMessages(b, r.Messages)
-	}
-	b.WriteString(`,"metadata":`)
-	writeObject(b, r.Metadata)
-	b.WriteString(`,"config":`)
-	writeObject(b, r.Config)
-	b.WriteByte('}')
-}
-
-func writeMessages(b *bytes.Buffer, ms []records.Message) {
-	if len(ms) == 0 {
-		b.WriteString("[]")
-		return
-	}
-	j, _ := json.Marshal(ms)
-	b.Write(j)
-}
-
-func writeObject(b *bytes.Buffer, raw json.RawMessage) {
-	if len(raw) == 0 {
-		b.WriteString("{}")
-		return
-	}
-	b.Write(raw)
-}
-
-// countsJSON is RecordCounts on the wire.
-type countsJSON struct {
-	Total         int64                     `json:"total"`
-	Valid         int64                     `json:"valid"`
-	Error         int64                     `json:"error"`
-	ErrorsByField map[string]int64          `json:"errorsByField"`
-	ByField       map[string]fieldCountJSON `json:"byField,omitempty"`
-}
-
-type fieldCountJSON struct {
-	Total int64 `json:"total"`
-	Valid int64 `json:"valid"`
-	Error int64 `json:"error"`
-	Empty int64 `json:"empty"`
-}
-
-func toCountsJSON(c *store.Counts, byField bool) countsJSON {
-	out := countsJSON{Total: c.Total, Valid: c.Valid, Error: c.Error, ErrorsByField: c.ErrorsByField}
-	if out.ErrorsByField == nil {
-		out.ErrorsByField = map[string]int64{}
-	}
-	if byField {
-		out.ByField = map[string]fieldCountJSON{}
-		for k, empty := range c.EmptyByField {
-			e := c.ErrorsByField[k]
-			out.ByField[k] = fieldCountJSON{Total: c.Total, Valid: c.Total - e, Error: e, Empty: empty}
-		}
-	}
-	return out
-}
-
 // Counts handles GET /v1/sheets/:sheetId/counts. Without filters the counts come from the
 // counts kept on write; filters, search and q count by a scan.
 func (h *Records) Counts(c *fiber.Ctx) error {
@@ -310,68 +181,6 @@ func (h *Records) Counts(c *fiber.Ctx) error {
 		return err
 	}
 	return data(c, fiber.Map{"counts": toCountsJSON(counts, byField != nil && *byField), "success": true})
-}
-
-// cellJSON is a CellValue in a request; it remembers which keys were present.
-type cellJSON struct{ store.CellIn }
-
-// UnmarshalJSON reads {"value": …, "messages": […], …}.
-func (cj *cellJSON) UnmarshalJSON(b []byte) error {
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(b, &m); err != nil {
-		return errs.Invalidf("values", "A cell must be an object like {\"value\": …}")
-	}
-	if v, ok := m["value"]; ok {
-		cj.Value, cj.HasValue = v, true
-	}
-	if ms, ok := m["messages"]; ok {
-		cj.HasMessages = true
-		if string(ms) != "null" {
-			if err := json.Unmarshal(ms, &cj.Messages); err != nil {
-				return errs.Invalidf("messages", "messages must be an array of {type, message, source?, path?}")
-			}
-		}
-	}
-	return nil
-}
-
-// recordJSON is a Record_ (update) or RecordData (insert, values only) in a request.
-type recordJSON struct {
-	ID       string              `json:"id"`
-	Values   map[string]cellJSON `json:"values"`
-	Messages *[]records.Message  `json:"messages"`
-	Metadata json.RawMessage     `json:"metadata"`
-	Config   json.RawMessage     `json:"config"`
-}
-
-func (r *recordJSON) toIn(i int) (store.RecordIn, error) {
-	in := store.RecordIn{ID: r.ID, Values: make(map[string]store.CellIn, len(r.Values))}
-	for k, v := range r.Values {
-		in.Values[k] = v.CellIn
-	}
-	if r.Messages != nil {
-		in.Messages, in.HasMessages = *r.Messages, true
-	}
-	for key, raw := range map[string]json.RawMessage{"metadata": r.Metadata, "config": r.Config} {
-		if err := rawObject(key, raw); err != nil {
-			return in, errs.Invalidf(key, "Record %d: %s must be an object", i, key)
-		}
-	}
-	if len(r.Metadata) > 0 && string(r.Metadata) != "null" {
-		in.Metadata = r.Metadata
-	}
-	if len(r.Config) > 0 && string(r.Config) != "null" {
-		var cfg struct {
-			Readonly          *bool                      `json:"readonly"`
-			Fields            map[string]json.RawMessage `json:"fields"`
-			MarkedForDeletion *bool                      `json:"markedForDeletion"`
-		}
-		if err := json.Unmarshal(r.Config, &cfg); err != nil {
-			return in, errs.Invalidf("config", "Record %d: config must be {readonly?, fields?: {key: {readonly?}}, markedForDeletion?}", i)
-		}
-		in.Config = r.Config
-	}
-	return in, nil
 }
 
 // Insert handles POST /v1/sheets/:sheetId/records: a JSON array of records, each an object

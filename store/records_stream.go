@@ -1,0 +1,133 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+
+	"github.com/sluice/sluice/errs"
+	"github.com/sluice/sluice/records"
+)
+
+// RowSource yields rows of values aligned with the keys given to InsertStream, and io.EOF
+// after the last row.
+type RowSource func() ([]json.RawMessage, error)
+
+// InsertStream adds every row src yields, batch rows per transaction and version (each
+// with its own events), as a file import does. Reading and checking rows runs in its own
+// goroutine, ahead of the transactions that write them, so the two overlap; each
+// transaction still confirms the schema the rows were checked against and checks again if
+// it changed. Memory stays at about three batches. Errors: as InsertRecords; rows written
+// before an error stay written.
+func (db *DB) InsertStream(ctx context.Context, sheetID string, keys []string, src RowSource, batch int, opt WriteOptions) (*BulkResult, error) {
+	if batch <= 0 {
+		batch = BatchSize
+	}
+	rs, err := loadRecSheet(ctx, db.r, opt.AccountID, sheetID)
+	if err != nil {
+		return nil, err
+	}
+	idx := make([]int, len(keys))
+	for j, k := range keys {
+		i, ok := rs.Schema.Index(k)
+		if !ok {
+			return nil, records.UnknownField(k)
+		}
+		idx[j] = i
+	}
+	hash := schemaHash(&rs.Config)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type prepared struct {
+		states []*recState
+		err    error
+	}
+	ch := make(chan prepared, 2)
+	go func() {
+		defer close(ch)
+		for {
+			states := make([]*recState, 0, batch)
+			var err error
+			for len(states) < batch {
+				var vals []json.RawMessage
+				if vals, err = src(); err != nil {
+					break
+				}
+				if len(vals) > len(idx) {
+					err = errs.Invalidf("rows", "A row has %d values for %d keys", len(vals), len(idx))
+					break
+				}
+				row := make(records.Row, len(rs.Schema.Rules))
+				for j, v := range vals {
+					row[idx[j]] = v
+				}
+				st := rs.newState(0, row)
+				st.enc = rs.Schema.EncodeString(row)
+				states = append(states, st)
+			}
+			if len(states) > 0 {
+				select {
+				case ch <- prepared{states: states}:
+				case <-ctx.Done():
+					return
+				}
+			}
+			if err != nil {
+				if err != io.EOF {
+					select {
+					case ch <- prepared{err: err}:
+					case <-ctx.Done():
+					}
+				}
+				return
+			}
+		}
+	}()
+	res := &BulkResult{}
+	for p := range ch {
+		if p.err != nil {
+			return res, p.err
+		}
+		if err := db.insertPrepared(ctx, sheetID, hash, p.states, opt, res); err != nil {
+			return res, err
+		}
+	}
+	return res, ctx.Err()
+}
+
+// insertPrepared writes one batch of checked states in its own transaction.
+func (db *DB) insertPrepared(ctx context.Context, sheetID, hash string, states []*recState, opt WriteOptions, res *BulkResult) error {
+	return db.Update(ctx, func(tx *Tx) error {
+		rs, err := loadRecSheet(ctx, tx, opt.AccountID, sheetID)
+		if err != nil {
+			return err
+		}
+		if schemaHash(&rs.Config) != hash {
+			for _, st := range states {
+				st.msgs, st.enc = rs.Schema.Check(st.row), ""
+			}
+		}
+		w, err := tx.beginWrite(rs, opt)
+		if err != nil {
+			return err
+		}
+		first, err := tx.nextRids(rs, len(states))
+		if err != nil {
+			return err
+		}
+		changes := make([]*change, len(states))
+		ids := make([]string, len(states))
+		for i, st := range states {
+			st.rid = first + int64(i)
+			changes[i] = &change{kind: kInsert, new: st}
+			ids[i] = RecordID(st.rid)
+		}
+		if err := tx.applyChanges(rs, changes, w); err != nil {
+			return err
+		}
+		res.VersionID = w.versionID
+		res.VersionIDs = append(res.VersionIDs, w.versionID)
+		res.Count += len(states)
+		return tx.emitRecords(rs, w, "created", ids)
+	})
+}
