@@ -57,9 +57,11 @@ func (h *Records) sheet(c *fiber.Ctx) (*auth.Principal, *store.SheetScope, error
 	return p, sc, nil
 }
 
-// writeOptions builds the store options of a write request.
+// writeOptions builds the store options of a write request. The SDK always sends
+// X-Disable-Hooks: true; X-Force-Hooks: true runs hooks anyway.
 func writeOptions(c *fiber.Ctx, p *auth.Principal) store.WriteOptions {
-	return store.WriteOptions{Actor: p.ActorID, AccountID: p.AccountID, DisableHooks: strings.EqualFold(c.Get("X-Disable-Hooks"), "true")}
+	disable := strings.EqualFold(c.Get("X-Disable-Hooks"), "true") && !strings.EqualFold(c.Get("X-Force-Hooks"), "true")
+	return store.WriteOptions{Actor: p.ActorID, AccountID: p.AccountID, DisableHooks: disable}
 }
 
 // queryList reads a repeatable query parameter (ids=a&ids=b); commas also separate values.
