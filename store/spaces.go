@@ -47,7 +47,8 @@ func scanSpace(sc scanner) (*model.Space, error) {
 // secondOf truncates t to whole seconds: lastActivityAt is kept at second precision.
 func secondOf(t time.Time) time.Time { return t.Truncate(time.Second) }
 
-// CreateSpace stores s (filling id and times) and emits space:created.
+// CreateSpace stores s (filling id and times), emits space:created and creates the space's
+// space:configure job (ready at once, see store/jobs.go).
 func (db *DB) CreateSpace(ctx context.Context, s *model.Space, actor string) error {
 	return db.Update(ctx, func(tx *Tx) error {
 		s.ID = NewID(PrefixSpace)
@@ -82,7 +83,10 @@ func (db *DB) CreateSpace(ctx context.Context, s *model.Space, actor string) err
 			return errs.Wrap(err, "insert space")
 		}
 		_, err = tx.Emit("space:created", spaceContext(s, actor), map[string]any{"spaceId": s.ID, "environmentId": s.EnvironmentID, "name": s.Name, "appId": s.AppID})
-		return err
+		if err != nil {
+			return err
+		}
+		return tx.insertSpaceConfigureJob(s, actor)
 	})
 }
 

@@ -78,7 +78,9 @@ func TestEventFilters(t *testing.T) {
 		query string
 		want  []string
 	}{
-		{"?spaceId=" + a["id"].(string), []string{"space:created"}},
+		// Every new space also gets a space:configure job, whose events carry the spaceId.
+		{"?spaceId=" + a["id"].(string), []string{"space:created", "job:created", "job:ready"}},
+		{"?domain=space&spaceId=" + a["id"].(string), []string{"space:created"}},
 		{"?domain=space", []string{"space:created", "space:created", "space:archived"}},
 		{"?topic=space:archived", []string{"space:archived"}},
 		{"?since=" + since.Format(time.RFC3339Nano) + "&domain=space", []string{"space:created", "space:archived"}},

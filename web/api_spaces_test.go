@@ -109,7 +109,7 @@ func TestSpaceArchiveAndUnarchive(t *testing.T) {
 	}
 	e.mustCall(t, "POST", "/v1/spaces/"+id+"/archive", testSecret, nil)
 	e.mustCall(t, "POST", "/v1/spaces/"+id+"/unarchive", testSecret, nil)
-	topics := e.topics(t, "&spaceId="+id)
+	topics := e.topics(t, "&domain=space&spaceId="+id)
 	want := []string{"space:created", "space:archived", "space:updated", "space:unarchived", "space:archived", "space:unarchived"}
 	if !slices.Equal(topics, want) {
 		t.Fatalf("got events %v, want %v", topics, want)

@@ -11,6 +11,7 @@ import (
 	"github.com/gofiber/fiber/v2/middleware/requestid"
 
 	"github.com/sluice/sluice/auth"
+	"github.com/sluice/sluice/jobs"
 	"github.com/sluice/sluice/store"
 )
 
@@ -29,6 +30,9 @@ type Deps struct {
 	Log           *slog.Logger
 	BaseURL       string // public URL, e.g. https://sluice.example.com; decides Secure cookies
 	SessionSecret []byte // signs and encrypts dashboard session cookies
+	// Counts backs the hasData and hasAllValid action constraints (the records store); when
+	// nil the server does not enforce them.
+	Counts jobs.RecordCounter
 }
 
 // New returns the configured fiber app.

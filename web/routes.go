@@ -4,6 +4,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/sluice/sluice/handlers/api"
+	"github.com/sluice/sluice/jobs"
 )
 
 // routes is the whole HTTP surface of Sluice, one line per route.
@@ -16,6 +17,8 @@ func routes(app *fiber.App, d Deps) {
 	workbooks := api.NewWorkbooks(d.Store)
 	sheets := api.NewSheets(d.Store)
 	commits := api.NewCommits(d.Store)
+	jobSvc := jobs.New(d.Store, d.Counts)
+	jobsH := api.NewJobs(jobSvc, d.Store)
 	need := bearer(d.Auth)
 
 	app.Get("/healthz", health(d))
@@ -49,6 +52,20 @@ func routes(app *fiber.App, d Deps) {
 	v1.Post("/events", events.Create)
 	v1.Get("/events/:eventId", events.Get)
 	v1.Post("/events/:eventId/ack", events.Ack)
+
+	// -- jobs, actions, agents, event stream (issue 4) --
+	v1.Get("/jobs", jobsH.List)
+	v1.Post("/jobs", jobsH.Create)
+	v1.Get("/jobs/:jobId", jobsH.Get)
+	v1.Patch("/jobs/:jobId", jobsH.Update)
+	v1.Delete("/jobs/:jobId", jobsH.Delete)
+	v1.Post("/jobs/:jobId/execute", jobsH.Execute)
+	v1.Post("/jobs/:jobId/ack", jobsH.Ack)
+	v1.Post("/jobs/:jobId/outcome/ack", jobsH.AckOutcome)
+	v1.Post("/jobs/:jobId/complete", jobsH.Complete)
+	v1.Post("/jobs/:jobId/fail", jobsH.Fail)
+	v1.Post("/jobs/:jobId/cancel", jobsH.Cancel)
+	v1.Post("/jobs/:jobId/retry", jobsH.Retry)
 
 	// -- workbooks, sheets, commits (issue 3) --
 	v1.Get("/workbooks", workbooks.List)

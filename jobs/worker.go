@@ -1,0 +1,136 @@
+package jobs
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/sluice/sluice/errs"
+	"github.com/sluice/sluice/model"
+)
+
+// WorkerActor is the actor id on events of jobs the built-in worker carries out.
+const WorkerActor = "us_usr_sluice"
+
+// Handler carries out one built-in job and returns the outcome message.
+type Handler func(ctx context.Context, j *model.Job) (string, error)
+
+// Worker runs built-in jobs inside the server, like an agent would: it acknowledges ready
+// jobs whose operation it handles, runs them and completes or fails them.
+type Worker struct {
+	svc      *Service
+	log      *slog.Logger
+	every    time.Duration
+	handlers map[string]Handler
+	stop     chan struct{}
+	done     chan struct{}
+	once     sync.Once
+}
+
+// NewWorker returns a worker that looks for work every interval (default 1 s).
+func NewWorker(svc *Service, every time.Duration, log *slog.Logger) *Worker {
+	if every <= 0 {
+		every = time.Second
+	}
+	return &Worker{svc: svc, log: log, every: every, handlers: map[string]Handler{}, stop: make(chan struct{})}
+}
+
+// Handle registers the handler of an operation.
+func (w *Worker) Handle(operation string, h Handler) { w.handlers[operation] = h }
+
+func (w *Worker) operations() []string {
+	ops := make([]string, 0, len(w.handlers))
+	for op := range w.handlers {
+		ops = append(ops, op)
+	}
+	sort.Strings(ops)
+	return ops
+}
+
+// RunOnce carries out the ready jobs it handles and returns how many it ran.
+func (w *Worker) RunOnce(ctx context.Context) (int, error) {
+	refs, err := w.svc.DB.ReadyJobs(ctx, w.operations(), 16)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, r := range refs {
+		info := "Accepted by Sluice"
+		j, err := w.svc.Ack(ctx, r.AccountID, r.ID, WorkerActor, &info, nil, nil)
+		if errs.Is(err, errs.Conflict) || errs.Is(err, errs.NotFound) {
+			continue // someone else took it
+		}
+		if err != nil {
+			return n, err
+		}
+		n++
+		msg, runErr := w.handlers[j.Operation](ctx, j)
+		status := model.JobComplete
+		if runErr != nil {
+			status, msg = model.JobFailed, runErr.Error()
+			if e, ok := runErr.(*errs.Error); ok && e.Code != errs.Internal {
+				msg = e.Message
+			}
+		}
+		outcome, _ := json.Marshal(map[string]any{"acknowledge": runErr != nil, "message": msg})
+		if _, err := w.svc.Finish(ctx, j.AccountID, j.ID, WorkerActor, status, outcome, &msg); err != nil && !errs.Is(err, errs.Conflict) {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+// Start looks for work in a goroutine until Stop.
+func (w *Worker) Start() {
+	w.done = make(chan struct{})
+	go func() {
+		defer close(w.done)
+		tick := time.NewTicker(w.every)
+		defer tick.Stop()
+		for {
+			select {
+			case <-w.stop:
+				return
+			case <-tick.C:
+				if len(w.handlers) == 0 {
+					continue
+				}
+				if _, err := w.RunOnce(context.Background()); err != nil {
+					w.log.Error("built-in jobs", "err", err)
+				}
+			}
+		}
+	}()
+}
+
+// Stop ends the goroutine after the job in progress.
+func (w *Worker) Stop() {
+	w.once.Do(func() { close(w.stop) })
+	if w.done != nil {
+		<-w.done
+	}
+}
+
+// RecordDeleter deletes a sheet's records matching a delete-records config and returns how
+// many it deleted. The records store provides it.
+type RecordDeleter interface {
+	DeleteRecordsByFilter(ctx context.Context, accountID string, c *DeleteRecordsConfig, actor string) (int, error)
+}
+
+// DeleteRecords is the built-in delete-records job.
+func DeleteRecords(d RecordDeleter) Handler {
+	return func(ctx context.Context, j *model.Job) (string, error) {
+		c, err := ParseDeleteRecordsConfig(j.Config)
+		if err != nil {
+			return "", err
+		}
+		n, err := d.DeleteRecordsByFilter(ctx, j.AccountID, c, WorkerActor)
+		if err != nil {
+			return "", err
+		}
+		return "Deleted " + itoa(n) + " records", nil
+	}
+}
