@@ -17,7 +17,7 @@ import (
 // clock is a fake clock shared by every store opened on the same file.
 type clock struct{ now time.Time }
 
-func (c *clock) Now() time.Time       { return c.now }
+func (c *clock) Now() time.Time      { return c.now }
 func (c *clock) add(d time.Duration) { c.now = c.now.Add(d) }
 
 type fixture struct {

@@ -63,7 +63,7 @@ func TestJobLifecycle(t *testing.T) {
 	}
 	outcome := map[string]any{"acknowledge": true, "message": "Done", "heading": "Export", "buttonText": "Open",
 		"trigger": map[string]any{"type": "automatic", "audience": "originator"},
-		"next": map[string]any{"type": "id", "id": "us_sh_1", "path": "/sheets", "query": "a=b", "label": "See"}}
+		"next":    map[string]any{"type": "id", "id": "us_sh_1", "path": "/sheets", "query": "a=b", "label": "See"}}
 	got = dataOf(e.mustCall(t, "POST", "/v1/jobs/"+id+"/complete", testSecret, map[string]any{"outcome": outcome, "info": "ok"}))
 	if got["status"] != "complete" || got["progress"] != 100.0 || got["finishedAt"] == nil || got["outcome"].(map[string]any)["next"].(map[string]any)["path"] != "/sheets" {
 		t.Fatalf("after complete: got %v", got)
