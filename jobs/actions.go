@@ -233,13 +233,13 @@ func (s *Service) checkConstraints(ctx context.Context, a *model.Action) error {
 	default:
 		return nil
 	}
-	total, valid := 0, 0
+	var total, valid int64
 	for _, id := range sheets {
-		t, v, err := s.Counts.SheetRecordCounts(ctx, id)
+		n, err := s.Counts.GetRecordCounts(ctx, a.AccountID, id)
 		if err != nil {
 			return err
 		}
-		total, valid = total+t, valid+v
+		total, valid = total+n.Total, valid+n.Valid
 	}
 	if needData && total == 0 {
 		return errs.E(errs.Conflict, "constraints", "Action %q needs data: its %s has no records", c.Label, store.KindOf(a.TargetID))

@@ -12,17 +12,17 @@ import (
 	"github.com/sluice/sluice/store"
 )
 
-// RecordCounter tells how many records a sheet holds and how many of them are valid. The
-// records store provides it; actions' hasData and hasAllValid constraints use it.
+// RecordCounter reads a sheet's record counts (kept up to date on write, so no scan); the
+// records store provides it. Actions' hasData and hasAllValid constraints use it.
 type RecordCounter interface {
-	SheetRecordCounts(ctx context.Context, sheetID string) (total, valid int, err error)
+	GetRecordCounts(ctx context.Context, accountID, sheetID string) (*store.Counts, error)
 }
 
 // Service runs the job rules on the store.
 type Service struct {
 	DB *store.DB
-	// Counts backs the hasData and hasAllValid action constraints; when nil they are not
-	// enforced by the server (the UI still shows them).
+	// Counts backs the hasData and hasAllValid action constraints; when nil the server does
+	// not enforce them (the UI still shows them).
 	Counts RecordCounter
 }
 

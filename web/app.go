@@ -11,7 +11,6 @@ import (
 	"github.com/gofiber/fiber/v2/middleware/requestid"
 
 	"github.com/sluice/sluice/auth"
-	"github.com/sluice/sluice/jobs"
 	"github.com/sluice/sluice/store"
 )
 
@@ -30,9 +29,6 @@ type Deps struct {
 	Log           *slog.Logger
 	BaseURL       string // public URL, e.g. https://sluice.example.com; decides Secure cookies
 	SessionSecret []byte // signs and encrypts dashboard session cookies
-	// Counts backs the hasData and hasAllValid action constraints (the records store); when
-	// nil the server does not enforce them.
-	Counts jobs.RecordCounter
 }
 
 // New returns the configured fiber app.

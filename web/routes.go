@@ -17,7 +17,7 @@ func routes(app *fiber.App, d Deps) {
 	workbooks := api.NewWorkbooks(d.Store)
 	sheets := api.NewSheets(d.Store)
 	commits := api.NewCommits(d.Store)
-	jobSvc := jobs.New(d.Store, d.Counts)
+	jobSvc := jobs.New(d.Store, d.Store)
 	jobsH := api.NewJobs(jobSvc, d.Store)
 	need := bearer(d.Auth)
 
