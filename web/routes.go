@@ -19,6 +19,7 @@ func routes(app *fiber.App, d Deps) {
 	commits := api.NewCommits(d.Store)
 	jobSvc := jobs.New(d.Store, d.Store)
 	jobsH := api.NewJobs(jobSvc, d.Store)
+	actions := api.NewActions(d.Store, jobSvc)
 	need := bearer(d.Auth)
 
 	app.Get("/healthz", health(d))
@@ -66,6 +67,13 @@ func routes(app *fiber.App, d Deps) {
 	v1.Post("/jobs/:jobId/fail", jobsH.Fail)
 	v1.Post("/jobs/:jobId/cancel", jobsH.Cancel)
 	v1.Post("/jobs/:jobId/retry", jobsH.Retry)
+	v1.Get("/actions", actions.List)
+	v1.Post("/actions", actions.Create)
+	v1.Post("/actions/bulk", actions.BulkCreate)
+	v1.Get("/actions/:actionId", actions.Get)
+	v1.Patch("/actions/:actionId", actions.Update)
+	v1.Delete("/actions/:actionId", actions.Delete)
+	v1.Post("/actions/:actionId/run", actions.Run)
 
 	// -- workbooks, sheets, commits (issue 3) --
 	v1.Get("/workbooks", workbooks.List)
