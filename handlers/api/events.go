@@ -49,6 +49,10 @@ func toEventJSON(e *model.Event) eventJSON {
 		AcknowledgedAt: wireTime(e.AcknowledgedAt), AcknowledgedBy: e.AcknowledgedBy}
 }
 
+// EventBody renders an event as the JSON object GET /v1/events/:id answers in data; webhook
+// deliveries send it as their body and the event stream as its data lines.
+func EventBody(e *model.Event) ([]byte, error) { return json.Marshal(toEventJSON(e)) }
+
 // reachable reports whether the principal may see event e.
 func reachable(p *auth.Principal, e *model.Event) bool {
 	if !p.ReachesEnvironment(e.Context.EnvironmentID) {

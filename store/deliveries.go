@@ -1,0 +1,280 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"strings"
+	"time"
+
+	"github.com/sluice/sluice/errs"
+	"github.com/sluice/sluice/model"
+)
+
+// SeqEvent is an event with its position in the events table, the order every follower
+// (the event stream, the webhook dispatcher) reads in.
+type SeqEvent struct {
+	Seq int64
+	*model.Event
+}
+
+// EventsAfter returns up to limit events with a position after seq, in order.
+func (db *DB) EventsAfter(ctx context.Context, seq int64, limit int) ([]SeqEvent, error) {
+	rows, err := db.r.QueryContext(ctx, `SELECT seq, account_id, `+eventColumns+` FROM events WHERE seq > ? ORDER BY seq LIMIT ?`, seq, limit)
+	if err != nil {
+		return nil, errs.Wrap(err, "read events")
+	}
+	defer rows.Close()
+	var out []SeqEvent
+	for rows.Next() {
+		var s SeqEvent
+		var acc string
+		ev, err := scanEvent(seqScanner{rows, &s.Seq, &acc})
+		if err != nil {
+			return nil, err
+		}
+		ev.Context.AccountID = acc
+		s.Event = ev
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
+
+// seqScanner reads the two leading columns of EventsAfter before scanEvent's own.
+type seqScanner struct {
+	rows *sql.Rows
+	seq  *int64
+	acc  *string
+}
+
+func (s seqScanner) Scan(dest ...any) error {
+	return s.rows.Scan(append([]any{s.seq, s.acc}, dest...)...)
+}
+
+// LastEventSeq returns the position of the newest event (0 when there is none).
+func (db *DB) LastEventSeq(ctx context.Context) (int64, error) {
+	var n sql.NullInt64
+	if err := db.r.QueryRowContext(ctx, `SELECT MAX(seq) FROM events`).Scan(&n); err != nil {
+		return 0, errs.Wrap(err, "read last event")
+	}
+	return n.Int64, nil
+}
+
+// EventSeq returns the position of an event of the account. Errors: not_found.
+func (db *DB) EventSeq(ctx context.Context, accountID, id string) (int64, error) {
+	var n int64
+	err := db.r.QueryRowContext(ctx, `SELECT seq FROM events WHERE id = ? AND account_id = ?`, id, accountID).Scan(&n)
+	if err == sql.ErrNoRows {
+		return 0, errs.NotFoundf("Last-Event-ID", "Event %s not found", id)
+	}
+	if err != nil {
+		return 0, errs.Wrap(err, "read event position")
+	}
+	return n, nil
+}
+
+// EventSeqAt returns the position of the last event created before t (0 when none).
+func (db *DB) EventSeqAt(ctx context.Context, t time.Time) (int64, error) {
+	var n sql.NullInt64
+	if err := db.r.QueryRowContext(ctx, `SELECT MAX(seq) FROM events WHERE created_at < ?`, ms(t)).Scan(&n); err != nil {
+		return 0, errs.Wrap(err, "read event position")
+	}
+	return n.Int64, nil
+}
+
+// SecretKey returns the raw value of an environment's oldest live secret key, which signs
+// its webhooks. Errors: not_found.
+func (db *DB) SecretKey(ctx context.Context, envID string) (string, error) {
+	var raw string
+	err := db.r.QueryRowContext(ctx, `SELECT raw FROM api_keys WHERE environment_id = ? AND type = ? AND deleted_at IS NULL ORDER BY created_at LIMIT 1`,
+		envID, model.KeySecret).Scan(&raw)
+	if err == sql.ErrNoRows {
+		return "", errs.NotFoundf("environmentId", "Environment %s has no secret key", envID)
+	}
+	if err != nil {
+		return "", errs.Wrap(err, "read secret key")
+	}
+	return raw, nil
+}
+
+// cursorKey is the setting holding the position of the last event the webhook dispatcher
+// turned into deliveries.
+const cursorKey = "webhook_dispatch_cursor"
+
+// DispatchCursor returns the position of the last event turned into deliveries.
+func (db *DB) DispatchCursor(ctx context.Context) (int64, error) {
+	var v int64
+	err := db.r.QueryRowContext(ctx, `SELECT CAST(value AS INTEGER) FROM settings WHERE key = ?`, cursorKey).Scan(&v)
+	if err == sql.ErrNoRows {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, errs.Wrap(err, "read dispatch cursor")
+	}
+	return v, nil
+}
+
+// EnqueueDeliveries stores new pending deliveries and moves the dispatch cursor to upto in
+// one transaction, so a restart neither loses nor repeats an event.
+func (db *DB) EnqueueDeliveries(ctx context.Context, list []*model.Delivery, upto int64) error {
+	return db.Update(ctx, func(tx *Tx) error {
+		for _, d := range list {
+			d.ID, d.Status, d.CreatedAt = NewID(PrefixAgentLog), model.DeliveryPending, tx.now
+			if d.NextAttemptAt == nil {
+				d.NextAttemptAt = &tx.now
+			}
+			if _, err := tx.exec(`INSERT OR IGNORE INTO deliveries (id, agent_id, account_id, environment_id, space_id, event_id, event_seq, topic, url,
+				status, next_attempt_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+				d.ID, d.AgentID, d.AccountID, d.EnvironmentID, d.SpaceID, d.EventID, d.EventSeq, d.Topic, d.URL, d.Status,
+				msPtr(d.NextAttemptAt), ms(tx.now)); err != nil {
+				return errs.Wrap(err, "insert delivery")
+			}
+		}
+		_, err := tx.exec(`INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`,
+			cursorKey, itoa(upto))
+		if err != nil {
+			return errs.Wrap(err, "move dispatch cursor")
+		}
+		return nil
+	})
+}
+
+const deliveryColumns = `id, agent_id, account_id, environment_id, space_id, event_id, event_seq, topic, url, status, attempts, last_status,
+	last_error, duration_ms, next_attempt_at, created_at, completed_at`
+
+func scanDelivery(sc scanner) (*model.Delivery, error) {
+	var d model.Delivery
+	var dur int64
+	var next, done sql.NullInt64
+	var c int64
+	err := sc.Scan(&d.ID, &d.AgentID, &d.AccountID, &d.EnvironmentID, &d.SpaceID, &d.EventID, &d.EventSeq, &d.Topic, &d.URL, &d.Status,
+		&d.Attempts, &d.LastStatus, &d.LastError, &dur, &next, &c, &done)
+	if err == sql.ErrNoRows {
+		return nil, errs.NotFoundf("eventId", "No agent log for this event")
+	}
+	if err != nil {
+		return nil, errs.Wrap(err, "scan delivery")
+	}
+	d.Duration = time.Duration(dur) * time.Millisecond
+	d.NextAttemptAt, d.CompletedAt, d.CreatedAt = fromNullMS(next), fromNullMS(done), fromMS(c)
+	return &d, nil
+}
+
+func (db *DB) queryDeliveries(ctx context.Context, q string, args ...any) ([]*model.Delivery, error) {
+	rows, err := db.r.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, errs.Wrap(err, "query deliveries")
+	}
+	defer rows.Close()
+	out := []*model.Delivery{}
+	for rows.Next() {
+		d, err := scanDelivery(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, d)
+	}
+	return out, rows.Err()
+}
+
+// DueDeliveries returns pending deliveries whose next attempt is at or before now, oldest
+// event first.
+func (db *DB) DueDeliveries(ctx context.Context, now time.Time, limit int) ([]*model.Delivery, error) {
+	return db.queryDeliveries(ctx, `SELECT `+deliveryColumns+` FROM deliveries WHERE status = 'pending' AND next_attempt_at <= ?
+		ORDER BY event_seq, id LIMIT ?`, ms(now), limit)
+}
+
+// NextDeliveryAt returns when the earliest pending delivery is due, or nil when none is.
+func (db *DB) NextDeliveryAt(ctx context.Context) (*time.Time, error) {
+	var n sql.NullInt64
+	if err := db.r.QueryRowContext(ctx, `SELECT MIN(next_attempt_at) FROM deliveries WHERE status = 'pending'`).Scan(&n); err != nil {
+		return nil, errs.Wrap(err, "read next delivery")
+	}
+	return fromNullMS(n), nil
+}
+
+// SaveDeliveryAttempt records the outcome of an attempt (status, attempts, last status and
+// error, duration, next attempt, completion).
+func (db *DB) SaveDeliveryAttempt(ctx context.Context, d *model.Delivery) error {
+	return db.Update(ctx, func(tx *Tx) error {
+		_, err := tx.exec(`UPDATE deliveries SET status = ?, attempts = ?, last_status = ?, last_error = ?, duration_ms = ?, next_attempt_at = ?,
+			completed_at = ? WHERE id = ? AND status = 'pending'`, d.Status, d.Attempts, d.LastStatus, d.LastError, d.Duration.Milliseconds(),
+			msPtr(d.NextAttemptAt), msPtr(d.CompletedAt), d.ID)
+		if err != nil {
+			return errs.Wrap(err, "save delivery attempt")
+		}
+		return nil
+	})
+}
+
+// DeliveryFilter selects agent logs.
+type DeliveryFilter struct {
+	AccountID     string
+	EnvironmentID string
+	AgentID       string
+	SpaceID       string
+	Success       *bool
+	Page          model.Page
+}
+
+// ListDeliveries returns one page of deliveries, newest first, and the number matching f.
+func (db *DB) ListDeliveries(ctx context.Context, f DeliveryFilter) ([]*model.Delivery, int, error) {
+	where := []string{"account_id = ?"}
+	args := []any{f.AccountID}
+	add := func(cond string, v any) { where = append(where, cond); args = append(args, v) }
+	if f.EnvironmentID != "" {
+		add("environment_id = ?", f.EnvironmentID)
+	}
+	if f.AgentID != "" {
+		add("agent_id = ?", f.AgentID)
+	}
+	if f.SpaceID != "" {
+		add("space_id = ?", f.SpaceID)
+	}
+	if f.Success != nil {
+		if *f.Success {
+			add("status = ?", model.DeliveryDelivered)
+		} else {
+			add("status <> ?", model.DeliveryDelivered)
+		}
+	}
+	cond := strings.Join(where, " AND ")
+	var total int
+	if err := db.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM deliveries WHERE `+cond, args...).Scan(&total); err != nil {
+		return nil, 0, errs.Wrap(err, "count deliveries")
+	}
+	list, err := db.queryDeliveries(ctx, `SELECT `+deliveryColumns+` FROM deliveries WHERE `+cond+` ORDER BY created_at DESC, event_seq DESC LIMIT ? OFFSET ?`,
+		append(args, f.Page.Size, f.Page.Offset())...)
+	return list, total, err
+}
+
+// DeliveryForEvent returns the first delivery of an event of the account. Errors: not_found.
+func (db *DB) DeliveryForEvent(ctx context.Context, accountID, eventID string) (*model.Delivery, error) {
+	return scanDelivery(db.r.QueryRowContext(ctx, `SELECT `+deliveryColumns+` FROM deliveries WHERE event_id = ? AND account_id = ?
+		ORDER BY created_at LIMIT 1`, eventID, accountID))
+}
+
+// EventContexts returns the context of each event id (for detailed agent logs).
+func (db *DB) EventContexts(ctx context.Context, ids []string) (map[string]json.RawMessage, error) {
+	out := map[string]json.RawMessage{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	rows, err := db.r.QueryContext(ctx, `SELECT id, context FROM events WHERE id IN (?`+strings.Repeat(", ?", len(ids)-1)+`)`, args...)
+	if err != nil {
+		return nil, errs.Wrap(err, "read event contexts")
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id, c string
+		if err := rows.Scan(&id, &c); err != nil {
+			return nil, errs.Wrap(err, "scan event context")
+		}
+		out[id] = json.RawMessage(c)
+	}
+	return out, rows.Err()
+}
