@@ -257,8 +257,14 @@ func TestWebhookResumesAfterRestart(t *testing.T) {
 	if len(got) != 3 {
 		t.Fatalf("got %d requests, want 3 (a failed one, its retry, the event written while down)", len(got))
 	}
-	if got[0].eventID != got[1].eventID || got[1].eventID == got[2].eventID {
-		t.Fatalf("got events %s %s %s, want the first retried then the second", got[0].eventID, got[1].eventID, got[2].eventID)
+	// Deliveries due together go out in parallel, so only the counts are fixed: the first
+	// event twice (attempt and retry), the one written while down once.
+	count := map[string]int{}
+	for _, g := range got {
+		count[g.eventID]++
+	}
+	if first := got[0].eventID; count[first] != 2 || len(count) != 2 {
+		t.Fatalf("got deliveries %v, want the first event twice and the second once", count)
 	}
 	// Running again sends nothing twice.
 	if err := w.RunOnce(ctx); err != nil || len(r.received()) != 3 {
