@@ -11,6 +11,7 @@ import (
 	"github.com/gofiber/fiber/v2/middleware/requestid"
 
 	"github.com/sluice/sluice/auth"
+	"github.com/sluice/sluice/events"
 	"github.com/sluice/sluice/store"
 )
 
@@ -29,6 +30,11 @@ type Deps struct {
 	Log           *slog.Logger
 	BaseURL       string // public URL, e.g. https://sluice.example.com; decides Secure cookies
 	SessionSecret []byte // signs and encrypts dashboard session cookies
+	// Events feeds GET /v1/events/stream; the caller starts and stops it (before shutting the
+	// app down, so open streams end). Nil makes the stream answer 500.
+	Events *events.Notifier
+	// StreamHeartbeat is the keep-alive interval of event streams (default 15 s).
+	StreamHeartbeat time.Duration
 }
 
 // New returns the configured fiber app.

@@ -20,6 +20,7 @@ func routes(app *fiber.App, d Deps) {
 	jobSvc := jobs.New(d.Store, d.Store)
 	jobsH := api.NewJobs(jobSvc, d.Store)
 	actions := api.NewActions(d.Store, jobSvc)
+	stream := api.NewStream(d.Store, d.Events, d.StreamHeartbeat)
 	need := bearer(d.Auth)
 
 	app.Get("/healthz", health(d))
@@ -49,12 +50,9 @@ func routes(app *fiber.App, d Deps) {
 	app.Get("/spaces/:spaceId", limitBody, need, spaces.Get)
 	app.Patch("/spaces/:spaceId", limitBody, gunzip, need, spaces.Update)
 
-	v1.Get("/events", events.List)
-	v1.Post("/events", events.Create)
-	v1.Get("/events/:eventId", events.Get)
-	v1.Post("/events/:eventId/ack", events.Ack)
-
 	// -- jobs, actions, agents, event stream (issue 4) --
+	// (above /events/:eventId, which would otherwise take "stream" for an id)
+	v1.Get("/events/stream", stream.Serve)
 	v1.Get("/jobs", jobsH.List)
 	v1.Post("/jobs", jobsH.Create)
 	v1.Get("/jobs/:jobId", jobsH.Get)
@@ -74,6 +72,11 @@ func routes(app *fiber.App, d Deps) {
 	v1.Patch("/actions/:actionId", actions.Update)
 	v1.Delete("/actions/:actionId", actions.Delete)
 	v1.Post("/actions/:actionId/run", actions.Run)
+
+	v1.Get("/events", events.List)
+	v1.Post("/events", events.Create)
+	v1.Get("/events/:eventId", events.Get)
+	v1.Post("/events/:eventId/ack", events.Ack)
 
 	// -- workbooks, sheets, commits (issue 3) --
 	v1.Get("/workbooks", workbooks.List)
