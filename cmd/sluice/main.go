@@ -40,6 +40,7 @@ type config struct {
 	AdminPassword  string
 	SecretKey      string
 	PublishableKey string
+	Automation     automationConfig
 }
 
 func parseConfig(args []string, getenv func(string) string) (config, error) {
@@ -58,6 +59,9 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 	fs.StringVar(&c.AdminPassword, "admin-password", env("SLUICE_ADMIN_PASSWORD", ""), "first admin's password (SLUICE_ADMIN_PASSWORD)")
 	fs.StringVar(&c.SecretKey, "secret-key", env("SLUICE_SECRET_KEY", ""), "default environment's secret key (SLUICE_SECRET_KEY)")
 	fs.StringVar(&c.PublishableKey, "publishable-key", env("SLUICE_PUBLISHABLE_KEY", ""), "default environment's publishable key (SLUICE_PUBLISHABLE_KEY)")
+	if err := automationFlags(fs, getenv, &c.Automation); err != nil {
+		return c, err
+	}
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -98,9 +102,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	}
 	sessionKey := sha256.Sum256([]byte("session:" + signing))
 	tokens := &auth.Tokens{Key: []byte(signing), TTL: 24 * time.Hour, Now: db.Now}
+	auto, err := startAutomation(ctx, db, cfg.Automation, log)
+	if err != nil {
+		return err
+	}
+	defer auto.Stop()
 	app := web.New(web.Deps{
 		Store: db, Auth: &auth.Authenticator{Keys: db, Tokens: tokens}, Tokens: tokens, Log: log,
-		BaseURL: cfg.BaseURL, SessionSecret: sessionKey[:],
+		BaseURL: cfg.BaseURL, SessionSecret: sessionKey[:], Events: auto.Notifier,
 	})
 
 	ln, err := net.Listen("tcp", cfg.Addr)
@@ -122,6 +131,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	case <-ctx.Done():
 	}
 	log.Info("shutting down; finishing in-flight requests")
+	auto.StopStreams() // open event streams would otherwise hold the server up
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	return app.ShutdownWithContext(shutdownCtx)

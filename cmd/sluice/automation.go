@@ -1,0 +1,102 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"time"
+
+	"github.com/sluice/sluice/events"
+	"github.com/sluice/sluice/handlers/api"
+	"github.com/sluice/sluice/jobs"
+	"github.com/sluice/sluice/store"
+)
+
+// automationConfig sets the job timers and webhook retries (issue 4).
+type automationConfig struct {
+	JobCheckEvery      time.Duration
+	JobAckWindow       time.Duration
+	ReadinessWait      time.Duration
+	WebhookRetryBase   time.Duration
+	WebhookMaxAttempts int
+}
+
+// automationFlags registers the settings on fs, with defaults from the environment.
+func automationFlags(fs *flag.FlagSet, getenv func(string) string, c *automationConfig) error {
+	dur := func(dst *time.Duration, name, key string, def time.Duration, usage string) error {
+		if v := getenv(key); v != "" {
+			d, err := time.ParseDuration(v)
+			if err != nil || d <= 0 {
+				return fmt.Errorf("%s must be a positive duration such as 90s or 5m, got %q", key, v)
+			}
+			def = d
+		}
+		fs.DurationVar(dst, name, def, usage+" ("+key+")")
+		return nil
+	}
+	for _, d := range []struct {
+		dst       *time.Duration
+		name, key string
+		def       time.Duration
+		usage     string
+	}{
+		{&c.JobCheckEvery, "job-check-every", "SLUICE_JOB_CHECK_EVERY", 5 * time.Minute, "routine check of executing jobs"},
+		{&c.JobAckWindow, "job-ack-window", "SLUICE_JOB_ACK_WINDOW", 5 * time.Minute, "executing jobs not acknowledged for this long fail"},
+		{&c.ReadinessWait, "readiness-wait", "SLUICE_READINESS_WAIT", 120 * time.Second, "space:configure jobs not done by then are stopped"},
+		{&c.WebhookRetryBase, "webhook-retry-base", "SLUICE_WEBHOOK_RETRY_BASE", time.Second, "first webhook retry delay, doubled per attempt"},
+	} {
+		if err := dur(d.dst, d.name, d.key, d.def, d.usage); err != nil {
+			return err
+		}
+	}
+	attempts := 6
+	if v := getenv("SLUICE_WEBHOOK_MAX_ATTEMPTS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return fmt.Errorf("SLUICE_WEBHOOK_MAX_ATTEMPTS must be a whole number of at least 1, got %q", v)
+		}
+		attempts = n
+	}
+	fs.IntVar(&c.WebhookMaxAttempts, "webhook-max-attempts", attempts, "webhook attempts before giving up (SLUICE_WEBHOOK_MAX_ATTEMPTS)")
+	return nil
+}
+
+// automation is the background work of jobs and events: the shared event notifier (live
+// streams), the job timers, webhook deliveries and the built-in job worker.
+type automation struct {
+	Notifier  *events.Notifier
+	scheduler *jobs.Scheduler
+	webhooks  *events.Webhooks
+	worker    *jobs.Worker
+}
+
+// startAutomation starts the background work on db.
+func startAutomation(ctx context.Context, db *store.DB, c automationConfig, log *slog.Logger) (*automation, error) {
+	a := &automation{Notifier: events.NewNotifier(db, 200*time.Millisecond, log)}
+	if err := a.Notifier.Start(ctx); err != nil {
+		return nil, err
+	}
+	svc := jobs.New(db, db)
+	a.scheduler = jobs.NewScheduler(svc, jobs.Timers{CheckEvery: c.JobCheckEvery, AckWindow: c.JobAckWindow, ReadinessWait: c.ReadinessWait}, log)
+	a.scheduler.Start()
+	a.webhooks = &events.Webhooks{DB: db, Encode: api.EventBody, Log: log, RetryBase: c.WebhookRetryBase, MaxAttempts: c.WebhookMaxAttempts}
+	a.webhooks.Start()
+	a.worker = jobs.NewWorker(svc, time.Second, log)
+	// TODO(issue 3): register jobs.DeleteRecords once the records store can delete by filter;
+	// until then delete-records jobs wait, ready, for an agent.
+	a.worker.Start()
+	return a, nil
+}
+
+// StopStreams ends open event streams; call it before shutting the HTTP server down.
+func (a *automation) StopStreams() { a.Notifier.Stop() }
+
+// Stop ends the background work, letting the step in progress finish.
+func (a *automation) Stop() {
+	a.Notifier.Stop()
+	a.scheduler.Stop()
+	a.webhooks.Stop()
+	a.worker.Stop()
+}

@@ -1,0 +1,48 @@
+package main
+
+import (
+	"bufio"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestShutdownEndsEventStreams(t *testing.T) {
+	base, _, stop := start(t, map[string]string{"SLUICE_ADDR": "127.0.0.1:0", "SLUICE_DATA_DIR": t.TempDir(), "SLUICE_SECRET_KEY": "sk_stream_1"})
+	req, _ := http.NewRequest("GET", base+"/v1/events/stream", nil)
+	req.Header.Set("Authorization", "Bearer sk_stream_1")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("stream: got %v %v, want 200", resp, err)
+	}
+	line, _ := bufio.NewReader(resp.Body).ReadString('\n')
+	if !strings.HasPrefix(line, "retry:") {
+		t.Fatalf("got first line %q, want the retry hint", line)
+	}
+	began := time.Now()
+	if err := stop(); err != nil {
+		t.Fatalf("shutdown with an open stream: %v", err)
+	}
+	if d := time.Since(began); d > 5*time.Second {
+		t.Fatalf("shutdown took %v with an open stream", d)
+	}
+}
+
+func TestAutomationConfig(t *testing.T) {
+	c, err := parseConfig([]string{"-job-ack-window", "90s"}, func(k string) string {
+		return map[string]string{"SLUICE_READINESS_WAIT": "30s", "SLUICE_WEBHOOK_MAX_ATTEMPTS": "3"}[k]
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := c.Automation
+	if a.JobAckWindow != 90*time.Second || a.ReadinessWait != 30*time.Second || a.JobCheckEvery != 5*time.Minute || a.WebhookMaxAttempts != 3 || a.WebhookRetryBase != time.Second {
+		t.Fatalf("got %+v", a)
+	}
+	for _, env := range []map[string]string{{"SLUICE_JOB_ACK_WINDOW": "soon"}, {"SLUICE_WEBHOOK_MAX_ATTEMPTS": "0"}, {"SLUICE_READINESS_WAIT": "-1s"}} {
+		if _, err := parseConfig(nil, func(k string) string { return env[k] }); err == nil {
+			t.Errorf("%v: got no error, want one", env)
+		}
+	}
+}
