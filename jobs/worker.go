@@ -10,6 +10,7 @@ import (
 
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/model"
+	"github.com/sluice/sluice/store"
 )
 
 // WorkerActor is the actor id on events of jobs the built-in worker carries out.
@@ -114,23 +115,34 @@ func (w *Worker) Stop() {
 	}
 }
 
-// RecordDeleter deletes a sheet's records matching a delete-records config and returns how
-// many it deleted. The records store provides it.
+// RecordDeleter deletes the records a query selects; the records store provides it.
 type RecordDeleter interface {
-	DeleteRecordsByFilter(ctx context.Context, accountID string, c *DeleteRecordsConfig, actor string) (int, error)
+	DeleteWhere(ctx context.Context, sheetID string, q store.RecordQuery, opt store.WriteOptions) (*store.BulkResult, error)
 }
 
-// DeleteRecords is the built-in delete-records job.
+// DeleteRecords is the built-in delete-records job: it deletes the records of config.sheet
+// that filter (valid, error or all; filterField narrows valid and error to one field),
+// searchValue/searchField and q select, keeping the exceptions. With filter none (the
+// default) and no search or q it selects, and deletes, nothing.
 func DeleteRecords(d RecordDeleter) Handler {
 	return func(ctx context.Context, j *model.Job) (string, error) {
 		c, err := ParseDeleteRecordsConfig(j.Config)
 		if err != nil {
 			return "", err
 		}
-		n, err := d.DeleteRecordsByFilter(ctx, j.AccountID, c, WorkerActor)
+		q := store.RecordQuery{Filter: c.Filter, FilterField: c.FilterField, SearchValue: c.SearchValue, SearchField: c.SearchField,
+			Q: c.Q, IDs: c.Exceptions}
+		if q.Filter == "none" {
+			q.Filter = ""
+		}
+		if q.Filter == "" && q.SearchValue == "" && q.Q == "" {
+			// Without a selection, ids would pick the records to delete, not spare them.
+			return "Deleted 0 records: the config selects none", nil
+		}
+		res, err := d.DeleteWhere(ctx, c.Sheet, q, store.WriteOptions{Actor: WorkerActor, AccountID: j.AccountID})
 		if err != nil {
 			return "", err
 		}
-		return "Deleted " + itoa(n) + " records", nil
+		return "Deleted " + itoa(res.Count) + " records", nil
 	}
 }

@@ -84,8 +84,7 @@ func startAutomation(ctx context.Context, db *store.DB, c automationConfig, log 
 	a.webhooks = &events.Webhooks{DB: db, Encode: api.EventBody, Log: log, RetryBase: c.WebhookRetryBase, MaxAttempts: c.WebhookMaxAttempts}
 	a.webhooks.Start()
 	a.worker = jobs.NewWorker(svc, time.Second, log)
-	// TODO(issue 3): register jobs.DeleteRecords once the records store can delete by filter;
-	// until then delete-records jobs wait, ready, for an agent.
+	a.worker.Handle(jobs.OpDeleteRecords, jobs.DeleteRecords(db))
 	a.worker.Start()
 	return a, nil
 }
