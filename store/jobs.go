@@ -202,6 +202,10 @@ func (tx *Tx) BlockingJob(workbookID string) (*model.Job, error) {
 func (tx *Tx) EmitJob(j *model.Job, topic, actor string) error {
 	c := model.EventContext{AccountID: j.AccountID, EnvironmentID: j.EnvironmentID, SpaceID: j.SpaceID, WorkbookID: j.WorkbookID,
 		SheetID: j.SheetID, FileID: j.FileID, DocumentID: j.DocumentID, JobID: j.ID, ActorID: actor, ActionID: j.ActionID}
+	if j.SheetID != "" {
+		// Listeners filter sheet jobs by slug (e.g. recordHook-style {sheetSlug: "contacts"}).
+		_ = tx.queryRow(`SELECT slug FROM sheets WHERE id = ?`, j.SheetID).Scan(&c.SheetSlug)
+	}
 	if j.SpaceID != "" {
 		var ns string
 		if tx.queryRow(`SELECT namespace FROM spaces WHERE id = ?`, j.SpaceID).Scan(&ns) == nil && ns != "" {

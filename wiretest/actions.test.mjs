@@ -107,3 +107,38 @@ test("running an action creates its job with checked input and context.actionId"
   assert.equal(ready.payload.job, "space:send");
   assert.deepEqual(ready.payload.input, job.input);
 });
+
+test("constraints and toolbarBlocking on a real workbook", async () => {
+  const wb = (await api.workbooks.create({ name: "Import", spaceId, environmentId: envId, sheets: [
+    { name: "Contacts", slug: "contacts", fields: [{ key: "email", type: "string", label: "Email", constraints: [{ type: "required" }] }] },
+  ] })).data;
+  const sheetId = wb.sheets[0].id;
+  const mk = async (label, targetId, extra = {}) => (await api.actions.create({ spaceId, body: { label, operation: label.toLowerCase(), targetId, ...extra } })).data;
+  const hasData = await mk("Check", sheetId, { constraints: [{ type: "hasData" }] });
+  const allValid = await mk("Submit", sheetId, { constraints: [{ type: "hasAllValid" }] });
+  const blocking = await mk("Sync", wb.id, { mode: "toolbarBlocking" });
+  const other = await mk("Export", wb.id);
+
+  let err = await rejectsWith(api.jobs.create({ type: "sheet", operation: "check", source: sheetId, trigger: "immediate" }, once), 409);
+  assert.match(err.body.errors[0].message, /no records/);
+  await api.records.insert(sheetId, [{ email: { value: "a@example.com" } }, { email: { value: "" } }]);
+  const checked = (await api.jobs.create({ type: "sheet", operation: "check", source: sheetId, trigger: "immediate" })).data;
+  err = await rejectsWith(api.jobs.create({ type: "sheet", operation: "submit", source: sheetId, trigger: "immediate" }, once), 409);
+  assert.match(err.body.errors[0].message, /1 of 2 records have errors/);
+
+  const { data } = await api.events.list({ environmentId: envId, topic: "job:ready", includeAcknowledged: true, pageSize: 100 });
+  const ctx = data.find((e) => e.context.jobId === checked.id).context;
+  assert.equal(ctx.actionId, hasData.id);
+  assert.equal(ctx.sheetId, sheetId);
+  assert.equal(ctx.sheetSlug, "contacts");
+  assert.equal(ctx.workbookId, wb.id);
+
+  const sync = (await api.jobs.create({ type: "workbook", operation: "sync", source: wb.id, trigger: "immediate" })).data;
+  assert.equal(sync.mode, "toolbarBlocking");
+  err = await rejectsWith(api.jobs.create({ type: "workbook", operation: "export", source: wb.id, trigger: "immediate" }, once), 409);
+  assert.match(err.body.errors[0].message, new RegExp(sync.id));
+  await api.jobs.ack(sync.id);
+  await api.jobs.complete(sync.id);
+  await api.jobs.create({ type: "workbook", operation: "export", source: wb.id, trigger: "immediate" });
+  assert.ok(blocking.id && other.id && allValid.id);
+});
