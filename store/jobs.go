@@ -306,6 +306,10 @@ func (db *DB) ListJobs(ctx context.Context, f JobFilter) ([]*model.Job, int, err
 	return out, total, rows.Err()
 }
 
+// unfinished is the condition of the jobs_unfinished partial index, spelled exactly as in
+// the migration so SQLite uses the index: the timers and the worker never scan finished jobs.
+const unfinished = `status NOT IN ('complete', 'failed', 'canceled') AND deleted_at IS NULL`
+
 // JobRef names a job for the timers.
 type JobRef struct{ AccountID, ID string }
 
@@ -329,15 +333,14 @@ func (db *DB) jobRefs(ctx context.Context, q string, args ...any) ([]JobRef, err
 // UnacknowledgedJobs returns executing jobs whose last acknowledgement (or start) is at or
 // before cutoff.
 func (db *DB) UnacknowledgedJobs(ctx context.Context, cutoff time.Time) ([]JobRef, error) {
-	return db.jobRefs(ctx, `SELECT account_id, id FROM jobs WHERE status = ? AND deleted_at IS NULL
-		AND COALESCE(last_ack_at, started_at, updated_at) <= ? ORDER BY created_at`, model.JobExecuting, ms(cutoff))
+	return db.jobRefs(ctx, `SELECT account_id, id FROM jobs WHERE `+unfinished+` AND status = 'executing'
+		AND COALESCE(last_ack_at, started_at, updated_at) <= ? ORDER BY created_at`, ms(cutoff))
 }
 
 // OverdueJobs returns unfinished jobs named typ:operation created at or before cutoff.
 func (db *DB) OverdueJobs(ctx context.Context, typ, operation string, cutoff time.Time) ([]JobRef, error) {
-	return db.jobRefs(ctx, `SELECT account_id, id FROM jobs WHERE status NOT IN (?, ?, ?) AND deleted_at IS NULL
-		AND type = ? AND operation = ? AND created_at <= ? ORDER BY created_at`,
-		model.JobComplete, model.JobFailed, model.JobCanceled, typ, operation, ms(cutoff))
+	return db.jobRefs(ctx, `SELECT account_id, id FROM jobs WHERE `+unfinished+`
+		AND type = ? AND operation = ? AND created_at <= ? ORDER BY created_at`, typ, operation, ms(cutoff))
 }
 
 // ReadyJobs returns dispatched ready jobs with one of the given operations, oldest first (the
@@ -346,11 +349,11 @@ func (db *DB) ReadyJobs(ctx context.Context, operations []string, limit int) ([]
 	if len(operations) == 0 {
 		return nil, nil
 	}
-	args := []any{model.JobReady}
+	args := []any{}
 	for _, o := range operations {
 		args = append(args, o)
 	}
 	args = append(args, limit)
-	return db.jobRefs(ctx, `SELECT account_id, id FROM jobs WHERE status = ? AND deleted_at IS NULL AND dispatched_at IS NOT NULL
+	return db.jobRefs(ctx, `SELECT account_id, id FROM jobs WHERE `+unfinished+` AND status = 'ready' AND dispatched_at IS NOT NULL
 		AND operation IN (?`+strings.Repeat(", ?", len(operations)-1)+`) ORDER BY created_at LIMIT ?`, args...)
 }
