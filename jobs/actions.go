@@ -208,7 +208,33 @@ func (s *Service) applyAction(ctx context.Context, j *model.Job, a *model.Action
 		return err
 	}
 	j.Input = in
+	if err := s.checkPendingCommits(ctx, j); err != nil {
+		return err
+	}
 	return s.checkConstraints(ctx, a)
+}
+
+// checkPendingCommits refuses actions on a workbook with settings.trackChanges while any of
+// its commits is still pending (record hooks have not finished with it).
+func (s *Service) checkPendingCommits(ctx context.Context, j *model.Job) error {
+	if j.WorkbookID == "" {
+		return nil
+	}
+	wb, err := s.DB.GetWorkbook(ctx, j.AccountID, j.WorkbookID)
+	if err != nil {
+		return err
+	}
+	var set struct {
+		TrackChanges bool `json:"trackChanges"`
+	}
+	if json.Unmarshal(wb.Settings, &set) != nil || !set.TrackChanges {
+		return nil
+	}
+	n, err := s.DB.PendingCommits(ctx, j.WorkbookID)
+	if err != nil || n == 0 {
+		return err
+	}
+	return errs.E(errs.Conflict, "workbookId", "Actions wait while the workbook tracks changes and %d commit(s) are pending", n)
 }
 
 // checkConstraints refuses to run an action whose hasData or hasAllValid constraint (or

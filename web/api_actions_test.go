@@ -363,3 +363,26 @@ func TestInlineWorkbookAction(t *testing.T) {
 	}
 	e.mustCreateJob(t, map[string]any{"type": "workbook", "operation": "send", "source": wb, "trigger": "immediate", "input": map[string]any{"to": "x"}})
 }
+
+func TestTrackChangesBlocksActions(t *testing.T) {
+	e := newAPI(t)
+	sp := e.mustCreateSpace(t, testSecret, map[string]any{"name": "s"})
+	spaceID := sp["id"].(string)
+	wb, sh := e.mustCreateSheet(t, spaceID)
+	id := dataOf(e.mustCall(t, "POST", "/v1/actions?spaceId="+spaceID, testSecret, map[string]any{"label": "Go", "operation": "go", "targetId": sh}))["id"].(string)
+	ctx := t.Context()
+	if err := e.db.ExecForTest(ctx, `INSERT INTO commits (id, sheet_id, workbook_id, created_at) VALUES ('us_vr_pending1', ?, ?, 0)`, sh, wb); err != nil {
+		t.Fatal(err)
+	}
+	e.mustCall(t, "POST", "/v1/actions/"+id+"/run", testSecret, nil) // trackChanges is off
+	if err := e.db.ExecForTest(ctx, `UPDATE workbooks SET settings = '{"trackChanges":true}' WHERE id = ?`, wb); err != nil {
+		t.Fatal(err)
+	}
+	if st, out := e.call(t, "POST", "/v1/actions/"+id+"/run", testSecret, nil); st != http.StatusConflict || !strings.Contains(errMsg(out), "1 commit(s) are pending") {
+		t.Fatalf("pending commit with trackChanges: got %d %v, want 409", st, out)
+	}
+	if err := e.db.ExecForTest(ctx, `UPDATE commits SET completed_at = 1 WHERE id = 'us_vr_pending1'`); err != nil {
+		t.Fatal(err)
+	}
+	e.mustCall(t, "POST", "/v1/actions/"+id+"/run", testSecret, nil)
+}
