@@ -1,0 +1,59 @@
+// Issue 4 part 5: the real @flatfile/listener with @flatfile/plugin-record-hook, run by
+// Sluice's listener runner (agents/runner.mjs), flags records written to Sluice.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { startServer, SECRET } from "./lib.mjs";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+let srv, api, runner, runnerLog = "";
+
+before(async () => {
+  srv = await startServer();
+  api = srv.client();
+  runner = spawn(process.execPath, ["agents/runner.mjs", "--url", srv.baseURL, "--token", SECRET, "agents/examples/email-hook.mjs"], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+  runner.stdout.on("data", (d) => (runnerLog += d));
+  runner.stderr.on("data", (d) => (runnerLog += d));
+  const deadline = Date.now() + 10000;
+  while (!runnerLog.includes("listening")) {
+    if (Date.now() > deadline || runner.exitCode !== null) throw new Error(`runner did not start:\n${runnerLog}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+});
+after(async () => {
+  runner.kill("SIGTERM");
+  await srv.stop();
+});
+
+test("a recordHook flags a record within 2 s of the insert, without a hook loop", async () => {
+  const space = (await api.spaces.create({ name: "hooks" })).data;
+  const wb = (await api.workbooks.create({ name: "W", spaceId: space.id, sheets: [{ name: "Contacts", slug: "contacts", fields: [{ key: "email", type: "string" }, { key: "name", type: "string" }] }] })).data;
+  const sheetId = wb.sheets[0].id;
+  // The SDK sends X-Disable-Hooks: true; X-Force-Hooks asks for hooks anyway, as Flatfile's extractor does.
+  const inserted = Date.now();
+  await api.records.insert(sheetId, [{ email: { value: "no-at-sign" }, name: { value: "A" } }, { email: { value: "MIXED@Case.COM" } }], { headers: { "X-Force-Hooks": "true" } });
+  let recs;
+  for (;;) {
+    recs = (await api.records.get(sheetId, { includeMessages: true })).data.records;
+    if (recs[0].values.email.messages?.length) break;
+    if (Date.now() - inserted > 2000) assert.fail(`no hook message after 2 s; runner log:\n${runnerLog}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  assert.equal(recs[0].values.email.messages[0].message, "Email must contain @");
+  assert.equal(recs[0].valid, false);
+  assert.equal(recs[1].values.email.value, "mixed@case.com", "the hook's set() was written back");
+  await new Promise((r) => setTimeout(r, 600));
+  const created = (await api.events.list({ spaceId: space.id, topic: "commit:created", includeAcknowledged: true, pageSize: 100 })).data;
+  assert.equal(created.length, 1, "the hook's write-back (X-Disable-Hooks) must not raise another commit:created");
+});
+
+test("writes with the SDK's default X-Disable-Hooks run no hooks", async () => {
+  const space = (await api.spaces.create({ name: "quiet" })).data;
+  const wb = (await api.workbooks.create({ name: "W", spaceId: space.id, sheets: [{ name: "Contacts", slug: "contacts", fields: [{ key: "email", type: "string" }] }] })).data;
+  await api.records.insert(wb.sheets[0].id, [{ email: { value: "no-at-sign" } }]);
+  await new Promise((r) => setTimeout(r, 800));
+  const rec = (await api.records.get(wb.sheets[0].id, { includeMessages: true })).data.records[0];
+  assert.deepEqual(rec.values.email.messages ?? [], []);
+});
