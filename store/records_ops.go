@@ -87,6 +87,10 @@ func (db *DB) insert(ctx context.Context, sheetID string, n int, opt WriteOption
 			}
 		}
 		res.Count = n
+		// Adding records is space activity (lastActivityAt).
+		if err := tx.TouchSpace(rs.SpaceID); err != nil {
+			return err
+		}
 		return tx.emitRecords(rs, w, "created", ids)
 	})
 	if err != nil {

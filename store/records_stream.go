@@ -128,6 +128,10 @@ func (db *DB) insertPrepared(ctx context.Context, sheetID, hash string, states [
 		res.VersionID = w.versionID
 		res.VersionIDs = append(res.VersionIDs, w.versionID)
 		res.Count += len(states)
+		// Adding records is space activity (lastActivityAt).
+		if err := tx.TouchSpace(rs.SpaceID); err != nil {
+			return err
+		}
 		return tx.emitRecords(rs, w, "created", ids)
 	})
 }

@@ -369,3 +369,18 @@ func TestReadonly(t *testing.T) {
 		t.Fatalf("got %v, want readonly record refused", err)
 	}
 }
+
+func TestInsertMovesSpaceActivity(t *testing.T) {
+	e := mustOpenDB(t)
+	sh := e.mustCreateSheet(t, contacts)
+	later := time.Date(2026, 3, 4, 5, 6, 7, 890e6, time.UTC)
+	e.db.Now = func() time.Time { return later }
+	e.mustInsert(t, sh, rows(map[string]any{"name": "A"}))
+	sp, err := e.db.GetSpace(t.Context(), e.account, e.space)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sp.LastActivityAt == nil || !sp.LastActivityAt.Equal(later.Truncate(time.Second)) {
+		t.Errorf("got lastActivityAt %v, want %v", sp.LastActivityAt, later.Truncate(time.Second))
+	}
+}
