@@ -49,25 +49,15 @@ func (db *DB) eachBatch(ctx context.Context, sheetID string, q RecordQuery, opt 
 			if err := tx.prepareWrite(rs); err != nil {
 				return err
 			}
-			rids, err := tx.selectBatch(rs, &q, last)
+			states, err := tx.selectBatch(rs, &q, last)
 			if err != nil {
 				return err
 			}
-			if len(rids) == 0 {
+			if len(states) == 0 {
 				done = true
 				return nil
 			}
-			last = rids[len(rids)-1]
-			olds, err := tx.loadStates(rs, rids)
-			if err != nil {
-				return err
-			}
-			states := make([]*recState, 0, len(rids))
-			for _, rid := range rids {
-				if st := olds[rid]; st != nil {
-					states = append(states, st)
-				}
-			}
+			last = states[len(states)-1].rid
 			changes, err := fn(tx, rs, states)
 			if err != nil || len(changes) == 0 {
 				return err
@@ -97,8 +87,8 @@ func (db *DB) eachBatch(ctx context.Context, sheetID string, q RecordQuery, opt 
 	}
 }
 
-// selectBatch returns the keys of the next batch of q's records after key last.
-func (tx *Tx) selectBatch(rs *recSheet, q *RecordQuery, last int64) ([]int64, error) {
+// selectBatch reads the next batch of q's records after key last, in key order.
+func (tx *Tx) selectBatch(rs *recSheet, q *RecordQuery, last int64) ([]*recState, error) {
 	if rs.sk == 0 {
 		return nil, nil
 	}
@@ -110,18 +100,18 @@ func (tx *Tx) selectBatch(rs *recSheet, q *RecordQuery, last int64) ([]int64, er
 		return nil, err
 	}
 	args := append(append([]any{}, where.Args...), BatchSize)
-	rows, err := tx.QueryContext(tx.ctx, `SELECT r.rid FROM records r WHERE `+where.SQL+` ORDER BY r.rid LIMIT ?`, args...)
+	rows, err := tx.QueryContext(tx.ctx, `SELECT r.`+strings.ReplaceAll(stateColumns, ", ", ", r.")+` FROM records r WHERE `+where.SQL+` ORDER BY r.rid LIMIT ?`, args...)
 	if err != nil {
 		return nil, errs.Wrap(err, "select batch")
 	}
 	defer rows.Close()
-	var out []int64
+	var out []*recState
 	for rows.Next() {
-		var rid int64
-		if err := rows.Scan(&rid); err != nil {
-			return nil, errs.Wrap(err, "select batch")
+		st, err := rs.scanState(rows)
+		if err != nil {
+			return nil, err
 		}
-		out = append(out, rid)
+		out = append(out, st)
 	}
 	return out, rows.Err()
 }
