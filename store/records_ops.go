@@ -141,6 +141,7 @@ func (st *recState) clone() *recState {
 		c.umsgs = append(records.Cells(nil), st.umsgs...)
 	}
 	c.dups, c.efs = nil, nil
+	c.enc, c.ukeys, c.uhas = "", nil, nil // derived from the row, which the edit may change
 	return &c
 }
 

@@ -24,6 +24,26 @@ type recState struct {
 	efs   []string        // keys of fields with an error outside unique rules; "" marks a record-level error
 	valid bool
 	enc   string // the row already encoded, when it will not change again
+	// ukeys are the row's unique keys by rule, when computed ahead (uhas false: not taking part).
+	ukeys []string
+	uhas  []bool
+}
+
+// uniqueKey is the row's key for rule number ui of the schema.
+func (st *recState) uniqueKey(u *records.Unique, ui int) (string, bool) {
+	if st.uhas != nil {
+		return st.ukeys[ui], st.uhas[ui]
+	}
+	return u.UniqueKey(st.row)
+}
+
+// precomputeKeys works out the row's unique keys ahead of the write (rows that will not
+// change before it).
+func (st *recState) precomputeKeys(s *records.Schema) {
+	st.ukeys, st.uhas = make([]string, len(s.Uniques)), make([]bool, len(s.Uniques))
+	for i, u := range s.Uniques {
+		st.ukeys[i], st.uhas[i] = u.UniqueKey(st.row)
+	}
 }
 
 const efsSep = "\x1f"
@@ -108,6 +128,9 @@ func (rs *recSheet) validOf(efs []string, dups []int64) bool {
 
 // errorKeys lists the field keys that count as in error for the counts.
 func (rs *recSheet) errorKeys(efs []string, dups []int64) []string {
+	if len(efs) == 0 && len(dups) == 0 {
+		return nil
+	}
 	out := make([]string, 0, len(efs)+len(dups))
 	seen := map[string]bool{}
 	for _, k := range efs {
@@ -136,6 +159,7 @@ type countDelta struct {
 	total, valid int64
 	errors       map[string]int64
 	empties      map[string]int64
+	emptyAt      []int64 // empties by rule index, folded into empties when applied
 }
 
 func newCountDelta() *countDelta {
@@ -146,9 +170,12 @@ func newCountDelta() *countDelta {
 func (d *countDelta) tally(rs *recSheet, st *recState, sign int64) {
 	d.total += sign
 	d.tallyStatus(rs, st.efs, st.dups, sign)
-	for i, r := range rs.Schema.Rules {
-		if records.IsEmpty(st.row[i]) {
-			d.empties[r.Key] += sign
+	if d.emptyAt == nil {
+		d.emptyAt = make([]int64, len(rs.Schema.Rules))
+	}
+	for i, v := range st.row {
+		if records.IsEmpty(v) {
+			d.emptyAt[i] += sign
 		}
 	}
 }
@@ -169,6 +196,12 @@ func (tx *Tx) applyCounts(rs *recSheet, d *countDelta) error {
 		return errs.Wrap(err, "update counts")
 	}
 	rs.total += d.total
+	for i, n := range d.emptyAt {
+		if n != 0 {
+			d.empties[rs.Schema.Rules[i].Key] += n
+		}
+	}
+	d.emptyAt = nil
 	keys := make([]string, 0, len(d.errors)+len(d.empties))
 	for k := range d.errors {
 		keys = append(keys, k)

@@ -63,6 +63,7 @@ func (db *DB) InsertStream(ctx context.Context, sheetID string, keys []string, s
 				}
 				st := rs.newState(0, row)
 				st.enc = rs.Schema.EncodeString(row)
+				st.precomputeKeys(rs.Schema)
 				states = append(states, st)
 			}
 			if len(states) > 0 {
@@ -104,7 +105,7 @@ func (db *DB) insertPrepared(ctx context.Context, sheetID, hash string, states [
 		}
 		if schemaHash(&rs.Config) != hash {
 			for _, st := range states {
-				st.msgs, st.enc = rs.Schema.Check(st.row), ""
+				st.msgs, st.enc, st.ukeys, st.uhas = rs.Schema.Check(st.row), "", nil, nil
 			}
 		}
 		w, err := tx.beginWrite(rs, opt)

@@ -21,9 +21,9 @@ func (tx *Tx) reconcileUniques(rs *recSheet, changes []*change, w *writeCtx, d *
 		inWrite[c.rid()] = true
 	}
 	twins := map[int64]map[int64]bool{} // rid → uc → should be a duplicate
-	for _, u := range rs.Schema.Uniques {
+	for ui, u := range rs.Schema.Uniques {
 		uc := rs.ucOf[u]
-		ix := &ruleIndex{u: u, uc: uc}
+		ix := &ruleIndex{u: u, ui: ui, uc: uc}
 		if err := tx.indexRule(ix, changes, w.emptyBefore); err != nil {
 			return err
 		}
@@ -62,6 +62,7 @@ func (tx *Tx) reconcileUniques(rs *recSheet, changes []*change, w *writeCtx, d *
 // ruleIndex is the work of one unique rule in one write.
 type ruleIndex struct {
 	u       *records.Unique
+	ui      int // the rule's place in the schema's Uniques
 	uc      int64
 	keys    []string // the new value of each change
 	has     []bool   // the change's new state takes part in the rule
@@ -85,7 +86,7 @@ func (tx *Tx) indexRule(ix *ruleIndex, changes []*change, emptyBefore bool) erro
 			ok, oh = ix.u.UniqueKey(c.old.row)
 		}
 		if c.new != nil {
-			ix.keys[i], ix.has[i] = ix.u.UniqueKey(c.new.row)
+			ix.keys[i], ix.has[i] = c.new.uniqueKey(ix.u, ix.ui)
 		}
 		switch {
 		case oh && ix.has[i] && ok == ix.keys[i]:
