@@ -384,3 +384,50 @@ func TestInsertMovesSpaceActivity(t *testing.T) {
 		t.Errorf("got lastActivityAt %v, want %v", sp.LastActivityAt, later.Truncate(time.Second))
 	}
 }
+
+func TestQueryCombinations(t *testing.T) {
+	e := mustOpenDB(t)
+	sh := e.mustCreateSheet(t, contacts)
+	res := e.mustInsert(t, sh, rows(
+		map[string]any{"name": "Ann", "email": "a@x", "age": 30},
+		map[string]any{"name": "Bob", "email": "a@x", "age": "old"},
+		map[string]any{"email": "c@x", "age": 50},
+	))
+	ids := []string{res.Records[0].ID, res.Records[1].ID, res.Records[2].ID}
+	tests := []struct {
+		name string
+		q    store.RecordQuery
+		want []string
+	}{
+		{"error", store.RecordQuery{Filter: "error"}, ids},
+		{"error on email", store.RecordQuery{Filter: "error", FilterField: "email"}, ids[:2]},
+		{"valid on email", store.RecordQuery{Filter: "valid", FilterField: "email"}, ids[2:]},
+		{"error, q and search", store.RecordQuery{Filter: "error", Q: "age gte 30", SearchValue: "x"}, []string{ids[0], ids[2]}},
+		{"error sorted by age desc", store.RecordQuery{Filter: "error", SortField: "age", SortDesc: true}, []string{ids[1], ids[2], ids[0]}},
+		{"error excluding an id", store.RecordQuery{Filter: "error", IDs: ids[:1]}, ids[1:]},
+		{"none", store.RecordQuery{Filter: "none"}, nil},
+		{"none with ids", store.RecordQuery{Filter: "none", IDs: ids[1:2]}, ids[1:2]},
+		{"ids only", store.RecordQuery{IDs: []string{ids[2], ids[0]}}, []string{ids[0], ids[2]}},
+		{"version", store.RecordQuery{VersionID: res.VersionID}, ids},
+		{"since version", store.RecordQuery{SinceVersionID: res.VersionID}, nil},
+		{"exact search", store.RecordQuery{SearchValue: `"Bob"`}, ids[1:2]},
+		{"empty search", store.RecordQuery{SearchValue: `""`, SearchField: "name"}, ids[2:]},
+		{"page 2 of 2", store.RecordQuery{Page: model.Page{Size: 2, Number: 2}}, ids[2:]},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []string
+			for _, r := range e.mustGet(t, sh, tt.q) {
+				got = append(got, r.ID)
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("got %v, want %v", got, tt.want)
+			}
+		})
+	}
+	for _, bad := range []store.RecordQuery{{Filter: "bogus"}, {FilterField: "name"}, {Filter: "error", FilterField: "nope"}, {SortField: "nope"}, {Q: "name eq"}, {IDs: []string{"us_rc_bad"}}, {VersionID: "us_vr_nope"}} {
+		if _, _, err := e.db.GetRecords(t.Context(), e.account, sh, bad, false); !errs.Is(err, errs.Invalid) {
+			t.Errorf("query %+v: got %v, want invalid", bad, err)
+		}
+	}
+}
