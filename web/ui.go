@@ -1,17 +1,156 @@
 package web
 
 import (
+	"errors"
+	"strings"
+	"sync"
+
+	"github.com/BurntSushi/toml"
 	"github.com/gofiber/fiber/v2"
+	"github.com/gofiber/fiber/v2/middleware/csrf"
+	"github.com/gofiber/fiber/v2/middleware/filesystem"
+	"github.com/nicksnyder/go-i18n/v2/i18n"
+	"golang.org/x/text/language"
 
 	"github.com/sluice/sluice/errs"
+	"github.com/sluice/sluice/handlers/ui"
+	"github.com/sluice/sluice/locales"
+	"github.com/sluice/sluice/static"
+	"github.com/sluice/sluice/views"
 )
 
-// uiRoutes registers the dashboard pages.
-func uiRoutes(app *fiber.App, d Deps) {
-	app.Use(func(c *fiber.Ctx) error { return fiber.ErrNotFound })
+var (
+	bundleOnce sync.Once
+	bundle     *i18n.Bundle
+)
+
+// newBundleOnce returns the message bundle, loading it on first use.
+func newBundleOnce() *i18n.Bundle {
+	bundleOnce.Do(func() { bundle = newBundle() })
+	return bundle
 }
 
-// renderPageError answers a page request that failed.
+// newBundle loads every message file of locales/.
+func newBundle() *i18n.Bundle {
+	b := i18n.NewBundle(language.English)
+	b.RegisterUnmarshalFunc("toml", toml.Unmarshal)
+	for _, l := range locales.Languages {
+		if _, err := b.LoadMessageFileFS(locales.FS, l+".toml"); err != nil {
+			panic("locales: " + err.Error())
+		}
+	}
+	return b
+}
+
+// localize picks the page language (the lang cookie, then Accept-Language) and stores its
+// localizer for the views.
+func localize(b *i18n.Bundle) fiber.Handler {
+	matcher := language.NewMatcher([]language.Tag{language.English, language.German})
+	return func(c *fiber.Ctx) error {
+		pref := c.Cookies("lang")
+		if pref == "" {
+			tags, _, _ := language.ParseAcceptLanguage(c.Get(fiber.HeaderAcceptLanguage))
+			_, idx, _ := matcher.Match(tags...)
+			pref = locales.Languages[idx]
+		}
+		if pref != "de" {
+			pref = "en"
+		}
+		c.Locals(views.KeyLang, pref)
+		c.Locals(views.KeyLocalizer, i18n.NewLocalizer(b, pref))
+		return c.Next()
+	}
+}
+
+// csrfToken hands the CSRF token to the views.
+func csrfToken(c *fiber.Ctx) error {
+	if t, ok := c.Locals("csrf").(string); ok {
+		c.Locals(views.KeyCSRF, t)
+	}
+	return c.Next()
+}
+
+// requireUser lets signed-in users through and sends the others to the login page.
+func requireUser(s *cookieSessions) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		u, ok := s.User(c)
+		if !ok {
+			expired := ""
+			if c.Cookies(sessionCookie) != "" {
+				expired = "?expired=1"
+				s.End(c)
+			}
+			if ui.IsHTMX(c) {
+				c.Set("HX-Redirect", "/login"+expired)
+				return c.SendStatus(fiber.StatusUnauthorized)
+			}
+			return c.Redirect("/login"+expired, fiber.StatusSeeOther)
+		}
+		ui.SetUser(c, u)
+		return c.Next()
+	}
+}
+
+// uiRoutes registers the dashboard pages, one line each.
+func uiRoutes(app *fiber.App, d Deps) {
+	sess := newCookieSessions(d.SessionSecret, d.BaseURL, d.Store.Now)
+	pages := ui.New(d.Store, sess)
+	bundle := newBundleOnce()
+	protect := csrf.New(csrf.Config{
+		CookieName: "sluice_csrf", ContextKey: "csrf", CookieSameSite: "Lax", CookieHTTPOnly: true, CookieSecure: sess.secure, Expiration: sessionTTL,
+		Extractor: func(c *fiber.Ctx) (string, error) {
+			if t := c.FormValue("_csrf"); t != "" {
+				return t, nil
+			}
+			if t := c.Get("X-CSRF-Token"); t != "" {
+				return t, nil
+			}
+			return "", errors.New("missing CSRF token")
+		},
+		ErrorHandler: func(c *fiber.Ctx, err error) error {
+			return errs.E(errs.Forbidden, "_csrf", "Your form expired. Reload the page and try again.").WithMsg("error.csrf", nil)
+		},
+	})
+	app.Use("/static", filesystem.New(filesystem.Config{Root: static.HTTP(), MaxAge: 3600}))
+
+	page := []fiber.Handler{localize(bundle), protect, csrfToken}
+	signedIn := append(page[:len(page):len(page)], requireUser(sess))
+	app.Get("/login", with(page, pages.LoginPage)...)
+	app.Post("/login", with(page, pages.Login)...)
+	app.Post("/logout", with(page, pages.Logout)...)
+	app.Post("/lang", with(page, pages.Language)...)
+	app.Get("/", with(signedIn, pages.Spaces)...)
+	app.Post("/space", with(signedIn, pages.CreateSpace)...)
+	app.Get("/space/:spaceId", with(signedIn, pages.Space)...)
+	app.Post("/space/:spaceId/archive", with(signedIn, pages.Archive)...)
+	app.Post("/space/:spaceId/unarchive", with(signedIn, pages.Unarchive)...)
+
+	app.Use(localize(bundle), func(c *fiber.Ctx) error { return fiber.ErrNotFound })
+}
+
+// with appends a page handler to its middleware.
+func with(mw []fiber.Handler, h fiber.Handler) []fiber.Handler {
+	return append(mw[:len(mw):len(mw)], h)
+}
+
+// renderPageError answers a page request that failed: a full page, or for htmx an alert
+// partial that the page shows in its flash box.
 func renderPageError(c *fiber.Ctx, d Deps, status int, e *errs.Error, msg string) error {
-	return c.Status(status).SendString(msg)
+	if c.Locals(views.KeyLocalizer) == nil {
+		c.Locals(views.KeyLocalizer, i18n.NewLocalizer(newBundleOnce(), "en"))
+	}
+	p := views.ErrorProps{Status: status, Title: "error.generic_title", Message: msg}
+	switch {
+	case status == fiber.StatusNotFound:
+		p.Title, p.Message = "error.not_found_title", views.T(c.Context(), "error.not_found_body")
+	case e.MsgID != "":
+		p.Message = views.T(c.Context(), e.MsgID)
+	}
+	if ui.IsHTMX(c) {
+		return ui.Render(c, status, views.ErrorAlert(p))
+	}
+	if strings.HasPrefix(c.Path(), "/static/") {
+		return c.Status(status).SendString(msg)
+	}
+	return ui.Render(c, status, views.ErrorPage(p))
 }

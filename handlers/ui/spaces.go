@@ -1,0 +1,125 @@
+package ui
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/sluice/sluice/errs"
+	"github.com/sluice/sluice/handlers/api"
+	"github.com/sluice/sluice/model"
+	"github.com/sluice/sluice/store"
+	"github.com/sluice/sluice/views"
+)
+
+// environment picks the requested environment of the user's account, or the first one.
+func (h *Handler) environment(c *fiber.Ctx, u SessionUser, id string) (*model.Environment, []*model.Environment, error) {
+	envs, _, err := h.store.ListEnvironments(c.Context(), u.AccountID, "", model.Page{Size: 1000, Number: 1})
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(envs) == 0 {
+		return nil, nil, errs.NotFoundf("env", "The account has no environment")
+	}
+	for _, e := range envs {
+		if e.ID == id {
+			return e, envs, nil
+		}
+	}
+	if id != "" {
+		return nil, nil, errs.NotFoundf("env", "Environment not found")
+	}
+	return envs[0], envs, nil
+}
+
+// Spaces handles GET /: the spaces of one environment.
+func (h *Handler) Spaces(c *fiber.Ctx) error {
+	u := userOf(c)
+	env, envs, err := h.environment(c, u, c.Query("env"))
+	if err != nil {
+		return err
+	}
+	p := views.SpacesProps{EnvID: env.ID, Namespaces: env.Namespaces, ShowArchived: c.Query("archived") == "1"}
+	for _, e := range envs {
+		p.Envs = append(p.Envs, views.EnvOption{ID: e.ID, Name: e.Name})
+	}
+	spaces, _, err := h.store.ListSpaces(c.Context(), store.SpaceFilter{AccountID: u.AccountID, EnvironmentID: env.ID, Archived: p.ShowArchived,
+		SortField: "createdAt", SortDesc: true, Page: model.Page{Size: 500, Number: 1}})
+	if err != nil {
+		return err
+	}
+	for _, s := range spaces {
+		p.Rows = append(p.Rows, rowOf(s))
+	}
+	return Render(c, fiber.StatusOK, views.Spaces(p))
+}
+
+// CreateSpace handles POST /space; htmx gets the new row, a plain form post a redirect.
+func (h *Handler) CreateSpace(c *fiber.Ctx) error {
+	u := userOf(c)
+	env, _, err := h.environment(c, u, c.FormValue("env"))
+	if err != nil {
+		return err
+	}
+	name := strings.TrimSpace(c.FormValue("name"))
+	if name == "" {
+		return errs.Invalidf("name", "Give the space a name.").WithMsg("spaces.name_required", nil)
+	}
+	if len(name) > 200 {
+		return errs.Invalidf("name", "A space name has at most 200 characters.")
+	}
+	ns := c.FormValue("namespace")
+	if err := api.CheckNamespace(env, ns); err != nil {
+		return err
+	}
+	s := &model.Space{AccountID: u.AccountID, EnvironmentID: env.ID, Name: name, Namespace: ns, CreatedByUserID: u.UserID, CreatedByUserName: u.Email}
+	if err := h.store.CreateSpace(c.Context(), s, u.UserID); err != nil {
+		return err
+	}
+	if !IsHTMX(c) {
+		return c.Redirect("/?env="+env.ID, fiber.StatusSeeOther)
+	}
+	return Render(c, fiber.StatusOK, views.SpaceRowView(rowOf(s)))
+}
+
+// Archive handles POST /space/:spaceId/archive.
+func (h *Handler) Archive(c *fiber.Ctx) error { return h.setArchived(c, true) }
+
+// Unarchive handles POST /space/:spaceId/unarchive.
+func (h *Handler) Unarchive(c *fiber.Ctx) error { return h.setArchived(c, false) }
+
+func (h *Handler) setArchived(c *fiber.Ctx, archived bool) error {
+	u := userOf(c)
+	s, err := h.store.SetSpaceArchived(c.Context(), u.AccountID, c.Params("spaceId"), archived, u.UserID)
+	if err != nil {
+		return err
+	}
+	if !IsHTMX(c) {
+		return c.Redirect("/space/"+s.ID, fiber.StatusSeeOther)
+	}
+	return Render(c, fiber.StatusOK, views.SpaceRowView(rowOf(s)))
+}
+
+// Space handles GET /space/:spaceId.
+func (h *Handler) Space(c *fiber.Ctx) error {
+	u := userOf(c)
+	s, err := h.store.GetSpace(c.Context(), u.AccountID, c.Params("spaceId"))
+	if err != nil {
+		return err
+	}
+	env, err := h.store.GetEnvironment(c.Context(), u.AccountID, s.EnvironmentID)
+	if err != nil {
+		return err
+	}
+	meta, _ := json.MarshalIndent(json.RawMessage(s.Metadata), "", "  ")
+	p := views.SpaceProps{Row: rowOf(s), Environment: env.Name, Metadata: string(meta)}
+	wbs, err := h.store.ListWorkbooks(c.Context(), store.WorkbookFilter{AccountID: u.AccountID, SpaceID: s.ID, IncludeSheets: true})
+	if err != nil {
+		return err
+	}
+	for _, w := range wbs {
+		p.Workbooks = append(p.Workbooks, views.WorkbookItem{ID: w.ID, Name: w.Name, Sheets: len(w.Sheets)})
+	}
+	return Render(c, fiber.StatusOK, views.SpacePage(p))
+}

@@ -1,0 +1,85 @@
+// Package ui serves the dashboard pages: templ components rendered for full loads and htmx
+// partials for interactions.
+package ui
+
+import (
+	"context"
+	"time"
+
+	"github.com/a-h/templ"
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/sluice/sluice/model"
+	"github.com/sluice/sluice/store"
+	"github.com/sluice/sluice/views"
+)
+
+// SessionUser is who a dashboard session belongs to.
+type SessionUser struct {
+	UserID    string
+	AccountID string
+	Email     string
+}
+
+// Sessions starts and ends dashboard sessions.
+type Sessions interface {
+	Start(c *fiber.Ctx, u SessionUser) error
+	End(c *fiber.Ctx)
+}
+
+// Store is what the pages read and write.
+type Store interface {
+	UserByEmail(ctx context.Context, email string) (*model.User, error)
+	GetEnvironment(ctx context.Context, accountID, id string) (*model.Environment, error)
+	ListEnvironments(ctx context.Context, accountID, envID string, p model.Page) ([]*model.Environment, int, error)
+	ListSpaces(ctx context.Context, f store.SpaceFilter) ([]*model.Space, int, error)
+	GetSpace(ctx context.Context, accountID, id string) (*model.Space, error)
+	CreateSpace(ctx context.Context, s *model.Space, actor string) error
+	SetSpaceArchived(ctx context.Context, accountID, id string, archived bool, actor string) (*model.Space, error)
+	ListWorkbooks(ctx context.Context, f store.WorkbookFilter) ([]*model.Workbook, error)
+}
+
+// Handler serves the pages.
+type Handler struct {
+	store    Store
+	sessions Sessions
+}
+
+// New returns the page handlers.
+func New(s Store, sess Sessions) *Handler { return &Handler{store: s, sessions: sess} }
+
+const userKey = "sluice.sessionUser"
+
+// SetUser stores the session user of the request (the session middleware calls it).
+func SetUser(c *fiber.Ctx, u SessionUser) {
+	c.Locals(userKey, u)
+	c.Locals(views.KeyUser, u.Email)
+}
+
+func userOf(c *fiber.Ctx) SessionUser {
+	u, _ := c.Locals(userKey).(SessionUser)
+	return u
+}
+
+// Render writes a component: status, content type, Vary on HX-Request, then the HTML.
+func Render(c *fiber.Ctx, status int, comp templ.Component) error {
+	c.Status(status)
+	c.Set(fiber.HeaderContentType, fiber.MIMETextHTMLCharsetUTF8)
+	c.Vary("HX-Request")
+	return comp.Render(c.Context(), c.Response().BodyWriter())
+}
+
+// IsHTMX reports whether the request came from htmx.
+func IsHTMX(c *fiber.Ctx) bool { return c.Get("HX-Request") == "true" }
+
+func stamp(t *time.Time) string {
+	if t == nil {
+		return "—"
+	}
+	return t.UTC().Format("2006-01-02 15:04 UTC")
+}
+
+func rowOf(s *model.Space) views.SpaceRow {
+	created := s.CreatedAt
+	return views.SpaceRow{ID: s.ID, Name: s.Name, Namespace: s.Namespace, Created: stamp(&created), LastActivity: stamp(s.LastActivityAt), Archived: s.ArchivedAt != nil}
+}

@@ -1,0 +1,55 @@
+// Package views holds the templ components of Sluice's pages. Components take typed props and
+// read request values (localizer, CSRF token, user, language) from the context through the
+// helpers below; they do no I/O.
+package views
+
+import (
+	"context"
+
+	"github.com/nicksnyder/go-i18n/v2/i18n"
+)
+
+// Context keys. They are strings because fiber stores request locals as fasthttp user
+// values, which the request context hands back for string keys.
+const (
+	KeyLocalizer = "sluice.localizer"
+	KeyCSRF      = "sluice.csrf"
+	KeyUser      = "sluice.userEmail"
+	KeyLang      = "sluice.lang"
+)
+
+// T translates a message id; a missing id shows the id itself so it is noticed.
+func T(ctx context.Context, id string) string {
+	loc, _ := ctx.Value(KeyLocalizer).(*i18n.Localizer)
+	if loc == nil {
+		return id
+	}
+	s, err := loc.Localize(&i18n.LocalizeConfig{MessageID: id})
+	if err != nil {
+		return id
+	}
+	return s
+}
+
+func str(ctx context.Context, key string) string {
+	s, _ := ctx.Value(key).(string)
+	return s
+}
+
+// CSRF is the request's CSRF token.
+func CSRF(ctx context.Context) string { return str(ctx, KeyCSRF) }
+
+// UserEmail is the logged-in user's e-mail, empty on public pages.
+func UserEmail(ctx context.Context) string { return str(ctx, KeyUser) }
+
+// Lang is the page language.
+func Lang(ctx context.Context) string {
+	if l := str(ctx, KeyLang); l != "" {
+		return l
+	}
+	return "en"
+}
+
+func csrfHeaders(ctx context.Context) string {
+	return `{"X-CSRF-Token": "` + CSRF(ctx) + `"}`
+}

@@ -1,0 +1,112 @@
+package web_test
+
+import (
+	"context"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+const chromium = "/usr/bin/chromium"
+
+// browser starts headless Debian chromium, or skips (fails under SLUICE_REQUIRE_BROWSER=1).
+func browser(t *testing.T) context.Context {
+	t.Helper()
+	if _, err := os.Stat(chromium); err != nil {
+		if os.Getenv("SLUICE_REQUIRE_BROWSER") == "1" {
+			t.Fatalf("chromium is required but missing at %s", chromium)
+		}
+		t.Skipf("no chromium at %s", chromium)
+	}
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(chromium), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
+		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
+		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1280, 860),
+	}
+	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelB := chromedp.NewContext(actx)
+	ctx, cancelC := context.WithTimeout(ctx, 45*time.Second)
+	t.Cleanup(func() { cancelC(); cancelB(); cancelA() })
+	return ctx
+}
+
+// shot saves a PNG screenshot (quality 100 makes chromedp write PNG) under SLUICE_SCREENSHOTS (default: the test's temp dir).
+func shot(name string, buf *[]byte) chromedp.Action {
+	return chromedp.ActionFunc(func(ctx context.Context) error {
+		if err := chromedp.FullScreenshot(buf, 100).Do(ctx); err != nil {
+			return err
+		}
+		dir := os.Getenv("SLUICE_SCREENSHOTS")
+		if dir == "" {
+			return nil
+		}
+		_ = os.MkdirAll(dir, 0o755)
+		return os.WriteFile(filepath.Join(dir, name+".png"), *buf, 0o644)
+	})
+}
+
+func TestBrowserLoginAndCreateSpace(t *testing.T) {
+	e := newAPI(t)
+	ctx := browser(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go e.app.Listener(ln)
+	t.Cleanup(func() { e.app.Shutdown() })
+	base := "http://" + ln.Addr().String()
+	e.mustCreateSpace(t, testSecret, map[string]any{"name": "Q2 vendors"})
+	old := e.mustCreateSpace(t, testSecret, map[string]any{"name": "Legacy CRM export"})
+	e.mustCall(t, "POST", "/v1/spaces/"+old["id"].(string)+"/archive", testSecret, nil)
+
+	var buf []byte
+	var rows, wrong, title string
+	err = chromedp.Run(ctx,
+		chromedp.Navigate(base+"/login"),
+		chromedp.WaitVisible(`[data-testid=login-form]`),
+		shot("01-login", &buf),
+		chromedp.SendKeys(`[data-testid=login-email]`, testEmail),
+		chromedp.SendKeys(`[data-testid=login-password]`, "wrong password"),
+		chromedp.Click(`[data-testid=login-submit]`),
+		chromedp.WaitVisible(`[data-testid=login-error]`),
+		chromedp.Text(`[data-testid=login-error]`, &wrong),
+		chromedp.SetValue(`[data-testid=login-password]`, testPassword),
+		chromedp.Click(`[data-testid=login-submit]`),
+		chromedp.WaitVisible(`[data-testid=create-space-form]`),
+		chromedp.SendKeys(`[data-testid=space-name]`, "Customer import 2026"),
+		chromedp.Click(`[data-testid=create-space]`),
+		chromedp.WaitVisible(`//a[@data-testid="space-link" and contains(., "Customer import 2026")]`),
+		chromedp.Click(`[data-testid=show-archived]`),
+		chromedp.WaitVisible(`[data-testid=archived-badge]`),
+		chromedp.Text(`[data-testid=spaces-table]`, &rows),
+		shot("02-spaces", &buf),
+		chromedp.Click(`//a[@data-testid="space-link" and contains(., "Customer import 2026")]`),
+		chromedp.WaitVisible(`[data-testid=space-title]`),
+		chromedp.Text(`[data-testid=space-title]`, &title),
+		shot("03-space", &buf),
+	)
+	if err != nil {
+		t.Fatalf("browser run: %v", err)
+	}
+	if !strings.Contains(wrong, "do not match") {
+		t.Errorf("got login error %q, want the wrong-credentials message", wrong)
+	}
+	for _, want := range []string{"Customer import 2026", "Q2 vendors", "Legacy CRM export"} {
+		if !strings.Contains(rows, want) {
+			t.Errorf("spaces table lacks %q: %q", want, rows)
+		}
+	}
+	if title != "Customer import 2026" {
+		t.Errorf("got space page title %q, want the new space", title)
+	}
+	list := listOf(e.mustCall(t, "GET", "/v1/spaces?search=Customer", testSecret, nil))
+	if len(list) != 1 {
+		t.Fatalf("got %d spaces named Customer… over the API, want the one made in the browser", len(list))
+	}
+}
