@@ -23,16 +23,27 @@ func browser(t *testing.T) context.Context {
 		}
 		t.Skipf("no chromium at %s", chromium)
 	}
+	// Not t.TempDir: chromium may still be writing its profile while the test's cleanup runs.
+	profile, err := os.MkdirTemp("", "sluice-chromium-")
+	if err != nil {
+		t.Fatal(err)
+	}
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(chromium), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
 		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-background-networking", true),
 		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
-		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1280, 860),
+		chromedp.UserDataDir(profile), chromedp.WindowSize(1280, 860),
 	}
 	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelB := chromedp.NewContext(actx)
 	ctx, cancelC := context.WithTimeout(ctx, 45*time.Second)
-	t.Cleanup(func() { cancelC(); cancelB(); cancelA() })
+	t.Cleanup(func() {
+		_ = chromedp.Cancel(ctx) // closes the browser and waits for it
+		cancelC()
+		cancelB()
+		cancelA()
+		_ = os.RemoveAll(profile)
+	})
 	return ctx
 }
 

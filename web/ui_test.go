@@ -1,0 +1,291 @@
+package web_test
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/BurntSushi/toml"
+	"github.com/PuerkitoBio/goquery"
+
+	"github.com/sluice/sluice/locales"
+)
+
+// browserSession is a cookie jar and CSRF token for page tests.
+type browserSession struct {
+	e       *apiEnv
+	cookies map[string]string
+	csrf    string
+}
+
+func (b *browserSession) do(t *testing.T, method, path string, form url.Values, htmx bool) (*http.Response, *goquery.Document) {
+	t.Helper()
+	var body io.Reader
+	if form != nil {
+		body = strings.NewReader(form.Encode())
+	}
+	req := httptest.NewRequest(method, path, body)
+	if form != nil {
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
+	if htmx {
+		req.Header.Set("HX-Request", "true")
+		req.Header.Set("X-CSRF-Token", b.csrf)
+	}
+	for k, v := range b.cookies {
+		req.AddCookie(&http.Cookie{Name: k, Value: v})
+	}
+	resp, err := b.e.app.Test(req, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range resp.Cookies() {
+		if c.MaxAge < 0 || c.Value == "" {
+			delete(b.cookies, c.Name)
+		} else {
+			b.cookies[c.Name] = c.Value
+		}
+	}
+	raw, _ := io.ReadAll(resp.Body)
+	html := string(raw)
+	if strings.HasPrefix(html, "<tr") { // a row partial: HTML parsers drop <tr> outside a table
+		html = "<table>" + html + "</table>"
+	}
+	doc, err := goquery.NewDocumentFromReader(strings.NewReader(html))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tok, ok := doc.Find(`input[name=_csrf]`).First().Attr("value"); ok && tok != "" {
+		b.csrf = tok
+	}
+	return resp, doc
+}
+
+func loggedOut(t *testing.T, e *apiEnv) *browserSession {
+	t.Helper()
+	b := &browserSession{e: e, cookies: map[string]string{}}
+	b.do(t, "GET", "/login", nil, false)
+	if b.csrf == "" {
+		t.Fatal("login page has no CSRF token")
+	}
+	return b
+}
+
+func loggedIn(t *testing.T, e *apiEnv) *browserSession {
+	t.Helper()
+	b := loggedOut(t, e)
+	resp, _ := b.do(t, "POST", "/login", url.Values{"email": {testEmail}, "password": {testPassword}, "_csrf": {b.csrf}}, false)
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/" {
+		t.Fatalf("login: got %d to %q, want 303 to /", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	return b
+}
+
+func TestLoginPage(t *testing.T) {
+	e := newAPI(t)
+	b := loggedOut(t, e)
+	resp, doc := b.do(t, "POST", "/login", url.Values{"email": {testEmail}, "password": {"nope"}, "_csrf": {b.csrf}}, false)
+	if resp.StatusCode != http.StatusUnauthorized || doc.Find(`[data-testid=login-error]`).Length() != 1 {
+		t.Fatalf("wrong password: got %d, want 401 with an error on the form", resp.StatusCode)
+	}
+	if v, _ := doc.Find(`[data-testid=login-email]`).Attr("value"); v != testEmail {
+		t.Fatalf("got email %q kept in the form, want %q", v, testEmail)
+	}
+	b = loggedIn(t, e)
+	sess := ""
+	for k := range b.cookies {
+		if k == "sluice_session" {
+			sess = k
+		}
+	}
+	if sess == "" {
+		t.Fatal("no session cookie after login")
+	}
+	resp, doc = b.do(t, "GET", "/", nil, false)
+	if resp.StatusCode != 200 || doc.Find(`[data-testid=user-email]`).Text() != testEmail {
+		t.Fatalf("got %d, want the spaces page for the user", resp.StatusCode)
+	}
+	resp, _ = b.do(t, "POST", "/logout", url.Values{"_csrf": {b.csrf}}, false)
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("logout: got %d", resp.StatusCode)
+	}
+	if resp, _ = b.do(t, "GET", "/", nil, false); resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/login" {
+		t.Fatalf("after logout: got %d to %q, want a redirect to /login", resp.StatusCode, resp.Header.Get("Location"))
+	}
+}
+
+func TestSessionCookieFlags(t *testing.T) {
+	e := newAPI(t)
+	b := loggedOut(t, e)
+	req := httptest.NewRequest("POST", "/login", strings.NewReader(url.Values{"email": {testEmail}, "password": {testPassword}, "_csrf": {b.csrf}}.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.AddCookie(&http.Cookie{Name: "sluice_csrf", Value: b.cookies["sluice_csrf"]})
+	resp, err := e.app.Test(req, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var raw string
+	for _, v := range resp.Header.Values("Set-Cookie") {
+		if strings.HasPrefix(v, "sluice_session=") {
+			raw = v
+		}
+	}
+	for _, want := range []string{"HttpOnly", "SameSite=Lax", "max-age=86400"} {
+		if !strings.Contains(strings.ToLower(raw), strings.ToLower(want)) {
+			t.Errorf("session cookie %q lacks %s", raw, want)
+		}
+	}
+}
+
+func TestSessionExpiresAfter24Hours(t *testing.T) {
+	e := newAPI(t)
+	b := loggedIn(t, e)
+	e.now = e.now.Add(23*time.Hour + 59*time.Minute)
+	if resp, _ := b.do(t, "GET", "/", nil, false); resp.StatusCode != 200 {
+		t.Fatalf("at 23h59m: got %d, want 200", resp.StatusCode)
+	}
+	e.now = e.now.Add(2 * time.Minute)
+	resp, _ := b.do(t, "GET", "/", nil, false)
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/login?expired=1" {
+		t.Fatalf("after 24h: got %d to %q, want a redirect to /login?expired=1", resp.StatusCode, resp.Header.Get("Location"))
+	}
+}
+
+func TestFormsNeedCSRFToken(t *testing.T) {
+	e := newAPI(t)
+	b := loggedIn(t, e)
+	resp, _ := b.do(t, "POST", "/space", url.Values{"name": {"sneaky"}}, false)
+	if resp.StatusCode != http.StatusForbidden {
+		t.Fatalf("create without token: got %d, want 403", resp.StatusCode)
+	}
+	if l := listOf(e.mustCall(t, "GET", "/v1/spaces", testSecret, nil)); len(l) != 0 {
+		t.Fatalf("a space was created without a CSRF token: %v", l)
+	}
+}
+
+func TestSpacesPageWithHTMX(t *testing.T) {
+	e := newAPI(t)
+	e.mustCall(t, "PATCH", "/v1/environments/"+e.envID, testSecret, map[string]any{"namespaces": []string{"red"}})
+	b := loggedIn(t, e)
+	_, doc := b.do(t, "GET", "/", nil, false)
+	if doc.Find(`[data-testid=spaces-empty]`).Length() != 1 {
+		t.Fatal("empty account: want the empty state")
+	}
+	if doc.Find(`[data-testid=space-namespace] option[value=red]`).Length() != 1 {
+		t.Fatal("the create form should offer the environment's namespace")
+	}
+	resp, doc := b.do(t, "POST", "/space", url.Values{"name": {"From the UI"}, "namespace": {"red"}, "env": {e.envID}}, true)
+	if resp.StatusCode != 200 || doc.Find(`[data-testid=space-row]`).Length() != 1 || resp.Header.Get("Vary") == "" {
+		t.Fatalf("htmx create: got %d, want one row partial with Vary", resp.StatusCode)
+	}
+	id := strings.TrimPrefix(doc.Find(`tr`).AttrOr("id", ""), "space-")
+	resp, doc = b.do(t, "POST", "/space", url.Values{"name": {"x"}, "namespace": {"blue"}, "env": {e.envID}}, true)
+	if resp.StatusCode != http.StatusBadRequest || doc.Find(`[data-testid=error-alert]`).Length() != 1 {
+		t.Fatalf("unknown namespace: got %d, want 400 with an alert partial", resp.StatusCode)
+	}
+	resp, _ = b.do(t, "POST", "/space", url.Values{"name": {"  "}, "env": {e.envID}}, true)
+	if resp.StatusCode != http.StatusBadRequest {
+		t.Fatalf("blank name: got %d, want 400", resp.StatusCode)
+	}
+	_, doc = b.do(t, "POST", "/space/"+id+"/archive", url.Values{}, true)
+	if doc.Find(`[data-testid=archived-badge]`).Length() != 1 || doc.Find(`[data-testid=unarchive]`).Length() != 1 {
+		t.Fatal("archive: want the row back with the archived badge and an unarchive button")
+	}
+	_, doc = b.do(t, "GET", "/", nil, false)
+	if doc.Find(`[data-testid=space-row]`).Length() != 0 {
+		t.Fatal("archived spaces are hidden unless asked for")
+	}
+	_, doc = b.do(t, "GET", "/?archived=1", nil, false)
+	if doc.Find(`[data-testid=space-row]`).Length() != 1 {
+		t.Fatal("show archived: want the archived space")
+	}
+	_, doc = b.do(t, "POST", "/space/"+id+"/unarchive", url.Values{}, true)
+	if doc.Find(`[data-testid=archive]`).Length() != 1 {
+		t.Fatal("unarchive: want the row back with an archive button")
+	}
+	topics := e.topics(t, "&spaceId="+id+"&domain=space")
+	if strings.Join(topics, ",") != "space:created,space:archived,space:unarchived" {
+		t.Fatalf("got events %v", topics)
+	}
+	resp, doc = b.do(t, "GET", "/space/"+id, nil, false)
+	if resp.StatusCode != 200 || doc.Find(`[data-testid=space-title]`).Text() != "From the UI" {
+		t.Fatalf("space page: got %d", resp.StatusCode)
+	}
+}
+
+func TestNotFoundPages(t *testing.T) {
+	e := newAPI(t)
+	b := loggedIn(t, e)
+	for _, path := range []string{"/space/us_sp_nope", "/no/such/page"} {
+		resp, doc := b.do(t, "GET", path, nil, false)
+		if resp.StatusCode != http.StatusNotFound || doc.Find(`[data-testid=error-page]`).Length() != 1 {
+			t.Errorf("%s: got %d, want the 404 page", path, resp.StatusCode)
+		}
+	}
+	resp, doc := b.do(t, "POST", "/space/us_sp_nope/archive", url.Values{}, true)
+	if resp.StatusCode != http.StatusNotFound || doc.Find(`[data-testid=error-alert]`).Length() != 1 {
+		t.Fatalf("htmx 404: got %d, want an alert partial", resp.StatusCode)
+	}
+}
+
+func TestGermanPages(t *testing.T) {
+	e := newAPI(t)
+	req := httptest.NewRequest("GET", "/login", nil)
+	req.Header.Set("Accept-Language", "de-DE,de;q=0.9")
+	resp, _ := e.app.Test(req, -1)
+	doc, _ := goquery.NewDocumentFromReader(resp.Body)
+	if got := doc.Find("h1").Text(); got != "Bei Sluice anmelden" {
+		t.Fatalf("got heading %q, want the German one", got)
+	}
+}
+
+var msgID = regexp.MustCompile(`T\(ctx, "([a-z_.]+)"\)|"((?:login|spaces|space|error|nav|app)\.[a-z_]+)"`)
+
+func TestLocalesAreComplete(t *testing.T) {
+	load := func(name string) map[string]string {
+		b, err := locales.FS.ReadFile(name + ".toml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := map[string]string{}
+		if err := toml.Unmarshal(b, &m); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	en := load("en")
+	used := map[string]bool{}
+	for _, dir := range []string{"../views", "../handlers/ui", "."} {
+		for _, f := range mustGlob(t, dir+"/*.templ", dir+"/*.go") {
+			if strings.HasSuffix(f, "_templ.go") || strings.HasSuffix(f, "_test.go") {
+				continue
+			}
+			for _, m := range msgID.FindAllStringSubmatch(mustRead(t, f), -1) {
+				used[m[1]+m[2]] = true
+			}
+		}
+	}
+	for id := range used {
+		if _, ok := en[id]; !ok {
+			t.Errorf("message %q is used but missing in en.toml", id)
+		}
+	}
+	for _, lang := range locales.Languages {
+		m := load(lang)
+		for id := range en {
+			if strings.TrimSpace(m[id]) == "" {
+				t.Errorf("%s.toml lacks %q", lang, id)
+			}
+		}
+		for id := range m {
+			if _, ok := en[id]; !ok {
+				t.Errorf("%s.toml has %q, which en.toml does not", lang, id)
+			}
+		}
+	}
+}
