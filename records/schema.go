@@ -6,7 +6,6 @@ package records
 
 import (
 	"encoding/json"
-	"sort"
 	"strings"
 
 	"github.com/sluice/sluice/errs"
@@ -46,7 +45,6 @@ type Rule struct {
 	List     bool           // the cell holds an array
 	Required *ConstraintMsg // nil when not required
 	Unique   *Unique        // the field's own unique constraint, if any
-	encKey   []byte         // `"key":` as it appears in stored JSON
 	byText   map[string]json.RawMessage
 	byLabel  map[string]json.RawMessage
 }
@@ -74,7 +72,6 @@ type Schema struct {
 	Uniques []*Unique
 	Refs    []*Rule // reference and reference-list fields
 	byKey   map[string]int
-	order   []int // rule indexes in key order, the order values are stored in
 }
 
 // Compile prepares cfg. Errors: invalid when a constraint names an unknown field.
@@ -83,8 +80,6 @@ func Compile(cfg *model.SheetConfig) (*Schema, error) {
 	for i := range cfg.Fields {
 		f := &cfg.Fields[i]
 		r := &Rule{Field: f, Index: i, List: isList(f)}
-		k, _ := json.Marshal(f.Key)
-		r.encKey = append(k, ':')
 		for _, c := range f.Constraints {
 			cm := constraintMsg(c.Config)
 			switch c.Type {
@@ -110,11 +105,6 @@ func Compile(cfg *model.SheetConfig) (*Schema, error) {
 		s.Rules = append(s.Rules, r)
 		s.byKey[f.Key] = i
 	}
-	s.order = make([]int, len(s.Rules))
-	for i := range s.order {
-		s.order[i] = i
-	}
-	sort.Slice(s.order, func(a, b int) bool { return s.Rules[s.order[a]].Key < s.Rules[s.order[b]].Key })
 	for _, c := range cfg.Constraints {
 		if c.Type != "unique" {
 			continue

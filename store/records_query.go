@@ -34,10 +34,6 @@ func (q *RecordQuery) filtering() bool {
 	return q.Filter == "valid" || q.Filter == "error" || q.Filter == "all" || q.SearchValue != "" || q.Q != ""
 }
 
-// valueExpr is the SQL for a field's stored value in column col. Keys a JSON path cannot
-// spell safely go through json_each.
-func valueExpr(col, key string) (string, []any) { return memberExpr(col, "$", key) }
-
 // memberExpr is the SQL for member key of the object at root (a JSON path) in column col.
 func memberExpr(col, root, key string) (string, []any) {
 	if pathSafe(key) {
@@ -60,12 +56,12 @@ func pathSafe(key string) bool {
 type recordColumns struct{ rs *recSheet }
 
 func (c recordColumns) Value(key string) ffql.Frag {
-	sql, args := valueExpr("r.vals", key)
+	sql, args := c.rs.valueExpr("r", key)
 	return ffql.Frag{SQL: sql, Args: args}
 }
 
 func (c recordColumns) Elements(key string) ffql.Frag {
-	sql, args := valueExpr("r.vals", key)
+	sql, args := c.rs.valueExpr("r", key)
 	return ffql.Frag{SQL: "json_each(" + sql + ")", Args: args}
 }
 

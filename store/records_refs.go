@@ -112,11 +112,11 @@ func (tx *Tx) findRefsByScan(target *recSheet, tr *records.Rule, wanted map[stri
 	}
 	for start := 0; start < len(list); start += 500 {
 		chunk := list[start:min(start+500, len(list))]
-		expr, eargs := valueExpr("vals", tr.Key)
+		expr, eargs := target.valueExpr("r", tr.Key)
 		args := append(append([]any{}, eargs...), lo, hi)
 		args = append(args, eargs...)
 		args = append(args, chunk...)
-		rows, err := tx.QueryContext(tx.ctx, `SELECT DISTINCT CAST(`+expr+` AS TEXT) FROM records WHERE rid BETWEEN ? AND ? AND CAST(`+expr+` AS TEXT) IN (`+placeholders(len(chunk))+`)`, args...)
+		rows, err := tx.QueryContext(tx.ctx, `SELECT DISTINCT CAST(`+expr+` AS TEXT) FROM records r WHERE r.rid BETWEEN ? AND ? AND CAST(`+expr+` AS TEXT) IN (`+placeholders(len(chunk))+`)`, args...)
 		if err != nil {
 			return errs.Wrap(err, "look up references")
 		}

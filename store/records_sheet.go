@@ -25,6 +25,7 @@ type recSheet struct {
 	hash          string // schema hash the stored records were validated against
 	ucOf          map[*records.Unique]int64
 	byUC          map[int64]*records.Unique
+	layout        *layout
 }
 
 // recordSheetColumns reads a live sheet with the ids its events need.
@@ -57,6 +58,9 @@ func loadRecSheet(ctx context.Context, q querier, accountID, sheetID string) (*r
 	err = q.QueryRowContext(ctx, `SELECT sk, total, schema_hash FROM record_sheets WHERE sheet_id = ?`, sheetID).Scan(&rs.sk, &rs.total, &rs.hash)
 	if err != nil && err != sql.ErrNoRows {
 		return nil, errs.Wrap(err, "load record sheet")
+	}
+	if err := rs.loadLayout(ctx, q); err != nil {
+		return nil, err
 	}
 	return rs, rs.loadRules(ctx, q)
 }
@@ -121,6 +125,9 @@ func (tx *Tx) prepareWrite(rs *recSheet) error {
 		}
 		rs.sk, _ = res.LastInsertId()
 		rs.hash = schemaHash(&rs.Config)
+	}
+	if err := tx.assignColumns(rs); err != nil {
+		return err
 	}
 	for _, u := range rs.Schema.Uniques {
 		if _, ok := rs.ucOf[u]; ok {

@@ -308,7 +308,7 @@ func (rs *recSheet) scanState(sc scanner) (*recState, error) {
 
 // buildState makes a state from stored columns.
 func (rs *recSheet) buildState(rid int64, vals string, x, efs, dups sql.NullString, valid int) (*recState, error) {
-	row, _, err := rs.Schema.Decode([]byte(vals))
+	row, err := rs.decode([]byte(vals))
 	if err != nil {
 		return nil, err
 	}

@@ -23,7 +23,7 @@ func (db *DB) InsertStream(ctx context.Context, sheetID string, keys []string, s
 	if batch <= 0 {
 		batch = BatchSize
 	}
-	rs, err := loadRecSheet(ctx, db.r, opt.AccountID, sheetID)
+	rs, err := db.writableLayout(ctx, opt.AccountID, sheetID)
 	if err != nil {
 		return nil, err
 	}
@@ -62,7 +62,7 @@ func (db *DB) InsertStream(ctx context.Context, sheetID string, keys []string, s
 					row[idx[j]] = v
 				}
 				st := rs.newState(0, row)
-				st.enc = rs.Schema.EncodeString(row)
+				st.enc = rs.encode(row)
 				st.precomputeKeys(rs.Schema)
 				states = append(states, st)
 			}
@@ -135,4 +135,32 @@ func (db *DB) insertPrepared(ctx context.Context, sheetID, hash string, states [
 		}
 		return tx.emitRecords(rs, w, "created", ids)
 	})
+}
+
+// writableLayout loads a sheet for a streamed write, first giving every field a value
+// position so rows can be encoded before their transactions. Errors: not_found, forbidden.
+func (db *DB) writableLayout(ctx context.Context, accountID, sheetID string) (*recSheet, error) {
+	rs, err := loadRecSheet(ctx, db.r, accountID, sheetID)
+	if err != nil {
+		return nil, err
+	}
+	if err := rs.checkWritable(); err != nil {
+		return nil, err
+	}
+	for _, col := range rs.layout.cols {
+		if col < 0 {
+			err := db.Update(ctx, func(tx *Tx) error {
+				w, err := loadRecSheet(ctx, tx, accountID, sheetID)
+				if err != nil {
+					return err
+				}
+				return tx.prepareWrite(w)
+			})
+			if err != nil {
+				return nil, err
+			}
+			return loadRecSheet(ctx, db.r, accountID, sheetID)
+		}
+	}
+	return rs, nil
 }

@@ -431,3 +431,40 @@ func TestQueryCombinations(t *testing.T) {
 		}
 	}
 }
+
+func TestValuesLayoutSurvivesSchemaChanges(t *testing.T) {
+	e := mustOpenDB(t)
+	cfg := model.SheetConfig{Name: "L", Fields: []model.Field{{Key: "a", Type: "string"}, {Key: "tags", Type: "string-list"}, {Key: "b", Type: "string"}}}
+	sh := e.mustCreateSheet(t, cfg)
+	tricky := `x"],[{"y":1}` + "\n\u00e9"
+	e.mustInsert(t, sh, rows(map[string]any{"a": tricky, "tags": []string{"p,q", "]"}, "b": "keep"}))
+	snap, err := e.db.CreateSnapshot(t.Context(), e.account, sh, "", "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Drop a, add c: b keeps its value, c is empty.
+	e.setConfig(t, sh, model.SheetConfig{Name: "L", Fields: []model.Field{{Key: "tags", Type: "string-list"}, {Key: "b", Type: "string"}, {Key: "c", Type: "number"}}})
+	r := e.mustGet(t, sh, store.RecordQuery{})[0]
+	if value(r, "b") != `"keep"` || value(r, "c") != "<empty>" || cell(r, "a") != nil {
+		t.Fatalf("got %+v, want b kept, c empty, a gone", r.Cells)
+	}
+	// A field added again under a dropped key starts empty.
+	e.setConfig(t, sh, cfg)
+	r = e.mustGet(t, sh, store.RecordQuery{})[0]
+	if cell(r, "a") != nil || value(r, "tags") != `["p,q","]"]` {
+		t.Fatalf("got a=%v tags=%s, want a empty and tags kept", cell(r, "a"), value(r, "tags"))
+	}
+	if n := len(e.mustGet(t, sh, store.RecordQuery{Q: `tags contains "p,q"`})); n != 1 {
+		t.Errorf("got %d records, want 1", n)
+	}
+	// The snapshot from before still knows what a held.
+	if _, err := e.db.RestoreSnapshot(t.Context(), e.account, snap.ID, store.RestoreOptions{Updated: true}, store.WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	r = e.mustGet(t, sh, store.RecordQuery{})[0]
+	var got string
+	_ = json.Unmarshal(cell(r, "a").Value, &got)
+	if got != tricky {
+		t.Errorf("got a=%q after restore, want %q", got, tricky)
+	}
+}

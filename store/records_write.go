@@ -157,7 +157,7 @@ const (
 func (rs *recSheet) rowArgs(args []any, st *recState) []any {
 	vals := st.enc
 	if vals == "" {
-		vals = rs.Schema.EncodeString(st.row)
+		vals = rs.encode(st.row)
 	}
 	return append(args, st.rid, vals, rs.encodeExtra(st), encodeEFS(st.efs), encodeDups(st.dups), boolInt(st.valid))
 }

@@ -174,8 +174,8 @@ func summarize(ctx context.Context, q querier, s *Snapshot, rs *recSheet) (*Snap
 	var args []any
 	keys := make([]string, 0, len(rs.Config.Fields))
 	for _, f := range rs.Config.Fields {
-		a, aargs := valueExpr("r.vals", f.Key)
-		b, bargs := valueExpr("s.vals", f.Key)
+		a, aargs := rs.valueExpr("r", f.Key)
+		b, bargs := rs.valueExpr("s", f.Key)
 		sel += ", coalesce(sum(" + a + " IS NOT " + b + "), 0)"
 		args = append(append(args, aargs...), bargs...)
 		keys = append(keys, f.Key)
@@ -341,17 +341,23 @@ func (tx *Tx) loadSnapshotStates(rs *recSheet, ssk int64, rids []int64) (map[int
 		for _, r := range chunk {
 			args = append(args, r)
 		}
-		rows, err := tx.QueryContext(tx.ctx, `SELECT rid, vals, x, NULL, NULL, 1 FROM snapshot_records WHERE ssk = ? AND rid IN (`+placeholders(len(chunk))+`)`, args...)
+		rows, err := tx.QueryContext(tx.ctx, `SELECT rid, vals, x FROM snapshot_records WHERE ssk = ? AND rid IN (`+placeholders(len(chunk))+`)`, args...)
 		if err != nil {
 			return nil, errs.Wrap(err, "load snapshot records")
 		}
 		for rows.Next() {
-			st, err := rs.scanState(rows)
+			var rid int64
+			var vals string
+			var x sql.NullString
+			if err := rows.Scan(&rid, &vals, &x); err != nil {
+				rows.Close()
+				return nil, errs.Wrap(err, "scan snapshot record")
+			}
+			st, err := rs.savedState(rid, vals, x)
 			if err != nil {
 				rows.Close()
 				return nil, err
 			}
-			st.msgs = rs.Schema.Check(st.row)
 			out[st.rid] = st
 		}
 		rows.Close()
@@ -441,13 +447,14 @@ func (db *DB) diffRecords(ctx context.Context, rs *recSheet, s *Snapshot, rids [
 			if err != nil {
 				return nil, errs.Wrap(err, "load snapshot record")
 			}
-			_ = json.Unmarshal([]byte(vals), &d.SnapshotValues)
+			if d.SnapshotValues, err = rs.decodeAll([]byte(vals)); err != nil {
+				return nil, err
+			}
 			if d.Record == nil {
-				st, err := rs.buildState(rid, vals, x, sql.NullString{}, sql.NullString{}, 0)
+				st, err := rs.savedState(rid, vals, x)
 				if err != nil {
 					return nil, err
 				}
-				st.msgs = rs.Schema.Check(st.row)
 				rs.settle(st)
 				d.Record = rs.output(st, s.CreatedAt, "")
 			}
@@ -455,4 +462,17 @@ func (db *DB) diffRecords(ctx context.Context, rs *recSheet, s *Snapshot, rids [
 		out = append(out, d)
 	}
 	return out, nil
+}
+
+// savedState builds the state of a record saved in a snapshot, checked against the current
+// schema.
+func (rs *recSheet) savedState(rid int64, vals string, x sql.NullString) (*recState, error) {
+	row, err := rs.decodeSaved([]byte(vals))
+	if err != nil {
+		return nil, err
+	}
+	st := &recState{rid: rid, row: row}
+	rs.decodeExtra(x, st)
+	st.msgs = rs.Schema.Check(st.row)
+	return st, nil
 }

@@ -14,6 +14,17 @@ CREATE TABLE record_sheets (
     schema_hash TEXT NOT NULL DEFAULT ''      -- validation-relevant config the records were checked against
 );
 
+-- Where each field's value sits in a record's values array. Positions are never reused:
+-- when the schema drops a field its position is retired, and a field added again later
+-- under the same key starts empty at a new one.
+CREATE TABLE record_columns (
+    sk        INTEGER NOT NULL,
+    col       INTEGER NOT NULL,
+    field_key TEXT NOT NULL,
+    retired   INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (sk, col)
+) WITHOUT ROWID;
+
 -- Errors and empty cells per field, kept in step with every write.
 CREATE TABLE record_field_counts (
     sk        INTEGER NOT NULL,
@@ -25,7 +36,7 @@ CREATE TABLE record_field_counts (
 
 CREATE TABLE records (
     rid        INTEGER PRIMARY KEY,
-    vals       TEXT NOT NULL,     -- {"fieldKey": value, …}, keys sorted, empty cells left out
+    vals       TEXT NOT NULL,     -- [value, …] at the positions record_columns gives each field; null when empty
     -- NULL for most records, else {"m": Sluice's own messages per field (type, required, enum,
     -- references), "u": messages written by agents and hooks per field, "r": record-level
     -- messages from agents, "meta": record metadata, "cfg": record config {readonly, fields,

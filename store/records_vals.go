@@ -1,0 +1,247 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"strconv"
+	"strings"
+
+	"github.com/sluice/sluice/errs"
+	"github.com/sluice/sluice/records"
+)
+
+// A record's values are stored as a JSON array: the value of each field sits at the
+// position the sheet's column registry (record_columns) gave that field, empty cells are
+// null and trailing ones are left out. Compared with an object keyed by field, rows are
+// about a third smaller, and no field key ever appears in a JSON path. Positions are never
+// reused: a dropped field's position is retired (values left there are ignored and vanish
+// when the record is next written), so a field added again starts empty, while snapshots,
+// which remember the key of every position, still restore what it held.
+
+// layout maps a sheet's fields to value positions.
+type layout struct {
+	cols   []int          // rule index → position, -1 while the field has none
+	byCol  map[int]int    // position → rule index, for fields in the schema
+	keyOf  map[int]string // position → field key, also of retired positions
+	next   int            // the next free position
+	retire []int          // live positions of fields the schema dropped
+}
+
+// loadLayout reads the sheet's column registry.
+func (rs *recSheet) loadLayout(ctx context.Context, q querier) error {
+	l := &layout{cols: make([]int, len(rs.Schema.Rules)), byCol: map[int]int{}, keyOf: map[int]string{}}
+	for i := range l.cols {
+		l.cols[i] = -1
+	}
+	rs.layout = l
+	if rs.sk == 0 {
+		return nil
+	}
+	rows, err := q.QueryContext(ctx, `SELECT col, field_key, retired FROM record_columns WHERE sk = ?`, rs.sk)
+	if err != nil {
+		return errs.Wrap(err, "load record columns")
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var col, retired int
+		var key string
+		if err := rows.Scan(&col, &key, &retired); err != nil {
+			return errs.Wrap(err, "scan record column")
+		}
+		l.keyOf[col] = key
+		l.next = max(l.next, col+1)
+		if retired == 1 {
+			continue
+		}
+		if i, ok := rs.Schema.Index(key); ok {
+			l.cols[i], l.byCol[col] = col, i
+		} else {
+			l.retire = append(l.retire, col)
+		}
+	}
+	return rows.Err()
+}
+
+// assignColumns retires the positions of dropped fields and gives every field of the
+// schema a position.
+func (tx *Tx) assignColumns(rs *recSheet) error {
+	l := rs.layout
+	for _, col := range l.retire {
+		if _, err := tx.exec(`UPDATE record_columns SET retired = 1 WHERE sk = ? AND col = ?`, rs.sk, col); err != nil {
+			return errs.Wrap(err, "retire record column")
+		}
+	}
+	l.retire = nil
+	for i, col := range l.cols {
+		if col >= 0 {
+			continue
+		}
+		col = l.next
+		key := rs.Schema.Rules[i].Key
+		if _, err := tx.exec(`INSERT INTO record_columns (sk, col, field_key) VALUES (?, ?, ?)`, rs.sk, col, key); err != nil {
+			return errs.Wrap(err, "add record column")
+		}
+		l.cols[i], l.byCol[col], l.keyOf[col] = col, i, key
+		l.next++
+	}
+	return nil
+}
+
+// encode writes a row in the stored form, with one allocation.
+func (rs *recSheet) encode(row records.Row) string {
+	l := rs.layout
+	last, size := -1, 2
+	for i, v := range row {
+		if v != nil && l.cols[i] >= 0 {
+			last = max(last, l.cols[i])
+			size += len(v)
+		}
+	}
+	if last < 0 {
+		return "[]"
+	}
+	at := make([]json.RawMessage, last+1)
+	for i, v := range row {
+		if v != nil && l.cols[i] >= 0 {
+			at[l.cols[i]] = v
+		}
+	}
+	var b strings.Builder
+	b.Grow(size + 5*(last+1))
+	b.WriteByte('[')
+	for p, v := range at {
+		if p > 0 {
+			b.WriteByte(',')
+		}
+		if v == nil {
+			b.WriteString("null")
+		} else {
+			b.Write(v)
+		}
+	}
+	b.WriteByte(']')
+	return b.String()
+}
+
+// decode reads stored values into a row whose values are slices of vals.
+func (rs *recSheet) decode(vals []byte) (records.Row, error) {
+	row := make(records.Row, len(rs.Schema.Rules))
+	err := eachValue(vals, func(p int, v []byte) {
+		if i, ok := rs.layout.byCol[p]; ok && string(v) != "null" {
+			row[i] = v
+		}
+	})
+	return row, err
+}
+
+// decodeSaved reads values saved in a snapshot, matching positions to fields by the key
+// they had, so values come back even into a field that was dropped and added again.
+func (rs *recSheet) decodeSaved(vals []byte) (records.Row, error) {
+	row := make(records.Row, len(rs.Schema.Rules))
+	err := eachValue(vals, func(p int, v []byte) {
+		if i, ok := rs.Schema.Index(rs.layout.keyOf[p]); ok && string(v) != "null" {
+			row[i] = v
+		}
+	})
+	return row, err
+}
+
+// decodeAll reads stored values keyed by field, including fields the schema dropped.
+func (rs *recSheet) decodeAll(vals []byte) (map[string]json.RawMessage, error) {
+	out := map[string]json.RawMessage{}
+	err := eachValue(vals, func(p int, v []byte) {
+		if k, ok := rs.layout.keyOf[p]; ok && string(v) != "null" {
+			out[k] = v
+		}
+	})
+	return out, err
+}
+
+// eachValue calls fn with the position and raw JSON of each element of a stored array.
+func eachValue(b []byte, fn func(p int, v []byte)) error {
+	bad := errs.E(errs.Internal, "", "stored record values are not a JSON array")
+	if len(b) < 2 || b[0] != '[' || b[len(b)-1] != ']' {
+		return bad
+	}
+	if len(b) == 2 {
+		return nil
+	}
+	for i, p := 1, 0; ; p++ {
+		end := skipValue(b, i)
+		if end < 0 || end >= len(b) {
+			return bad
+		}
+		fn(p, b[i:end:end])
+		switch b[end] {
+		case ',':
+			i = end + 1
+		case ']':
+			if end != len(b)-1 {
+				return bad
+			}
+			return nil
+		default:
+			return bad
+		}
+	}
+}
+
+// skipString returns the index after the string starting at b[i], or -1.
+func skipString(b []byte, i int) int {
+	for j := i + 1; j < len(b); j++ {
+		switch b[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1
+		}
+	}
+	return -1
+}
+
+// skipValue returns the index after the compact JSON value starting at b[i], or -1.
+func skipValue(b []byte, i int) int {
+	if i >= len(b) {
+		return -1
+	}
+	switch b[i] {
+	case '"':
+		return skipString(b, i)
+	case '[', '{':
+		depth := 0
+		for j := i; j < len(b); j++ {
+			switch b[j] {
+			case '"':
+				if j = skipString(b, j); j < 0 {
+					return -1
+				}
+				j--
+			case '[', '{':
+				depth++
+			case ']', '}':
+				if depth--; depth == 0 {
+					return j + 1
+				}
+			}
+		}
+		return -1
+	}
+	j := i
+	for j < len(b) && b[j] != ',' && b[j] != ']' && b[j] != '}' {
+		j++
+	}
+	if j == i {
+		return -1
+	}
+	return j
+}
+
+// valueExpr is the SQL for a field's stored value in the vals column of alias (NULL when
+// the field has no position yet).
+func (rs *recSheet) valueExpr(alias, key string) (string, []any) {
+	i, ok := rs.Schema.Index(key)
+	if !ok || rs.layout.cols[i] < 0 {
+		return "NULL", nil
+	}
+	return "json_extract(" + alias + ".vals, ?)", []any{"$[" + strconv.Itoa(rs.layout.cols[i]) + "]"}
+}
