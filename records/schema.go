@@ -204,6 +204,10 @@ func (s *Schema) Rule(key string) *Rule {
 	return nil
 }
 
+// Row holds a record's values aligned with Schema.Rules; nil means the cell is empty. How a
+// row is stored is the store's business.
+type Row []json.RawMessage
+
 // IsEmpty reports whether a stored or canonical value counts as an empty cell.
 func IsEmpty(v json.RawMessage) bool {
 	return v == nil || string(v) == "null" || string(v) == `""` || string(v) == "[]"
