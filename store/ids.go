@@ -20,6 +20,7 @@ const (
 	PrefixKey         = "us_key_"
 	PrefixJob         = "us_jb_"
 	PrefixFile        = "us_fl_"
+	PrefixDocument    = "us_dc_"
 )
 
 const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"

@@ -8,11 +8,6 @@ import (
 	"github.com/sluice/sluice/errs"
 )
 
-// Prefixes of resources owned by other parts of Sluice that jobs and actions point at.
-const (
-	PrefixDocument = "us_dc_"
-)
-
 // Resource kinds a job source or an action target can name.
 const (
 	KindSpace    = "space"
@@ -81,7 +76,8 @@ func resolveResource(ctx context.Context, q querier, accountID, key, id string) 
 		resolveOptional(ctx, q, "files", accountID, id, r)
 	case KindDocument:
 		r.DocumentID = id
-		resolveOptional(ctx, q, "documents", accountID, id, r)
+		err = q.QueryRowContext(ctx, `SELECT environment_id, space_id FROM documents WHERE id = ? AND account_id = ? AND deleted_at IS NULL`, id, accountID).
+			Scan(&r.EnvironmentID, &r.SpaceID)
 	}
 	if err == sql.ErrNoRows {
 		return nil, errs.NotFoundf(key, "%s %s not found", strings.ToUpper(r.Kind[:1])+r.Kind[1:], id)
@@ -92,9 +88,9 @@ func resolveResource(ctx context.Context, q querier, accountID, key, id string) 
 	return r, nil
 }
 
-// resolveOptional looks a file or document up when its table exists. Files and documents
-// are built by other parts of Sluice (issues 5 and 7); until their tables land, such ids
-// resolve without a space, and jobs on them are scoped to the environment.
+// resolveOptional looks a file up when its table exists. Files are built by another part of
+// Sluice (issue 5); until their table lands, file ids resolve without a space, and jobs on
+// them are scoped to the environment.
 func resolveOptional(ctx context.Context, q querier, table, accountID, id string, r *Resource) {
 	var n int
 	if q.QueryRowContext(ctx, `SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = ?`, table).Scan(&n) != nil || n == 0 {
