@@ -28,7 +28,6 @@ const (
 	SourceUnique   = "unique-constraint"
 	SourceOption   = "invalid-option"
 	SourceUnlinked = "unlinked"
-	SourceCustom   = "custom-logic"
 )
 
 // Validation levels.
@@ -211,20 +210,6 @@ type Row []json.RawMessage
 // IsEmpty reports whether a stored or canonical value counts as an empty cell.
 func IsEmpty(v json.RawMessage) bool {
 	return v == nil || string(v) == "null" || string(v) == `""` || string(v) == "[]"
-}
-
-// RowFrom aligns values by field key. Errors: invalid naming the first key the sheet does
-// not have.
-func (s *Schema) RowFrom(values map[string]json.RawMessage) (Row, error) {
-	row := make(Row, len(s.Rules))
-	for k, v := range values {
-		i, ok := s.byKey[k]
-		if !ok {
-			return nil, UnknownField(k)
-		}
-		row[i] = v
-	}
-	return row, nil
 }
 
 // UnknownField is the error for a value sent for a key the sheet does not define.

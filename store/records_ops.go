@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"sort"
 
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/records"
@@ -352,15 +351,5 @@ func ridIDs(rids []int64) []string {
 	for i, r := range rids {
 		out[i] = RecordID(r)
 	}
-	return out
-}
-
-// sortedKeys returns the keys of m in order (for deterministic statements).
-func sortedKeys(m map[int64]bool) []int64 {
-	out := make([]int64, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
 	return out
 }

@@ -394,7 +394,6 @@ func (tx *Tx) flipTwins(rs *recSheet, twins map[int64]map[int64]bool, w *writeCt
 			if err != nil {
 				return errs.Wrap(err, "update duplicate")
 			}
-			w.touched++
 		}
 	}
 	return nil

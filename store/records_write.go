@@ -56,7 +56,6 @@ type writeCtx struct {
 	vseq        int64
 	versionID   string
 	emptyBefore bool // the sheet had no records when the write began
-	touched     int  // records outside the write rewritten (duplicate twins)
 	stmts       map[string]*sql.Stmt
 }
 
