@@ -43,8 +43,6 @@ type WriteOptions struct {
 	Silent bool
 	// DisableHooks marks the write as one that must not wake record hooks (X-Disable-Hooks).
 	DisableHooks bool
-	// CommitID attributes the write to an existing commit instead of opening a new one.
-	CommitID string
 	// Completes names a pending commit this write answers (a record hook writing back to
 	// the commit's dataUrl); it is completed in the same transaction.
 	Completes string
@@ -74,14 +72,11 @@ func (tx *Tx) beginWrite(rs *recSheet, opt WriteOptions) (*writeCtx, error) {
 // newVersion opens the commit the write's rows are stamped with (its id is the version id)
 // and maps it to a version key. Writes without hooks complete their commit at once.
 func (tx *Tx) newVersion(rs *recSheet, w *writeCtx) error {
-	w.versionID = w.opt.CommitID
-	if w.versionID == "" {
-		c, err := tx.CreateCommit(rs.Sheet, w.opt.Actor, !w.opt.DisableHooks)
-		if err != nil {
-			return err
-		}
-		w.versionID = c.ID
+	c, err := tx.CreateCommit(rs.Sheet, w.opt.Actor, !w.opt.DisableHooks)
+	if err != nil {
+		return err
 	}
+	w.versionID = c.ID
 	res, err := tx.exec(`INSERT INTO record_versions (id, sk, created_at) VALUES (?, ?, ?)`, w.versionID, rs.sk, ms(tx.now))
 	if err != nil {
 		return errs.Wrap(err, "create version")
