@@ -1,0 +1,169 @@
+package extract
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+)
+
+// openJSON reads an array of objects (or JSON Lines, one object a line). Nested objects are
+// flattened with "." (address.city); arrays are kept as JSON text. The columns are the keys
+// of the first 1,000 objects, in the order first seen.
+func openJSON(fh *os.File, name string, lines bool) (*File, error) {
+	objects, err := jsonObjects(fh, lines)
+	if err != nil {
+		return nil, err
+	}
+	var sample []map[string]string
+	seen := map[string]bool{}
+	var keys []string
+	for len(sample) < 1000 {
+		o, err := objects()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		sample = append(sample, o)
+		for _, k := range orderedKeys(o) {
+			if !seen[k] {
+				seen[k] = true
+				keys = append(keys, k)
+			}
+		}
+	}
+	if len(keys) == 0 {
+		return nil, ErrEmpty
+	}
+	t := &Table{Name: name, Headers: keys}
+	t.next = func() ([]string, error) {
+		var o map[string]string
+		if len(sample) > 0 {
+			o, sample = sample[0], sample[1:]
+		} else {
+			var err error
+			if o, err = objects(); err != nil {
+				return nil, err
+			}
+		}
+		row := make([]string, len(keys))
+		for i, k := range keys {
+			row[i] = o[k]
+			delete(o, k)
+		}
+		for _, v := range o {
+			if v != "" {
+				t.Dropped++
+			}
+		}
+		return row, nil
+	}
+	return &File{Format: map[bool]string{true: "jsonl", false: "json"}[lines], Encoding: &Encoding{Name: "utf-8", FirstInvalid: -1}, Tables: []*Table{t}}, nil
+}
+
+// orderedKeys keeps the order keys were flattened in (flatten records it under "\x00order").
+func orderedKeys(o map[string]string) []string {
+	order := strings.Split(o["\x00order"], "\x00")
+	delete(o, "\x00order")
+	if len(order) == 1 && order[0] == "" {
+		keys := make([]string, 0, len(o))
+		for k := range o {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		return keys
+	}
+	return order
+}
+
+// jsonObjects returns a reader of flattened objects.
+func jsonObjects(fh *os.File, lines bool) (func() (map[string]string, error), error) {
+	br := bufio.NewReaderSize(fh, 1<<20)
+	dec := json.NewDecoder(br)
+	dec.UseNumber()
+	if !lines {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, fmt.Errorf("the file is not valid JSON: %v", err)
+		}
+		if d, ok := tok.(json.Delim); !ok || d != '[' {
+			return nil, errors.New("a JSON file must hold an array of objects: [{…}, {…}]")
+		}
+	}
+	n := 0
+	return func() (map[string]string, error) {
+		if !lines && !dec.More() {
+			return nil, io.EOF
+		}
+		n++
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			if err == io.EOF && lines {
+				return nil, io.EOF
+			}
+			return nil, fmt.Errorf("object %d is not valid JSON: %v", n, err)
+		}
+		out := map[string]string{}
+		var order []string
+		if err := flatten(raw, "", out, &order); err != nil {
+			return nil, fmt.Errorf("object %d: %v", n, err)
+		}
+		out["\x00order"] = strings.Join(order, "\x00")
+		return out, nil
+	}, nil
+}
+
+// flatten walks one JSON object into dotted keys.
+func flatten(raw json.RawMessage, prefix string, out map[string]string, order *[]string) error {
+	dec := json.NewDecoder(strings.NewReader(string(raw)))
+	dec.UseNumber()
+	tok, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		if prefix == "" {
+			return errors.New("every item must be a JSON object")
+		}
+		return nil
+	}
+	for dec.More() {
+		kt, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		key := kt.(string)
+		if prefix != "" {
+			key = prefix + "." + key
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return err
+		}
+		s := strings.TrimSpace(string(v))
+		switch {
+		case strings.HasPrefix(s, "{"):
+			if err := flatten(v, key, out, order); err != nil {
+				return err
+			}
+			continue
+		case strings.HasPrefix(s, "\""):
+			var str string
+			_ = json.Unmarshal(v, &str)
+			s = str
+		case s == "null":
+			s = ""
+		}
+		if _, dup := out[key]; !dup {
+			*order = append(*order, key)
+		}
+		out[key] = s
+	}
+	return nil
+}

@@ -1,0 +1,163 @@
+package extract
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// File is an opened source: its tables, read one after the other, and its text encoding.
+type File struct {
+	Format   string // csv, xlsx, json, jsonl
+	Encoding *Encoding
+	Tables   []*Table
+	closers  []io.Closer
+}
+
+// Close releases the file.
+func (f *File) Close() error {
+	var first error
+	for _, c := range f.closers {
+		if err := c.Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// Open reads the file at path; name is the upload's file name (it decides the format with
+// the content and names single-table files).
+func Open(path, name string) (*File, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	head := make([]byte, 512)
+	n, _ := io.ReadFull(fh, head)
+	head = head[:n]
+	if _, err := fh.Seek(0, io.SeekStart); err != nil {
+		fh.Close()
+		return nil, err
+	}
+	if n == 0 {
+		fh.Close()
+		return nil, ErrEmpty
+	}
+	ext := strings.ToLower(filepath.Ext(name))
+	base := strings.TrimSuffix(filepath.Base(name), filepath.Ext(name))
+	trimmed := bytes.TrimLeft(bytes.TrimPrefix(head, []byte{0xEF, 0xBB, 0xBF}), " \t\r\n")
+	var f *File
+	switch {
+	case bytes.HasPrefix(head, []byte("PK\x03\x04")) || ext == ".xlsx" || ext == ".xlsm":
+		f, err = openXLSX(fh)
+	case ext == ".jsonl" || ext == ".ndjson" || (ext != ".csv" && ext != ".tsv" && bytes.HasPrefix(trimmed, []byte("{"))):
+		f, err = openJSON(fh, base, true)
+	case ext == ".json" || (ext != ".csv" && ext != ".tsv" && bytes.HasPrefix(trimmed, []byte("["))):
+		f, err = openJSON(fh, base, false)
+	default:
+		f, err = openDelimited(fh, base)
+	}
+	if err != nil {
+		fh.Close()
+		return nil, err
+	}
+	f.closers = append(f.closers, fh)
+	return f, nil
+}
+
+// Delimiters are the separators detected in delimited text, in order of preference.
+var Delimiters = []rune{',', ';', '\t', '|', '^', '~', ':'}
+
+// detectDelimiter parses a sample with each candidate and keeps the one that splits the most
+// rows into the same number (above one) of fields.
+func detectDelimiter(sample []byte) rune {
+	best, bestScore := ',', 0
+	for _, d := range Delimiters {
+		r := csv.NewReader(bytes.NewReader(sample))
+		r.Comma, r.LazyQuotes, r.FieldsPerRecord = d, true, -1
+		counts := map[int]int{}
+		for i := 0; i < 40; i++ {
+			rec, err := r.Read()
+			if err != nil {
+				break
+			}
+			if len(rec) > 1 {
+				counts[len(rec)]++
+			}
+		}
+		for width, rows := range counts {
+			if score := rows*1000 + width; score > bestScore {
+				best, bestScore = d, score
+			}
+		}
+	}
+	return best
+}
+
+// binary reports text that is mostly control characters, i.e. not a text file at all.
+func binary(sample []byte) bool {
+	if len(sample) == 0 {
+		return false
+	}
+	ctl := 0
+	for _, b := range sample {
+		if b == 0 || (b < 0x20 && b != '\t' && b != '\n' && b != '\r' && b != '\f') {
+			ctl++
+		}
+	}
+	return ctl*20 > len(sample)
+}
+
+func openDelimited(fh *os.File, name string) (*File, error) {
+	text, enc := decode(fh)
+	br := bufio.NewReaderSize(text, 1<<20)
+	sample, _ := br.Peek(sniffSize)
+	if binary(sample) {
+		return nil, errors.New("the file is not text: it looks like binary data (upload CSV, TSV, Excel or JSON)")
+	}
+	cr := csv.NewReader(br)
+	cr.Comma, cr.LazyQuotes, cr.FieldsPerRecord, cr.ReuseRecord = detectDelimiter(sample), true, -1, false
+	// encoding/csv skips blank lines; they are empty records, kept when values follow, so
+	// the gap between one record's last line and the next record's first line is replayed.
+	prevEnd, blanks := 0, 0
+	var queued []string
+	read := func() ([]string, error) {
+		if blanks > 0 {
+			blanks--
+			return []string{}, nil
+		}
+		if queued != nil {
+			rec := queued
+			queued = nil
+			return rec, nil
+		}
+		rec, err := cr.Read()
+		if err != nil {
+			var pe *csv.ParseError
+			if errors.As(err, &pe) {
+				return nil, fmt.Errorf("line %d: %v", pe.Line, pe.Err)
+			}
+			return nil, err
+		}
+		start, _ := cr.FieldPos(0)
+		last, _ := cr.FieldPos(len(rec) - 1)
+		gap := start - prevEnd - 1
+		prevEnd = last + strings.Count(rec[len(rec)-1], "\n")
+		if gap > 0 && start > 1 {
+			blanks, queued = gap-1, rec
+			return []string{}, nil
+		}
+		return rec, nil
+	}
+	t, err := newTable(name, read)
+	if err != nil {
+		return nil, err
+	}
+	return &File{Format: "csv", Encoding: enc, Tables: []*Table{t}}, nil
+}

@@ -1,0 +1,199 @@
+package extract
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Table is one table of a file: a header and a stream of rows aligned with it.
+type Table struct {
+	Name      string
+	Headers   []string
+	HeaderRow int // 0-based row of the header in the source
+	next      func() ([]string, error)
+	pending   int // empty rows held back until a row with values follows
+	held      []string
+	// Dropped counts cells beyond the header that were cut off (rows longer than any seen
+	// while the header was chosen).
+	Dropped int64
+}
+
+// Next returns the next row, as many cells as Headers, or io.EOF. Empty rows between rows
+// with values are kept; trailing empty rows are trimmed.
+func (t *Table) Next() ([]string, error) {
+	if t.pending > 0 {
+		t.pending--
+		return make([]string, len(t.Headers)), nil
+	}
+	if t.held != nil {
+		row := t.held
+		t.held = nil
+		return row, nil
+	}
+	empties := 0
+	for {
+		row, err := t.next()
+		if err != nil {
+			return nil, err // trailing empty rows (empties) are dropped at EOF
+		}
+		row = t.fit(row)
+		if isEmpty(row) {
+			empties++
+			continue
+		}
+		if empties == 0 {
+			return row, nil
+		}
+		t.pending, t.held = empties-1, row
+		return make([]string, len(t.Headers)), nil
+	}
+}
+
+// fit pads or cuts a row to the header's width.
+func (t *Table) fit(row []string) []string {
+	n := len(t.Headers)
+	if len(row) > n {
+		for _, c := range row[n:] {
+			if strings.TrimSpace(c) != "" {
+				t.Dropped++
+			}
+		}
+		return row[:n:n]
+	}
+	for len(row) < n {
+		row = append(row, "")
+	}
+	return row
+}
+
+func isEmpty(row []string) bool {
+	for _, c := range row {
+		if strings.TrimSpace(c) != "" {
+			return false
+		}
+	}
+	return true
+}
+
+func nonEmpty(row []string) int {
+	n := 0
+	for _, c := range row {
+		if strings.TrimSpace(c) != "" {
+			n++
+		}
+	}
+	return n
+}
+
+// headerRow picks the header among sampled rows: blank rows and title lines above a table
+// are skipped; the header is the first row that fills at least half of the widest row.
+func headerRow(sample [][]string) int {
+	width := 0
+	for _, r := range sample {
+		if n := nonEmpty(r); n > width {
+			width = n
+		}
+	}
+	need := (width + 1) / 2
+	if need < 1 {
+		need = 1
+	}
+	if width >= 3 && need < 2 {
+		need = 2
+	}
+	for i, r := range sample {
+		if nonEmpty(r) >= need {
+			return i
+		}
+	}
+	return 0
+}
+
+// uniqueHeaders trims header names, names empty ones "Column N" and makes duplicates unique
+// as "Name (2)", keeping every column. width extends the header when data rows are wider.
+func uniqueHeaders(raw []string, width int) []string {
+	if width < len(raw) {
+		width = len(raw)
+	}
+	out := make([]string, width)
+	seen := map[string]int{}
+	for i := range out {
+		h := ""
+		if i < len(raw) {
+			h = strings.TrimSpace(strings.ReplaceAll(raw[i], "\n", " "))
+		}
+		if h == "" {
+			h = fmt.Sprintf("Column %d", i+1)
+		}
+		base := h
+		for n := 2; seen[strings.ToLower(h)] > 0; n++ {
+			h = fmt.Sprintf("%s (%d)", base, n)
+		}
+		seen[strings.ToLower(h)]++
+		out[i] = h
+	}
+	return out
+}
+
+// newTable builds a table from a row reader: it samples the first rows to find the header,
+// then replays the sample before reading on.
+func newTable(name string, read func() ([]string, error)) (*Table, error) {
+	var sample [][]string
+	for len(sample) < 50 {
+		row, err := read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		sample = append(sample, append([]string(nil), row...))
+	}
+	if len(sample) == 0 || allEmpty(sample) {
+		return nil, ErrEmpty
+	}
+	h := headerRow(sample)
+	width := 0
+	for _, r := range sample[h:] {
+		if len(r) > width {
+			width = len(r)
+		}
+	}
+	for width > len(sample[h]) && allBlankColumn(sample[h:], width-1) {
+		width--
+	}
+	t := &Table{Name: name, Headers: uniqueHeaders(sample[h], width), HeaderRow: h}
+	rest := sample[h+1:]
+	t.next = func() ([]string, error) {
+		if len(rest) > 0 {
+			r := rest[0]
+			rest = rest[1:]
+			return r, nil
+		}
+		return read()
+	}
+	return t, nil
+}
+
+func allEmpty(rows [][]string) bool {
+	for _, r := range rows {
+		if !isEmpty(r) {
+			return false
+		}
+	}
+	return true
+}
+
+func allBlankColumn(rows [][]string, col int) bool {
+	for _, r := range rows {
+		if col < len(r) && strings.TrimSpace(r[col]) != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// ErrEmpty is returned for files without any value.
+var ErrEmpty = errors.New("the file has no data: it is empty or every row is blank")

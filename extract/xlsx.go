@@ -1,0 +1,132 @@
+package extract
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/xuri/excelize/v2"
+)
+
+// Limits against zip bombs: the whole unzipped workbook and any one part of it.
+const (
+	xlsxUnzipLimit = 2 << 30
+	xlsxXMLLimit   = 512 << 20
+)
+
+// openXLSX reads every worksheet as a table: numbers as written in the file, dates as ISO
+// dates, formulas as their cached values.
+func openXLSX(fh *os.File) (*File, error) {
+	st, err := fh.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if err := checkZip(fh, st.Size()); err != nil {
+		return nil, err
+	}
+	x, err := excelize.OpenReader(fh, excelize.Options{UnzipSizeLimit: xlsxUnzipLimit, UnzipXMLSizeLimit: xlsxXMLLimit})
+	if err != nil {
+		return nil, fmt.Errorf("the Excel file cannot be read (is it damaged or truncated?): %v", err)
+	}
+	f := &File{Format: "xlsx", Encoding: &Encoding{Name: "utf-8", FirstInvalid: -1}, closers: []io.Closer{x}}
+	for _, sheet := range x.GetSheetList() {
+		t, err := xlsxTable(x, sheet)
+		if errors.Is(err, ErrEmpty) {
+			continue
+		}
+		if err != nil {
+			x.Close()
+			return nil, fmt.Errorf("worksheet %q: %v", sheet, err)
+		}
+		f.Tables = append(f.Tables, t)
+	}
+	if len(f.Tables) == 0 {
+		x.Close()
+		return nil, ErrEmpty
+	}
+	return f, nil
+}
+
+func xlsxTable(x *excelize.File, sheet string) (*Table, error) {
+	rows, err := x.Rows(sheet)
+	if err != nil {
+		return nil, err
+	}
+	rowNum := 0
+	dates := map[int]bool{}
+	read := func() ([]string, error) {
+		if !rows.Next() {
+			if err := rows.Error(); err != nil {
+				return nil, err
+			}
+			rows.Close()
+			return nil, io.EOF
+		}
+		rowNum++
+		cells, err := rows.Columns(excelize.Options{RawCellValue: true})
+		if err != nil {
+			return nil, err
+		}
+		for i, c := range cells {
+			if c == "" {
+				continue
+			}
+			if _, known := dates[i]; !known || rowNum < 60 {
+				if isDateCell(x, sheet, i+1, rowNum) {
+					dates[i] = true
+				} else if !known {
+					dates[i] = false
+				}
+			}
+			if dates[i] {
+				cells[i] = isoDate(c)
+			}
+		}
+		return cells, nil
+	}
+	return newTable(sheet, read)
+}
+
+// isDateCell reports whether the cell's number format shows a date.
+func isDateCell(x *excelize.File, sheet string, col, row int) bool {
+	axis, err := excelize.CoordinatesToCellName(col, row)
+	if err != nil {
+		return false
+	}
+	styleID, err := x.GetCellStyle(sheet, axis)
+	if err != nil || styleID == 0 {
+		return false
+	}
+	st, err := x.GetStyle(styleID)
+	if err != nil || st == nil {
+		return false
+	}
+	if (st.NumFmt >= 14 && st.NumFmt <= 22) || (st.NumFmt >= 45 && st.NumFmt <= 47) {
+		return true
+	}
+	if st.CustomNumFmt != nil {
+		f := strings.ToLower(*st.CustomNumFmt)
+		return strings.ContainsAny(f, "dy") && !strings.Contains(f, "0.0")
+	}
+	return false
+}
+
+// isoDate turns an Excel serial date into YYYY-MM-DD (with the time when it has one).
+func isoDate(raw string) string {
+	v, err := strconv.ParseFloat(raw, 64)
+	if err != nil {
+		return raw
+	}
+	t, err := excelize.ExcelDateToTime(v, false)
+	if err != nil {
+		return raw
+	}
+	if v == math.Trunc(v) {
+		return t.Format("2006-01-02")
+	}
+	return t.Format("2006-01-02T15:04:05")
+}
