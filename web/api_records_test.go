@@ -197,6 +197,16 @@ func TestRecordHookWriteBackCompletesCommit(t *testing.T) {
 	if len(got) != 1 || got[0]["id"] != id {
 		t.Fatalf("got %v from the dataUrl, want the inserted record", got)
 	}
+	e.mustCall(t, "POST", "/v1/sheets/"+sh+"/records", testSecret, []map[string]any{{"name": map[string]any{"value": "other write"}}})
+	var eventID string
+	for _, ev := range listOf(e.mustCall(t, "GET", "/v1/events?pageSize=1000&includeAcknowledged=true&topic=commit:created", testSecret, nil)) {
+		if ev.(map[string]any)["context"].(map[string]any)["commitId"] == commit {
+			eventID = ev.(map[string]any)["id"].(string)
+		}
+	}
+	if got := recordsOf(t, e.mustCall(t, "GET", "/v1/sheets/"+sh+"/records?for="+eventID, testSecret, nil)); len(got) != 1 || got[0]["id"] != id {
+		t.Fatalf("got %v for the event, want only the event's record", got)
+	}
 	e.mustCall(t, "PUT", "/"+dataURL, testSecret, []map[string]any{{"id": id, "values": map[string]any{"name": map[string]any{"value": "B",
 		"messages": []map[string]any{{"type": "info", "message": "hook was here", "source": "custom-logic"}}}}}})
 	completed := false

@@ -28,6 +28,7 @@ type RecordStore interface {
 	FindAndReplace(ctx context.Context, sheetID string, q store.RecordQuery, fr store.FindReplace, opt store.WriteOptions) (*store.BulkResult, error)
 	BulkUpdate(ctx context.Context, sheetID string, q store.RecordQuery, cells map[string]store.CellIn, opt store.WriteOptions) (*store.BulkResult, error)
 	ClearColumn(ctx context.Context, sheetID, fieldKey string, opt store.WriteOptions) (*store.BulkResult, error)
+	GetEvent(ctx context.Context, accountID, id string) (*model.Event, error)
 }
 
 // Records serves /v1/sheets/:sheetId/records and the sheet's counts, find-replace,
@@ -117,6 +118,9 @@ func (h *Records) Get(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	if err := h.forEvent(c, p, &q); err != nil {
+		return err
+	}
 	if q.Page, err = page(c, 10000, 10000); err != nil {
 		return err
 	}
@@ -145,6 +149,22 @@ func (h *Records) Get(c *fiber.Ctx) error {
 	}
 	w := recordWriter{messages: on("includeMessages"), fields: fieldSet(queryList(c, "fields"))}
 	return w.send(c, recs, counts, "")
+}
+
+// forEvent applies `for=<event id>`: the records of the event's commit, as listeners ask.
+func (h *Records) forEvent(c *fiber.Ctx, p *auth.Principal, q *store.RecordQuery) error {
+	id := c.Query("for")
+	if id == "" {
+		return nil
+	}
+	ev, err := h.store.GetEvent(c.Context(), p.AccountID, id)
+	if err != nil {
+		return errs.Invalidf("for", "Unknown event %q", id)
+	}
+	if q.VersionID == "" {
+		q.VersionID = firstOf(ev.Context.CommitID, ev.Context.VersionID)
+	}
+	return nil
 }
 
 func fieldSet(keys []string) map[string]bool {
