@@ -291,18 +291,18 @@ func runBenchQueries(b *testing.B, e *sheetEnv, sh string, n int, rec func(strin
 func printBench(b *testing.B, n, reps int, results map[string]*benchResult, order []string, peaks []uint64) {
 	var w strings.Builder
 	fmt.Fprintf(&w, "\nrecords benchmark: %d records x 8 fields (1 unique), median of %d runs, GOMAXPROCS=%d\n", n, reps, runtime.GOMAXPROCS(0))
-	fmt.Fprintf(&w, "%-40s %12s %14s\n", "phase", "median", "runs")
+	fmt.Fprintf(&w, "%-40s %12s   %s\n", "phase", "median", "runs")
 	for _, name := range order {
 		r := results[name]
 		runs := make([]string, len(r.runs))
 		for i, d := range r.runs {
-			runs[i] = d.Round(time.Millisecond).String()
+			runs[i] = fmtDur(d)
 		}
 		extra := ""
 		if strings.Contains(name, "insert") || strings.Contains(name, "import") || strings.HasPrefix(name, "find & replace") {
 			extra = fmt.Sprintf("  (%.0f rows/s)", float64(n)/median(r.runs).Seconds())
 		}
-		fmt.Fprintf(&w, "%-40s %12s   %s%s\n", name, fmtDur(median(r.runs)), strings.Join(runs, " "), extra)
+		fmt.Fprintf(&w, "%-40s %12s   %s%s\n", name, fmtDur(median(r.runs)), strings.Join(runs, ", "), extra)
 	}
 	if imp, ins := results["sqlite3 .import (plain table)"], results["store insert (validated)"]; imp != nil && ins != nil {
 		fmt.Fprintf(&w, "insert throughput vs sqlite3 .import: %.0f%% (target >= 40%%)\n", 100*median(imp.runs).Seconds()/median(ins.runs).Seconds())
