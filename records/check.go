@@ -419,3 +419,20 @@ func Elements(v json.RawMessage) []string {
 	}
 	return out
 }
+
+// ASCIILower lowers only A–Z, as SQLite's lower() and LIKE do, so text compared in Go
+// and in SQL folds the same way.
+func ASCIILower(s string) string {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 'A' && c <= 'Z' {
+			b := []byte(s)
+			for j := i; j < len(b); j++ {
+				if b[j] >= 'A' && b[j] <= 'Z' {
+					b[j] += 'a' - 'A'
+				}
+			}
+			return string(b)
+		}
+	}
+	return s
+}

@@ -129,3 +129,12 @@ func TestUniqueKeys(t *testing.T) {
 		t.Errorf("got no error for a constraint on an unknown field")
 	}
 }
+
+func TestASCIILower(t *testing.T) {
+	// Only A–Z fold, as in SQLite's lower() and LIKE.
+	for in, want := range map[string]string{"AbC": "abc", "ÀbÉ": "ÀbÉ", "plain": "plain"} {
+		if got := records.ASCIILower(in); got != want {
+			t.Errorf("ASCIILower(%q): got %q, want %q", in, got, want)
+		}
+	}
+}

@@ -204,7 +204,7 @@ func newMatcher(fr FindReplace) *matcher {
 		if len(text) >= 2 && text[0] == '"' && text[len(text)-1] == '"' {
 			m.exact, m.find = true, text[1:len(text)-1]
 		} else {
-			m.find = strings.ToLower(text)
+			m.find = records.ASCIILower(text)
 		}
 	}
 	return m
@@ -254,7 +254,7 @@ func (m *matcher) replaceText1(text string) (json.RawMessage, bool) {
 		}
 		return m.whole(), true
 	}
-	if !strings.Contains(strings.ToLower(text), m.find) {
+	if !strings.Contains(records.ASCIILower(text), m.find) {
 		return nil, false
 	}
 	if m.legacy {
@@ -292,11 +292,7 @@ func replaceFold(s, lowerFind, repl string) string {
 	if lowerFind == "" {
 		return s
 	}
-	lower := strings.ToLower(s)
-	if len(lower) != len(s) {
-		// Case folding changed byte lengths; fall back to an exact-case replace.
-		return strings.ReplaceAll(s, lowerFind, repl)
-	}
+	lower := records.ASCIILower(s) // same byte offsets as s
 	var b strings.Builder
 	for i := 0; ; {
 		j := strings.Index(lower[i:], lowerFind)

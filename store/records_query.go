@@ -1,7 +1,6 @@
 package store
 
 import (
-	"strings"
 	"unicode"
 
 	"github.com/sluice/sluice/errs"
@@ -246,7 +245,7 @@ func search(rs *recSheet, cols recordColumns, value, field string) (ffql.Frag, e
 	if len(value) >= 2 && value[0] == '"' && value[len(value)-1] == '"' {
 		return ffql.Translate(&ffql.Compare{Field: field, Op: "eq", Value: value[1 : len(value)-1]}, rs.Config.Fields, cols)
 	}
-	needle := strings.ToLower(value)
+	needle := records.ASCIILower(value)
 	enc := string(records.Quote(needle))
 	// The JSON text of all values is a cheap first pass; the field-by-field test drops rows
 	// that matched only a key.
