@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"strings"
 )
@@ -14,7 +13,7 @@ import (
 // openJSON reads an array of objects (or JSON Lines, one object a line). Nested objects are
 // flattened with "." (address.city); arrays are kept as JSON text. The columns are the keys
 // of the first 1,000 objects, in the order first seen.
-func openJSON(fh *os.File, name string, lines bool) (*File, error) {
+func openJSON(fh io.Reader, name string, lines bool) (*File, error) {
 	objects, err := jsonObjects(fh, lines)
 	if err != nil {
 		return nil, err
@@ -83,7 +82,7 @@ func orderedKeys(o map[string]string) []string {
 }
 
 // jsonObjects returns a reader of flattened objects.
-func jsonObjects(fh *os.File, lines bool) (func() (map[string]string, error), error) {
+func jsonObjects(fh io.Reader, lines bool) (func() (map[string]string, error), error) {
 	br := bufio.NewReaderSize(fh, 1<<20)
 	dec := json.NewDecoder(br)
 	dec.UseNumber()

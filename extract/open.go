@@ -18,6 +18,27 @@ type File struct {
 	Encoding *Encoding
 	Tables   []*Table
 	closers  []io.Closer
+	read     *countReader // bytes consumed, for progress; nil for Excel
+	size     int64
+}
+
+// Progress is the share of the file read so far, between 0 and 1 (0 for Excel files).
+func (f *File) Progress() float64 {
+	if f.read == nil || f.size == 0 {
+		return 0
+	}
+	return float64(f.read.n) / float64(f.size)
+}
+
+type countReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
 }
 
 // Close releases the file.
@@ -53,21 +74,26 @@ func Open(path, name string) (*File, error) {
 	base := strings.TrimSuffix(filepath.Base(name), filepath.Ext(name))
 	trimmed := bytes.TrimLeft(bytes.TrimPrefix(head, []byte{0xEF, 0xBB, 0xBF}), " \t\r\n")
 	var f *File
+	counted := &countReader{r: fh}
 	switch {
 	case bytes.HasPrefix(head, []byte("PK\x03\x04")) || ext == ".xlsx" || ext == ".xlsm":
 		f, err = openXLSX(fh)
+		counted = nil
 	case ext == ".jsonl" || ext == ".ndjson" || (ext != ".csv" && ext != ".tsv" && bytes.HasPrefix(trimmed, []byte("{"))):
-		f, err = openJSON(fh, base, true)
+		f, err = openJSON(counted, base, true)
 	case ext == ".json" || (ext != ".csv" && ext != ".tsv" && bytes.HasPrefix(trimmed, []byte("["))):
-		f, err = openJSON(fh, base, false)
+		f, err = openJSON(counted, base, false)
 	default:
-		f, err = openDelimited(fh, base)
+		f, err = openDelimited(counted, base)
 	}
 	if err != nil {
 		fh.Close()
 		return nil, err
 	}
 	f.closers = append(f.closers, fh)
+	if st, err := fh.Stat(); err == nil {
+		f.read, f.size = counted, st.Size()
+	}
 	return f, nil
 }
 
@@ -114,7 +140,7 @@ func binary(sample []byte) bool {
 	return ctl*20 > len(sample)
 }
 
-func openDelimited(fh *os.File, name string) (*File, error) {
+func openDelimited(fh io.Reader, name string) (*File, error) {
 	text, enc := decode(fh)
 	br := bufio.NewReaderSize(text, 1<<20)
 	sample, _ := br.Peek(sniffSize)

@@ -197,3 +197,19 @@ func allBlankColumn(rows [][]string, col int) bool {
 
 // ErrEmpty is returned for files without any value.
 var ErrEmpty = errors.New("the file has no data: it is empty or every row is blank")
+
+// DetectHeader picks the header among the first rows of a table (as POST /files/detect-header
+// does): it returns the header row's index and its cells, made unique.
+func DetectHeader(rows [][]string) (int, []string) {
+	if len(rows) == 0 {
+		return 0, []string{}
+	}
+	h := headerRow(rows)
+	width := 0
+	for _, r := range rows[h:] {
+		if len(r) > width {
+			width = len(r)
+		}
+	}
+	return h, uniqueHeaders(rows[h], width)
+}

@@ -73,7 +73,8 @@ func resolveResource(ctx context.Context, q querier, accountID, key, id string) 
 			Scan(&r.EnvironmentID, &r.SpaceID, &r.WorkbookID)
 	case KindFile:
 		r.FileID = id
-		resolveOptional(ctx, q, "files", accountID, id, r)
+		err = q.QueryRowContext(ctx, `SELECT environment_id, space_id FROM files WHERE id = ? AND account_id = ? AND deleted_at IS NULL`, id, accountID).
+			Scan(&r.EnvironmentID, &r.SpaceID)
 	case KindDocument:
 		r.DocumentID = id
 		err = q.QueryRowContext(ctx, `SELECT environment_id, space_id FROM documents WHERE id = ? AND account_id = ? AND deleted_at IS NULL`, id, accountID).
@@ -86,19 +87,6 @@ func resolveResource(ctx context.Context, q querier, accountID, key, id string) 
 		return nil, errs.Wrap(err, "resolve %s", id)
 	}
 	return r, nil
-}
-
-// resolveOptional looks a file up when its table exists. Files are built by another part of
-// Sluice (issue 5); until their table lands, file ids resolve without a space, and jobs on
-// them are scoped to the environment.
-func resolveOptional(ctx context.Context, q querier, table, accountID, id string, r *Resource) {
-	var n int
-	if q.QueryRowContext(ctx, `SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = ?`, table).Scan(&n) != nil || n == 0 {
-		return
-	}
-	// The table name comes from the two constants above, never from input.
-	_ = q.QueryRowContext(ctx, `SELECT environment_id, space_id FROM `+table+` WHERE id = ? AND account_id = ?`, id, accountID).
-		Scan(&r.EnvironmentID, &r.SpaceID)
 }
 
 // SheetIDsOfWorkbook returns the live sheets of a workbook in position order.

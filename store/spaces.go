@@ -14,7 +14,8 @@ import (
 const spaceColumns = `s.id, s.account_id, s.environment_id, s.name, s.app_id, s.namespace, s.is_app_template, s.metadata, s.settings, s.actions,
 	s.access, s.labels, s.guest_authentication, s.auto_configure, s.primary_workbook_id, s.translations_path, s.language_override,
 	s.display_order, s.created_by, s.created_by_name, s.archived_at, s.last_activity_at, s.created_at, s.updated_at,
-	(SELECT COUNT(*) FROM workbooks w WHERE w.space_id = s.id AND w.deleted_at IS NULL)`
+	(SELECT COUNT(*) FROM workbooks w WHERE w.space_id = s.id AND w.deleted_at IS NULL),
+	(SELECT COUNT(*) FROM files f WHERE f.space_id = s.id AND f.deleted_at IS NULL)`
 
 func scanSpace(sc scanner) (*model.Space, error) {
 	var s model.Space
@@ -25,7 +26,7 @@ func scanSpace(sc scanner) (*model.Space, error) {
 	var c, u int64
 	err := sc.Scan(&s.ID, &s.AccountID, &s.EnvironmentID, &s.Name, &s.AppID, &s.Namespace, &tmpl, &meta, &settings, &actions,
 		&access, &labels, &ga, &auto, &s.PrimaryWorkbookID, &s.TranslationsPath, &s.LanguageOverride,
-		&order, &s.CreatedByUserID, &s.CreatedByUserName, &archived, &activity, &c, &u, &s.WorkbooksCount)
+		&order, &s.CreatedByUserID, &s.CreatedByUserName, &archived, &activity, &c, &u, &s.WorkbooksCount, &s.FilesCount)
 	if err == sql.ErrNoRows {
 		return nil, errs.NotFoundf("spaceId", "Space not found")
 	}
@@ -125,7 +126,7 @@ var spaceSorts = map[string]string{
 	"name": "s.name COLLATE NOCASE", "createdAt": "s.created_at", "lastActivityAt": "s.last_activity_at",
 	"environmentId": "s.environment_id", "createdByUserName": "s.created_by_name",
 	"workbooksCount": "(SELECT COUNT(*) FROM workbooks w WHERE w.space_id = s.id AND w.deleted_at IS NULL)",
-	"filesCount":     "s.created_at",
+	"filesCount":     "(SELECT COUNT(*) FROM files f WHERE f.space_id = s.id AND f.deleted_at IS NULL)",
 }
 
 // SpaceSortable reports whether field is a sort field ListSpaces understands.

@@ -35,6 +35,8 @@ type Deps struct {
 	Events *events.Notifier
 	// StreamHeartbeat is the keep-alive interval of event streams (default 15 s).
 	StreamHeartbeat time.Duration
+	// FilesDir keeps uploaded files (<data dir>/files).
+	FilesDir string
 }
 
 // New returns the configured fiber app.

@@ -2,6 +2,7 @@ package web
 
 import (
 	"github.com/gofiber/fiber/v2"
+	"github.com/sluice/sluice/ingest"
 
 	"github.com/sluice/sluice/handlers/api"
 	"github.com/sluice/sluice/jobs"
@@ -24,12 +25,16 @@ func routes(app *fiber.App, d Deps) {
 	stream := api.NewStream(d.Store, d.Events, d.StreamHeartbeat)
 	agents := api.NewAgents(d.Store)
 	need := bearer(d.Auth)
+	files := api.NewFiles(d.Store, &ingest.Service{DB: d.Store, Jobs: jobSvc, Dir: d.FilesDir}, d.FilesDir)
 
 	app.Get("/healthz", health(d))
 
 	// Token exchange: the spec's address and the one the client uses.
 	app.Post("/api/v1/auth", limitBody, authH.Exchange)
 	app.Post("/v1/auth", limitBody, authH.Exchange)
+
+	// Uploads stream up to 1 GiB, so they skip the 10 MiB cap of the JSON routes.
+	app.Post("/v1/files", need, files.Upload)
 
 	v1 := app.Group("/v1", limitBody, gunzip, need)
 	v1.Get("/auth/api-keys", authH.ListKeys)
@@ -89,6 +94,13 @@ func routes(app *fiber.App, d Deps) {
 	v1.Get("/agents/:agentId/versions", agents.Versions)
 	v1.Get("/agents/:agentId/versions/:agentVersionId/revert", agents.Revert)
 	v1.Get("/agents/:agentId/logs", agents.AgentLogs)
+
+	v1.Get("/files", files.List)
+	v1.Post("/files/detect-header", files.DetectHeader)
+	v1.Get("/files/:fileId", files.Get)
+	v1.Patch("/files/:fileId", files.Update)
+	v1.Delete("/files/:fileId", files.Delete)
+	v1.Get("/files/:fileId/download", files.Download)
 
 	v1.Get("/events", events.List)
 	v1.Post("/events", events.Create)

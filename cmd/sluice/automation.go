@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/sluice/sluice/ingest"
 	"log/slog"
 	"strconv"
 	"time"
@@ -73,7 +74,7 @@ type automation struct {
 }
 
 // startAutomation starts the background work on db.
-func startAutomation(ctx context.Context, db *store.DB, c automationConfig, log *slog.Logger) (*automation, error) {
+func startAutomation(ctx context.Context, db *store.DB, c automationConfig, filesDir string, log *slog.Logger) (*automation, error) {
 	a := &automation{Notifier: events.NewNotifier(db, 200*time.Millisecond, log)}
 	if err := a.Notifier.Start(ctx); err != nil {
 		return nil, err
@@ -85,6 +86,7 @@ func startAutomation(ctx context.Context, db *store.DB, c automationConfig, log 
 	a.webhooks.Start()
 	a.worker = jobs.NewWorker(svc, time.Second, log)
 	a.worker.Handle(jobs.OpDeleteRecords, jobs.DeleteRecords(db))
+	a.worker.Handle(ingest.Operation, (&ingest.Service{DB: db, Jobs: svc, Dir: filesDir}).Handle)
 	a.worker.Start()
 	return a, nil
 }

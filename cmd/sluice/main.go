@@ -102,14 +102,18 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	}
 	sessionKey := sha256.Sum256([]byte("session:" + signing))
 	tokens := &auth.Tokens{Key: []byte(signing), TTL: 24 * time.Hour, Now: db.Now}
-	auto, err := startAutomation(ctx, db, cfg.Automation, log)
+	filesDir := filepath.Join(cfg.DataDir, "files")
+	if err := os.MkdirAll(filesDir, 0o700); err != nil {
+		return fmt.Errorf("files dir: %w", err)
+	}
+	auto, err := startAutomation(ctx, db, cfg.Automation, filesDir, log)
 	if err != nil {
 		return err
 	}
 	defer auto.Stop()
 	app := web.New(web.Deps{
 		Store: db, Auth: &auth.Authenticator{Keys: db, Tokens: tokens}, Tokens: tokens, Log: log,
-		BaseURL: cfg.BaseURL, SessionSecret: sessionKey[:], Events: auto.Notifier,
+		BaseURL: cfg.BaseURL, SessionSecret: sessionKey[:], Events: auto.Notifier, FilesDir: filesDir,
 	})
 
 	ln, err := net.Listen("tcp", cfg.Addr)

@@ -1,0 +1,183 @@
+// Package ingest carries out the built-in extraction job of an upload: it reads the file with
+// package extract, creates the source workbook (one sheet per table, a string field per
+// column) and streams the rows into it through the records store, reporting progress on the
+// job and the outcome on the file.
+package ingest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/sluice/sluice/errs"
+	"github.com/sluice/sluice/extract"
+	"github.com/sluice/sluice/jobs"
+	"github.com/sluice/sluice/model"
+	"github.com/sluice/sluice/schema"
+	"github.com/sluice/sluice/store"
+)
+
+// Operation is the job operation of extraction; its job events carry job "file:extract".
+const Operation = "extract"
+
+// batchRows is how many rows each insert transaction (and commit) holds.
+const batchRows = 5000
+
+// Service extracts uploaded files.
+type Service struct {
+	DB   *store.DB
+	Jobs *jobs.Service
+	Dir  string // where upload bytes live: <Dir>/<file id>
+}
+
+// Path is where the bytes of a file are kept.
+func (s *Service) Path(fileID string) string { return filepath.Join(s.Dir, fileID) }
+
+// Handle is the jobs.Handler of the extraction job; the job's source is the file.
+func (s *Service) Handle(ctx context.Context, j *model.Job) (string, error) {
+	f, err := s.DB.GetFile(ctx, j.AccountID, j.Source)
+	if err != nil {
+		return "", err
+	}
+	msg, err := s.extract(ctx, j, f)
+	if err != nil {
+		f.Status, f.Description = model.FileStatusFailed, "Extraction failed: "+userMessage(err)
+		if serr := s.DB.SaveFile(ctx, f, jobs.WorkerActor); serr != nil {
+			return "", serr
+		}
+		return "", errs.Invalidf("file", "%s", f.Description)
+	}
+	return msg, nil
+}
+
+func userMessage(err error) string {
+	var e *errs.Error
+	if errors.As(err, &e) && e.Code != errs.Internal {
+		return e.Message
+	}
+	return err.Error()
+}
+
+func (s *Service) extract(ctx context.Context, j *model.Job, f *model.File) (string, error) {
+	f.Status = model.FileStatusAnalyzing
+	if err := s.DB.SaveFile(ctx, f, jobs.WorkerActor); err != nil {
+		return "", err
+	}
+	src, err := extract.Open(s.Path(f.ID), f.Name)
+	if err != nil {
+		return "", err
+	}
+	defer src.Close()
+	f.Encoding = src.Encoding.Name
+	wb := &model.Workbook{AccountID: f.AccountID, EnvironmentID: f.EnvironmentID, SpaceID: f.SpaceID, Name: "[file] " + f.Name,
+		Labels: []string{"file"}, Treatments: []string{"EXTRACTED_FROM_SOURCE"}}
+	used := map[string]bool{}
+	for i, t := range src.Tables {
+		cfg := model.SheetConfig{Name: t.Name, Slug: uniqueSlug(schema.Slugify(t.Name), used), AllowAdditionalFields: true}
+		for _, h := range t.Headers {
+			cfg.Fields = append(cfg.Fields, model.Field{Key: h, Label: h, Type: model.FieldString})
+		}
+		if err := schema.Sheet(&cfg, fmt.Sprintf("sheets[%d]", i)); err != nil {
+			return "", err
+		}
+		wb.Sheets = append(wb.Sheets, &model.Sheet{Config: cfg})
+	}
+	if err := s.DB.CreateWorkbook(ctx, wb, f.CreatedBy); err != nil {
+		return "", err
+	}
+	f.WorkbookID, f.SheetID, f.Status = wb.ID, wb.Sheets[0].ID, model.FileStatusAnalyzed
+	if err := s.DB.SaveFile(ctx, f, jobs.WorkerActor); err != nil {
+		return "", err
+	}
+	total := 0
+	for i, t := range src.Tables {
+		n, err := s.load(ctx, j, f, src, t, wb.Sheets[i].ID, total)
+		total += n
+		if err != nil {
+			return "", fmt.Errorf("sheet %q, after %d rows: %w", t.Name, n, err)
+		}
+	}
+	f.Status, f.Description = model.FileStatusComplete, warnings(src)
+	if err := s.DB.SaveFile(ctx, f, jobs.WorkerActor); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("Extracted %d records into %d sheet(s)", total, len(src.Tables)), nil
+}
+
+// load streams one table into its sheet, acknowledging the job with progress per batch.
+func (s *Service) load(ctx context.Context, j *model.Job, f *model.File, src *extract.File, t *extract.Table, sheetID string, before int) (int, error) {
+	n := 0
+	rows := func() ([]json.RawMessage, error) {
+		row, err := t.Next()
+		if err != nil {
+			return nil, err
+		}
+		n++
+		if n%batchRows == 0 {
+			s.progress(ctx, j, src, before+n)
+		}
+		out := make([]json.RawMessage, len(row))
+		for i, c := range row {
+			if c == "" {
+				out[i] = json.RawMessage("null")
+				continue
+			}
+			b, _ := json.Marshal(c)
+			out[i] = b
+		}
+		return out, nil
+	}
+	_, err := s.DB.InsertStream(ctx, sheetID, t.Headers, rows, batchRows, store.WriteOptions{Actor: f.CreatedBy, AccountID: f.AccountID})
+	if errors.Is(err, io.EOF) {
+		err = nil
+	}
+	return n, err
+}
+
+func (s *Service) progress(ctx context.Context, j *model.Job, src *extract.File, rows int) {
+	info := fmt.Sprintf("Extracted %d rows", rows)
+	var pct *float64
+	if p := src.Progress(); p > 0 {
+		v := float64(int(p*98)) + 1
+		pct = &v
+	}
+	_, _ = s.Jobs.Ack(ctx, j.AccountID, j.ID, jobs.WorkerActor, &info, pct, nil)
+}
+
+func uniqueSlug(slug string, used map[string]bool) string {
+	s := slug
+	for i := 2; used[s]; i++ {
+		s = fmt.Sprintf("%s-%d", slug, i)
+	}
+	used[s] = true
+	return s
+}
+
+// warnings says what extraction changed or left out, for the file's description.
+func warnings(src *extract.File) string {
+	var w []string
+	if e := src.Encoding; e.Invalid > 0 {
+		w = append(w, fmt.Sprintf("%d invalid %s byte sequence(s) were replaced with U+FFFD, the first at byte %d", e.Invalid, e.Name, e.FirstInvalid))
+	}
+	for _, t := range src.Tables {
+		if t.Dropped > 0 {
+			w = append(w, fmt.Sprintf("sheet %q: %d cell(s) beyond the header's columns were left out", t.Name, t.Dropped))
+		}
+	}
+	return strings.Join(w, "; ")
+}
+
+// StartExtraction creates the ready extraction job of an uploaded file; the built-in worker
+// picks it up.
+func (s *Service) StartExtraction(ctx context.Context, f *model.File, actor string) error {
+	j := &model.Job{AccountID: f.AccountID, EnvironmentID: f.EnvironmentID, Type: "file", Operation: Operation, Source: f.ID,
+		Trigger: "immediate", Mode: "foreground"}
+	if err := s.Jobs.Prepare(ctx, j); err != nil {
+		return err
+	}
+	return s.Jobs.Create(ctx, j, actor)
+}
