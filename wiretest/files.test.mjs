@@ -1,0 +1,97 @@
+// Files over the wire: the client's multipart upload, extraction into a workbook, records,
+// the job's outcome, download, detect-header and bad files.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { startServer, watchValidationWarnings, rejectsWith } from "./lib.mjs";
+
+let srv, api, warnings, space, dir;
+before(async () => {
+  srv = await startServer();
+  api = srv.client();
+  warnings = watchValidationWarnings();
+  space = (await api.spaces.create({ name: "uploads" })).data;
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), "sluice-files-"));
+});
+after(async () => {
+  warnings.restore();
+  await srv.stop();
+  fs.rmSync(dir, { recursive: true, force: true });
+  assert.deepEqual(warnings.seen, [], "the client logged deserialization warnings");
+});
+
+function file(name, bytes) {
+  const p = path.join(dir, name);
+  fs.writeFileSync(p, bytes);
+  return p;
+}
+
+async function settled(id) {
+  for (let i = 0; i < 100; i++) {
+    const f = (await api.files.get(id)).data;
+    if (f.status === "complete" || f.status === "failed") return f;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  assert.fail("extraction did not finish in 10 s");
+}
+
+test("upload a Windows-1252 semicolon CSV and read back the extracted records", async () => {
+  const latin1 = Buffer.from("Export of 2026-11-01\n\nName;City;Note\nM\xfcller;K\xf6ln;\"two\nlines\"\n;;\nZo\xe9;Paris;x\n\n\n", "latin1");
+  const up = (await api.files.upload(fs.createReadStream(file("people.csv", latin1)), { spaceId: space.id, environmentId: space.environmentId })).data;
+  assert.match(up.id, /^us_fl_/);
+  assert.equal(up.name, "people.csv");
+  const f = await settled(up.id);
+  assert.equal(f.status, "complete", f.description);
+  assert.equal(f.encoding, "windows-1252");
+  const wb = (await api.workbooks.get(f.workbookId)).data;
+  assert.equal(wb.name, "[file] people.csv");
+  assert.deepEqual(wb.labels, ["file"]);
+  assert.deepEqual(wb.sheets[0].config.fields.map((x) => x.key), ["Name", "City", "Note"]);
+  const recs = (await api.records.get(f.sheetId)).data.records;
+  assert.equal(recs.length, 3, "the empty record between values is kept, trailing ones trimmed");
+  assert.equal(recs[0].values.Name.value, "Müller");
+  assert.equal(recs[0].values.Note.value, "two\nlines");
+  assert.equal(recs[2].values.Name.value, "Zoé");
+  const jobs = (await api.jobs.list({ spaceId: space.id, fileId: up.id })).data.filter((j) => j.operation === "extract");
+  assert.equal(jobs.length, 1);
+  assert.equal(jobs[0].status, "complete");
+  assert.match(jobs[0].outcome.message, /Extracted 3 records/);
+  const files = (await api.files.list({ spaceId: space.id })).data;
+  assert.ok(files.some((x) => x.id === up.id));
+  assert.equal((await api.spaces.get(space.id)).data.filesCount >= 1, true);
+});
+
+test("JSON uploads are flattened; download returns the bytes", async () => {
+  const json = JSON.stringify([{ id: 1, person: { first: "Ada", last: "Lovelace" } }, { id: 2, person: { first: "Alan" } }]);
+  const up = (await api.files.upload(fs.createReadStream(file("people.json", json)), { spaceId: space.id, environmentId: space.environmentId })).data;
+  const f = await settled(up.id);
+  assert.equal(f.status, "complete", f.description);
+  const recs = (await api.records.get(f.sheetId)).data.records;
+  assert.equal(recs[0].values["person.first"].value, "Ada");
+  const res = await fetch(`${srv.baseURL}/v1/files/${up.id}/download`, { headers: { Authorization: "Bearer sk_wiretest_secret_0001" } });
+  assert.equal(await res.text(), json);
+  await api.files.update(up.id, { name: "renamed.json" });
+  assert.equal((await api.files.get(up.id)).data.name, "renamed.json");
+  await api.files.delete(up.id);
+  await rejectsWith(api.files.get(up.id, { maxRetries: 0 }), 404);
+});
+
+test("a bad file fails its extraction with a readable reason and touches nothing else", async () => {
+  const before = (await api.workbooks.list({ spaceId: space.id })).data.length;
+  const up = (await api.files.upload(fs.createReadStream(file("broken.xlsx", Buffer.from("PK\x03\x04garbage"))), { spaceId: space.id, environmentId: space.environmentId })).data;
+  const f = await settled(up.id);
+  assert.equal(f.status, "failed");
+  assert.match(f.description, /damaged or truncated/);
+  assert.equal((await api.workbooks.list({ spaceId: space.id })).data.length, before);
+  const empty = (await api.files.upload(fs.createReadStream(file("empty.csv", "")), { spaceId: space.id, environmentId: space.environmentId })).data;
+  assert.match((await settled(empty.id)).description, /no data/);
+});
+
+test("detect-header skips title lines", async () => {
+  const res = (await api.files.detectHeader({ options: { algorithm: "default", rowsToSearch: 20 }, data: [["Report"], [], ["id", "name", "email"], ["1", "A", "a@x"]] })).data;
+  assert.deepEqual(res.header, ["id", "name", "email"]);
+  assert.equal(res.headerRow, 3);
+  assert.deepEqual(res.letters, ["A", "B", "C"]);
+});
