@@ -468,3 +468,24 @@ func TestValuesLayoutSurvivesSchemaChanges(t *testing.T) {
 		t.Errorf("got a=%q after restore, want %q", got, tricky)
 	}
 }
+
+func TestRecordEventsPayload(t *testing.T) {
+	e := mustOpenDB(t)
+	sh := e.mustCreateSheet(t, contacts)
+	res := e.mustInsert(t, sh, rows(map[string]any{"name": "A"}, map[string]any{"name": "B"}))
+	evs, err := e.db.ListEvents(t.Context(), store.EventFilter{AccountID: e.account, Topic: "records:created", IncludeAcknowledged: true, Page: model.Page{Size: 10, Number: 1}})
+	if err != nil || len(evs) != 1 {
+		t.Fatalf("got %d events (%v), want one records:created", len(evs), err)
+	}
+	var p struct {
+		SheetID     string   `json:"sheetId"`
+		RecordIDs   []string `json:"recordIds"`
+		RecordCount int      `json:"recordCount"`
+	}
+	if err := json.Unmarshal(evs[0].Payload, &p); err != nil {
+		t.Fatalf("payload %s: %v", evs[0].Payload, err)
+	}
+	if p.SheetID != sh || p.RecordCount != 2 || !reflect.DeepEqual(p.RecordIDs, []string{res.Records[0].ID, res.Records[1].ID}) || evs[0].Domain != "workbook" {
+		t.Errorf("got %+v (domain %s), want sheet, both ids in order and count 2 in domain workbook", p, evs[0].Domain)
+	}
+}

@@ -285,7 +285,7 @@ func (tx *Tx) emitRecords(rs *recSheet, w *writeCtx, verb string, ids []string) 
 	}
 	ctx := rs.eventContext(w.opt.Actor, w.versionID)
 	if len(ids) > 0 {
-		if err := tx.emitWorkbook("records:"+verb, ctx, map[string]any{"sheetId": rs.ID, "recordIds": ids, "recordCount": len(ids)}); err != nil {
+		if err := tx.emitWorkbook("records:"+verb, ctx, recordsPayload(rs.ID, ids)); err != nil {
 			return err
 		}
 	}
@@ -293,14 +293,28 @@ func (tx *Tx) emitRecords(rs *recSheet, w *writeCtx, verb string, ids []string) 
 	return err
 }
 
+// recordsPayload is {sheetId, recordIds, recordCount}, written directly: a batch names up to
+// 10,000 records, and record ids need no escaping.
+func recordsPayload(sheetID string, ids []string) json.RawMessage {
+	b := make([]byte, 0, 64+len(ids)*(len(PrefixRecord)+recordIDLen+3))
+	b = append(b, `{"sheetId":`...)
+	b = append(b, records.Quote(sheetID)...)
+	b = append(b, `,"recordIds":[`...)
+	for i, id := range ids {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(append(append(b, '"'), id...), '"')
+	}
+	b = append(b, `],"recordCount":`...)
+	b = strconv.AppendInt(b, int64(len(ids)), 10)
+	return append(b, '}')
+}
+
 // emitWorkbook writes an event with domain "workbook", where Flatfile's listeners expect
 // record and snapshot events (Emit would take the domain from the topic).
-func (tx *Tx) emitWorkbook(topic string, ctx model.EventContext, payload any) error {
-	p, err := json.Marshal(payload)
-	if err != nil {
-		return errs.Wrap(err, "encode event payload")
-	}
-	return tx.insertEvent(&model.Event{ID: NewID(PrefixEvent), Topic: topic, Domain: "workbook", Context: ctx, Payload: p, CreatedAt: tx.now})
+func (tx *Tx) emitWorkbook(topic string, ctx model.EventContext, payload json.RawMessage) error {
+	return tx.insertEvent(&model.Event{ID: NewID(PrefixEvent), Topic: topic, Domain: "workbook", Context: ctx, Payload: payload, CreatedAt: tx.now})
 }
 
 // newState starts a record state for rid with its values checked.

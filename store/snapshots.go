@@ -71,7 +71,8 @@ func (db *DB) CreateSnapshot(ctx context.Context, accountID, sheetID, label, thr
 		}
 		ctx := rs.eventContext(actor, "")
 		ctx.SnapshotID = snap.ID
-		return tx.emitWorkbook("snapshot:created", ctx, map[string]any{"snapshotId": snap.ID, "sheetId": rs.ID, "label": label})
+		payload, _ := json.Marshal(map[string]any{"snapshotId": snap.ID, "sheetId": rs.ID, "label": label})
+		return tx.emitWorkbook("snapshot:created", ctx, payload)
 	})
 	if err != nil {
 		return nil, err
