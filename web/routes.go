@@ -19,6 +19,7 @@ func routes(app *fiber.App, d Deps) {
 	sheets := api.NewSheets(d.Store)
 	commits := api.NewCommits(d.Store)
 	documents := api.NewDocuments(d.Store)
+	export := api.NewExport(d.Store)
 	jobSvc := jobs.New(d.Store, d.Store)
 	jobsH := api.NewJobs(jobSvc, d.Store)
 	actions := api.NewActions(d.Store, jobSvc)
@@ -95,6 +96,7 @@ func routes(app *fiber.App, d Deps) {
 	v1.Get("/agents/:agentId/versions/:agentVersionId/revert", agents.Revert)
 	v1.Get("/agents/:agentId/logs", agents.AgentLogs)
 
+	v1.Get("/sheets/:sheetId/download", export.Download)
 	v1.Get("/files", files.List)
 	v1.Post("/files/detect-header", files.DetectHeader)
 	v1.Get("/files/:fileId", files.Get)

@@ -95,3 +95,20 @@ test("detect-header skips title lines", async () => {
   assert.equal(res.headerRow, 3);
   assert.deepEqual(res.letters, ["A", "B", "C"]);
 });
+
+test("export a sheet as CSV and XLSX, all or filtered", async () => {
+  const wb = (await api.workbooks.create({ name: "Out", spaceId: space.id, sheets: [{ name: "People", slug: "people", fields: [{ key: "name", type: "string", label: "Name" }, { key: "age", type: "number", label: "Age" }] }] })).data;
+  const sheetId = wb.sheets[0].id;
+  await api.records.insert(sheetId, [{ name: { value: "Ann, \"the first\"" }, age: { value: 31 } }, { name: { value: "Bob" }, age: { value: "not a number" } }]);
+  const get = (q) => fetch(`${srv.baseURL}/v1/sheets/${sheetId}/download${q}`, { headers: { Authorization: "Bearer sk_wiretest_secret_0001" } });
+  const all = await get("");
+  assert.equal(all.headers.get("content-type"), "text/csv; charset=utf-8");
+  assert.equal(await all.text(), 'Name,Age\n"Ann, ""the first""",31\nBob,not a number\n');
+  assert.equal(await (await get("?filter=valid")).text(), 'Name,Age\n"Ann, ""the first""",31\n');
+  const bad = await get("?q=age%20%3D%3D");
+  assert.equal(bad.status, 400);
+  const xlsx = await get("?format=xlsx");
+  assert.equal(xlsx.status, 200);
+  const buf = Buffer.from(await xlsx.arrayBuffer());
+  assert.equal(buf.subarray(0, 2).toString(), "PK", "an XLSX is a zip archive");
+});
