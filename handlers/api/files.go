@@ -48,7 +48,9 @@ type Files struct {
 }
 
 // NewFiles returns the file handlers; uploads are kept in dir.
-func NewFiles(s FileStore, x Extractor, dir string) *Files { return &Files{store: s, extract: x, dir: dir} }
+func NewFiles(s FileStore, x Extractor, dir string) *Files {
+	return &Files{store: s, extract: x, dir: dir}
+}
 
 type fileJSON struct {
 	ID            string          `json:"id"`
