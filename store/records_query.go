@@ -83,28 +83,30 @@ func (c recordColumns) CellStatus(key, status string) ffql.Frag {
 	m, margs := memberExpr("r.x", "$.m", key)
 	u, uargs := memberExpr("r.x", "$.u", key)
 	args := append(append(append([]any{}, margs...), uargs...), needle)
-	sql := "instr(coalesce(" + m + ", '') || coalesce(" + u + ", ''), ?) > 0"
-	// Warn- and info-level unique rules on this field.
-	for uc, rule := range c.rs.byUC {
-		if rule.Level == messageType(status) && c.ruleCovers(rule, key) {
-			sql += " OR instr(coalesce(r.dups, ''), ?) > 0"
-			args = append(args, dupToken(uc))
-		}
-	}
-	return ffql.Frag{SQL: "(" + sql + ")", Args: args}
+	dsql, dargs := c.dupTerms(messageType(status), key)
+	return ffql.Frag{SQL: "(instr(coalesce(" + m + ", '') || coalesce(" + u + ", ''), ?) > 0" + dsql + ")", Args: append(args, dargs...)}
 }
 
 // cellError is true when the field has an error message or breaks an error-level unique rule.
 func (c recordColumns) cellError(key string) ffql.Frag {
-	sql := "(r.valid = 0 AND (instr(coalesce(r.efs, ''), ?) > 0"
-	args := []any{efsSep + key + efsSep}
-	for uc, rule := range c.rs.byUC {
-		if rule.Level == records.LevelError && c.ruleCovers(rule, key) {
-			sql += " OR instr(coalesce(r.dups, ''), ?) > 0"
-			args = append(args, dupToken(uc))
+	dsql, dargs := c.dupTerms(records.LevelError, key)
+	return ffql.Frag{SQL: "(r.valid = 0 AND (instr(coalesce(r.efs, ''), ?) > 0" + dsql + "))", Args: append([]any{efsSep + key + efsSep}, dargs...)}
+}
+
+// dupTerms is an " OR …" term for each unique rule of the level that the record breaks,
+// limited to rules covering key unless key is empty.
+func (c recordColumns) dupTerms(level, key string) (string, []any) {
+	var sql string
+	var args []any
+	for _, u := range c.rs.Schema.Uniques {
+		uc, ok := c.rs.ucOf[u]
+		if !ok || u.Level != level || (key != "" && !c.ruleCovers(u, key)) {
+			continue
 		}
+		sql += " OR instr(coalesce(r.dups, ''), ?) > 0"
+		args = append(args, dupToken(uc))
 	}
-	return ffql.Frag{SQL: sql + "))", Args: args}
+	return sql, args
 }
 
 func (c recordColumns) ruleCovers(u *records.Unique, key string) bool {
@@ -124,15 +126,9 @@ func (c recordColumns) RecordStatus(status string) ffql.Frag {
 		return ffql.Frag{SQL: "r.valid = 0"}
 	}
 	needle := `"type":"` + messageType(status) + `"`
-	sql := "instr(coalesce(json_extract(r.x, '$.m'), '') || coalesce(json_extract(r.x, '$.u'), '') || coalesce(json_extract(r.x, '$.r'), ''), ?) > 0"
-	args := []any{needle}
-	for uc, rule := range c.rs.byUC {
-		if rule.Level == messageType(status) {
-			sql += " OR instr(coalesce(r.dups, ''), ?) > 0"
-			args = append(args, dupToken(uc))
-		}
-	}
-	return ffql.Frag{SQL: "(" + sql + ")", Args: args}
+	dsql, dargs := c.dupTerms(messageType(status), "")
+	return ffql.Frag{SQL: "(instr(coalesce(json_extract(r.x, '$.m'), '') || coalesce(json_extract(r.x, '$.u'), '') || coalesce(json_extract(r.x, '$.r'), ''), ?) > 0" + dsql + ")",
+		Args: append([]any{needle}, dargs...)}
 }
 
 func dupToken(uc int64) string { return "," + itoa(uc) + "," }

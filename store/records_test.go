@@ -489,3 +489,21 @@ func TestRecordEventsPayload(t *testing.T) {
 		t.Errorf("got %+v (domain %s), want sheet, both ids in order and count 2 in domain workbook", p, evs[0].Domain)
 	}
 }
+
+func TestWarningLevelUniqueAndStatusQueries(t *testing.T) {
+	e := mustOpenDB(t)
+	sh := e.mustCreateSheet(t, model.SheetConfig{Name: "W", Fields: []model.Field{
+		{Key: "email", Type: "string", Constraints: []model.FieldConstraint{{Type: "unique", Config: json.RawMessage(`{"level":"warn","message":"seen before"}`)}}},
+		{Key: "n", Type: "number"},
+	}})
+	e.mustInsert(t, sh, rows(map[string]any{"email": "a"}, map[string]any{"email": "a"}, map[string]any{"email": "b", "n": "x"}))
+	for q, want := range map[string]int{"email is warning": 2, "is warning": 2, "email is error": 0, "is error": 1, "n is error": 1, "is valid": 2, "email is valid": 3} {
+		if got := len(e.mustGet(t, sh, store.RecordQuery{Q: q})); got != want {
+			t.Errorf("q %q: got %d, want %d", q, got, want)
+		}
+	}
+	r := e.mustGet(t, sh, store.RecordQuery{})[0]
+	if !r.Valid || cell(r, "email").Messages[0].Message != "seen before" || cell(r, "email").Messages[0].Type != "warn" {
+		t.Errorf("got %+v, want a valid record with the warning", r)
+	}
+}
