@@ -170,22 +170,9 @@ func (rc *readCtx) page(rs *recSheet, q *RecordQuery) ([]*Record, error) {
 		hint = " INDEXED BY records_errors"
 	}
 	args := append(append(append([]any{}, where.Args...), order.Args...), q.Page.Size, q.Page.Offset())
-	rows, err := rc.q.QueryContext(rc.ctx, `SELECT r.rid FROM records r`+hint+` WHERE `+where.SQL+` ORDER BY `+order.SQL+` LIMIT ? OFFSET ?`, args...)
+	rids, err := queryRids(rc.ctx, rc.q, "select records", `SELECT r.rid FROM records r`+hint+` WHERE `+where.SQL+` ORDER BY `+order.SQL+` LIMIT ? OFFSET ?`, args...)
 	if err != nil {
-		return nil, errs.Wrap(err, "select records")
-	}
-	var rids []int64
-	for rows.Next() {
-		var rid int64
-		if err := rows.Scan(&rid); err != nil {
-			rows.Close()
-			return nil, errs.Wrap(err, "scan record key")
-		}
-		rids = append(rids, rid)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, errs.Wrap(err, "select records")
+		return nil, err
 	}
 	return rc.load(rs, rids)
 }
@@ -195,31 +182,20 @@ func (rc *readCtx) load(rs *recSheet, rids []int64) ([]*Record, error) {
 	byRid := make(map[int64]*Record, len(rids))
 	seqOf := make(map[int64]int64, len(rids))
 	versions := map[int64]version{}
-	for start := 0; start < len(rids); start += 500 {
-		chunk := rids[start:min(start+500, len(rids))]
-		args := make([]any, len(chunk))
-		for i, r := range chunk {
-			args[i] = r
-		}
-		rows, err := rc.q.QueryContext(rc.ctx, `SELECT `+stateColumns+`, vseq FROM records WHERE rid IN (`+placeholders(len(chunk))+`)`, args...)
-		if err != nil {
-			return nil, errs.Wrap(err, "load records")
-		}
-		for rows.Next() {
+	err := eachRow(rc.ctx, rc.q, "load records", `SELECT `+stateColumns+`, vseq FROM records WHERE rid IN (SELECT value FROM json_each(?))`,
+		[]any{ridsJSON(rids)}, func(rows *sql.Rows) error {
 			var vseq int64
 			st, err := rs.scanState(scanFunc(func(dest ...any) error { return rows.Scan(append(dest, &vseq)...) }))
 			if err != nil {
-				rows.Close()
-				return nil, err
+				return err
 			}
 			versions[vseq] = version{}
 			seqOf[st.rid] = vseq
 			byRid[st.rid] = rs.output(st, time.Time{}, "")
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, errs.Wrap(err, "load records")
-		}
+			return nil
+		})
+	if err != nil {
+		return nil, err
 	}
 	if err := rc.versions(versions); err != nil {
 		return nil, err

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"strings"
 
@@ -100,20 +101,14 @@ func (tx *Tx) selectBatch(rs *recSheet, q *RecordQuery, last int64) ([]*recState
 		return nil, err
 	}
 	args := append(append([]any{}, where.Args...), BatchSize)
-	rows, err := tx.QueryContext(tx.ctx, `SELECT r.`+strings.ReplaceAll(stateColumns, ", ", ", r.")+` FROM records r WHERE `+where.SQL+` ORDER BY r.rid LIMIT ?`, args...)
-	if err != nil {
-		return nil, errs.Wrap(err, "select batch")
-	}
-	defer rows.Close()
 	var out []*recState
-	for rows.Next() {
-		st, err := rs.scanState(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, st)
-	}
-	return out, rows.Err()
+	err = eachRow(tx.ctx, tx, "select batch", `SELECT r.`+strings.ReplaceAll(stateColumns, ", ", ", r.")+` FROM records r WHERE `+where.SQL+` ORDER BY r.rid LIMIT ?`,
+		args, func(rows *sql.Rows) error {
+			st, err := rs.scanState(rows)
+			out = append(out, st)
+			return err
+		})
+	return out, err
 }
 
 // edits turns per-record edits into update changes; edit changes a copy and reports

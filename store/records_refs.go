@@ -103,33 +103,22 @@ func (tx *Tx) findRefsByIndex(uc int64, tr *records.Rule, u *records.Unique, wan
 	return nil
 }
 
-// findRefsByScan reads the referenced sheet's field when it has no unique index.
+// findRefsByScan reads the referenced sheet's field, in one pass, when it has no unique index.
 func (tx *Tx) findRefsByScan(target *recSheet, tr *records.Rule, wanted map[string]bool) error {
 	lo, hi := ridRange(target.sk)
-	list := make([]any, 0, len(wanted))
+	list := make([]string, 0, len(wanted))
 	for v := range wanted {
 		list = append(list, v)
 	}
-	for start := 0; start < len(list); start += 500 {
-		chunk := list[start:min(start+500, len(list))]
-		expr, eargs := target.valueExpr("r", tr.Key)
-		args := append(append([]any{}, eargs...), lo, hi)
-		args = append(args, eargs...)
-		args = append(args, chunk...)
-		rows, err := tx.QueryContext(tx.ctx, `SELECT DISTINCT CAST(`+expr+` AS TEXT) FROM records r WHERE r.rid BETWEEN ? AND ? AND CAST(`+expr+` AS TEXT) IN (`+placeholders(len(chunk))+`)`, args...)
-		if err != nil {
-			return errs.Wrap(err, "look up references")
+	expr, eargs := target.valueExpr("r", tr.Key)
+	args := append(append(append(append([]any{}, eargs...), lo, hi), eargs...), stringsJSON(list))
+	return eachRow(tx.ctx, tx, "look up references", `SELECT DISTINCT CAST(`+expr+` AS TEXT) FROM records r
+		WHERE r.rid BETWEEN ? AND ? AND CAST(`+expr+` AS TEXT) IN (SELECT value FROM json_each(?))`, args, func(rows *sql.Rows) error {
+		var v string
+		if err := rows.Scan(&v); err != nil {
+			return errs.Wrap(err, "scan reference")
 		}
-		for rows.Next() {
-			var v string
-			if err := rows.Scan(&v); err == nil {
-				wanted[v] = true
-			}
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return errs.Wrap(err, "look up references")
-		}
-	}
-	return nil
+		wanted[v] = true
+		return nil
+	})
 }

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"database/sql"
 	"encoding/json"
 	"sort"
@@ -318,34 +319,64 @@ func (rs *recSheet) buildState(rid int64, vals string, x, efs, dups sql.NullStri
 	return st, nil
 }
 
-// loadStates reads the records with the given keys, in the order of rids; keys not found
-// are left out.
+// loadStates reads the records with the given keys; keys not found are left out.
 func (tx *Tx) loadStates(rs *recSheet, rids []int64) (map[int64]*recState, error) {
 	out := make(map[int64]*recState, len(rids))
-	for start := 0; start < len(rids); start += 500 {
-		chunk := rids[start:min(start+500, len(rids))]
-		args := make([]any, len(chunk))
-		for i, r := range chunk {
-			args[i] = r
-		}
-		rows, err := tx.QueryContext(tx.ctx, `SELECT `+stateColumns+` FROM records WHERE rid IN (`+placeholders(len(chunk))+`)`, args...)
-		if err != nil {
-			return nil, errs.Wrap(err, "load records")
-		}
-		for rows.Next() {
+	err := eachRow(tx.ctx, tx, "load records", `SELECT `+stateColumns+` FROM records WHERE rid IN (SELECT value FROM json_each(?))`,
+		[]any{ridsJSON(rids)}, func(rows *sql.Rows) error {
 			st, err := rs.scanState(rows)
-			if err != nil {
-				rows.Close()
-				return nil, err
+			if err == nil {
+				out[st.rid] = st
 			}
-			out[st.rid] = st
+			return err
+		})
+	return out, err
+}
+
+// ridsJSON encodes record keys as a JSON array, so one parameter can carry any number of
+// them: `rid IN (SELECT value FROM json_each(?))`.
+func ridsJSON(rids []int64) string {
+	b := make([]byte, 0, 2+20*len(rids))
+	b = append(b, '[')
+	for i, r := range rids {
+		if i > 0 {
+			b = append(b, ',')
 		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, errs.Wrap(err, "load records")
+		b = strconv.AppendInt(b, r, 10)
+	}
+	return string(append(b, ']'))
+}
+
+// eachRow runs a query and calls fn for every row, closing the rows on all paths.
+func eachRow(ctx context.Context, q querier, what, query string, args []any, fn func(*sql.Rows) error) error {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return errs.Wrap(err, "%s", what)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := fn(rows); err != nil {
+			return err
 		}
 	}
-	return out, nil
+	if err := rows.Err(); err != nil {
+		return errs.Wrap(err, "%s", what)
+	}
+	return nil
+}
+
+// queryRids runs a query whose rows are single record keys.
+func queryRids(ctx context.Context, q querier, what, query string, args ...any) ([]int64, error) {
+	var out []int64
+	err := eachRow(ctx, q, what, query, args, func(rows *sql.Rows) error {
+		var rid int64
+		if err := rows.Scan(&rid); err != nil {
+			return errs.Wrap(err, "%s", what)
+		}
+		out = append(out, rid)
+		return nil
+	})
+	return out, err
 }
 
 // placeholders returns "?, ?, …" with n marks.

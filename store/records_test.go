@@ -507,3 +507,31 @@ func TestWarningLevelUniqueAndStatusQueries(t *testing.T) {
 		t.Errorf("got %+v, want a valid record with the warning", r)
 	}
 }
+
+func TestReferences(t *testing.T) {
+	e := mustOpenDB(t)
+	companies := e.mustCreateSheet(t, model.SheetConfig{Name: "Companies", Slug: "companies", Fields: []model.Field{
+		{Key: "code", Type: "string", Constraints: []model.FieldConstraint{{Type: "unique"}}}, {Key: "country", Type: "string"}}})
+	e.mustInsert(t, companies, rows(map[string]any{"code": "ACME", "country": "CH"}, map[string]any{"code": "INIT", "country": "DE"}))
+	people := e.mustCreateSheet(t, model.SheetConfig{Name: "People", Fields: []model.Field{
+		{Key: "company", Type: "reference", Config: &model.FieldConfig{Ref: "companies", Key: "code"}},         // unique index
+		{Key: "country", Type: "reference-list", Config: &model.FieldConfig{Ref: "companies", Key: "country"}}, // scan
+		{Key: "lost", Type: "reference", Config: &model.FieldConfig{Ref: "nowhere", Key: "code"}},
+	}})
+	res := e.mustInsert(t, people, rows(
+		map[string]any{"company": "ACME", "country": []string{"CH", "DE"}},
+		map[string]any{"company": "NOPE", "country": []string{"CH", "FR"}},
+		map[string]any{"lost": "x"},
+	))
+	m := byID(e.mustGet(t, people, store.RecordQuery{}))
+	if r := m[res.Records[0].ID]; !r.Valid {
+		t.Errorf("got %+v, want links found", r.Cells)
+	}
+	r := m[res.Records[1].ID]
+	if !reflect.DeepEqual(sources(cell(r, "company")), []string{"unlinked"}) || !reflect.DeepEqual(sources(cell(r, "country")), []string{"unlinked"}) {
+		t.Errorf("got %+v, want dangling references flagged", r.Cells)
+	}
+	if r := m[res.Records[2].ID]; !reflect.DeepEqual(sources(cell(r, "lost")), []string{"unlinked"}) {
+		t.Errorf("got %+v, want a reference to a missing sheet flagged", r.Cells)
+	}
+}

@@ -283,20 +283,16 @@ func (tx *Tx) queryEntries(q string, uc int64, keys []string, out map[string][]i
 	if len(list) == 0 {
 		return out, nil
 	}
-	rows, err := tx.QueryContext(tx.ctx, q, uc, stringsJSON(list))
-	if err != nil {
-		return nil, errs.Wrap(err, "look up unique values")
-	}
-	defer rows.Close()
-	for rows.Next() {
+	err := eachRow(tx.ctx, tx, "look up unique values", q, []any{uc, stringsJSON(list)}, func(rows *sql.Rows) error {
 		var v string
 		var rid int64
 		if err := rows.Scan(&v, &rid); err != nil {
-			return nil, errs.Wrap(err, "scan unique value")
+			return errs.Wrap(err, "scan unique value")
 		}
 		out[v] = append(out[v], rid)
-	}
-	return out, rows.Err()
+		return nil
+	})
+	return out, err
 }
 
 // lookupHolders returns the holder of each key that has one.
@@ -353,47 +349,35 @@ func (tx *Tx) flipTwins(rs *recSheet, twins map[int64]map[int64]bool, w *writeCt
 		rids = append(rids, rid)
 	}
 	sort.Slice(rids, func(i, j int) bool { return rids[i] < rids[j] })
-	for start := 0; start < len(rids); start += 500 {
-		chunk := rids[start:min(start+500, len(rids))]
-		args := make([]any, len(chunk))
-		for i, r := range chunk {
-			args[i] = r
-		}
-		type twin struct {
-			rid       int64
-			efs       []string
-			old, dups []int64
-		}
-		var list []twin
-		rows, err := tx.QueryContext(tx.ctx, `SELECT rid, efs, dups FROM records WHERE rid IN (`+placeholders(len(chunk))+`)`, args...)
-		if err != nil {
-			return errs.Wrap(err, "load duplicates")
-		}
-		for rows.Next() {
+	type twin struct {
+		rid       int64
+		efs       []string
+		old, dups []int64
+	}
+	var list []twin
+	err := eachRow(tx.ctx, tx, "load duplicates", `SELECT rid, efs, dups FROM records WHERE rid IN (SELECT value FROM json_each(?))`,
+		[]any{ridsJSON(rids)}, func(rows *sql.Rows) error {
 			var t twin
 			var efs, dups sql.NullString
 			if err := rows.Scan(&t.rid, &efs, &dups); err != nil {
-				rows.Close()
 				return errs.Wrap(err, "scan duplicate")
 			}
 			t.efs, t.old = decodeEFS(efs), decodeDups(dups)
-			t.dups = applyFlips(t.old, twins[t.rid])
-			if !sameInts(t.old, t.dups) {
+			if t.dups = applyFlips(t.old, twins[t.rid]); !sameInts(t.old, t.dups) {
 				list = append(list, t)
 			}
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return errs.Wrap(err, "load duplicates")
-		}
-		for _, t := range list {
-			d.tallyStatus(rs, t.efs, t.old, -1)
-			d.tallyStatus(rs, t.efs, t.dups, 1)
-			_, err := tx.exec(`UPDATE records SET dups = ?, valid = ?, vseq = ? WHERE rid = ?`,
-				encodeDups(t.dups), boolInt(rs.validOf(t.efs, t.dups)), w.vseq, t.rid)
-			if err != nil {
-				return errs.Wrap(err, "update duplicate")
-			}
+			return nil
+		})
+	if err != nil {
+		return err
+	}
+	for _, t := range list {
+		d.tallyStatus(rs, t.efs, t.old, -1)
+		d.tallyStatus(rs, t.efs, t.dups, 1)
+		_, err := tx.exec(`UPDATE records SET dups = ?, valid = ?, vseq = ? WHERE rid = ?`,
+			encodeDups(t.dups), boolInt(rs.validOf(t.efs, t.dups)), w.vseq, t.rid)
+		if err != nil {
+			return errs.Wrap(err, "update duplicate")
 		}
 	}
 	return nil

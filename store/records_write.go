@@ -252,15 +252,11 @@ func (tx *Tx) updateRows(rs *recSheet, list []*recState, w *writeCtx) error {
 }
 
 func (tx *Tx) deleteRows(rids []int64) error {
-	for start := 0; start < len(rids); start += 500 {
-		chunk := rids[start:min(start+500, len(rids))]
-		args := make([]any, len(chunk))
-		for i, r := range chunk {
-			args[i] = r
-		}
-		if _, err := tx.exec(`DELETE FROM records WHERE rid IN (`+placeholders(len(chunk))+`)`, args...); err != nil {
-			return errs.Wrap(err, "delete records")
-		}
+	if len(rids) == 0 {
+		return nil
+	}
+	if _, err := tx.exec(`DELETE FROM records WHERE rid IN (SELECT value FROM json_each(?))`, ridsJSON(rids)); err != nil {
+		return errs.Wrap(err, "delete records")
 	}
 	return nil
 }

@@ -276,21 +276,9 @@ func (db *DB) RestoreSnapshot(ctx context.Context, accountID, id string, o Resto
 }
 
 func (tx *Tx) ridList(q string, args ...any) ([]int64, error) {
-	rows, err := tx.QueryContext(tx.ctx, q, args...)
-	if err != nil {
-		return nil, errs.Wrap(err, "select records")
-	}
-	defer rows.Close()
-	var out []int64
-	for rows.Next() {
-		var rid int64
-		if err := rows.Scan(&rid); err != nil {
-			return nil, errs.Wrap(err, "select records")
-		}
-		out = append(out, rid)
-	}
+	out, err := queryRids(tx.ctx, tx, "select records", q, args...)
 	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
-	return out, rows.Err()
+	return out, err
 }
 
 // restoreChunk applies one chunk of a restore: verb is the records event it amounts to.
@@ -336,37 +324,21 @@ func (tx *Tx) restoreChunk(rs *recSheet, w *writeCtx, s *Snapshot, verb string, 
 // loadSnapshotStates reads saved records as new states, revalidated against the schema.
 func (tx *Tx) loadSnapshotStates(rs *recSheet, ssk int64, rids []int64) (map[int64]*recState, error) {
 	out := make(map[int64]*recState, len(rids))
-	for start := 0; start < len(rids); start += 500 {
-		chunk := rids[start:min(start+500, len(rids))]
-		args := []any{ssk}
-		for _, r := range chunk {
-			args = append(args, r)
-		}
-		rows, err := tx.QueryContext(tx.ctx, `SELECT rid, vals, x FROM snapshot_records WHERE ssk = ? AND rid IN (`+placeholders(len(chunk))+`)`, args...)
-		if err != nil {
-			return nil, errs.Wrap(err, "load snapshot records")
-		}
-		for rows.Next() {
+	err := eachRow(tx.ctx, tx, "load snapshot records", `SELECT rid, vals, x FROM snapshot_records WHERE ssk = ? AND rid IN (SELECT value FROM json_each(?))`,
+		[]any{ssk, ridsJSON(rids)}, func(rows *sql.Rows) error {
 			var rid int64
 			var vals string
 			var x sql.NullString
 			if err := rows.Scan(&rid, &vals, &x); err != nil {
-				rows.Close()
-				return nil, errs.Wrap(err, "scan snapshot record")
+				return errs.Wrap(err, "scan snapshot record")
 			}
 			st, err := rs.savedState(rid, vals, x)
-			if err != nil {
-				rows.Close()
-				return nil, err
+			if err == nil {
+				out[rid] = st
 			}
-			out[st.rid] = st
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, errs.Wrap(err, "load snapshot records")
-		}
-	}
-	return out, nil
+			return err
+		})
+	return out, err
 }
 
 // DiffRecord is a record that changed since a snapshot, with the snapshot's values.
