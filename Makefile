@@ -3,7 +3,7 @@ GO      ?= go
 BIN     := bin/sluice
 STAMP   := node_modules/.installed
 
-.PHONY: run build generate test test-go test-wire check bench bench-records clean
+.PHONY: run build generate test test-go test-wire check bench bench-records bench-files clean
 
 run: build
 	./$(BIN)
@@ -41,8 +41,13 @@ test: check test-go test-wire
 bench-records:
 	$(GO) test -run '^$$' -bench '^BenchmarkRecords$$' -benchtime 1x -timeout 30m ./store/
 
-bench: build bench-records
-	$(GO) test -run '^$$' -skip '^BenchmarkRecords$$' -bench . -benchtime 1x ./...
+# The upload benchmark (bench/): a generated SLUICE_BENCH_ROWS-row CSV (default 1,000,000)
+# uploaded over HTTP to the built server, beside the sqlite3 shell's .import of the same file.
+bench-files: build
+	SLUICE_BIN=$(CURDIR)/$(BIN) $(GO) test -run '^$$' -bench '^BenchmarkFileImport$$' -benchtime 1x -timeout 30m ./bench/
+
+bench: build bench-records bench-files
+	$(GO) test -run '^$$' -skip '^Benchmark(Records|FileImport)$$' -bench . -benchtime 1x ./...
 
 clean:
 	rm -rf bin static/css/app.css static/js/htmx.min.js

@@ -122,12 +122,7 @@ func (s *Service) load(ctx context.Context, j *model.Job, f *model.File, src *ex
 		}
 		out := make([]json.RawMessage, len(row))
 		for i, c := range row {
-			if c == "" {
-				out[i] = json.RawMessage("null")
-				continue
-			}
-			b, _ := json.Marshal(c)
-			out[i] = b
+			out[i] = jsonString(c)
 		}
 		return out, nil
 	}
@@ -180,4 +175,24 @@ func (s *Service) StartExtraction(ctx context.Context, f *model.File, actor stri
 		return err
 	}
 	return s.Jobs.Create(ctx, j, actor)
+}
+
+var jsonNull = json.RawMessage("null")
+
+// jsonString encodes a cell as a JSON string ("" as null). Most cells need no escaping, and
+// copying them is many times faster than json.Marshal, which matters at a million rows.
+func jsonString(s string) json.RawMessage {
+	if s == "" {
+		return jsonNull
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' {
+			b, _ := json.Marshal(s)
+			return b
+		}
+	}
+	b := make([]byte, 0, len(s)+2)
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
 }

@@ -42,14 +42,16 @@ type Deps struct {
 // New returns the configured fiber app.
 func New(d Deps) *fiber.App {
 	app := fiber.New(fiber.Config{
-		AppName:               "Sluice",
-		BodyLimit:             streamLimit,
-		StreamRequestBody:     true,
-		DisableStartupMessage: true,
-		ErrorHandler:          errorHandler(d),
-		ReadTimeout:           60 * time.Second,
-		WriteTimeout:          120 * time.Second,
-		IdleTimeout:           120 * time.Second,
+		AppName:           "Sluice",
+		BodyLimit:         streamLimit,
+		StreamRequestBody: true,
+		// Uploads stream into their file; fasthttp would otherwise spool or buffer the form first.
+		DisablePreParseMultipartForm: true,
+		DisableStartupMessage:        true,
+		ErrorHandler:                 errorHandler(d),
+		ReadTimeout:                  60 * time.Second,
+		WriteTimeout:                 120 * time.Second,
+		IdleTimeout:                  120 * time.Second,
 	})
 	app.Use(requestid.New())
 	app.Use(recover.New(recover.Config{EnableStackTrace: true, StackTraceHandler: func(c *fiber.Ctx, e any) {

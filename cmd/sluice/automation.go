@@ -84,7 +84,7 @@ func startAutomation(ctx context.Context, db *store.DB, c automationConfig, file
 	a.scheduler.Start()
 	a.webhooks = &events.Webhooks{DB: db, Encode: api.EventBody, Log: log, RetryBase: c.WebhookRetryBase, MaxAttempts: c.WebhookMaxAttempts}
 	a.webhooks.Start()
-	a.worker = jobs.NewWorker(svc, time.Second, log)
+	a.worker = jobs.NewWorker(svc, 200*time.Millisecond, log) // a cheap indexed query; uploads start extracting within 0.2 s
 	a.worker.Handle(jobs.OpDeleteRecords, jobs.DeleteRecords(db))
 	a.worker.Handle(ingest.Operation, (&ingest.Service{DB: db, Jobs: svc, Dir: filesDir}).Handle)
 	a.worker.Start()

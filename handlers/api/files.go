@@ -99,9 +99,10 @@ func (h *Files) Upload(c *fiber.Ctx) error {
 	if err != nil || params["boundary"] == "" {
 		return errs.Invalidf("body", "Send the file as multipart/form-data")
 	}
-	var body io.Reader = bytes.NewReader(c.Body())
-	if s := c.Context().RequestBodyStream(); s != nil {
-		body = s
+	// Read the body as a stream; c.Body() would pull the whole upload into memory.
+	body := c.Context().RequestBodyStream()
+	if body == nil {
+		body = bytes.NewReader(c.Body())
 	}
 	id := store.NewFileID()
 	tmp := filepath.Join(h.dir, id+".part")

@@ -1,0 +1,164 @@
+// Package bench_test holds end-to-end benchmarks that run the real server binary.
+package bench_test
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"mime/multipart"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+func envInt(key string, def int) int {
+	if v, err := strconv.Atoi(os.Getenv(key)); err == nil && v > 0 {
+		return v
+	}
+	return def
+}
+
+// writeCSV writes rows × 8 columns of realistic values and returns the path and size.
+func writeCSV(b *testing.B, dir string, rows int) (string, int64) {
+	p := filepath.Join(dir, "people.csv")
+	f, err := os.Create(p)
+	if err != nil {
+		b.Fatal(err)
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	fmt.Fprintln(w, "id,first_name,last_name,email,city,country,amount,signup_date")
+	cities := []string{"Berlin", "São Paulo", "Zürich", "Paris", "Lagos", "Osaka", "Austin", "Kraków"}
+	for i := 0; i < rows; i++ {
+		fmt.Fprintf(w, "%d,First%d,Last%d,user%d@example.com,%s,%s,%d.%02d,2024-%02d-%02d\n",
+			i+1, i%997, i%1009, i, cities[i%8], []string{"DE", "BR", "CH", "FR"}[i%4], i%10000, i%100, i%12+1, i%28+1)
+	}
+	if err := w.Flush(); err != nil {
+		b.Fatal(err)
+	}
+	st, _ := f.Stat()
+	f.Close()
+	return p, st.Size()
+}
+
+func freeAddr(b *testing.B) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// peakRSS reads a process's high-water resident set size in MiB.
+func peakRSS(pid int) float64 {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return -1
+	}
+	for _, line := range strings.Split(string(raw), "\n") {
+		if strings.HasPrefix(line, "VmHWM:") {
+			kb, _ := strconv.ParseFloat(strings.Fields(line)[1], 64)
+			return kb / 1024
+		}
+	}
+	return -1
+}
+
+// BenchmarkFileImport uploads a generated CSV over HTTP until every record is stored,
+// validated and queryable, beside the sqlite3 shell's .import of the same file.
+func BenchmarkFileImport(b *testing.B) {
+	bin := os.Getenv("SLUICE_BIN")
+	if bin == "" {
+		b.Skip("set SLUICE_BIN to a built server (make bench does)")
+	}
+	rows := envInt("SLUICE_BENCH_ROWS", 1_000_000)
+	dir := b.TempDir()
+	csvPath, size := writeCSV(b, dir, rows)
+
+	start := time.Now()
+	imp := exec.Command("sqlite3", filepath.Join(dir, "ref.db"), "-cmd", ".mode csv", ".import "+csvPath+" people")
+	if out, err := imp.CombinedOutput(); err != nil {
+		b.Fatalf("sqlite3 .import: %v %s", err, out)
+	}
+	ref := time.Since(start)
+
+	addr := freeAddr(b)
+	srv := exec.Command(bin)
+	srv.Env = append(os.Environ(), "SLUICE_ADDR="+addr, "SLUICE_DATA_DIR="+filepath.Join(dir, "data"), "SLUICE_SECRET_KEY=sk_bench")
+	if err := srv.Start(); err != nil {
+		b.Fatal(err)
+	}
+	defer func() { srv.Process.Signal(os.Interrupt); srv.Wait() }()
+	base := "http://" + addr
+	for i := 0; ; i++ {
+		if r, err := http.Get(base + "/healthz"); err == nil && r.StatusCode == 200 {
+			break
+		}
+		if i > 200 {
+			b.Fatal("server did not start")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	call := func(method, path string, body io.Reader, ct string) map[string]any {
+		req, _ := http.NewRequest(method, base+path, body)
+		req.Header.Set("Authorization", "Bearer sk_bench")
+		if ct != "" {
+			req.Header.Set("Content-Type", ct)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var out map[string]any
+		_ = json.NewDecoder(resp.Body).Decode(&out)
+		return out
+	}
+	space := call("POST", "/v1/spaces", strings.NewReader(`{"name":"bench"}`), "application/json")["data"].(map[string]any)["id"].(string)
+
+	b.ResetTimer()
+	start = time.Now()
+	pr, pw := io.Pipe()
+	mw := multipart.NewWriter(pw)
+	go func() {
+		mw.WriteField("spaceId", space)
+		part, _ := mw.CreateFormFile("file", "people.csv")
+		f, _ := os.Open(csvPath)
+		io.Copy(part, f)
+		f.Close()
+		mw.Close()
+		pw.Close()
+	}()
+	file := call("POST", "/v1/files", pr, mw.FormDataContentType())["data"].(map[string]any)
+	var got map[string]any
+	for {
+		got = call("GET", "/v1/files/"+file["id"].(string), nil, "")["data"].(map[string]any)
+		if got["status"] == "complete" || got["status"] == "failed" {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if got["status"] != "complete" {
+		b.Fatalf("extraction failed: %v", got["description"])
+	}
+	counts := call("GET", "/v1/sheets/"+got["sheetId"].(string)+"/counts", nil, "")["data"].(map[string]any)["counts"].(map[string]any)
+	page := call("GET", "/v1/sheets/"+got["sheetId"].(string)+"/records?pageSize=100&pageNumber=2", nil, "")["data"].(map[string]any)["records"].([]any)
+	took := time.Since(start)
+	b.StopTimer()
+	if int(counts["total"].(float64)) != rows || len(page) != 100 {
+		b.Fatalf("got %v records and a page of %d, want %d and 100", counts["total"], len(page), rows)
+	}
+	rss := peakRSS(srv.Process.Pid)
+	b.ReportMetric(float64(rows)/took.Seconds(), "rows/s")
+	b.ReportMetric(took.Seconds()/ref.Seconds(), "x-sqlite3-import")
+	b.ReportMetric(rss, "peak-RSS-MiB")
+	fmt.Printf("file import: %d rows (%.0f MiB CSV) in %.1fs = %.0f rows/s; sqlite3 .import %.1fs; ratio %.2fx (target <= 3x); server peak RSS %.0f MiB (target <= 300)\n",
+		rows, float64(size)/(1<<20), took.Seconds(), float64(rows)/took.Seconds(), ref.Seconds(), took.Seconds()/ref.Seconds(), rss)
+}
