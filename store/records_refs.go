@@ -2,15 +2,17 @@ package store
 
 import (
 	"database/sql"
+	"encoding/json"
 	"fmt"
 
 	"github.com/sluice/sluice/errs"
+	"github.com/sluice/sluice/model"
 	"github.com/sluice/sluice/records"
 )
 
 // checkRefs adds an "unlinked" error to every reference cell whose value matches no record
-// of the referenced sheet on the referenced field. Records changed later in the referenced
-// sheet do not re-check the cells that point at them.
+// of the referenced sheet on the referenced field. Changes in the referenced sheet mark this
+// sheet for a full recheck (staleReferrers).
 func (tx *Tx) checkRefs(rs *recSheet, states []*recState) error {
 	for _, r := range rs.Schema.Refs {
 		if r.Config == nil || r.Config.Ref == "" || r.Config.Key == "" {
@@ -121,4 +123,40 @@ func (tx *Tx) findRefsByScan(target *recSheet, tr *records.Rule, wanted map[stri
 		wanted[v] = true
 		return nil
 	})
+}
+
+// staleReferrers marks the sheets whose reference fields point at rs as needing revalidation:
+// a record added, changed or deleted here can make their references dangle or resolve. They
+// are rechecked in full on their next read or write.
+func (tx *Tx) staleReferrers(rs *recSheet) error {
+	rows, err := tx.QueryContext(tx.ctx, `SELECT s.id, s.config FROM sheets s JOIN record_sheets r ON r.sheet_id = s.id
+		WHERE s.workbook_id = ? AND s.id <> ? AND s.deleted_at IS NULL AND r.total > 0 AND instr(s.config, '"type":"reference') > 0`, rs.WorkbookID, rs.ID)
+	if err != nil {
+		return errs.Wrap(err, "find referring sheets")
+	}
+	var stale []string
+	for rows.Next() {
+		var id, raw string
+		if err := rows.Scan(&id, &raw); err != nil {
+			rows.Close()
+			return errs.Wrap(err, "scan referring sheet")
+		}
+		var cfg model.SheetConfig
+		if json.Unmarshal([]byte(raw), &cfg) != nil {
+			continue
+		}
+		for _, f := range cfg.Fields {
+			if (f.Type == model.FieldReference || f.Type == model.FieldReferenceList) && f.Config != nil && (f.Config.Ref == rs.Slug || f.Config.Ref == rs.ID) {
+				stale = append(stale, id)
+				break
+			}
+		}
+	}
+	rows.Close()
+	for _, id := range stale {
+		if _, err := tx.exec(`UPDATE record_sheets SET schema_hash = '' WHERE sheet_id = ?`, id); err != nil {
+			return errs.Wrap(err, "mark referring sheet")
+		}
+	}
+	return nil
 }

@@ -138,7 +138,10 @@ func (tx *Tx) applyChanges(rs *recSheet, changes []*change, w *writeCtx) error {
 	if err := tx.deleteRows(dels); err != nil {
 		return err
 	}
-	return tx.applyCounts(rs, d)
+	if err := tx.applyCounts(rs, d); err != nil {
+		return err
+	}
+	return tx.staleReferrers(rs)
 }
 
 // Rows are written by multi-row statements with numbered parameters: ?1 is the version,
