@@ -26,6 +26,8 @@ type Worker struct {
 	log      *slog.Logger
 	every    time.Duration
 	handlers map[string]Handler
+	nextMu   sync.Mutex
+	next     map[string]map[string]any // outcome.next of jobs just run, by job id
 	stop     chan struct{}
 	done     chan struct{}
 	once     sync.Once
@@ -36,11 +38,31 @@ func NewWorker(svc *Service, every time.Duration, log *slog.Logger) *Worker {
 	if every <= 0 {
 		every = time.Second
 	}
-	return &Worker{svc: svc, log: log, every: every, handlers: map[string]Handler{}, stop: make(chan struct{})}
+	return &Worker{svc: svc, log: log, every: every, handlers: map[string]Handler{}, next: map[string]map[string]any{}, stop: make(chan struct{})}
 }
 
 // Handle registers the handler of an operation.
 func (w *Worker) Handle(operation string, h Handler) { w.handlers[operation] = h }
+
+// Outcome is what a job leaves for the person who ran it: a message and, optionally, where to
+// go next (Flatfile's outcome.next, e.g. {"type":"download","url":…,"fileName":…}).
+type Outcome struct {
+	Message string
+	Next    map[string]any
+}
+
+// HandleOutcome registers a handler whose outcome carries a next step.
+func (w *Worker) HandleOutcome(operation string, h func(ctx context.Context, j *model.Job) (Outcome, error)) {
+	w.handlers[operation] = func(ctx context.Context, j *model.Job) (string, error) {
+		o, err := h(ctx, j)
+		if err == nil && o.Next != nil {
+			w.nextMu.Lock()
+			w.next[j.ID] = o.Next
+			w.nextMu.Unlock()
+		}
+		return o.Message, err
+	}
+}
 
 func (w *Worker) operations() []string {
 	ops := make([]string, 0, len(w.handlers))
@@ -76,7 +98,14 @@ func (w *Worker) RunOnce(ctx context.Context) (int, error) {
 				msg = e.Message
 			}
 		}
-		outcome, _ := json.Marshal(map[string]any{"acknowledge": runErr != nil, "message": msg})
+		o := map[string]any{"acknowledge": runErr != nil, "message": msg}
+		w.nextMu.Lock()
+		if next, ok := w.next[j.ID]; ok {
+			o["next"] = next
+			delete(w.next, j.ID)
+		}
+		w.nextMu.Unlock()
+		outcome, _ := json.Marshal(o)
 		if _, err := w.svc.Finish(ctx, j.AccountID, j.ID, WorkerActor, status, outcome, &msg); err != nil && !errs.Is(err, errs.Conflict) {
 			return n, err
 		}

@@ -112,3 +112,31 @@ test("export a sheet as CSV and XLSX, all or filtered", async () => {
   const buf = Buffer.from(await xlsx.arrayBuffer());
   assert.equal(buf.subarray(0, 2).toString(), "PK", "an XLSX is a zip archive");
 });
+
+test("export jobs: a sheet to CSV and a workbook to XLSX, with a download outcome", async () => {
+  const wb = (await api.workbooks.create({ name: "Quarter", spaceId: space.id, sheets: [
+    { name: "Orders", slug: "orders", fields: [{ key: "sku", type: "string", label: "SKU" }, { key: "qty", type: "number", label: "Qty" }] },
+    { name: "Notes", slug: "notes", fields: [{ key: "text", type: "string" }] },
+  ] })).data;
+  const [orders] = wb.sheets;
+  await api.records.insert(orders.id, [{ sku: { value: "A-1" }, qty: { value: 2 } }, { sku: { value: "B-2" }, qty: { value: "many" } }]);
+  const done = async (id) => {
+    for (let i = 0; i < 100; i++) {
+      const j = (await api.jobs.get(id)).data;
+      if (j.status === "complete" || j.status === "failed") return j;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.fail("export job did not finish");
+  };
+  const csvJob = await done((await api.jobs.create({ type: "sheet", operation: "export", source: orders.id, trigger: "immediate", config: { options: { filter: "valid" } } })).data.id);
+  assert.equal(csvJob.status, "complete", JSON.stringify(csvJob.outcome));
+  assert.equal(csvJob.outcome.next.type, "download");
+  assert.equal(csvJob.outcome.next.fileName, "orders.csv");
+  const csv = await fetch(srv.baseURL + csvJob.outcome.next.url, { headers: { Authorization: "Bearer sk_wiretest_secret_0001" } });
+  assert.equal(await csv.text(), "SKU,Qty\nA-1,2\n");
+  const xlsxJob = await done((await api.jobs.create({ type: "workbook", operation: "export", source: wb.id, trigger: "immediate" })).data.id);
+  assert.equal(xlsxJob.status, "complete", JSON.stringify(xlsxJob.outcome));
+  assert.equal(xlsxJob.outcome.next.fileName, "quarter.xlsx");
+  const exported = (await api.files.list({ spaceId: space.id, mode: "export" })).data.map((f) => f.name).sort();
+  assert.deepEqual(exported, ["orders.csv", "quarter.xlsx"]);
+});

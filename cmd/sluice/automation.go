@@ -86,7 +86,9 @@ func startAutomation(ctx context.Context, db *store.DB, c automationConfig, file
 	a.webhooks.Start()
 	a.worker = jobs.NewWorker(svc, 200*time.Millisecond, log) // a cheap indexed query; uploads start extracting within 0.2 s
 	a.worker.Handle(jobs.OpDeleteRecords, jobs.DeleteRecords(db))
-	a.worker.Handle(ingest.Operation, (&ingest.Service{DB: db, Jobs: svc, Dir: filesDir}).Handle)
+	files := &ingest.Service{DB: db, Jobs: svc, Dir: filesDir}
+	a.worker.Handle(ingest.Operation, files.Handle)
+	a.worker.HandleOutcome(ingest.ExportOperation, files.Export)
 	a.worker.Start()
 	return a, nil
 }

@@ -1,0 +1,151 @@
+package ingest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/sluice/sluice/errs"
+	"github.com/sluice/sluice/jobs"
+	"github.com/sluice/sluice/model"
+	"github.com/sluice/sluice/schema"
+	"github.com/sluice/sluice/store"
+)
+
+// ExportOperation is the job operation of the built-in export ("sheet:export" or
+// "workbook:export" in job events).
+const ExportOperation = "export"
+
+// exportConfig is Flatfile's ExportJobConfig plus the format Sluice adds.
+type exportConfig struct {
+	Options struct {
+		Filter        string   `json:"filter"`
+		FilterField   string   `json:"filterField"`
+		SearchValue   string   `json:"searchValue"`
+		SearchField   string   `json:"searchField"`
+		Q             string   `json:"q"`
+		IDs           []string `json:"ids"`
+		SortField     string   `json:"sortField"`
+		SortDirection string   `json:"sortDirection"`
+	} `json:"options"`
+	Format string `json:"format"`
+}
+
+// Export is the built-in export job: a sheet (source us_sh_…) as CSV, or a workbook (source
+// us_wb_…) as one XLSX with a worksheet per sheet; format "csv" or "xlsx" in config or input
+// overrides. The result is an export file of the space; the outcome links to its download.
+func (s *Service) Export(ctx context.Context, j *model.Job) (jobs.Outcome, error) {
+	var cfg exportConfig
+	if len(j.Config) > 0 {
+		_ = json.Unmarshal(j.Config, &cfg)
+	}
+	var in struct {
+		Format string `json:"format"`
+	}
+	if len(j.Input) > 0 {
+		_ = json.Unmarshal(j.Input, &in)
+	}
+	format := strings.ToLower(firstNonEmpty(in.Format, cfg.Format))
+	q := store.RecordQuery{Filter: cfg.Options.Filter, FilterField: cfg.Options.FilterField, SearchValue: cfg.Options.SearchValue,
+		SearchField: cfg.Options.SearchField, Q: cfg.Options.Q, IDs: cfg.Options.IDs, SortField: cfg.Options.SortField,
+		SortDesc: strings.EqualFold(cfg.Options.SortDirection, "desc")}
+	var sheets []*model.Sheet
+	var wb *model.Workbook
+	var err error
+	switch store.KindOf(j.Source) {
+	case store.KindSheet:
+		var sh *model.Sheet
+		if sh, wb, err = s.DB.GetSheet(ctx, j.AccountID, j.Source); err != nil {
+			return jobs.Outcome{}, err
+		}
+		sheets = []*model.Sheet{sh}
+		if format == "" {
+			format = "csv"
+		}
+	case store.KindWorkbook:
+		if wb, err = s.DB.GetWorkbook(ctx, j.AccountID, j.Source); err != nil {
+			return jobs.Outcome{}, err
+		}
+		sheets = wb.Sheets
+		if format == "" {
+			format = "xlsx"
+		}
+	default:
+		return jobs.Outcome{}, errs.Invalidf("source", "An export job's source is a sheet or a workbook")
+	}
+	if format != "csv" && format != "xlsx" {
+		return jobs.Outcome{}, errs.Invalidf("format", "format must be csv or xlsx")
+	}
+	if format == "csv" && len(sheets) != 1 {
+		return jobs.Outcome{}, errs.Invalidf("format", "A CSV holds one sheet; export the workbook as xlsx")
+	}
+	id := store.NewFileID()
+	name := schema.Slugify(sheets[0].Name) + "." + format
+	if len(sheets) > 1 {
+		name = schema.Slugify(wb.Name) + "." + format
+	}
+	n, size, err := s.write(ctx, j.AccountID, id, format, sheets, q)
+	if err != nil {
+		os.Remove(s.Path(id))
+		return jobs.Outcome{}, err
+	}
+	mime := "text/csv"
+	if format == "xlsx" {
+		mime = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+	}
+	f := &model.File{ID: id, AccountID: wb.AccountID, EnvironmentID: wb.EnvironmentID, SpaceID: wb.SpaceID, Name: name, Ext: format, Mimetype: mime,
+		Encoding: "utf-8", Status: model.FileStatusComplete, Mode: "export", Origin: "filesystem", Size: size, BytesReceived: size,
+		WorkbookID: wb.ID, SheetID: sheets[0].ID}
+	if err := s.DB.CreateFile(ctx, f, jobs.WorkerActor); err != nil {
+		os.Remove(s.Path(id))
+		return jobs.Outcome{}, err
+	}
+	return jobs.Outcome{
+		Message: fmt.Sprintf("Exported %d records to %s", n, name),
+		Next:    map[string]any{"type": "download", "url": "/v1/files/" + id + "/download", "fileName": name, "label": "Download " + name},
+	}, nil
+}
+
+// write renders the export into the file id and returns the record count and byte size.
+func (s *Service) write(ctx context.Context, accountID, id, format string, sheets []*model.Sheet, q store.RecordQuery) (int, int64, error) {
+	out, err := os.Create(s.Path(id))
+	if err != nil {
+		return 0, 0, errs.Wrap(err, "create export file")
+	}
+	defer out.Close()
+	counter := &countingReader{rr: s.DB}
+	if format == "csv" {
+		err = WriteCSV(ctx, counter, accountID, sheets[0], q, out)
+	} else {
+		err = WriteXLSX(ctx, counter, accountID, sheets, q, out)
+	}
+	if err != nil {
+		return 0, 0, err
+	}
+	st, err := out.Stat()
+	if err != nil {
+		return 0, 0, errs.Wrap(err, "stat export file")
+	}
+	return counter.n, st.Size(), nil
+}
+
+// countingReader counts the records an export walks.
+type countingReader struct {
+	rr RecordReader
+	n  int
+}
+
+func (c *countingReader) EachRecord(ctx context.Context, accountID, sheetID string, q store.RecordQuery, fn func(*store.Record) error) error {
+	return c.rr.EachRecord(ctx, accountID, sheetID, q, func(r *store.Record) error { c.n++; return fn(r) })
+}
+
+func firstNonEmpty(vals ...string) string {
+	for _, v := range vals {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}

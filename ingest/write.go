@@ -1,0 +1,149 @@
+package ingest
+
+import (
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/xuri/excelize/v2"
+
+	"github.com/sluice/sluice/errs"
+	"github.com/sluice/sluice/model"
+	"github.com/sluice/sluice/store"
+)
+
+// RecordReader walks the records a query selects.
+type RecordReader interface {
+	EachRecord(ctx context.Context, accountID, sheetID string, q store.RecordQuery, fn func(*store.Record) error) error
+}
+
+// header is the export header of a sheet: its field labels (keys where there is none).
+func header(s *model.Sheet) []string {
+	out := make([]string, len(s.Config.Fields))
+	for i, f := range s.Config.Fields {
+		out[i] = f.Label
+		if out[i] == "" {
+			out[i] = f.Key
+		}
+	}
+	return out
+}
+
+// cells lays a record out in the sheet's field order as export text.
+func cells(s *model.Sheet, r *store.Record) []string {
+	byKey := make(map[string]json.RawMessage, len(r.Cells))
+	for _, c := range r.Cells {
+		byKey[c.Key] = c.Value
+	}
+	out := make([]string, len(s.Config.Fields))
+	for i, f := range s.Config.Fields {
+		out[i] = CellText(byKey[f.Key])
+	}
+	return out
+}
+
+// CellText is a cell's value as export text: strings unquoted, lists joined by ", ".
+func CellText(raw json.RawMessage) string {
+	if len(raw) == 0 || string(raw) == "null" {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var list []any
+	if json.Unmarshal(raw, &list) == nil {
+		parts := make([]string, len(list))
+		for i, v := range list {
+			parts[i] = fmt.Sprint(v)
+		}
+		return strings.Join(parts, ", ")
+	}
+	return string(raw)
+}
+
+// WriteCSV writes a sheet's selected records as CSV with a header row.
+func WriteCSV(ctx context.Context, rr RecordReader, accountID string, s *model.Sheet, q store.RecordQuery, w io.Writer) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(header(s)); err != nil {
+		return err
+	}
+	err := rr.EachRecord(ctx, accountID, s.ID, q, func(r *store.Record) error { return cw.Write(cells(s, r)) })
+	cw.Flush()
+	if err != nil {
+		return err
+	}
+	return cw.Error()
+}
+
+// WriteXLSX writes sheets as the worksheets of one Excel workbook, streaming each.
+func WriteXLSX(ctx context.Context, rr RecordReader, accountID string, sheets []*model.Sheet, q store.RecordQuery, w io.Writer) error {
+	x := excelize.NewFile()
+	defer x.Close()
+	used := map[string]bool{}
+	for i, s := range sheets {
+		title := worksheetName(s.Name, used)
+		if i == 0 {
+			if err := x.SetSheetName("Sheet1", title); err != nil {
+				return errs.Wrap(err, "xlsx sheet")
+			}
+		} else if _, err := x.NewSheet(title); err != nil {
+			return errs.Wrap(err, "xlsx sheet")
+		}
+		sw, err := x.NewStreamWriter(title)
+		if err != nil {
+			return errs.Wrap(err, "xlsx writer")
+		}
+		n := 1
+		row := func(vals []string) error {
+			axis, _ := excelize.CoordinatesToCellName(1, n)
+			n++
+			out := make([]any, len(vals))
+			for i, v := range vals {
+				out[i] = v
+			}
+			return sw.SetRow(axis, out)
+		}
+		if err := row(header(s)); err != nil {
+			return errs.Wrap(err, "xlsx header")
+		}
+		if err := rr.EachRecord(ctx, accountID, s.ID, q, func(r *store.Record) error { return row(cells(s, r)) }); err != nil {
+			return err
+		}
+		if err := sw.Flush(); err != nil {
+			return errs.Wrap(err, "xlsx flush")
+		}
+	}
+	return x.Write(w)
+}
+
+// worksheetName fits a sheet name to Excel's rules: at most 31 characters, none of []:*?/\,
+// unique in the workbook.
+func worksheetName(name string, used map[string]bool) string {
+	clean := strings.Map(func(r rune) rune {
+		if strings.ContainsRune(`[]:*?/\`, r) {
+			return '-'
+		}
+		return r
+	}, name)
+	if clean == "" {
+		clean = "Sheet"
+	}
+	if r := []rune(clean); len(r) > 31 {
+		clean = string(r[:31])
+	}
+	out := clean
+	for i := 2; used[strings.ToLower(out)]; i++ {
+		suffix := fmt.Sprintf(" (%d)", i)
+		r := []rune(clean)
+		if len(r)+len(suffix) > 31 {
+			r = r[:31-len(suffix)]
+		}
+		out = string(r) + suffix
+	}
+	used[strings.ToLower(out)] = true
+	return out
+}
