@@ -1,6 +1,7 @@
 package extract_test
 
 import (
+	"archive/zip"
 	"errors"
 	"io"
 	"os"
@@ -192,5 +193,30 @@ func TestXLSX(t *testing.T) {
 	}
 	if rows[0][0] != "Ann" || rows[0][1] != "2024-03-05" || rows[0][2] != "12.5" || rows[0][3] != "25" {
 		t.Fatalf("got row %q, want Ann, an ISO date, 12.5 and the cached 25", rows[0])
+	}
+}
+
+func TestUnclosedQuoteIsFlagged(t *testing.T) {
+	f, rows := readAll(t, write(t, "a.csv", []byte("a,b\n1,\"oops\n2,x\n3,y\n")), "a.csv")
+	n, line := f.Tables[0].Suspect()
+	if len(rows) != 1 || n != 1 || line != 2 {
+		t.Fatalf("got %d rows, suspect %d at line %d; want the swallowed rows flagged at line 2", len(rows), n, line)
+	}
+}
+
+func TestZipBombIsRefused(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "bomb.xlsx")
+	out, _ := os.Create(p)
+	zw := zip.NewWriter(out)
+	w, _ := zw.Create("xl/worksheets/sheet1.xml")
+	zeros := make([]byte, 1<<20)
+	for i := 0; i < 80; i++ {
+		w.Write(zeros)
+	}
+	zw.Close()
+	out.Close()
+	_, err := extract.Open(p, "bomb.xlsx")
+	if err == nil || !strings.Contains(err.Error(), "zip bomb") {
+		t.Fatalf("got %v, want the archive refused as a zip bomb", err)
 	}
 }

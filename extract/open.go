@@ -153,6 +153,7 @@ func openDelimited(fh io.Reader, name string) (*File, error) {
 	// the gap between one record's last line and the next record's first line is replayed.
 	prevEnd, blanks := 0, 0
 	var queued []string
+	quotes := &quoteStats{}
 	read := func() ([]string, error) {
 		if blanks > 0 {
 			blanks--
@@ -173,6 +174,14 @@ func openDelimited(fh io.Reader, name string) (*File, error) {
 		}
 		start, _ := cr.FieldPos(0)
 		last, _ := cr.FieldPos(len(rec) - 1)
+		for _, cell := range rec {
+			if strings.ContainsRune(cell, '\n') && strings.ContainsRune(cell, cr.Comma) {
+				if quotes.n == 0 {
+					quotes.line = start
+				}
+				quotes.n++
+			}
+		}
 		gap := start - prevEnd - 1
 		prevEnd = last + strings.Count(rec[len(rec)-1], "\n")
 		if gap > 0 && start > 1 {
@@ -185,5 +194,6 @@ func openDelimited(fh io.Reader, name string) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
+	t.quotes = quotes
 	return &File{Format: "csv", Encoding: enc, Tables: []*Table{t}}, nil
 }

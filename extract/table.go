@@ -18,6 +18,23 @@ type Table struct {
 	// Dropped counts cells beyond the header that were cut off (rows longer than any seen
 	// while the header was chosen).
 	Dropped int64
+	quotes  *quoteStats
+}
+
+// quoteStats counts cells that span lines and hold the delimiter: the sign of a quote that
+// was never closed and swallowed the rows after it.
+type quoteStats struct {
+	n    int64
+	line int
+}
+
+// Suspect reports how many cells look like an unclosed quote swallowed rows, and the line of
+// the first.
+func (t *Table) Suspect() (int64, int) {
+	if t.quotes == nil {
+		return 0, 0
+	}
+	return t.quotes.n, t.quotes.line
 }
 
 // Next returns the next row, as many cells as Headers, or io.EOF. Empty rows between rows

@@ -159,6 +159,9 @@ func warnings(src *extract.File) string {
 		w = append(w, fmt.Sprintf("%d invalid %s byte sequence(s) were replaced with U+FFFD, the first at byte %d", e.Invalid, e.Name, e.FirstInvalid))
 	}
 	for _, t := range src.Tables {
+		if n, line := t.Suspect(); n > 0 {
+			w = append(w, fmt.Sprintf("sheet %q: %d cell(s) span several lines and contain the delimiter, the first at line %d: check for a quote that is never closed", t.Name, n, line))
+		}
 		if t.Dropped > 0 {
 			w = append(w, fmt.Sprintf("sheet %q: %d cell(s) beyond the header's columns were left out", t.Name, t.Dropped))
 		}
