@@ -1,0 +1,265 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+
+	"github.com/sluice/sluice/errs"
+	"github.com/sluice/sluice/model"
+)
+
+// Mapping id prefixes.
+const (
+	PrefixMappingProgram = "us_mp_"
+	PrefixMappingRule    = "us_mr_"
+)
+
+// RuleKeys extracts the history keys of a rule: for assign rules, the normalising function's
+// view of config.sourceField and config.destinationField.
+type RuleKeys func(r *model.MappingRule) (source, dest string)
+
+func programContext(p *model.MappingProgram, actor string) model.EventContext {
+	return model.EventContext{AccountID: p.AccountID, EnvironmentID: p.EnvironmentID, ActorID: actor}
+}
+
+// CreateProgram stores a program with its rules and emits program:created.
+func (db *DB) CreateProgram(ctx context.Context, p *model.MappingProgram, actor string, keys RuleKeys) error {
+	return db.Update(ctx, func(tx *Tx) error {
+		p.ID = NewID(PrefixMappingProgram)
+		p.CreatedBy, p.CreatedAt, p.UpdatedAt = actor, tx.now, tx.now
+		src, _ := json.Marshal(p.Source)
+		dst, _ := json.Marshal(p.Destination)
+		if _, err := tx.exec(`INSERT INTO mapping_programs (id, account_id, environment_id, namespace, family_id, source, destination, created_by, created_at, updated_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, p.ID, p.AccountID, p.EnvironmentID, p.Namespace, p.FamilyID, string(src), string(dst), actor, ms(tx.now), ms(tx.now)); err != nil {
+			return errs.Wrap(err, "insert program")
+		}
+		for _, r := range p.Rules {
+			if err := tx.insertRule(p.ID, r, actor, keys); err != nil {
+				return err
+			}
+		}
+		_, err := tx.Emit("program:created", programContext(p, actor), map[string]any{"programId": p.ID, "ruleCount": len(p.Rules)})
+		return err
+	})
+}
+
+func (tx *Tx) insertRule(programID string, r *model.MappingRule, actor string, keys RuleKeys) error {
+	r.ID, r.ProgramID = NewID(PrefixMappingRule), programID
+	r.CreatedBy, r.CreatedAt, r.UpdatedAt = actor, tx.now, tx.now
+	src, dst := keys(r)
+	_, err := tx.exec(`INSERT INTO mapping_rules (id, program_id, name, type, config, metadata, confidence, source_key, dest_key, accepted_at, accepted_by, created_by, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, r.ID, programID, r.Name, r.Type, jsonText(r.Config), jsonText(r.Metadata), r.Confidence,
+		src, dst, msPtr(r.AcceptedAt), r.AcceptedBy, actor, ms(tx.now), ms(tx.now))
+	if err != nil {
+		return errs.Wrap(err, "insert rule")
+	}
+	return nil
+}
+
+const programColumns = `id, account_id, environment_id, namespace, family_id, source, destination, created_by, created_at, updated_at`
+
+func scanProgram(s scanner) (*model.MappingProgram, error) {
+	var p model.MappingProgram
+	var src, dst string
+	var c, u int64
+	err := s.Scan(&p.ID, &p.AccountID, &p.EnvironmentID, &p.Namespace, &p.FamilyID, &src, &dst, &p.CreatedBy, &c, &u)
+	if err == sql.ErrNoRows {
+		return nil, errs.NotFoundf("programId", "Mapping program not found")
+	}
+	if err != nil {
+		return nil, errs.Wrap(err, "scan program")
+	}
+	_ = json.Unmarshal([]byte(src), &p.Source)
+	_ = json.Unmarshal([]byte(dst), &p.Destination)
+	p.CreatedAt, p.UpdatedAt = fromMS(c), fromMS(u)
+	return &p, nil
+}
+
+const ruleColumns = `id, program_id, name, type, config, metadata, confidence, accepted_at, accepted_by, created_by, created_at, updated_at`
+
+func scanRule(s scanner) (*model.MappingRule, error) {
+	var r model.MappingRule
+	var cfg, meta string
+	var conf sql.NullFloat64
+	var acc sql.NullInt64
+	var c, u int64
+	err := s.Scan(&r.ID, &r.ProgramID, &r.Name, &r.Type, &cfg, &meta, &conf, &acc, &r.AcceptedBy, &r.CreatedBy, &c, &u)
+	if err == sql.ErrNoRows {
+		return nil, errs.NotFoundf("mappingId", "Mapping rule not found")
+	}
+	if err != nil {
+		return nil, errs.Wrap(err, "scan rule")
+	}
+	r.Config, r.Metadata = rawOr(cfg, "{}"), rawOr(meta, "{}")
+	if conf.Valid {
+		r.Confidence = &conf.Float64
+	}
+	r.AcceptedAt = fromNullMS(acc)
+	r.CreatedAt, r.UpdatedAt = fromMS(c), fromMS(u)
+	return &r, nil
+}
+
+// GetProgram returns a live program of the account with its rules. Errors: not_found.
+func (db *DB) GetProgram(ctx context.Context, accountID, id string) (*model.MappingProgram, error) {
+	p, err := scanProgram(db.r.QueryRowContext(ctx, `SELECT `+programColumns+` FROM mapping_programs WHERE id = ? AND account_id = ? AND deleted_at IS NULL`, id, accountID))
+	if err != nil {
+		return nil, err
+	}
+	p.Rules, err = db.listRules(ctx, p.ID)
+	return p, err
+}
+
+func (db *DB) listRules(ctx context.Context, programID string) ([]*model.MappingRule, error) {
+	rows, err := db.r.QueryContext(ctx, `SELECT `+ruleColumns+` FROM mapping_rules WHERE program_id = ? AND deleted_at IS NULL ORDER BY created_at, id`, programID)
+	if err != nil {
+		return nil, errs.Wrap(err, "list rules")
+	}
+	defer rows.Close()
+	out := []*model.MappingRule{}
+	for rows.Next() {
+		r, err := scanRule(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// ListPrograms returns the account's live programs (one environment when envID is set),
+// newest first, with their rules.
+func (db *DB) ListPrograms(ctx context.Context, accountID, envID string, p model.Page) ([]*model.MappingProgram, error) {
+	cond, args := `account_id = ? AND deleted_at IS NULL`, []any{accountID}
+	if envID != "" {
+		cond += ` AND environment_id = ?`
+		args = append(args, envID)
+	}
+	rows, err := db.r.QueryContext(ctx, `SELECT `+programColumns+` FROM mapping_programs WHERE `+cond+` ORDER BY created_at DESC, id LIMIT ? OFFSET ?`, append(args, p.Size, p.Offset())...)
+	if err != nil {
+		return nil, errs.Wrap(err, "list programs")
+	}
+	var out []*model.MappingProgram
+	for rows.Next() {
+		pr, err := scanProgram(rows)
+		if err != nil {
+			rows.Close()
+			return nil, err
+		}
+		out = append(out, pr)
+	}
+	rows.Close()
+	for _, pr := range out {
+		if pr.Rules, err = db.listRules(ctx, pr.ID); err != nil {
+			return nil, err
+		}
+	}
+	if out == nil {
+		out = []*model.MappingProgram{}
+	}
+	return out, nil
+}
+
+// DeleteProgram soft-deletes a program and its rules and emits program:updated.
+// Errors: not_found.
+func (db *DB) DeleteProgram(ctx context.Context, p *model.MappingProgram, actor string) error {
+	return db.Update(ctx, func(tx *Tx) error {
+		if _, err := tx.exec(`UPDATE mapping_rules SET deleted_at = ? WHERE program_id = ? AND deleted_at IS NULL`, ms(tx.now), p.ID); err != nil {
+			return errs.Wrap(err, "delete rules")
+		}
+		if _, err := tx.exec(`UPDATE mapping_programs SET deleted_at = ? WHERE id = ?`, ms(tx.now), p.ID); err != nil {
+			return errs.Wrap(err, "delete program")
+		}
+		_, err := tx.Emit("program:updated", programContext(p, actor), map[string]any{"programId": p.ID, "deleted": true})
+		return err
+	})
+}
+
+// ChangeRules adds, replaces and deletes rules of a program in one transaction and emits
+// program:updated. Replaced rules keep their ids. Errors: not_found (a rule of another program).
+func (db *DB) ChangeRules(ctx context.Context, p *model.MappingProgram, add, replace []*model.MappingRule, del []string, actor string, keys RuleKeys) error {
+	return db.Update(ctx, func(tx *Tx) error {
+		for _, r := range add {
+			if err := tx.insertRule(p.ID, r, actor, keys); err != nil {
+				return err
+			}
+		}
+		for _, r := range replace {
+			src, dst := keys(r)
+			r.UpdatedAt = tx.now
+			res, err := tx.exec(`UPDATE mapping_rules SET name = ?, type = ?, config = ?, metadata = ?, confidence = ?, source_key = ?, dest_key = ?, accepted_at = ?, accepted_by = ?, updated_at = ?
+				WHERE id = ? AND program_id = ? AND deleted_at IS NULL`, r.Name, r.Type, jsonText(r.Config), jsonText(r.Metadata), r.Confidence, src, dst,
+				msPtr(r.AcceptedAt), r.AcceptedBy, ms(tx.now), r.ID, p.ID)
+			if err != nil {
+				return errs.Wrap(err, "update rule")
+			}
+			if n, _ := res.RowsAffected(); n == 0 {
+				return errs.NotFoundf("mappingId", "Rule %s is not in program %s", r.ID, p.ID)
+			}
+		}
+		for _, id := range del {
+			res, err := tx.exec(`UPDATE mapping_rules SET deleted_at = ? WHERE id = ? AND program_id = ? AND deleted_at IS NULL`, ms(tx.now), id, p.ID)
+			if err != nil {
+				return errs.Wrap(err, "delete rule")
+			}
+			if n, _ := res.RowsAffected(); n == 0 {
+				return errs.NotFoundf("ruleIds", "Rule %s is not in program %s", id, p.ID)
+			}
+		}
+		_, err := tx.Emit("program:updated", programContext(p, actor), map[string]any{"programId": p.ID, "added": len(add), "updated": len(replace), "deleted": len(del)})
+		return err
+	})
+}
+
+// MappingHistory returns accepted assign rules of an environment whose source key is one of
+// keys: per source key and destination key, counts for actor and for everyone else.
+func (db *DB) MappingHistory(ctx context.Context, envID, actor string, keys []string) (mine, others map[string]map[string]int, err error) {
+	mine, others = map[string]map[string]int{}, map[string]map[string]int{}
+	if len(keys) == 0 {
+		return mine, others, nil
+	}
+	list, _ := json.Marshal(keys)
+	rows, err := db.r.QueryContext(ctx, `SELECT r.source_key, r.dest_key, r.accepted_by = ?, COUNT(*) FROM mapping_rules r JOIN mapping_programs p ON p.id = r.program_id
+		WHERE p.environment_id = ? AND r.accepted_at IS NOT NULL AND r.deleted_at IS NULL AND r.source_key IN (SELECT value FROM json_each(?))
+		GROUP BY 1, 2, 3`, actor, envID, string(list))
+	if err != nil {
+		return nil, nil, errs.Wrap(err, "mapping history")
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var src, dst string
+		var isMine bool
+		var n int
+		if err := rows.Scan(&src, &dst, &isMine, &n); err != nil {
+			return nil, nil, errs.Wrap(err, "scan history")
+		}
+		m := others
+		if isMine {
+			m = mine
+		}
+		if m[src] == nil {
+			m[src] = map[string]int{}
+		}
+		m[src][dst] += n
+	}
+	return mine, others, rows.Err()
+}
+
+// ForgetMappings deletes every program (and rule) actor created in an environment.
+func (db *DB) ForgetMappings(ctx context.Context, accountID, envID, actor string) error {
+	return db.Update(ctx, func(tx *Tx) error {
+		cond := `account_id = ? AND created_by = ? AND deleted_at IS NULL`
+		args := []any{accountID, actor}
+		if envID != "" {
+			cond += ` AND environment_id = ?`
+			args = append(args, envID)
+		}
+		now := ms(tx.now)
+		if _, err := tx.exec(`UPDATE mapping_rules SET deleted_at = ? WHERE deleted_at IS NULL AND program_id IN (SELECT id FROM mapping_programs WHERE `+cond+`)`, append([]any{now}, args...)...); err != nil {
+			return errs.Wrap(err, "forget rules")
+		}
+		_, err := tx.exec(`UPDATE mapping_programs SET deleted_at = ? WHERE `+cond, append([]any{now}, args...)...)
+		return err
+	})
+}
+

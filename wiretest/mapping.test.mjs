@@ -1,0 +1,77 @@
+// Mapping programs and rules through the client: suggestions with confidence and reasons,
+// rule edits, accepted rules as history, program events.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { startServer, watchValidationWarnings, rejectsWith } from "./lib.mjs";
+
+let srv, api, warnings;
+before(async () => {
+  srv = await startServer();
+  api = srv.client();
+  warnings = watchValidationWarnings();
+});
+after(async () => {
+  warnings.restore();
+  await srv.stop();
+  assert.deepEqual(warnings.seen, [], "the client logged deserialization warnings");
+});
+
+const source = { name: "upload", fields: [{ key: "Vorname", type: "string" }, { key: "E-Mail Adresse", type: "string" }, { key: "PLZ", type: "string" }, { key: "zzz_internal", type: "string" }] };
+const destination = { name: "Contacts", mappingConfidenceThreshold: 0.6, fields: [
+  { key: "first_name", type: "string", label: "First name" }, { key: "email", type: "string", label: "Email" }, { key: "postal_code", type: "string", label: "Postal code" }] };
+
+test("a program suggests assign rules with confidence and reasons", async () => {
+  const prog = (await api.mapping.createMappingProgram({ body: { source, destination } })).data;
+  assert.match(prog.id, /^us_mp_/);
+  const pairs = Object.fromEntries(prog.rules.map((r) => [r.config.sourceField, r.config.destinationField]));
+  assert.deepEqual(pairs, { Vorname: "first_name", "E-Mail Adresse": "email", PLZ: "postal_code" });
+  for (const r of prog.rules) {
+    assert.ok(r.confidence > 0 && r.confidence <= 0.99, `confidence ${r.confidence}`);
+    assert.ok(r.metadata.reasons.length > 0);
+    assert.match(r.id, /^us_mr_/);
+  }
+  assert.deepEqual(prog.sourceKeys, ["Vorname", "E-Mail Adresse", "PLZ", "zzz_internal"]);
+  const listed = (await api.mapping.listMappingPrograms({})).data;
+  assert.ok(listed.some((p) => p.id === prog.id));
+  const topics = (await api.events.list({ domain: "program", includeAcknowledged: true })).data.map((e) => e.topic);
+  assert.ok(topics.includes("program:created"), topics.join());
+});
+
+test("rules: create, list, get, update one and many, delete many, delete program", async () => {
+  const prog = (await api.mapping.createMappingProgram({ body: { source, destination, rules: [] } })).data;
+  const added = (await api.mapping.createRules(prog.id, [
+    { name: "zip", type: "assign", config: { sourceField: "PLZ", destinationField: "postal_code" } },
+    { name: "drop", type: "ignore", config: { sourceField: "zzz_internal" } },
+    { name: "x".repeat(600), type: "constant", config: { destinationField: "email", value: "n/a" } },
+  ])).data;
+  assert.equal(added.length, 3);
+  assert.equal(added[2].name.length, 600, "no 255-character limit on rule texts");
+  assert.equal((await api.mapping.listRules(prog.id)).data.length, 3);
+  assert.equal((await api.mapping.getRule(prog.id, added[0].id)).data.name, "zip");
+  const one = (await api.mapping.updateRule(prog.id, added[0].id, { name: "postal", type: "assign", config: { sourceField: "PLZ", destinationField: "postal_code" }, acceptedAt: new Date() })).data;
+  assert.equal(one.name, "postal");
+  assert.ok(one.acceptedAt instanceof Date);
+  const current = (await api.mapping.getRule(prog.id, added[1].id)).data;
+  const many = (await api.mapping.updateRules(prog.id, [{ ...current, name: "skip" }])).data;
+  assert.equal(many[0].name, "skip");
+  await api.mapping.deleteMultipleRules(prog.id, { ruleIds: [added[1].id, added[2].id] });
+  assert.deepEqual((await api.mapping.listRules(prog.id)).data.map((r) => r.name), ["postal"]);
+  await rejectsWith(api.mapping.createRules(prog.id, [{ name: "bad", type: "teleport" }], { maxRetries: 0 }), 400);
+  await api.mapping.deleteMappingProgram(prog.id);
+  await rejectsWith(api.mapping.getMappingProgram(prog.id, { maxRetries: 0 }), 404);
+});
+
+test("accepted rules become history for the next suggestion", async () => {
+  const src = { name: "s", fields: [{ key: "Kd-Nr", type: "string" }] };
+  const dst = { name: "d", fields: [{ key: "customer_ref", type: "string" }, { key: "note", type: "string" }] };
+  const first = (await api.mapping.createMappingProgram({ body: { source: src, destination: dst } })).data;
+  assert.equal(first.rules.length, 0, "nothing links Kd-Nr to customer_ref at first");
+  const prog = (await api.mapping.createMappingProgram({ body: { source: src, destination: dst, rules: [{ name: "ref", type: "assign", config: { sourceField: "Kd-Nr", destinationField: "customer_ref" }, acceptedAt: new Date() }] } })).data;
+  assert.equal(prog.rules.length, 1);
+  const again = (await api.mapping.createMappingProgram({ body: { source: src, destination: dst } })).data;
+  assert.equal(again.rules[0]?.config.destinationField, "customer_ref");
+  assert.match(again.rules[0].metadata.reasons.join(" "), /before/);
+  await api.mapping.deleteAllHistoryForUser({});
+  const forgotten = (await api.mapping.createMappingProgram({ body: { source: src, destination: dst } })).data;
+  assert.equal(forgotten.rules.length, 0);
+});
