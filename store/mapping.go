@@ -262,4 +262,3 @@ func (db *DB) ForgetMappings(ctx context.Context, accountID, envID, actor string
 		return err
 	})
 }
-
