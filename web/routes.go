@@ -23,11 +23,13 @@ func routes(app *fiber.App, d Deps) {
 	mappings := api.NewMapping(d.Store)
 	jobSvc := jobs.New(d.Store, d.Store)
 	jobsH := api.NewJobs(jobSvc, d.Store)
+	ingestSvc := &ingest.Service{DB: d.Store, Jobs: jobSvc, Dir: d.FilesDir}
+	plans := api.NewPlans(jobsH, ingestSvc)
 	actions := api.NewActions(d.Store, jobSvc)
 	stream := api.NewStream(d.Store, d.Events, d.StreamHeartbeat)
 	agents := api.NewAgents(d.Store)
 	need := bearer(d.Auth)
-	files := api.NewFiles(d.Store, &ingest.Service{DB: d.Store, Jobs: jobSvc, Dir: d.FilesDir}, d.FilesDir)
+	files := api.NewFiles(d.Store, ingestSvc, d.FilesDir)
 
 	app.Get("/healthz", health(d))
 
@@ -70,6 +72,7 @@ func routes(app *fiber.App, d Deps) {
 	v1.Get("/jobs", jobsH.List)
 	v1.Post("/jobs", jobsH.Create)
 	v1.Get("/jobs/:jobId", jobsH.Get)
+	v1.Get("/jobs/:jobId/plan", plans.Get)
 	v1.Patch("/jobs/:jobId", jobsH.Update)
 	v1.Delete("/jobs/:jobId", jobsH.Delete)
 	v1.Post("/jobs/:jobId/execute", jobsH.Execute)

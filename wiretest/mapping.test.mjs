@@ -75,3 +75,37 @@ test("accepted rules become history for the next suggestion", async () => {
   const forgotten = (await api.mapping.createMappingProgram({ body: { source: src, destination: dst } })).data;
   assert.equal(forgotten.rules.length, 0);
 });
+
+test("a map job plans with certainties, then moves an upload into the destination sheet", async () => {
+  const space = (await api.spaces.create({ name: "map" })).data;
+  const dest = (await api.workbooks.create({ name: "CRM", spaceId: space.id, labels: ["primary"], sheets: [{ name: "Contacts", slug: "contacts", fields: [
+    { key: "first_name", type: "string", label: "First name" }, { key: "email", type: "string", label: "Email", constraints: [{ type: "unique" }] },
+    { key: "active", type: "enum", label: "Active", config: { options: [{ value: "yes", label: "Yes" }, { value: "no", label: "No" }] } }] }] })).data;
+  const src = (await api.workbooks.create({ name: "[file] a.csv", spaceId: space.id, labels: ["file"], sheets: [{ name: "a", slug: "a", fields: [
+    { key: "Vorname", type: "string" }, { key: "E-Mail", type: "string" }, { key: "Aktiv", type: "string" }] }] })).data;
+  await api.records.insert(src.sheets[0].id, [
+    { Vorname: { value: "Ada" }, "E-Mail": { value: "ada@x.io" }, Aktiv: { value: "Ja" } },
+    { Vorname: { value: "Bo" }, "E-Mail": { value: "ada@x.io" }, Aktiv: { value: "nein" } },
+  ]);
+  const job = (await api.jobs.create({ type: "workbook", operation: "map", source: src.id, destination: dest.id, trigger: "manual",
+    config: { sourceSheetId: src.sheets[0].id, destinationSheetId: dest.sheets[0].id } })).data;
+  const { plan } = (await api.jobs.getExecutionPlan(job.id)).data;
+  const edges = Object.fromEntries(plan.fieldMapping.map((e) => [e.sourceField.key, [e.destinationField.key, e.metadata.certainty]]));
+  assert.equal(edges.Vorname[0], "first_name");
+  assert.equal(edges["E-Mail"][0], "email");
+  assert.ok(["absolute", "strong"].includes(edges.Vorname[1]), JSON.stringify(edges));
+  await api.jobs.execute(job.id);
+  let j;
+  for (let i = 0; i < 100; i++) {
+    j = (await api.jobs.get(job.id)).data;
+    if (j.status === "complete" || j.status === "failed") break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  assert.equal(j.status, "complete", JSON.stringify(j.outcome));
+  assert.equal(j.outcome.next.id, dest.sheets[0].id);
+  const recs = (await api.records.get(dest.sheets[0].id)).data.records;
+  assert.equal(recs.length, 2);
+  assert.equal(recs[0].values.first_name.value, "Ada");
+  assert.equal(recs[0].values.active?.value, "yes", "Ja became the option yes");
+  assert.equal(recs[1].valid, false, "the duplicate e-mail is flagged after mapping");
+});

@@ -89,6 +89,7 @@ func startAutomation(ctx context.Context, db *store.DB, c automationConfig, file
 	files := &ingest.Service{DB: db, Jobs: svc, Dir: filesDir}
 	a.worker.Handle(ingest.Operation, files.Handle)
 	a.worker.HandleOutcome(ingest.ExportOperation, files.Export)
+	a.worker.HandleOutcome(ingest.MapOperation, files.Map)
 	a.worker.Start()
 	return a, nil
 }

@@ -1,0 +1,284 @@
+package ingest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/sluice/sluice/errs"
+	"github.com/sluice/sluice/jobs"
+	"github.com/sluice/sluice/mapping"
+	"github.com/sluice/sluice/model"
+	"github.com/sluice/sluice/store"
+)
+
+// MapOperation is the job operation that maps a source sheet into a destination sheet
+// ("workbook:map" in job events, as Flatfile's automap plugin creates it).
+const MapOperation = "map"
+
+// Edge maps one source field onto one destination field.
+type Edge struct {
+	Source      model.Field
+	Destination model.Field
+	Confidence  float64
+	Certainty   string // absolute, strong, moderate or weak
+	Reasons     []string
+	Apply       bool // used when the job runs: confident enough, or a program's rule
+}
+
+// Plan is how a map job will move values.
+type Plan struct {
+	Source, Destination      *model.Sheet
+	Edges                    []Edge
+	UnmappedSource           []model.Field
+	UnmappedDestination      []model.Field
+	ProgramID                string
+	destinationWorkbookSpace string
+}
+
+type mapConfig struct {
+	SourceSheetID      string `json:"sourceSheetId"`
+	DestinationSheetID string `json:"destinationSheetId"`
+}
+
+type mapInput struct {
+	ProgramID     string `json:"programId"`
+	Version       string `json:"version"`
+	KeepRecordIDs bool   `json:"keepRecordIds"`
+}
+
+func certainty(c float64) string {
+	switch {
+	case c >= 0.95:
+		return "absolute"
+	case c >= 0.8:
+		return "strong"
+	case c >= 0.6:
+		return "moderate"
+	}
+	return "weak"
+}
+
+// sheetOf picks the sheet: the one named, else the first of the workbook.
+func (s *Service) sheetOf(ctx context.Context, accountID, sheetID, workbookID, key string) (*model.Sheet, *model.Workbook, error) {
+	if sheetID != "" {
+		return s.DB.GetSheet(ctx, accountID, sheetID)
+	}
+	if workbookID == "" {
+		return nil, nil, errs.Invalidf(key, "The map job needs config.%s or a %s workbook", key, key)
+	}
+	w, err := s.DB.GetWorkbook(ctx, accountID, workbookID)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(w.Sheets) == 0 {
+		return nil, nil, errs.Invalidf(key, "Workbook %s has no sheets", workbookID)
+	}
+	return w.Sheets[0], w, nil
+}
+
+// PlanJob works out how a map job moves values: from the rules of input.programId when given,
+// else from the suggestion engine (with the job creator's mapping history).
+func (s *Service) PlanJob(ctx context.Context, j *model.Job) (*Plan, error) {
+	var cfg mapConfig
+	var in mapInput
+	if len(j.Config) > 0 {
+		_ = json.Unmarshal(j.Config, &cfg)
+	}
+	if len(j.Input) > 0 {
+		_ = json.Unmarshal(j.Input, &in)
+	}
+	src, _, err := s.sheetOf(ctx, j.AccountID, cfg.SourceSheetID, j.Source, "sourceSheetId")
+	if err != nil {
+		return nil, err
+	}
+	dst, dw, err := s.sheetOf(ctx, j.AccountID, cfg.DestinationSheetID, j.Destination, "destinationSheetId")
+	if err != nil {
+		return nil, err
+	}
+	p := &Plan{Source: src, Destination: dst, ProgramID: in.ProgramID}
+	if dw != nil {
+		p.destinationWorkbookSpace = dw.SpaceID
+	}
+	used, mapped := map[string]bool{}, map[string]bool{}
+	if in.ProgramID != "" {
+		prog, err := s.DB.GetProgram(ctx, j.AccountID, in.ProgramID)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range prog.Rules {
+			var c struct{ SourceField, DestinationField string }
+			if r.Type != "assign" || json.Unmarshal(r.Config, &c) != nil {
+				continue
+			}
+			sf, df := src.Config.FieldByKey(c.SourceField), dst.Config.FieldByKey(c.DestinationField)
+			if sf == nil || df == nil || used[df.Key] {
+				continue
+			}
+			conf := mapping.MaxConfidence
+			if r.Confidence != nil {
+				conf = *r.Confidence
+			}
+			used[df.Key], mapped[sf.Key] = true, true
+			p.Edges = append(p.Edges, Edge{Source: *sf, Destination: *df, Confidence: conf, Certainty: certainty(conf), Reasons: []string{"rule " + r.Name + " of program " + prog.ID}, Apply: true})
+		}
+	} else {
+		cols := make([]mapping.Column, len(src.Config.Fields))
+		var keys []string
+		for i, f := range src.Config.Fields {
+			cols[i] = mapping.Column{Header: firstNonEmpty(f.Label, f.Key)}
+			keys = append(keys, mapping.Normalize(cols[i].Header))
+		}
+		if err := s.samples(ctx, j.AccountID, src, cols); err != nil {
+			return nil, err
+		}
+		mine, others, err := s.DB.MappingHistory(ctx, j.EnvironmentID, j.CreatedBy, keys)
+		if err != nil {
+			return nil, err
+		}
+		for i, sg := range mapping.Suggest(cols, dst.Config, mapping.History{Mine: mine, Others: others}) {
+			if sg.Destination == "" {
+				continue
+			}
+			df := dst.Config.FieldByKey(sg.Destination)
+			used[df.Key], mapped[src.Config.Fields[i].Key] = true, true
+			p.Edges = append(p.Edges, Edge{Source: src.Config.Fields[i], Destination: *df, Confidence: sg.Confidence, Certainty: certainty(sg.Confidence), Reasons: sg.Reasons, Apply: sg.AutoApply})
+		}
+	}
+	for _, f := range src.Config.Fields {
+		if !mapped[f.Key] {
+			p.UnmappedSource = append(p.UnmappedSource, f)
+		}
+	}
+	for _, f := range dst.Config.Fields {
+		if !used[f.Key] {
+			p.UnmappedDestination = append(p.UnmappedDestination, f)
+		}
+	}
+	return p, nil
+}
+
+// samples fills each column's Samples with values of the source sheet's first records.
+func (s *Service) samples(ctx context.Context, accountID string, src *model.Sheet, cols []mapping.Column) error {
+	idx := make(map[string]int, len(src.Config.Fields))
+	for i, f := range src.Config.Fields {
+		idx[f.Key] = i
+	}
+	recs, _, err := s.DB.GetRecords(ctx, accountID, src.ID, store.RecordQuery{Page: model.Page{Size: 25, Number: 1}}, false)
+	if err != nil {
+		return err
+	}
+	for _, r := range recs {
+		for _, c := range r.Cells {
+			if i, ok := idx[c.Key]; ok {
+				if v := CellText(c.Value); v != "" {
+					cols[i].Samples = append(cols[i].Samples, v)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// Map is the built-in map job: it streams the source sheet's records into the destination
+// sheet through the plan's applied edges, validating them on write; enum values are
+// translated to options when the engine is sure.
+func (s *Service) Map(ctx context.Context, j *model.Job) (jobs.Outcome, error) {
+	var in mapInput
+	if len(j.Input) > 0 {
+		_ = json.Unmarshal(j.Input, &in)
+	}
+	if in.KeepRecordIDs {
+		return jobs.Outcome{}, errs.Invalidf("input.keepRecordIds", "keepRecordIds is not supported yet: mapped records get new ids")
+	}
+	p, err := s.PlanJob(ctx, j)
+	if err != nil {
+		return jobs.Outcome{}, err
+	}
+	var edges []Edge
+	for _, e := range p.Edges {
+		if e.Apply {
+			edges = append(edges, e)
+		}
+	}
+	if len(edges) == 0 {
+		return jobs.Outcome{}, errs.Invalidf("plan", "No source column maps onto %s confidently enough; map the columns by hand (a program's rules)", p.Destination.Name)
+	}
+	keys := make([]string, len(edges))
+	enums := make([]map[string]string, len(edges))
+	for i, e := range edges {
+		keys[i] = e.Destination.Key
+		if e.Destination.Type == model.FieldEnum && e.Destination.Config != nil {
+			enums[i] = map[string]string{}
+		}
+	}
+	recs := make(chan *store.Record, 1000)
+	errc := make(chan error, 1)
+	go func() {
+		errc <- s.DB.EachRecord(ctx, j.AccountID, p.Source.ID, store.RecordQuery{}, func(r *store.Record) error { recs <- r; return nil })
+		close(recs)
+	}()
+	n := 0
+	rows := func() ([]json.RawMessage, error) {
+		r, ok := <-recs
+		if !ok {
+			if err := <-errc; err != nil {
+				return nil, err
+			}
+			return nil, io.EOF
+		}
+		n++
+		if n%batchRows == 0 {
+			info := fmt.Sprintf("Mapped %d records", n)
+			_, _ = s.Jobs.Ack(ctx, j.AccountID, j.ID, jobs.WorkerActor, &info, nil, nil)
+		}
+		byKey := make(map[string]json.RawMessage, len(r.Cells))
+		for _, c := range r.Cells {
+			byKey[c.Key] = c.Value
+		}
+		out := make([]json.RawMessage, len(edges))
+		for i, e := range edges {
+			v := byKey[e.Source.Key]
+			if enums[i] != nil && len(v) > 0 {
+				v = s.enumValue(v, e.Destination, enums[i])
+			}
+			if len(v) == 0 {
+				v = jsonNull
+			}
+			out[i] = v
+		}
+		return out, nil
+	}
+	if _, err := s.DB.InsertStream(ctx, p.Destination.ID, keys, rows, batchRows, store.WriteOptions{Actor: j.CreatedBy, AccountID: j.AccountID}); err != nil && err != io.EOF {
+		for range recs {
+		}
+		return jobs.Outcome{}, err
+	}
+	return jobs.Outcome{
+		Message: fmt.Sprintf("Mapped %d records into %s", n, p.Destination.Name),
+		Next:    map[string]any{"type": "id", "id": p.Destination.ID, "path": "/space/" + p.destinationWorkbookSpace, "label": "Open " + p.Destination.Name},
+	}, nil
+}
+
+// enumValue translates a source value to an enum option's value when the engine is sure;
+// otherwise the value stays as it is and validation flags it.
+func (s *Service) enumValue(v json.RawMessage, f model.Field, cache map[string]string) json.RawMessage {
+	var text string
+	if json.Unmarshal(v, &text) != nil {
+		return v
+	}
+	opt, ok := cache[text]
+	if !ok {
+		sg := mapping.SuggestEnum([]string{text}, f, mapping.History{})
+		if len(sg) == 1 && sg[0].Confidence >= 0.9 {
+			opt = sg[0].Option
+		}
+		cache[text] = opt
+	}
+	if opt == "" {
+		return v
+	}
+	b, _ := json.Marshal(opt)
+	return b
+}
