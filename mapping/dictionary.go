@@ -15,11 +15,19 @@ var abbreviations = map[string]string{
 
 // synonyms map many names (several languages, normalised) onto one canonical concept.
 var synonyms = map[string][]string{
+	"notes":          {"notes", "note", "comment", "comments", "memo", "remarks", "bemerkung", "notiz", "opmerking"},
+	"credit":         {"credit", "cr", "haben", "haber", "credito"},
+	"debit":          {"debit", "dr", "soll", "debe", "debito"},
+	"due date":       {"due date", "falligkeitsdatum", "faelligkeitsdatum", "vervaldatum", "date d echeance", "fecha de vencimiento", "payment due"},
+	"invoice date":   {"invoice date", "rechnungsdatum", "factuurdatum", "date de facture", "fecha de factura", "data fattura"},
+	"customer":       {"customer", "customer name", "client", "client name", "kunde", "klant", "cliente", "kundenname"},
+	"employee id":    {"employee id", "employee number", "worker id", "personalnummer", "emp id", "staff id", "employee no", "personnel number"},
+	"category":       {"category", "kategorie", "categorie", "categoria", "product type", "product category"},
 	"first name":     {"first name", "firstname", "given name", "forename", "vorname", "prenom", "nombre", "nome", "primeiro nome", "voornaam", "first"},
 	"last name":      {"last name", "lastname", "surname", "family name", "nachname", "familienname", "nom", "nom de famille", "apellido", "apellidos", "cognome", "sobrenome", "achternaam", "last"},
-	"full name":      {"full name", "name", "contact name", "customer name", "nombre completo", "nome completo", "vollstandiger name", "naam", "nom complet"},
+	"full name":      {"full name", "contact name", "nombre completo", "nome completo", "vollstandiger name", "naam", "nom complet"},
 	"email":          {"email", "e mail", "email address", "mail address", "e mail address", "correo", "correo electronico", "courriel", "adresse e mail", "posta elettronica", "e mail adresse"},
-	"phone":          {"phone", "phone number", "telephone", "tel", "mobile", "cell", "cell phone", "mobile phone", "telefon", "telefonnummer", "telefono", "telephone number", "telefoon", "numero de telephone", "handy"},
+	"phone":          {"phone", "phone number", "telephone", "tel", "mobile", "cell", "cell phone", "mobile phone", "telefon", "telefonnummer", "telefono", "telephone number", "telefoon", "numero de telephone", "handy", "telefone"},
 	"company":        {"company", "company name", "organization", "organisation", "business", "account name", "firma", "unternehmen", "empresa", "societe", "entreprise", "azienda", "bedrijf"},
 	"address":        {"address", "street", "street address", "address line 1", "address 1", "strasse", "adresse", "direccion", "indirizzo", "endereco", "adres", "billing address"},
 	"city":           {"city", "town", "stadt", "ort", "ville", "ciudad", "citta", "cidade", "stad", "plaats", "billing city"},
@@ -33,11 +41,11 @@ var synonyms = map[string][]string{
 	"price":          {"price", "unit price", "preis", "prix", "precio", "prezzo", "preco", "prijs", "cost"},
 	"quantity":       {"quantity", "qty", "count", "menge", "anzahl", "quantite", "cantidad", "quantita", "quantidade", "aantal", "units"},
 	"currency":       {"currency", "wahrung", "devise", "moneda", "valuta", "moeda", "currency code"},
-	"description":    {"description", "details", "notes", "note", "comment", "comments", "beschreibung", "descripcion", "descrizione", "descricao", "omschrijving", "memo"},
-	"date":           {"date", "datum", "fecha", "data", "transaction date", "posting date", "order date", "invoice date", "created date"},
+	"description":    {"description", "details", "beschreibung", "descripcion", "descrizione", "descricao", "omschrijving", "body", "body html"},
+	"date":           {"date", "datum", "fecha", "data", "transaction date", "order date", "created date", "created at", "buchungstag", "buchungsdatum"},
 	"id":             {"id", "identifier", "record id", "customer id", "external id", "uuid", "kennung"},
 	"sku":            {"sku", "product code", "item code", "article number", "artikelnummer", "item number", "product id"},
-	"product name":   {"product name", "product", "item", "item name", "artikel", "produit", "producto", "prodotto", "produto", "product title"},
+	"product name":   {"product name", "product", "item", "item name", "artikel", "produit", "producto", "prodotto", "produto", "product title", "produkt", "lineitem name", "line item name"},
 	"status":         {"status", "state status", "stage", "zustand", "estado status", "stato", "statut"},
 	"department":     {"department", "dept", "abteilung", "departement", "departamento", "reparto", "afdeling", "team"},
 	"manager":        {"manager", "supervisor", "reports to", "vorgesetzter", "responsable", "gerente"},
@@ -46,7 +54,7 @@ var synonyms = map[string][]string{
 	"gender":         {"gender", "sex", "geschlecht", "genre", "genero", "sesso", "geslacht"},
 	"account number": {"account number", "account", "kontonummer", "iban", "account no", "numero de compte", "numero de cuenta"},
 	"invoice number": {"invoice number", "invoice", "invoice id", "rechnungsnummer", "numero de facture", "numero de factura", "factuurnummer"},
-	"tax":            {"tax", "vat", "mwst", "steuer", "tva", "iva", "btw", "sales tax"},
+	"tax":            {"tax", "vat", "mwst", "steuer", "tva", "iva", "btw", "sales tax", "ust"},
 	"order number":   {"order number", "order id", "order", "bestellnummer", "numero de commande", "numero de pedido", "ordernummer"},
 }
 
@@ -61,8 +69,25 @@ var canonical = func() map[string]string {
 	return m
 }()
 
+// squashed keys the dictionary by names without spaces, so "MwSt" (split as camelCase) still
+// finds "mwst".
+var squashed = func() map[string]string {
+	m := map[string]string{}
+	for c, names := range synonyms {
+		for _, n := range append(names, c) {
+			m[strings.ReplaceAll(Normalize(n), " ", "")] = c
+		}
+	}
+	return m
+}()
+
 // concept is the canonical concept a name stands for, or "".
-func concept(name string) string { return canonical[strings.Join(tokens(Normalize(name)), " ")] }
+func concept(name string) string {
+	if c := canonical[strings.Join(tokens(Normalize(name)), " ")]; c != "" {
+		return c
+	}
+	return squashed[strings.ReplaceAll(Normalize(name), " ", "")]
+}
 
 // truthy and falsy spellings map enum-like yes/no values in several languages.
 var truthy = map[string]bool{"yes": true, "y": true, "true": true, "1": true, "ja": true, "oui": true, "si": true, "sim": true, "x": true, "on": true, "active": true}

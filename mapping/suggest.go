@@ -161,7 +161,22 @@ func nameKind(name string, f model.Field) string {
 	return "label"
 }
 
+// generic words say little on their own: "Name" shares "name" with "first name" but is not
+// evidence for it.
+var generic = map[string]bool{"name": true, "number": true, "date": true, "id": true, "code": true, "type": true, "the": true, "of": true, "de": true, "at": true, "no": true}
+
+func meaningful(ws []string) []string {
+	out := ws[:0:0]
+	for _, w := range ws {
+		if !generic[w] {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
 func jaccard(a, b []string) float64 {
+	a, b = meaningful(a), meaningful(b)
 	if len(a) == 0 || len(b) == 0 {
 		return 0
 	}
