@@ -93,3 +93,35 @@ func similarity(a, b string) float64 {
 	}
 	return 1 - float64(levenshtein(a, b))/float64(n)
 }
+
+// canonicalKey is a field key's concept, or its normalised form when the dictionary has none.
+func canonicalKey(k string) string {
+	if c := concept(k); c != "" {
+		return c
+	}
+	return strings.Join(tokens(Normalize(k)), " ")
+}
+
+// FamilySimilarity measures how alike two field structures are, in [0, 1]: the Jaccard index
+// of their keys after each key is replaced by its concept ("Vorname" and "first_name" are the
+// same member) or, failing that, its normalised spelling. Instructions written for one field
+// set apply to sheets whose similarity reaches the threshold.
+func FamilySimilarity(a, b []string) float64 {
+	sa, sb := map[string]bool{}, map[string]bool{}
+	for _, k := range a {
+		sa[canonicalKey(k)] = true
+	}
+	for _, k := range b {
+		sb[canonicalKey(k)] = true
+	}
+	if len(sa) == 0 || len(sb) == 0 {
+		return 0
+	}
+	inter := 0
+	for k := range sa {
+		if sb[k] {
+			inter++
+		}
+	}
+	return float64(inter) / float64(len(sa)+len(sb)-inter)
+}

@@ -21,6 +21,7 @@ func routes(app *fiber.App, d Deps) {
 	documents := api.NewDocuments(d.Store)
 	export := api.NewExport(d.Store)
 	mappings := api.NewMapping(d.Store)
+	instructions := api.NewInstructions(d.Store)
 	jobSvc := jobs.New(d.Store, d.Store)
 	jobsH := api.NewJobs(jobSvc, d.Store)
 	ingestSvc := &ingest.Service{DB: d.Store, Jobs: jobSvc, Dir: d.FilesDir}
@@ -121,6 +122,11 @@ func routes(app *fiber.App, d Deps) {
 	v1.Get("/mapping/:programId/rules/:mappingId", mappings.Rule)
 	v1.Patch("/mapping/:programId/rules/:mappingId", mappings.UpdateRules)
 	v1.Delete("/mapping/:programId/rules/:mappingId", mappings.DeleteRules)
+
+	v1.Post("/instructions", instructions.Create)
+	v1.Get("/instructions/sheet/:sheetId", instructions.ForSheet)
+	v1.Patch("/instructions/:instructionId", instructions.Update)
+	v1.Delete("/instructions/:instructionId", instructions.Delete)
 
 	v1.Get("/events", events.List)
 	v1.Post("/events", events.Create)
