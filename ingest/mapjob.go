@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/jobs"
 	"github.com/sluice/sluice/mapping"
 	"github.com/sluice/sluice/model"
+	"github.com/sluice/sluice/schema"
 	"github.com/sluice/sluice/store"
 )
 
@@ -202,6 +204,11 @@ func (s *Service) Map(ctx context.Context, j *model.Job) (jobs.Outcome, error) {
 			edges = append(edges, e)
 		}
 	}
+	added, err := s.addCustomFields(ctx, j, p)
+	if err != nil {
+		return jobs.Outcome{}, err
+	}
+	edges = append(edges, added...)
 	if len(edges) == 0 {
 		return jobs.Outcome{}, errs.Invalidf("plan", "No source column maps onto %s confidently enough; map the columns by hand (a program's rules)", p.Destination.Name)
 	}
@@ -259,6 +266,35 @@ func (s *Service) Map(ctx context.Context, j *model.Job) (jobs.Outcome, error) {
 		Message: fmt.Sprintf("Mapped %d records into %s", n, p.Destination.Name),
 		Next:    map[string]any{"type": "id", "id": p.Destination.ID, "path": "/space/" + p.destinationWorkbookSpace, "label": "Open " + p.Destination.Name},
 	}, nil
+}
+
+// addCustomFields adds each unmapped source column to a destination sheet that allows
+// additional fields, as a string field labelled with the column's header and treated
+// "additional", so nothing of the file is lost.
+func (s *Service) addCustomFields(ctx context.Context, j *model.Job, p *Plan) ([]Edge, error) {
+	if !p.Destination.Config.AllowAdditionalFields || len(p.UnmappedSource) == 0 {
+		return nil, nil
+	}
+	var edges []Edge
+	_, err := s.DB.ChangeSheet(ctx, j.AccountID, p.Destination.ID, j.CreatedBy, func(sh *model.Sheet, _ *model.Workbook) (bool, error) {
+		taken := map[string]bool{}
+		for _, f := range sh.Config.Fields {
+			taken[strings.ToLower(f.Key)] = true
+		}
+		for _, src := range p.UnmappedSource {
+			key := src.Key
+			for i := 2; taken[strings.ToLower(key)]; i++ {
+				key = fmt.Sprintf("%s_%d", src.Key, i)
+			}
+			taken[strings.ToLower(key)] = true
+			f := model.Field{Key: key, Label: firstNonEmpty(src.Label, src.Key), Type: model.FieldString, Treatments: []string{"additional"}}
+			sh.Config.Fields = append(sh.Config.Fields, f)
+			edges = append(edges, Edge{Source: src, Destination: f, Confidence: mapping.MaxConfidence, Certainty: "absolute",
+				Reasons: []string{"added as a custom field: the sheet allows additional fields"}, Apply: true})
+		}
+		return true, schema.Sheet(&sh.Config, "destination")
+	})
+	return edges, err
 }
 
 // enumValue translates a source value to an enum option's value when the engine is sure;

@@ -109,3 +109,25 @@ test("a map job plans with certainties, then moves an upload into the destinatio
   assert.equal(recs[0].values.active?.value, "yes", "Ja became the option yes");
   assert.equal(recs[1].valid, false, "the duplicate e-mail is flagged after mapping");
 });
+
+test("unmapped columns become custom fields when the destination allows additional fields", async () => {
+  const space = (await api.spaces.create({ name: "extra" })).data;
+  const dest = (await api.workbooks.create({ name: "D", spaceId: space.id, sheets: [{ name: "People", slug: "people", allowAdditionalFields: true, fields: [{ key: "email", type: "string" }] }] })).data;
+  const src = (await api.workbooks.create({ name: "S", spaceId: space.id, sheets: [{ name: "s", slug: "s", fields: [{ key: "Email", type: "string" }, { key: "Shoe size", type: "string" }] }] })).data;
+  await api.records.insert(src.sheets[0].id, [{ Email: { value: "a@b.co" }, "Shoe size": { value: "42" } }]);
+  const job = (await api.jobs.create({ type: "workbook", operation: "map", source: src.id, destination: dest.id, trigger: "immediate" })).data;
+  let j;
+  for (let i = 0; i < 100; i++) {
+    j = (await api.jobs.get(job.id)).data;
+    if (j.status === "complete" || j.status === "failed") break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  assert.equal(j.status, "complete", JSON.stringify(j.outcome));
+  const sheet = (await api.sheets.get(dest.sheets[0].id)).data;
+  const extra = sheet.config.fields.find((f) => f.key === "Shoe size");
+  assert.ok(extra, "the unmapped column was added");
+  assert.deepEqual(extra.treatments, ["additional"]);
+  assert.equal(extra.label, "Shoe size");
+  const rec = (await api.records.get(dest.sheets[0].id)).data.records[0];
+  assert.equal(rec.values["Shoe size"].value, "42");
+});
