@@ -15,6 +15,10 @@ import (
 	"github.com/sluice/sluice/store"
 )
 
+// mapBatch is how many records each write transaction of a map job holds: larger than an
+// upload's batches because the rows are already clean JSON.
+const mapBatch = 10000
+
 // MapOperation is the job operation that maps a source sheet into a destination sheet
 // ("workbook:map" in job events, as Flatfile's automap plugin creates it).
 const MapOperation = "map"
@@ -236,7 +240,7 @@ func (s *Service) Map(ctx context.Context, j *model.Job) (jobs.Outcome, error) {
 			return nil, io.EOF
 		}
 		n++
-		if n%batchRows == 0 {
+		if n%mapBatch == 0 {
 			info := fmt.Sprintf("Mapped %d records", n)
 			_, _ = s.Jobs.Ack(ctx, j.AccountID, j.ID, jobs.WorkerActor, &info, nil, nil)
 		}
@@ -257,7 +261,7 @@ func (s *Service) Map(ctx context.Context, j *model.Job) (jobs.Outcome, error) {
 		}
 		return out, nil
 	}
-	if _, err := s.DB.InsertStream(ctx, p.Destination.ID, keys, rows, batchRows, store.WriteOptions{Actor: j.CreatedBy, AccountID: j.AccountID}); err != nil && err != io.EOF {
+	if _, err := s.DB.InsertStream(ctx, p.Destination.ID, keys, rows, mapBatch, store.WriteOptions{Actor: j.CreatedBy, AccountID: j.AccountID}); err != nil && err != io.EOF {
 		for range recs {
 		}
 		return jobs.Outcome{}, err
