@@ -40,6 +40,7 @@ type Plan struct {
 	UnmappedSource           []model.Field
 	UnmappedDestination      []model.Field
 	ProgramID                string
+	transforms               []transform
 	destinationWorkbookSpace string
 }
 
@@ -111,6 +112,9 @@ func (s *Service) PlanJob(ctx context.Context, j *model.Job) (*Plan, error) {
 	if in.ProgramID != "" {
 		prog, err := s.DB.GetProgram(ctx, j.AccountID, in.ProgramID)
 		if err != nil {
+			return nil, err
+		}
+		if p.transforms, err = compileTransforms(prog.Rules, src, dst); err != nil {
 			return nil, err
 		}
 		for _, r := range prog.Rules {
@@ -213,15 +217,27 @@ func (s *Service) Map(ctx context.Context, j *model.Job) (jobs.Outcome, error) {
 		return jobs.Outcome{}, err
 	}
 	edges = append(edges, added...)
-	if len(edges) == 0 {
+	if len(edges) == 0 && len(p.transforms) == 0 {
 		return jobs.Outcome{}, errs.Invalidf("plan", "No source column maps onto %s confidently enough; map the columns by hand (a program's rules)", p.Destination.Name)
 	}
-	keys := make([]string, len(edges))
-	enums := make([]map[string]string, len(edges))
-	for i, e := range edges {
-		keys[i] = e.Destination.Key
+	var keys []string
+	enums := map[string]map[string]string{}
+	seen := map[string]bool{}
+	addKey := func(k string) {
+		if !seen[k] {
+			seen[k] = true
+			keys = append(keys, k)
+		}
+	}
+	for _, e := range edges {
+		addKey(e.Destination.Key)
 		if e.Destination.Type == model.FieldEnum && e.Destination.Config != nil {
-			enums[i] = map[string]string{}
+			enums[e.Destination.Key] = map[string]string{}
+		}
+	}
+	for _, t := range p.transforms {
+		for _, k := range t.dests {
+			addKey(k)
 		}
 	}
 	recs := make(chan *store.Record, 1000)
@@ -248,16 +264,29 @@ func (s *Service) Map(ctx context.Context, j *model.Job) (jobs.Outcome, error) {
 		for _, c := range r.Cells {
 			byKey[c.Key] = c.Value
 		}
-		out := make([]json.RawMessage, len(edges))
-		for i, e := range edges {
+		vals := make(map[string]json.RawMessage, len(keys))
+		for _, e := range edges {
 			v := byKey[e.Source.Key]
-			if enums[i] != nil && len(v) > 0 {
-				v = s.enumValue(v, e.Destination, enums[i])
+			if cache := enums[e.Destination.Key]; cache != nil && len(v) > 0 {
+				v = s.enumValue(v, e.Destination, cache)
 			}
-			if len(v) == 0 {
-				v = jsonNull
+			vals[e.Destination.Key] = v
+		}
+		if len(p.transforms) > 0 {
+			text := make(map[string]string, len(byKey))
+			for k, v := range byKey {
+				text[k] = CellText(v)
 			}
-			out[i] = v
+			for _, t := range p.transforms {
+				t.apply(text, vals)
+			}
+		}
+		out := make([]json.RawMessage, len(keys))
+		for i, k := range keys {
+			out[i] = vals[k]
+			if len(out[i]) == 0 {
+				out[i] = jsonNull
+			}
 		}
 		return out, nil
 	}

@@ -131,3 +131,36 @@ test("unmapped columns become custom fields when the destination allows addition
   const rec = (await api.records.get(dest.sheets[0].id)).data.records[0];
   assert.equal(rec.values["Shoe size"].value, "42");
 });
+
+test("a transform job applies a program: assign, concatenate, split, constant, trim, case, enum", async () => {
+  const space = (await api.spaces.create({ name: "transform" })).data;
+  const dest = (await api.workbooks.create({ name: "D", spaceId: space.id, sheets: [{ name: "People", slug: "people", fields: [
+    { key: "full_name", type: "string" }, { key: "city", type: "string" }, { key: "zip", type: "string" }, { key: "source", type: "string" },
+    { key: "code", type: "string" }, { key: "tier", type: "enum", config: { options: [{ value: "gold" }, { value: "silver" }] } }] }] })).data;
+  const src = (await api.workbooks.create({ name: "S", spaceId: space.id, sheets: [{ name: "s", slug: "s", fields: [
+    { key: "first", type: "string" }, { key: "last", type: "string" }, { key: "place", type: "string" }, { key: "ref", type: "string" }, { key: "level", type: "string" }] }] })).data;
+  await api.records.insert(src.sheets[0].id, [{ first: { value: "Ada" }, last: { value: "King" }, place: { value: "10115, Berlin" }, ref: { value: "  ab-1 " }, level: { value: "G" } }]);
+  const s = src.sheets[0], d = dest.sheets[0];
+  const prog = (await api.mapping.createMappingProgram({ body: { source: { name: "s", fields: s.config.fields }, destination: { name: "d", fields: d.config.fields }, rules: [
+    { name: "name", type: "concatenate", config: { sourceFields: ["first", "last"], destinationField: "full_name" } },
+    { name: "place", type: "split", config: { sourceField: "place", destinationFields: ["zip", "city"], separator: "," } },
+    { name: "src", type: "constant", config: { destinationField: "source", value: "import 2026" } },
+    { name: "ref", type: "assign", config: { sourceField: "ref", destinationField: "code" } },
+    { name: "trim ref", type: "trim", config: { field: "code" } },
+    { name: "upper ref", type: "case", config: { field: "code", case: "upper" } },
+    { name: "level", type: "assign", config: { sourceField: "level", destinationField: "tier" } },
+    { name: "tiers", type: "enum", config: { destinationField: "tier", mapping: { G: "gold", S: "silver" } } },
+  ] } })).data;
+  const job = (await api.jobs.create({ type: "workbook", operation: "transform", source: src.id, destination: dest.id, trigger: "immediate",
+    config: { sourceSheetId: s.id, destinationSheetId: d.id }, input: { programId: prog.id, version: "1", keepRecordIds: false } })).data;
+  let j;
+  for (let i = 0; i < 100; i++) {
+    j = (await api.jobs.get(job.id)).data;
+    if (j.status === "complete" || j.status === "failed") break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  assert.equal(j.status, "complete", JSON.stringify(j.outcome));
+  const v = (await api.records.get(d.id)).data.records[0].values;
+  assert.deepEqual(Object.fromEntries(Object.entries(v).map(([k, c]) => [k, c.value])),
+    { full_name: "Ada King", zip: "10115", city: "Berlin", source: "import 2026", code: "AB-1", tier: "gold" });
+});

@@ -90,6 +90,7 @@ func startAutomation(ctx context.Context, db *store.DB, c automationConfig, file
 	a.worker.Handle(ingest.Operation, files.Handle)
 	a.worker.HandleOutcome(ingest.ExportOperation, files.Export)
 	a.worker.HandleOutcome(ingest.MapOperation, files.Map)
+	a.worker.HandleOutcome("transform", files.Map) // the spec's transform job: a map job driven by input.programId
 	a.worker.Start()
 	return a, nil
 }
