@@ -10,3 +10,14 @@ func orDash(s string) string {
 	}
 	return s
 }
+
+// statusClass colours a file status badge.
+func statusClass(status string) string {
+	switch status {
+	case "complete":
+		return "bg-emerald-100 text-emerald-800"
+	case "failed":
+		return "bg-red-100 text-red-800"
+	}
+	return "bg-sky-100 text-sky-800"
+}

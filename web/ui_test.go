@@ -212,9 +212,13 @@ func TestSpacesPageWithHTMX(t *testing.T) {
 	if strings.Join(topics, ",") != "space:created,space:archived,space:unarchived" {
 		t.Fatalf("got events %v", topics)
 	}
+	e.mustCall(t, "POST", "/v1/spaces/"+id+"/documents", testSecret, map[string]any{"title": "Read me first", "body": "# Hi"})
 	resp, doc = b.do(t, "GET", "/space/"+id, nil, false)
 	if resp.StatusCode != 200 || doc.Find(`[data-testid=space-title]`).Text() != "From the UI" {
 		t.Fatalf("space page: got %d", resp.StatusCode)
+	}
+	if got := doc.Find(`[data-testid=documents] li`).Text(); got != "Read me first" {
+		t.Fatalf("space page documents: got %q, want the document's title", got)
 	}
 }
 

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
@@ -121,5 +122,33 @@ func (h *Handler) Space(c *fiber.Ctx) error {
 	for _, w := range wbs {
 		p.Workbooks = append(p.Workbooks, views.WorkbookItem{ID: w.ID, Name: w.Name, Sheets: len(w.Sheets)})
 	}
+	files, _, err := h.store.ListFiles(c.Context(), store.FileFilter{AccountID: u.AccountID, SpaceID: s.ID, Page: model.Page{Size: 100, Number: 1}})
+	if err != nil {
+		return err
+	}
+	for _, f := range files {
+		p.Files = append(p.Files, views.FileItem{ID: f.ID, Name: f.Name, Status: f.Status, Note: f.Description, Size: humanSize(f.Size)})
+	}
+	docs, err := h.store.ListDocuments(c.Context(), s.ID)
+	if err != nil {
+		return err
+	}
+	for _, d := range docs {
+		p.Documents = append(p.Documents, views.DocumentItem{ID: d.ID, Title: d.Title})
+	}
 	return Render(c, fiber.StatusOK, views.SpacePage(p))
+}
+
+// humanSize writes a byte count as B, KB, MB or GB.
+func humanSize(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %cB", float64(n)/float64(div), "KMGT"[exp])
 }

@@ -37,6 +37,8 @@ type Store interface {
 	CreateSpace(ctx context.Context, s *model.Space, actor string) error
 	SetSpaceArchived(ctx context.Context, accountID, id string, archived bool, actor string) (*model.Space, error)
 	ListWorkbooks(ctx context.Context, f store.WorkbookFilter) ([]*model.Workbook, error)
+	ListFiles(ctx context.Context, f store.FileFilter) ([]*model.File, int, error)
+	ListDocuments(ctx context.Context, spaceID string) ([]*model.Document, error)
 }
 
 // Handler serves the pages.
