@@ -43,6 +43,9 @@ func routes(app *fiber.App, d Deps) {
 
 	v1 := app.Group("/v1", limitBody, gunzip, need)
 	v1.Get("/auth/api-keys", authH.ListKeys)
+	v1.Get("/auth/personal-access-tokens", authH.ListPATs)
+	v1.Post("/auth/personal-access-tokens", authH.CreatePAT)
+	v1.Delete("/auth/personal-access-tokens/:accessTokenId", authH.DeletePAT)
 	v1.Get("/accounts/current", accounts.Get)
 	v1.Patch("/accounts/current", accounts.Update)
 
