@@ -22,6 +22,7 @@ func routes(app *fiber.App, d Deps) {
 	export := api.NewExport(d.Store)
 	mappings := api.NewMapping(d.Store)
 	instructions := api.NewInstructions(d.Store)
+	secrets := api.NewSecrets(d.Store, d.Sealer)
 	jobSvc := jobs.New(d.Store, d.Store)
 	jobsH := api.NewJobs(jobSvc, d.Store)
 	ingestSvc := &ingest.Service{DB: d.Store, Jobs: jobSvc, Dir: d.FilesDir}
@@ -130,6 +131,10 @@ func routes(app *fiber.App, d Deps) {
 	v1.Get("/instructions/sheet/:sheetId", instructions.ForSheet)
 	v1.Patch("/instructions/:instructionId", instructions.Update)
 	v1.Delete("/instructions/:instructionId", instructions.Delete)
+
+	v1.Get("/secrets", secrets.List)
+	v1.Post("/secrets", secrets.Upsert)
+	v1.Delete("/secrets/:secretId", secrets.Delete)
 
 	v1.Get("/events", events.List)
 	v1.Post("/events", events.Create)
