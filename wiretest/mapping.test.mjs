@@ -154,3 +154,12 @@ test("a transform job applies a program: assign, concatenate, split, constant, t
   assert.deepEqual(Object.fromEntries(Object.entries(v).map(([k, c]) => [k, c.value])),
     { full_name: "Ada King", zip: "10115", city: "Berlin", source: "import 2026", code: "AB-1", tier: "gold" });
 });
+
+test("a new destination recomputes a program's suggestions, with program events", async () => {
+  const prog = (await ctx.api.mapping.createMappingProgram({ body: { source, destination } })).data;
+  const wider = { ...destination, fields: [...destination.fields, { key: "internal", type: "string", label: "zzz internal" }] };
+  const again = (await ctx.api.mapping.updateMappingProgram(prog.id, { source, destination: wider })).data;
+  assert.ok(again.rules.some((r) => r.config.destinationField === "internal"), JSON.stringify(again.rules.map((r) => r.config)));
+  const topics = (await ctx.api.events.list({ domain: "program", includeAcknowledged: true, pageSize: 100 })).data.map((e) => e.topic);
+  assert.ok(topics.includes("program:recomputing") && topics.includes("program:recomputed"), topics.join());
+});
