@@ -21,3 +21,13 @@ func statusClass(status string) string {
 	}
 	return "bg-sky-100 text-sky-800"
 }
+
+// busy reports whether any file is still being extracted.
+func busy(files []FileItem) bool {
+	for _, f := range files {
+		if f.Status != "complete" && f.Status != "failed" {
+			return true
+		}
+	}
+	return false
+}

@@ -2,6 +2,8 @@ package web_test
 
 import (
 	"context"
+	"io"
+	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
@@ -10,6 +12,9 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/sluice/sluice/ingest"
+	"github.com/sluice/sluice/jobs"
 )
 
 const chromium = "/usr/bin/chromium"
@@ -72,12 +77,22 @@ func TestBrowserLoginAndCreateSpace(t *testing.T) {
 	go e.app.Listener(ln)
 	t.Cleanup(func() { e.app.Shutdown() })
 	base := "http://" + ln.Addr().String()
+	// The built-in worker runs extraction jobs, as cmd/sluice starts it.
+	svc := jobs.New(e.db, e.db)
+	worker := jobs.NewWorker(svc, 100*time.Millisecond, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	worker.Handle(ingest.Operation, (&ingest.Service{DB: e.db, Jobs: svc, Dir: e.filesDir}).Handle)
+	worker.Start()
+	t.Cleanup(worker.Stop)
+	csv := filepath.Join(t.TempDir(), "customers.csv")
+	if err := os.WriteFile(csv, []byte("Customer export\n\nName;E-mail;City\nZoë Müller;zoe@example.com;Köln\nAda King;ada@example.com;London\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	e.mustCreateSpace(t, testSecret, map[string]any{"name": "Q2 vendors"})
 	old := e.mustCreateSpace(t, testSecret, map[string]any{"name": "Legacy CRM export"})
 	e.mustCall(t, "POST", "/v1/spaces/"+old["id"].(string)+"/archive", testSecret, nil)
 
 	var buf []byte
-	var rows, wrong, title string
+	var rows, wrong, title, files string
 	err = chromedp.Run(ctx,
 		chromedp.Navigate(base+"/login"),
 		chromedp.WaitVisible(`[data-testid=login-form]`),
@@ -100,6 +115,10 @@ func TestBrowserLoginAndCreateSpace(t *testing.T) {
 		chromedp.Click(`//a[@data-testid="space-link" and contains(., "Customer import 2026")]`),
 		chromedp.WaitVisible(`[data-testid=space-title]`),
 		chromedp.Text(`[data-testid=space-title]`, &title),
+		chromedp.SetUploadFiles(`[data-testid=upload-file]`, []string{csv}),
+		chromedp.Click(`[data-testid=upload-submit]`),
+		chromedp.WaitVisible(`//span[@data-testid="file-status" and text()="complete"]`),
+		chromedp.Text(`[data-testid=files]`, &files),
 		shot("03-space", &buf),
 	)
 	if err != nil {
@@ -112,6 +131,9 @@ func TestBrowserLoginAndCreateSpace(t *testing.T) {
 		if !strings.Contains(rows, want) {
 			t.Errorf("spaces table lacks %q: %q", want, rows)
 		}
+	}
+	if !strings.Contains(files, "customers.csv") {
+		t.Errorf("files section %q lacks the upload", files)
 	}
 	if title != "Customer import 2026" {
 		t.Errorf("got space page title %q, want the new space", title)

@@ -181,7 +181,7 @@ func routes(app *fiber.App, d Deps) {
 
 	v1.Use(func(c *fiber.Ctx) error { return fiber.ErrNotFound })
 
-	uiRoutes(app, d)
+	uiRoutes(app, d, files)
 }
 
 func health(d Deps) fiber.Handler {

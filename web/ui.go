@@ -13,6 +13,7 @@ import (
 	"golang.org/x/text/language"
 
 	"github.com/sluice/sluice/errs"
+	"github.com/sluice/sluice/handlers/api"
 	"github.com/sluice/sluice/handlers/ui"
 	"github.com/sluice/sluice/locales"
 	"github.com/sluice/sluice/static"
@@ -92,17 +93,18 @@ func requireUser(s *cookieSessions) fiber.Handler {
 }
 
 // uiRoutes registers the dashboard pages, one line each.
-func uiRoutes(app *fiber.App, d Deps) {
+func uiRoutes(app *fiber.App, d Deps, uploads *api.Files) {
 	sess := newCookieSessions(d.SessionSecret, d.BaseURL, d.Store.Now)
 	pages := ui.New(d.Store, sess)
 	bundle := newBundleOnce()
 	protect := csrf.New(csrf.Config{
 		CookieName: "sluice_csrf", ContextKey: "csrf", CookieSameSite: "Lax", CookieHTTPOnly: true, CookieSecure: sess.secure, Expiration: sessionTTL,
 		Extractor: func(c *fiber.Ctx) (string, error) {
-			if t := c.FormValue("_csrf"); t != "" {
+			// The header first: reading a form value would pull a whole upload into memory.
+			if t := c.Get("X-CSRF-Token"); t != "" {
 				return t, nil
 			}
-			if t := c.Get("X-CSRF-Token"); t != "" {
+			if t := c.FormValue("_csrf"); t != "" {
 				return t, nil
 			}
 			return "", errors.New("missing CSRF token")
@@ -124,6 +126,8 @@ func uiRoutes(app *fiber.App, d Deps) {
 	app.Get("/space/:spaceId", with(signedIn, pages.Space)...)
 	app.Post("/space/:spaceId/archive", with(signedIn, pages.Archive)...)
 	app.Post("/space/:spaceId/unarchive", with(signedIn, pages.Unarchive)...)
+	app.Post("/space/:spaceId/files", with(signedIn, pages.Upload(uploads.Upload))...)
+	app.Get("/space/:spaceId/files", with(signedIn, pages.Files)...)
 
 	app.Use(localize(bundle), func(c *fiber.Ctx) error { return fiber.ErrNotFound })
 }

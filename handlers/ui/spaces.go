@@ -7,6 +7,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/sluice/sluice/auth"
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/handlers/api"
 	"github.com/sluice/sluice/model"
@@ -122,12 +123,8 @@ func (h *Handler) Space(c *fiber.Ctx) error {
 	for _, w := range wbs {
 		p.Workbooks = append(p.Workbooks, views.WorkbookItem{ID: w.ID, Name: w.Name, Sheets: len(w.Sheets)})
 	}
-	files, _, err := h.store.ListFiles(c.Context(), store.FileFilter{AccountID: u.AccountID, SpaceID: s.ID, Page: model.Page{Size: 100, Number: 1}})
-	if err != nil {
+	if p.Files, err = h.fileItems(c, u, s.ID); err != nil {
 		return err
-	}
-	for _, f := range files {
-		p.Files = append(p.Files, views.FileItem{ID: f.ID, Name: f.Name, Status: f.Status, Note: f.Description, Size: humanSize(f.Size)})
 	}
 	docs, err := h.store.ListDocuments(c.Context(), s.ID)
 	if err != nil {
@@ -151,4 +148,47 @@ func humanSize(n int64) string {
 		exp++
 	}
 	return fmt.Sprintf("%.1f %cB", float64(n)/float64(div), "KMGT"[exp])
+}
+
+func (h *Handler) fileItems(c *fiber.Ctx, u SessionUser, spaceID string) ([]views.FileItem, error) {
+	files, _, err := h.store.ListFiles(c.Context(), store.FileFilter{AccountID: u.AccountID, SpaceID: spaceID, Page: model.Page{Size: 100, Number: 1}})
+	if err != nil {
+		return nil, err
+	}
+	var out []views.FileItem
+	for _, f := range files {
+		out = append(out, views.FileItem{ID: f.ID, Name: f.Name, Status: f.Status, Note: f.Description, Size: humanSize(f.Size)})
+	}
+	return out, nil
+}
+
+// Files handles GET /space/:spaceId/files: the files list partial, polled while extractions run.
+func (h *Handler) Files(c *fiber.Ctx) error {
+	u := userOf(c)
+	s, err := h.store.GetSpace(c.Context(), u.AccountID, c.Params("spaceId"))
+	if err != nil {
+		return err
+	}
+	items, err := h.fileItems(c, u, s.ID)
+	if err != nil {
+		return err
+	}
+	return Render(c, fiber.StatusOK, views.FileList(s.ID, items))
+}
+
+// Upload handles POST /space/:spaceId/files (htmx, multipart): the signed-in user uploads
+// through the API's upload handler, acting as themselves; the answer is the files partial.
+func (h *Handler) Upload(upload fiber.Handler) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		u := userOf(c)
+		if _, err := h.store.GetSpace(c.Context(), u.AccountID, c.Params("spaceId")); err != nil {
+			return err
+		}
+		api.SetPrincipal(c, &auth.Principal{Kind: auth.UserToken, AccountID: u.AccountID, UserID: u.UserID, Email: u.Email, ActorID: u.UserID})
+		if err := upload(c); err != nil {
+			return err
+		}
+		c.Response().ResetBody()
+		return h.Files(c)
+	}
 }
