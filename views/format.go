@@ -1,6 +1,9 @@
 package views
 
-import "strconv"
+import (
+	"net/url"
+	"strconv"
+)
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
@@ -31,3 +34,5 @@ func busy(files []FileItem) bool {
 	}
 	return false
 }
+
+func urlQuery(s string) string { return url.QueryEscape(s) }

@@ -92,7 +92,7 @@ func TestBrowserLoginAndCreateSpace(t *testing.T) {
 	e.mustCall(t, "POST", "/v1/spaces/"+old["id"].(string)+"/archive", testSecret, nil)
 
 	var buf []byte
-	var rows, wrong, title, files string
+	var rows, wrong, title, files, grid string
 	err = chromedp.Run(ctx,
 		chromedp.Navigate(base+"/login"),
 		chromedp.WaitVisible(`[data-testid=login-form]`),
@@ -119,7 +119,13 @@ func TestBrowserLoginAndCreateSpace(t *testing.T) {
 		chromedp.Click(`[data-testid=upload-submit]`),
 		chromedp.WaitVisible(`//span[@data-testid="file-status" and text()="complete"]`),
 		chromedp.Text(`[data-testid=files]`, &files),
+		chromedp.Reload(),
+		chromedp.WaitVisible(`[data-testid=sheet-link]`),
 		shot("03-space", &buf),
+		chromedp.Click(`[data-testid=sheet-link]`),
+		chromedp.WaitVisible(`[data-testid=grid]`),
+		chromedp.Text(`[data-testid=grid]`, &grid),
+		shot("04-sheet", &buf),
 	)
 	if err != nil {
 		t.Fatalf("browser run: %v", err)
@@ -134,6 +140,9 @@ func TestBrowserLoginAndCreateSpace(t *testing.T) {
 	}
 	if !strings.Contains(files, "customers.csv") {
 		t.Errorf("files section %q lacks the upload", files)
+	}
+	if !strings.Contains(grid, "Zoë Müller") || !strings.Contains(grid, "E-mail") {
+		t.Errorf("grid %q lacks the extracted records", grid)
 	}
 	if title != "Customer import 2026" {
 		t.Errorf("got space page title %q, want the new space", title)

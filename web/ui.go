@@ -128,6 +128,7 @@ func uiRoutes(app *fiber.App, d Deps, uploads *api.Files) {
 	app.Post("/space/:spaceId/unarchive", with(signedIn, pages.Unarchive)...)
 	app.Post("/space/:spaceId/files", with(signedIn, pages.Upload(uploads.Upload))...)
 	app.Get("/space/:spaceId/files", with(signedIn, pages.Files)...)
+	app.Get("/space/:spaceId/sheet/:sheetId", with(signedIn, pages.Sheet)...)
 
 	app.Use(localize(bundle), func(c *fiber.Ctx) error { return fiber.ErrNotFound })
 }

@@ -293,3 +293,46 @@ func TestLocalesAreComplete(t *testing.T) {
 		}
 	}
 }
+
+func TestSheetGridPage(t *testing.T) {
+	e := newAPI(t)
+	sp := e.mustCreateSpace(t, testSecret, map[string]any{"name": "grid"})
+	wb := e.mustCreateWorkbook(t, map[string]any{"name": "W", "spaceId": sp["id"], "sheets": []any{map[string]any{"name": "People", "fields": []any{
+		map[string]any{"key": "email", "type": "string", "label": "Email", "constraints": []any{map[string]any{"type": "unique"}}},
+		map[string]any{"key": "age", "type": "number", "label": "Age"}}}}})
+	sheet := wb["sheets"].([]any)[0].(map[string]any)["id"].(string)
+	e.mustCall(t, "POST", "/v1/sheets/"+sheet+"/records", testSecret, []any{
+		map[string]any{"email": map[string]any{"value": "a@x.io"}, "age": map[string]any{"value": 31}},
+		map[string]any{"email": map[string]any{"value": "b@x.io"}, "age": map[string]any{"value": "old"}},
+		map[string]any{"email": map[string]any{"value": "c@x.io"}},
+	})
+	b := loggedIn(t, e)
+	base := "/space/" + sp["id"].(string) + "/sheet/" + sheet
+	_, doc := b.do(t, "GET", base, nil, false)
+	if n := doc.Find(`[data-testid=grid-row]`).Length(); n != 3 {
+		t.Fatalf("all: got %d rows, want 3", n)
+	}
+	if got := strings.Join(strings.Fields(doc.Find(`[data-testid=tab-error]`).Text()), " "); got != "Errors 1" {
+		t.Fatalf("error tab: got %q, want the count 1", got)
+	}
+	_, doc = b.do(t, "GET", base+"?filter=error", nil, false)
+	rows := doc.Find(`[data-testid=grid-row]`)
+	if rows.Length() != 1 || !strings.Contains(rows.Text(), "old") {
+		t.Fatalf("error filter: got %q", rows.Text())
+	}
+	if msg, _ := rows.Find("td.bg-red-100\\/70").Attr("title"); msg == "" {
+		t.Fatal("the invalid cell carries no message")
+	}
+	_, doc = b.do(t, "GET", base+"?search=c%40x", nil, false)
+	if n := doc.Find(`[data-testid=grid-row]`).Length(); n != 1 {
+		t.Fatalf("search: got %d rows, want 1", n)
+	}
+	_, doc = b.do(t, "GET", "/space/"+sp["id"].(string), nil, false)
+	if href, _ := doc.Find(`[data-testid=sheet-link]`).Attr("href"); href != base {
+		t.Fatalf("space page sheet link: got %q, want %q", href, base)
+	}
+	other := e.mustCreateSpace(t, testSecret, map[string]any{"name": "other"})
+	if resp, _ := b.do(t, "GET", "/space/"+other["id"].(string)+"/sheet/"+sheet, nil, false); resp.StatusCode != 404 {
+		t.Fatalf("sheet through another space: got %d, want 404", resp.StatusCode)
+	}
+}

@@ -121,7 +121,11 @@ func (h *Handler) Space(c *fiber.Ctx) error {
 		return err
 	}
 	for _, w := range wbs {
-		p.Workbooks = append(p.Workbooks, views.WorkbookItem{ID: w.ID, Name: w.Name, Sheets: len(w.Sheets)})
+		item := views.WorkbookItem{ID: w.ID, Name: w.Name}
+		for _, sh := range w.Sheets {
+			item.Sheets = append(item.Sheets, views.SheetLink{ID: sh.ID, Name: sh.Name})
+		}
+		p.Workbooks = append(p.Workbooks, item)
 	}
 	if p.Files, err = h.fileItems(c, u, s.ID); err != nil {
 		return err

@@ -39,6 +39,9 @@ type Store interface {
 	ListWorkbooks(ctx context.Context, f store.WorkbookFilter) ([]*model.Workbook, error)
 	ListFiles(ctx context.Context, f store.FileFilter) ([]*model.File, int, error)
 	ListDocuments(ctx context.Context, spaceID string) ([]*model.Document, error)
+	GetSheet(ctx context.Context, accountID, id string) (*model.Sheet, *model.Workbook, error)
+	GetRecordCounts(ctx context.Context, accountID, sheetID string) (*store.Counts, error)
+	GetRecords(ctx context.Context, accountID, sheetID string, q store.RecordQuery, withTotal bool) ([]*store.Record, int64, error)
 }
 
 // Handler serves the pages.
