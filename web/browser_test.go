@@ -125,6 +125,11 @@ func TestBrowserLoginAndCreateSpace(t *testing.T) {
 		chromedp.Click(`[data-testid=sheet-link]`),
 		chromedp.WaitVisible(`[data-testid=grid]`),
 		chromedp.Text(`[data-testid=grid]`, &grid),
+		chromedp.DoubleClick(`//td[@data-testid="grid-cell" and text()="London"]`),
+		chromedp.WaitVisible(`[data-testid=grid-cell-input]`),
+		chromedp.SetValue(`[data-testid=grid-cell-input]`, "Leeds"),
+		chromedp.SendKeys(`[data-testid=grid-cell-input]`, "\r"),
+		chromedp.WaitVisible(`//td[@data-testid="grid-cell" and text()="Leeds"]`),
 		shot("04-sheet", &buf),
 	)
 	if err != nil {

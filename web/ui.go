@@ -129,6 +129,9 @@ func uiRoutes(app *fiber.App, d Deps, uploads *api.Files) {
 	app.Post("/space/:spaceId/files", with(signedIn, pages.Upload(uploads.Upload))...)
 	app.Get("/space/:spaceId/files", with(signedIn, pages.Files)...)
 	app.Get("/space/:spaceId/sheet/:sheetId", with(signedIn, pages.Sheet)...)
+	app.Get("/space/:spaceId/sheet/:sheetId/cell/:recordId/:fieldKey", with(signedIn, pages.Cell)...)
+	app.Get("/space/:spaceId/sheet/:sheetId/cell/:recordId/:fieldKey/edit", with(signedIn, pages.EditCell)...)
+	app.Post("/space/:spaceId/sheet/:sheetId/cell/:recordId/:fieldKey", with(signedIn, pages.SaveCell)...)
 
 	app.Use(localize(bundle), func(c *fiber.Ctx) error { return fiber.ErrNotFound })
 }

@@ -53,8 +53,11 @@ func (b *browserSession) do(t *testing.T, method, path string, form url.Values, 
 	}
 	raw, _ := io.ReadAll(resp.Body)
 	html := string(raw)
-	if strings.HasPrefix(html, "<tr") { // a row partial: HTML parsers drop <tr> outside a table
+	switch { // row and cell partials: HTML parsers drop <tr> and <td> outside a table
+	case strings.HasPrefix(html, "<tr"):
 		html = "<table>" + html + "</table>"
+	case strings.HasPrefix(html, "<td"):
+		html = "<table><tr>" + html + "</tr></table>"
 	}
 	doc, err := goquery.NewDocumentFromReader(strings.NewReader(html))
 	if err != nil {
@@ -322,6 +325,24 @@ func TestSheetGridPage(t *testing.T) {
 	}
 	if msg, _ := rows.Find("td.bg-red-100\\/70").Attr("title"); msg == "" {
 		t.Fatal("the invalid cell carries no message")
+	}
+	// Edit the invalid cell in place: the editor, then the saved and revalidated cell.
+	recs := dataOf(e.mustCall(t, "GET", "/v1/sheets/"+sheet+"/records?filter=error", testSecret, nil))["records"].([]any)
+	cellURL := base + "/cell/" + recs[0].(map[string]any)["id"].(string) + "/age"
+	_, doc = b.do(t, "GET", cellURL+"/edit", nil, true)
+	if v, _ := doc.Find(`[data-testid=grid-cell-input]`).Attr("value"); v != "old" {
+		t.Fatalf("editor: got value %q, want old", v)
+	}
+	resp, doc := b.do(t, "POST", cellURL, url.Values{"value": {"44"}}, true)
+	if resp.StatusCode != 200 || strings.TrimSpace(doc.Find(`[data-testid=grid-cell]`).Text()) != "44" || doc.Find("td.bg-red-100\\/70").Length() != 0 {
+		t.Fatalf("save: got %d %q, want the fixed value without an error", resp.StatusCode, doc.Find("td").Text())
+	}
+	if c := dataOf(e.mustCall(t, "GET", "/v1/sheets/"+sheet+"/counts", testSecret, nil))["counts"].(map[string]any); c["error"] != 0.0 {
+		t.Fatalf("counts after the fix: %v, want no errors", c)
+	}
+	resp, _ = b.do(t, "POST", cellURL, url.Values{"value": {"still old"}}, true)
+	if resp.StatusCode != 200 {
+		t.Fatalf("a bad value is stored and flagged, not refused: got %d", resp.StatusCode)
 	}
 	_, doc = b.do(t, "GET", base+"?search=c%40x", nil, false)
 	if n := doc.Find(`[data-testid=grid-row]`).Length(); n != 1 {

@@ -42,6 +42,7 @@ type Store interface {
 	GetSheet(ctx context.Context, accountID, id string) (*model.Sheet, *model.Workbook, error)
 	GetRecordCounts(ctx context.Context, accountID, sheetID string) (*store.Counts, error)
 	GetRecords(ctx context.Context, accountID, sheetID string, q store.RecordQuery, withTotal bool) ([]*store.Record, int64, error)
+	UpdateRecords(ctx context.Context, sheetID string, in []store.RecordIn, opt store.WriteOptions) (*store.WriteResult, error)
 }
 
 // Handler serves the pages.
