@@ -71,6 +71,12 @@ type Authenticator struct {
 	Keys   KeyFinder
 	Tokens *Tokens
 	PATs   PATFinder // nil: personal access tokens are refused
+	Guests GuestChecker
+}
+
+// GuestChecker tells whether a guest still holds a grant on a space.
+type GuestChecker interface {
+	GuestReaches(ctx context.Context, guestID, spaceID string) bool
 }
 
 // Authenticate returns the principal of a bearer token. Errors: unauthorized.
@@ -105,7 +111,15 @@ func (a *Authenticator) Authenticate(ctx context.Context, token string) (*Princi
 		// A personal access token has its creator's scope: the whole account.
 		return &Principal{Kind: PersonalToken, AccountID: u.AccountID, UserID: u.ID, Email: u.Email, ActorID: u.ID}, nil
 	}
-	return a.Tokens.Parse(token)
+	p, err := a.Tokens.Parse(token)
+	if err != nil {
+		return nil, err
+	}
+	if p.Kind == GuestToken && (a.Guests == nil || !a.Guests.GuestReaches(ctx, p.ActorID, p.SpaceID)) {
+		// Removing a guest or their grant ends their access at once, whatever the token says.
+		return nil, errs.E(errs.Unauthorized, "Authorization", "This guest no longer has access to the space")
+	}
+	return p, nil
 }
 
 // Tokens issues and verifies HS256 access tokens.

@@ -23,6 +23,7 @@ func routes(app *fiber.App, d Deps) {
 	mappings := api.NewMapping(d.Store)
 	instructions := api.NewInstructions(d.Store)
 	secrets := api.NewSecrets(d.Store, d.Sealer)
+	guests := api.NewGuests(d.Store, d.Tokens, d.BaseURL)
 	jobSvc := jobs.New(d.Store, d.Store)
 	jobsH := api.NewJobs(jobSvc, d.Store)
 	ingestSvc := &ingest.Service{DB: d.Store, Jobs: jobSvc, Dir: d.FilesDir}
@@ -131,6 +132,13 @@ func routes(app *fiber.App, d Deps) {
 	v1.Get("/instructions/sheet/:sheetId", instructions.ForSheet)
 	v1.Patch("/instructions/:instructionId", instructions.Update)
 	v1.Delete("/instructions/:instructionId", instructions.Delete)
+
+	v1.Get("/guests", guests.List)
+	v1.Post("/guests", guests.Create)
+	v1.Get("/guests/:guestId", guests.Get)
+	v1.Patch("/guests/:guestId", guests.Update)
+	v1.Delete("/guests/:guestId", guests.Delete)
+	v1.Get("/guests/:guestId/token", guests.Token)
 
 	v1.Get("/secrets", secrets.List)
 	v1.Post("/secrets", secrets.Upsert)

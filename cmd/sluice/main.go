@@ -117,7 +117,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	}
 	defer auto.Stop()
 	app := web.New(web.Deps{
-		Store: db, Auth: &auth.Authenticator{Keys: db, Tokens: tokens, PATs: db}, Tokens: tokens, Log: log,
+		Store: db, Auth: &auth.Authenticator{Keys: db, Tokens: tokens, PATs: db, Guests: db}, Tokens: tokens, Log: log,
 		BaseURL: cfg.BaseURL, SessionSecret: sessionKey[:], Events: auto.Notifier, FilesDir: filesDir, Sealer: sealer,
 	})
 
