@@ -357,3 +357,34 @@ func TestSheetGridPage(t *testing.T) {
 		t.Fatalf("sheet through another space: got %d, want 404", resp.StatusCode)
 	}
 }
+
+func TestGuestLinkOpensOnlyItsSpace(t *testing.T) {
+	e := newAPI(t)
+	a := e.mustCreateSpace(t, testSecret, map[string]any{"name": "Shared with Pat"})
+	other := e.mustCreateSpace(t, testSecret, map[string]any{"name": "Internal"})
+	g := listOf(e.mustCall(t, "POST", "/v1/guests", testSecret, []any{map[string]any{"environmentId": e.envID, "email": "pat@partner.io", "name": "Pat", "spaces": []any{map[string]any{"id": a["id"]}}}}))[0].(map[string]any)
+	tok := dataOf(e.mustCall(t, "GET", "/v1/guests/"+g["id"].(string)+"/token?spaceId="+a["id"].(string), testSecret, nil))
+	link, _ := url.Parse(tok["url"].(string))
+	b := &browserSession{e: e, cookies: map[string]string{}}
+	resp, _ := b.do(t, "GET", link.RequestURI(), nil, false)
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/space/"+a["id"].(string) {
+		t.Fatalf("guest link: got %d to %q, want a redirect to the space without the token", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	resp, doc := b.do(t, "GET", "/space/"+a["id"].(string), nil, false)
+	if resp.StatusCode != 200 || doc.Find(`[data-testid=space-title]`).Text() != "Shared with Pat" || doc.Find(`[data-testid=user-email]`).Text() != "pat@partner.io" {
+		t.Fatalf("guest on their space: got %d", resp.StatusCode)
+	}
+	if resp, _ := b.do(t, "GET", "/space/"+other["id"].(string), nil, false); resp.StatusCode != http.StatusNotFound {
+		t.Fatalf("guest on another space: got %d, want 404", resp.StatusCode)
+	}
+	if resp, _ := b.do(t, "GET", "/", nil, false); resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/space/"+a["id"].(string) {
+		t.Fatalf("guest on the spaces list: got %d to %q, want their space", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	if resp, _ := b.do(t, "POST", "/space", url.Values{"name": {"x"}}, true); resp.StatusCode != http.StatusForbidden {
+		t.Fatalf("guest creating a space: got %d, want 403", resp.StatusCode)
+	}
+	e.mustCall(t, "DELETE", "/v1/guests/"+g["id"].(string)+"?spaceId="+a["id"].(string), testSecret, nil)
+	if resp, _ := b.do(t, "GET", "/space/"+a["id"].(string), nil, false); resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("after the grant was removed: got %d, want a redirect to log in", resp.StatusCode)
+	}
+}

@@ -20,6 +20,9 @@ const gridPage = 50
 // Sheet handles GET /space/:spaceId/sheet/:sheetId?filter=all|valid|error&search=&page=.
 func (h *Handler) Sheet(c *fiber.Ctx) error {
 	u := userOf(c)
+	if err := guard(u, c.Params("spaceId")); err != nil {
+		return err
+	}
 	sp, err := h.store.GetSpace(c.Context(), u.AccountID, c.Params("spaceId"))
 	if err != nil {
 		return err
@@ -96,6 +99,9 @@ func gridCell(spaceID, sheetID, recordID, key string, cell store.Cell) views.Gri
 // cell loads one cell of a record of a sheet of the space.
 func (h *Handler) cell(c *fiber.Ctx) (views.GridCell, error) {
 	u := userOf(c)
+	if err := guard(u, c.Params("spaceId")); err != nil {
+		return views.GridCell{}, err
+	}
 	sp, err := h.store.GetSpace(c.Context(), u.AccountID, c.Params("spaceId"))
 	if err != nil {
 		return views.GridCell{}, err

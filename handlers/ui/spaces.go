@@ -38,6 +38,9 @@ func (h *Handler) environment(c *fiber.Ctx, u SessionUser, id string) (*model.En
 // Spaces handles GET /: the spaces of one environment.
 func (h *Handler) Spaces(c *fiber.Ctx) error {
 	u := userOf(c)
+	if u.GuestSpace != "" {
+		return c.Redirect("/space/"+u.GuestSpace, fiber.StatusSeeOther)
+	}
 	env, envs, err := h.environment(c, u, c.Query("env"))
 	if err != nil {
 		return err
@@ -60,6 +63,9 @@ func (h *Handler) Spaces(c *fiber.Ctx) error {
 // CreateSpace handles POST /space; htmx gets the new row, a plain form post a redirect.
 func (h *Handler) CreateSpace(c *fiber.Ctx) error {
 	u := userOf(c)
+	if err := staffOnly(u); err != nil {
+		return err
+	}
 	env, _, err := h.environment(c, u, c.FormValue("env"))
 	if err != nil {
 		return err
@@ -93,6 +99,9 @@ func (h *Handler) Unarchive(c *fiber.Ctx) error { return h.setArchived(c, false)
 
 func (h *Handler) setArchived(c *fiber.Ctx, archived bool) error {
 	u := userOf(c)
+	if err := staffOnly(u); err != nil {
+		return err
+	}
 	s, err := h.store.SetSpaceArchived(c.Context(), u.AccountID, c.Params("spaceId"), archived, u.UserID)
 	if err != nil {
 		return err
@@ -106,6 +115,9 @@ func (h *Handler) setArchived(c *fiber.Ctx, archived bool) error {
 // Space handles GET /space/:spaceId.
 func (h *Handler) Space(c *fiber.Ctx) error {
 	u := userOf(c)
+	if err := guard(u, c.Params("spaceId")); err != nil {
+		return err
+	}
 	s, err := h.store.GetSpace(c.Context(), u.AccountID, c.Params("spaceId"))
 	if err != nil {
 		return err
@@ -169,6 +181,9 @@ func (h *Handler) fileItems(c *fiber.Ctx, u SessionUser, spaceID string) ([]view
 // Files handles GET /space/:spaceId/files: the files list partial, polled while extractions run.
 func (h *Handler) Files(c *fiber.Ctx) error {
 	u := userOf(c)
+	if err := guard(u, c.Params("spaceId")); err != nil {
+		return err
+	}
 	s, err := h.store.GetSpace(c.Context(), u.AccountID, c.Params("spaceId"))
 	if err != nil {
 		return err
@@ -185,10 +200,18 @@ func (h *Handler) Files(c *fiber.Ctx) error {
 func (h *Handler) Upload(upload fiber.Handler) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		u := userOf(c)
-		if _, err := h.store.GetSpace(c.Context(), u.AccountID, c.Params("spaceId")); err != nil {
+		if err := guard(u, c.Params("spaceId")); err != nil {
 			return err
 		}
-		api.SetPrincipal(c, &auth.Principal{Kind: auth.UserToken, AccountID: u.AccountID, UserID: u.UserID, Email: u.Email, ActorID: u.UserID})
+		sp, err := h.store.GetSpace(c.Context(), u.AccountID, c.Params("spaceId"))
+		if err != nil {
+			return err
+		}
+		p := &auth.Principal{Kind: auth.UserToken, AccountID: u.AccountID, UserID: u.UserID, Email: u.Email, ActorID: u.UserID}
+		if u.GuestSpace != "" {
+			p = &auth.Principal{Kind: auth.GuestToken, AccountID: u.AccountID, EnvironmentID: sp.EnvironmentID, SpaceID: sp.ID, Email: u.Email, ActorID: u.UserID}
+		}
+		api.SetPrincipal(c, p)
 		if err := upload(c); err != nil {
 			return err
 		}
