@@ -24,6 +24,7 @@ func routes(app *fiber.App, d Deps) {
 	instructions := api.NewInstructions(d.Store)
 	secrets := api.NewSecrets(d.Store, d.Sealer)
 	guests := api.NewGuests(d.Store, d.Tokens, d.BaseURL)
+	views := api.NewViews(d.Store)
 	jobSvc := jobs.New(d.Store, d.Store)
 	jobsH := api.NewJobs(jobSvc, d.Store)
 	ingestSvc := &ingest.Service{DB: d.Store, Jobs: jobSvc, Dir: d.FilesDir}
@@ -132,6 +133,12 @@ func routes(app *fiber.App, d Deps) {
 	v1.Get("/instructions/sheet/:sheetId", instructions.ForSheet)
 	v1.Patch("/instructions/:instructionId", instructions.Update)
 	v1.Delete("/instructions/:instructionId", instructions.Delete)
+
+	v1.Get("/views", views.List)
+	v1.Post("/views", views.Create)
+	v1.Get("/views/:viewId", views.Get)
+	v1.Patch("/views/:viewId", views.Update)
+	v1.Delete("/views/:viewId", views.Delete)
 
 	v1.Get("/guests", guests.List)
 	v1.Post("/guests", guests.Create)
