@@ -80,7 +80,7 @@ func TestBrowserLoginAndCreateSpace(t *testing.T) {
 	// The built-in worker runs extraction jobs, as cmd/sluice starts it.
 	svc := jobs.New(e.db, e.db)
 	worker := jobs.NewWorker(svc, 100*time.Millisecond, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	worker.Handle(ingest.Operation, (&ingest.Service{DB: e.db, Jobs: svc, Dir: e.filesDir}).Handle)
+	worker.Handle("file:"+ingest.Operation, (&ingest.Service{DB: e.db, Jobs: svc, Dir: e.filesDir}).Handle)
 	worker.Start()
 	t.Cleanup(worker.Stop)
 	csv := filepath.Join(t.TempDir(), "customers.csv")

@@ -92,10 +92,11 @@ func startAutomation(ctx context.Context, db *store.DB, c automationConfig, file
 		log.Warn("extractions interrupted by the last stop were marked failed", "files", n)
 	}
 	files := &ingest.Service{DB: db, Jobs: svc, Dir: filesDir}
-	a.worker.Handle(ingest.Operation, files.Handle)
-	a.worker.HandleOutcome(ingest.ExportOperation, files.Export)
-	a.worker.HandleOutcome(ingest.MapOperation, files.Map)
-	a.worker.HandleOutcome("transform", files.Map) // the spec's transform job: a map job driven by input.programId
+	a.worker.Handle("file:"+ingest.Operation, files.Handle)
+	a.worker.HandleOutcome("sheet:"+ingest.ExportOperation, files.Export)
+	a.worker.HandleOutcome("workbook:"+ingest.ExportOperation, files.Export)
+	a.worker.HandleOutcome("workbook:"+ingest.MapOperation, files.Map)
+	a.worker.HandleOutcome("workbook:transform", files.Map) // the spec's transform job: a map job driven by input.programId
 	a.worker.Start()
 	return a, nil
 }
