@@ -28,8 +28,11 @@ check: generate
 	$(GO) vet ./...
 	@git diff --exit-code --stat -- '*_templ.go' || (echo "templ output is stale: run make generate and commit"; exit 1)
 
+# The browser test runs on its own, after the rest, so chromium does not compete with the
+# other packages' tests for this machine's two cores.
 test-go: generate
-	$(GO) test -count=1 ./...
+	$(GO) test -count=1 -skip '^TestBrowser' ./...
+	$(GO) test -count=1 -run '^TestBrowser' ./web/
 
 test-wire: build
 	SLUICE_BIN=$(CURDIR)/$(BIN) node --test --test-concurrency=2 wiretest/

@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -41,7 +42,7 @@ func browser(t *testing.T) context.Context {
 	}
 	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelB := chromedp.NewContext(actx)
-	ctx, cancelC := context.WithTimeout(ctx, 45*time.Second)
+	ctx, cancelC := context.WithTimeout(ctx, 90*time.Second)
 	t.Cleanup(func() {
 		_ = chromedp.Cancel(ctx) // closes the browser and waits for it
 		cancelC()
@@ -133,7 +134,12 @@ func TestBrowserLoginAndCreateSpace(t *testing.T) {
 		shot("04-sheet", &buf),
 	)
 	if err != nil {
-		t.Fatalf("browser run: %v", err)
+		var jobsSeen []string
+		for _, j := range listOf(e.mustCall(t, "GET", "/v1/jobs?pageSize=100", testSecret, nil)) {
+			jm := j.(map[string]any)
+			jobsSeen = append(jobsSeen, fmt.Sprintf("%v:%v %v", jm["type"], jm["operation"], jm["status"]))
+		}
+		t.Fatalf("browser run: %v\nfiles: %v\njobs: %v", err, listOf(e.mustCall(t, "GET", "/v1/files", testSecret, nil)), jobsSeen)
 	}
 	if !strings.Contains(wrong, "do not match") {
 		t.Errorf("got login error %q, want the wrong-credentials message", wrong)
