@@ -138,7 +138,7 @@ func (d *dictionary) tokens(ws []string) []token {
 				break
 			}
 		}
-		if n == 1 && t.concept == "" && t.note == "" {
+		if n == 1 && t.concept == "" && t.note == "" && !d.known(ws[i]) {
 			if parts, ok := d.compound(ws[i], 0); ok {
 				t = d.compoundToken(ws[i], parts)
 			}
@@ -195,8 +195,14 @@ func (d *dictionary) compound(w string, depth int) ([]string, bool) {
 	return nil, false
 }
 
+// compoundPart accepts known words of four letters or more, and three-letter words only
+// when the lexicon lists them as they are ("ort", "typ").
 func (d *dictionary) compoundPart(w string) bool {
-	return len(w) >= 3 && d.known(w)
+	if len(w) == 3 {
+		_, ok := d.lex[w]
+		return ok
+	}
+	return len(w) > 3 && d.known(w)
 }
 
 func (d *dictionary) compoundToken(w string, parts []string) token {

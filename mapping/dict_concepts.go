@@ -132,7 +132,7 @@ active ~ status 0.7
 street ~ address 0.85
 address_line2 ~ address 0.6
 house_number ~ address 0.5
-phone ~ mobile 0.55
+phone ~ mobile 0.7
 phone ~ fax 0.4
 email ~ mail 0.9
 website ~ domain 0.85
@@ -146,6 +146,7 @@ description ~ memo 0.8
 notes ~ memo 0.8
 description ~ name 0.45
 product_name ~ title 0.8
+product_name ~ item 0.75
 product_name ~ name 0.6
 product_name ~ description 0.5
 deal_name ~ name 0.7
@@ -192,7 +193,7 @@ owner ~ manager 0.6
 manager ~ owner 0.6
 work ~ business 0.8
 work ~ office 0.7
-iban ~ account_number 0.6
+iban ~ account_number 0.7
 iban ~ account 0.6
 national_id ~ id 0.4
 employee_id ~ id 0.6

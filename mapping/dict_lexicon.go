@@ -20,6 +20,7 @@ tel | ph | phn | tel no | phone no = phone
 mob | mobl = mobile
 no | nr | num | nbr | nro | nmbr = number
 amt | amnt = amount
+bal | blnc = balance
 desc | descr | dsc = description
 dept | dpt = department
 mgr | mngr = manager

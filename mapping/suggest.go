@@ -212,6 +212,7 @@ func prepareFields(fs []model.Field) []fieldInfo {
 		for _, a := range f.AlternativeNames {
 			add(a, "alternative name")
 		}
+		disambiguate(fi.names)
 		if f.Description != "" {
 			if rs := analyze(f.Description); len(rs) > 0 {
 				fi.desc = rs[0].terms
@@ -224,6 +225,36 @@ func prepareFields(fs []model.Field) []fieldInfo {
 		out[j] = fi
 	}
 	return out
+}
+
+// disambiguate drops the readings of an ambiguous name that its unambiguous siblings
+// contradict: with the label "Job title", the key "title" is not a product title.
+func disambiguate(names []nameVariant) {
+	sure := map[string]bool{}
+	for _, nv := range names {
+		if len(nv.readings) == 1 {
+			for _, t := range nv.readings[0].terms {
+				sure[t] = true
+			}
+		}
+	}
+	for i, nv := range names {
+		if len(nv.readings) < 2 {
+			continue
+		}
+		var keep []reading
+		for _, r := range nv.readings {
+			for _, t := range r.terms {
+				if sure[t] {
+					keep = append(keep, r)
+					break
+				}
+			}
+		}
+		if len(keep) > 0 {
+			names[i].readings = keep
+		}
+	}
 }
 
 // headerWeigher discounts terms that most headers of the file share ("Deal - …",

@@ -134,7 +134,7 @@ func valueEvidence(c *column, fi *fieldInfo, ev evidence) evidence {
 		// 0 and 1 could be a count or a flag: no evidence either way
 	case k != kindText && fits(p, k):
 		boost(kindBoost[k], "sample values look like "+kindNames[k])
-		if c.generic && ev.conf < 0.45 && distinctive[k] && k != kindDate {
+		if ev.conf < 0.45 && (c.generic && distinctive[k] && k != kindDate || k == kindEmail) {
 			ev = evidence{conf: 0.45, reasons: []string{"the header says nothing, but the sample values look like " + kindNames[k]}}
 		}
 	case k != kindText:
