@@ -9,6 +9,7 @@ import (
 // with how likely the interpretation is and the notes that explain how it was reached.
 type reading struct {
 	terms  []string
+	ids    []int32 // terms interned by the scorer of a Suggest call
 	factor float64
 	notes  []string
 }
@@ -18,6 +19,7 @@ type token struct {
 	raw     string     // the normalised words it covers
 	concept string     // set when the words name a concept directly
 	alts    [][]string // English readings from the lexicon (or the word itself)
+	solo    []bool     // alternatives that apply only when the token is the whole name
 	note    string     // how the lexicon read it, "" when it is plain English
 }
 
@@ -48,10 +50,16 @@ func analyze(name string) []reading {
 		}
 		t := toks[i]
 		if t.concept != "" {
+			if t.note != "" {
+				notes = append(notes[:len(notes):len(notes)], t.note)
+			}
 			walk(i+1, append(acc, t.concept), factor, notes)
 			return
 		}
 		for j, alt := range t.alts {
+			if j < len(t.solo) && t.solo[j] && len(toks) > 1 {
+				continue
+			}
 			f, n := factor, notes
 			if j > 0 {
 				f *= 0.9
@@ -125,16 +133,16 @@ func (d *dictionary) tokens(ws []string) []token {
 			e, isLex := d.lexEntry(raw)
 			if k > 1 || isLex {
 				if c, ok := d.concept(run); ok && k <= d.conceptMax {
-					t, n = token{raw: raw, concept: c}, k
+					t, n = token{raw: raw, concept: c, note: conceptNote(raw, c, e, isLex)}, k
 					break
 				}
 			}
 			if isLex {
-				t, n = token{raw: raw, alts: e.alts, note: noteFor(e.lang, raw)}, k
+				t, n = token{raw: raw, alts: e.alts, solo: e.solo, note: noteFor(e.lang, raw)}, k
 				break
 			}
 			if c, ok := d.concept(stemAll(run)); ok && k > 1 && k <= d.conceptMax {
-				t, n = token{raw: raw, concept: c}, k
+				t, n = token{raw: raw, concept: c, note: conceptNote(raw, c, e, false)}, k
 				break
 			}
 		}
@@ -160,6 +168,19 @@ func (d *dictionary) lexEntry(raw string) (lexEntry, bool) {
 		}
 	}
 	return lexEntry{}, false
+}
+
+// conceptNote explains a phrase read directly as a concept, or is "" when the phrase is the
+// concept's own name.
+func conceptNote(raw, concept string, e lexEntry, isLex bool) string {
+	name := strings.ReplaceAll(concept, "_", " ")
+	if raw == name || stem(raw) == name {
+		return ""
+	}
+	if isLex && e.lang == "abbreviation" {
+		return fmt.Sprintf("abbreviation: %q → %s", raw, name)
+	}
+	return fmt.Sprintf("synonym: %q → %s", raw, name)
 }
 
 func noteFor(lang, raw string) string {

@@ -51,7 +51,7 @@ unit_price: unit price | price per unit | price each | item price | unit cost pr
 cost: cost | cost per item | unit cost | purchase price | cost price | buying price | cost item
 compare_at_price: compare at price | compare price | rrp | msrp | list price | original price | recommended retail price
 stock: stock | inventory | inventory quantity | quantity on hand | on hand | stock quantity | stock level | available quantity | inventory qty | in stock quantity | quantity stock
-quantity: quantity | qty | count | units | pieces | number units | amount units | quantity purchased | ordered quantity
+quantity: quantity | qty | units | pieces | number units | amount units | quantity purchased | ordered quantity
 weight: weight | gram | grams | mass | kg | weight kg | net weight
 image_url: image | image url | image src | picture | photo | image link | main image | images | image source | photo url
 tags: tags | tag | keywords | keyword | labels
@@ -170,6 +170,7 @@ price ~ unit_price 0.8
 price ~ cost 0.4
 cost ~ unit_price 0.4
 stock ~ quantity 0.75
+count ~ quantity 0.7
 created_at ~ date 0.4
 hire_date ~ date 0.4
 booking_date ~ date 0.6

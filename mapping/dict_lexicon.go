@@ -2,9 +2,10 @@ package mapping
 
 // The lexicons translate header words and phrases into English, one entry per line:
 // `key | key … = english ; english …`. Keys are matched after normalisation and stop-word
-// removal, longest phrase first; a later `;` alternative is a less likely reading ("nom" is
-// the surname in a French address book but the name of a product in a catalogue). German keys
-// may be written with umlauts: "ä" also matches "a" and "ae".
+// removal, longest phrase first. A later `;` alternative is a less likely reading ("nom" is
+// the surname in an address book but the name of a product in a catalogue); one marked `!`
+// applies only when the key is the whole name ("Shipping" alone is a cost). German keys may
+// be written with umlauts: "ä" also matches "a" and "ae".
 
 const lexAbbreviations = `
 fname | frst nm | first nm | fnam = first name
@@ -94,7 +95,7 @@ wt = weight
 const lexEnglish = `
 opportunity = deal
 freight | postage | carriage = shipping cost
-shipping = shipping ; shipping cost
+shipping = shipping ; !shipping cost
 client = customer
 buyer | purchaser | consumer | shopper = customer
 organisation = organization

@@ -10,6 +10,7 @@ import (
 // from (a language, "abbreviation" or "synonym").
 type lexEntry struct {
 	alts [][]string
+	solo []bool // the alternative applies only when the key is the whole name
 	lang string
 }
 
@@ -127,8 +128,11 @@ func (d *dictionary) parseLexicon(text, lang string) {
 	for _, line := range lines(text) {
 		keys, outs, _ := strings.Cut(line, "=")
 		var alts [][]string
+		var solo []bool
 		for _, o := range strings.Split(outs, ";") {
-			ws := d.words(o)
+			o = strings.TrimSpace(o)
+			solo = append(solo, strings.HasPrefix(o, "!"))
+			ws := d.words(strings.TrimPrefix(o, "!"))
 			alts = append(alts, ws)
 			for _, w := range ws {
 				d.vocab[stem(w)] = true
@@ -145,9 +149,10 @@ func (d *dictionary) parseLexicon(text, lang string) {
 				if !ok {
 					e = lexEntry{lang: lang}
 				}
-				for _, a := range alts {
+				for i, a := range alts {
 					if !containsAlt(e.alts, a) {
 						e.alts = append(e.alts, a)
+						e.solo = append(e.solo, solo[i])
 					}
 				}
 				d.lex[key] = e

@@ -3,6 +3,7 @@ package mapping
 import (
 	"encoding/json"
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/sluice/sluice/model"
@@ -37,7 +38,9 @@ type option struct {
 	country  string
 }
 
-func optionsOf(f *model.Field) []option {
+// optionsOf prepares a field's options; spellingsOnly skips what only the full matching
+// needs (meanings, countries, initials), which keeps wide enums cheap.
+func optionsOf(f *model.Field, spellingsOnly bool) []option {
 	if f.Config == nil {
 		return nil
 	}
@@ -47,11 +50,17 @@ func optionsOf(f *model.Field) []option {
 		if op.label == "" {
 			op.label = op.value
 		}
-		var parts []string
 		for _, s := range append([]string{op.value, o.Label}, o.AlternativeNames...) {
 			if n := Normalize(s); n != "" && !contains(op.names, n) {
 				op.names = append(op.names, n)
 			}
+		}
+		if spellingsOnly {
+			out = append(out, op)
+			continue
+		}
+		var parts []string
+		for _, s := range append([]string{op.value, o.Label}, o.AlternativeNames...) {
 			parts = append(parts, labelParts(s)...)
 		}
 		for _, n := range append(op.names, parts...) {
@@ -155,7 +164,6 @@ func wordOverlap(a, b string) float64 {
 // SimpleEnumLimit distinct values or options only exact and normalised spellings and history
 // are used. Several values may map to the same option.
 func SuggestEnum(values []string, f model.Field, hist History) []EnumSuggestion {
-	opts := optionsOf(&f)
 	var distinct []string
 	seen := map[string]bool{}
 	for _, v := range values {
@@ -164,8 +172,11 @@ func SuggestEnum(values []string, f model.Field, hist History) []EnumSuggestion 
 			distinct = append(distinct, v)
 		}
 	}
-	if len(distinct) > SimpleEnumLimit || len(opts) > SimpleEnumLimit {
-		return simpleEnum(distinct, opts, hist)
+	wide := len(distinct) > SimpleEnumLimit || f.Config != nil && len(f.Config.Options) > SimpleEnumLimit
+	opts := optionsOf(&f, wide)
+	index := valueIndex(opts)
+	if wide {
+		return simpleEnum(distinct, opts, index, hist)
 	}
 	out := make([]EnumSuggestion, len(distinct))
 	for i, v := range distinct {
@@ -180,14 +191,14 @@ func SuggestEnum(values []string, f model.Field, hist History) []EnumSuggestion 
 		if best >= 0 {
 			reasons = []string{reason}
 		}
-		best, bestConf, reasons = applyEnumHistory(nv, opts, hist, best, bestConf, reasons)
+		best, bestConf, reasons = applyEnumHistory(nv, opts, index, hist, best, bestConf, reasons)
 		out[i] = enumResult(v, opts, best, bestConf, reasons)
 	}
 	return out
 }
 
 // simpleEnum is the assignment for wide enums: a map lookup per value.
-func simpleEnum(values []string, opts []option, hist History) []EnumSuggestion {
+func simpleEnum(values []string, opts []option, index map[string]int, hist History) []EnumSuggestion {
 	exact := make(map[string]int, 2*len(opts))
 	normal := make(map[string]int, 2*len(opts))
 	for j := len(opts) - 1; j >= 0; j-- { // the first option wins on duplicates
@@ -206,7 +217,7 @@ func simpleEnum(values []string, opts []option, hist History) []EnumSuggestion {
 		} else if j, ok := normal[nv]; ok {
 			best, conf, reasons = j, 0.95, []string{fmt.Sprintf("%q matches the option %q apart from case and separators", v, opts[j].label)}
 		}
-		best, conf, reasons = applyEnumHistory(nv, opts, hist, best, conf, reasons)
+		best, conf, reasons = applyEnumHistory(nv, opts, index, hist, best, conf, reasons)
 		s := enumResult(v, opts, best, conf, reasons)
 		s.Reasons = append(s.Reasons, fmt.Sprintf("simple assignment: more than %d values or options", SimpleEnumLimit))
 		out[i] = s
@@ -214,13 +225,24 @@ func simpleEnum(values []string, opts []option, hist History) []EnumSuggestion {
 	return out
 }
 
-// applyEnumHistory lets accepted enum mappings confirm or override the spelling match.
-func applyEnumHistory(nv string, opts []option, hist History, best int, conf float64, reasons []string) (int, float64, []string) {
-	for j := range opts {
-		h, r := hist.signal(nv, opts[j].value)
-		if h == 0 {
+// applyEnumHistory lets accepted enum mappings confirm or override the spelling match. It
+// looks only at the options history names for this value, so it costs nothing on wide enums.
+func applyEnumHistory(nv string, opts []option, index map[string]int, hist History, best int, conf float64, reasons []string) (int, float64, []string) {
+	var dsts []string
+	for _, c := range []Counts{hist.Mine, hist.Others} {
+		for dst := range c[nv] {
+			if !contains(dsts, dst) {
+				dsts = append(dsts, dst)
+			}
+		}
+	}
+	sort.Strings(dsts) // a fixed order keeps ties deterministic
+	for _, dst := range dsts {
+		j, ok := index[dst]
+		if !ok {
 			continue
 		}
+		h, r := hist.signal(nv, opts[j].value)
 		c := h
 		if j == best {
 			c = 1 - (1-conf)*(1-h)
@@ -233,6 +255,15 @@ func applyEnumHistory(nv string, opts []option, hist History, best int, conf flo
 		}
 	}
 	return best, conf, reasons
+}
+
+// valueIndex finds options by value; the first of duplicates wins.
+func valueIndex(opts []option) map[string]int {
+	index := make(map[string]int, len(opts))
+	for j := len(opts) - 1; j >= 0; j-- {
+		index[opts[j].value] = j
+	}
+	return index
 }
 
 func enumResult(v string, opts []option, best int, conf float64, reasons []string) EnumSuggestion {

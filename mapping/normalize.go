@@ -126,14 +126,16 @@ func stem(w string) string {
 	return w
 }
 
-// levenshtein is the edit distance between a and b in runes. It gives up and returns
-// limit+1 as soon as the distance must exceed limit, which keeps fuzzy matching of wide
-// sheets cheap.
+// levenshtein is the edit distance between a and b in runes, counting a swap of two
+// neighbouring letters as one edit ("Compnay") — the optimal string alignment distance. It
+// gives up and returns limit+1 as soon as the distance must exceed limit, which keeps fuzzy
+// matching of wide sheets cheap.
 func levenshtein(a, b string, limit int) int {
 	ra, rb := []rune(a), []rune(b)
 	if d := len(ra) - len(rb); d > limit || -d > limit {
 		return limit + 1
 	}
+	prev2 := make([]int, len(rb)+1)
 	prev := make([]int, len(rb)+1)
 	cur := make([]int, len(rb)+1)
 	for j := range prev {
@@ -148,12 +150,15 @@ func levenshtein(a, b string, limit int) int {
 				cost = 0
 			}
 			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				cur[j] = min(cur[j], prev2[j-2]+1)
+			}
 			best = min(best, cur[j])
 		}
 		if best > limit {
 			return limit + 1
 		}
-		prev, cur = cur, prev
+		prev2, prev, cur = prev, cur, prev2
 	}
 	return prev[len(rb)]
 }

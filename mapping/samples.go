@@ -94,6 +94,7 @@ type profile struct {
 	binary int // samples that are 0 or 1
 	share  [nKinds]float64
 	vals   []string // distinct non-empty samples
+	norms  []string // vals normalised
 }
 
 func profileOf(samples []string) profile {
@@ -114,6 +115,7 @@ func profileOf(samples []string) profile {
 		if !seen[s] {
 			seen[s] = true
 			p.vals = append(p.vals, s)
+			p.norms = append(p.norms, Normalize(s))
 		}
 	}
 	for k := range count {

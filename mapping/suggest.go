@@ -18,6 +18,7 @@ import (
 	"math"
 	"regexp"
 	"sort"
+	"strings"
 
 	"github.com/sluice/sluice/model"
 )
@@ -91,12 +92,12 @@ func Suggest(src []Column, dst model.SheetConfig, hist History, opts Options) Pl
 	}
 	fields := prepareFields(dst.Fields)
 	cols := prepareColumns(src)
-	hw, fw := headerWeigher(cols), fieldWeigher(fields)
+	sc := newScorer(cols, fields, headerWeigher(cols), fieldWeigher(fields), hist)
 	var pairs []pair
 	perCol := make([][]pair, len(cols))
 	for i := range cols {
-		for j := range fields {
-			ev := score(&cols[i], &fields[j], hist, hw, fw)
+		for _, j := range sc.candidates(&cols[i], fields) {
+			ev := sc.score(&cols[i], &fields[j], false)
 			if ev.conf >= 0.2 {
 				p := pair{i, j, ev}
 				perCol[i] = append(perCol[i], p)
@@ -118,14 +119,17 @@ func Suggest(src []Column, dst model.SheetConfig, hist History, opts Options) Pl
 		}
 		chosen[p.col], usedField[p.field] = p.field, true
 		s := &plan.Columns[p.col]
-		s.Destination, s.Confidence, s.Reasons = fields[p.field].f.Key, p.ev.conf, p.ev.reasons
+		s.Destination, s.Confidence = fields[p.field].f.Key, p.ev.conf
+		s.Reasons = sc.score(&cols[p.col], &fields[p.field], true).reasons
 		s.AutoApply = s.Confidence >= plan.Threshold
 	}
 	custom := newCustomKeys(dst.Fields)
 	for i, c := range cols {
 		s := &plan.Columns[i]
 		s.Source = c.header
-		s.Alternatives = alternatives(perCol[i], chosen[i], fields, opts.Alternatives)
+		s.Alternatives = alternatives(perCol[i], chosen[i], opts.Alternatives, func(p pair) Candidate {
+			return Candidate{Field: fields[p.field].f.Key, Confidence: p.ev.conf, Reasons: sc.score(&cols[p.col], &fields[p.field], true).reasons}
+		})
 		if chosen[i] < 0 && dst.AllowAdditionalFields && !c.generic {
 			f := custom.field(c.header)
 			s.AddAsCustom = &f
@@ -151,7 +155,7 @@ func better(a, b pair) bool {
 	return a.field < b.field
 }
 
-func alternatives(ps []pair, chosen int, fields []fieldInfo, n int) []Candidate {
+func alternatives(ps []pair, chosen int, n int, candidate func(pair) Candidate) []Candidate {
 	sort.SliceStable(ps, func(a, b int) bool { return better(ps[a], ps[b]) })
 	var out []Candidate
 	for _, p := range ps {
@@ -161,19 +165,19 @@ func alternatives(ps []pair, chosen int, fields []fieldInfo, n int) []Candidate 
 		if len(out) == n {
 			break
 		}
-		out = append(out, Candidate{Field: fields[p.field].f.Key, Confidence: p.ev.conf, Reasons: p.ev.reasons})
+		out = append(out, candidate(p))
 	}
 	return out
 }
 
-// score combines every signal for one column and one field.
-func score(c *column, fi *fieldInfo, hist History, hw, fw weigher) evidence {
-	ev := nameEvidence(c, fi, hw, fw)
-	if d := descriptionEvidence(c, fi, hw); d.conf > ev.conf {
+// score combines every signal for one column and one field; explain writes the reasons.
+func (s *scorer) score(c *column, fi *fieldInfo, explain bool) evidence {
+	ev := s.nameEvidence(c, fi, explain)
+	if d := s.descriptionEvidence(c, fi, explain); d.conf > ev.conf {
 		ev = d
 	}
-	ev = valueEvidence(c, fi, ev)
-	if h, reason := hist.signal(c.norm, fi.f.Key); h > 0 {
+	ev = valueEvidence(c, fi, ev, explain)
+	if h, reason := s.hist.signal(c.norm, fi.f.Key); h > 0 {
 		ev.conf = 1 - (1-ev.conf)*(1-h)
 		ev.reasons = append(ev.reasons, reason)
 	}
@@ -187,7 +191,8 @@ func prepareColumns(src []Column) []column {
 	out := make([]column, len(src))
 	for i, c := range src {
 		n := Normalize(c.Header)
-		out[i] = column{index: i, header: c.Header, norm: n, prof: profileOf(c.Samples), generic: genericHeader.MatchString(n)}
+		out[i] = column{index: i, header: c.Header, norm: n, fold: strings.ToLower(strings.TrimSpace(c.Header)),
+			compact: strings.ReplaceAll(n, " ", ""), prof: profileOf(c.Samples), generic: genericHeader.MatchString(n)}
 		if !out[i].generic {
 			out[i].readings = analyze(c.Header)
 		}
@@ -202,7 +207,8 @@ func prepareFields(fs []model.Field) []fieldInfo {
 		fi := fieldInfo{index: j, f: f}
 		add := func(raw, what string) {
 			if n := Normalize(raw); n != "" {
-				fi.names = append(fi.names, nameVariant{raw: raw, what: what, norm: n, readings: analyze(raw)})
+				fi.names = append(fi.names, nameVariant{raw: raw, what: what, norm: n, fold: strings.ToLower(strings.TrimSpace(raw)),
+					compact: strings.ReplaceAll(n, " ", ""), readings: analyze(raw)})
 			}
 		}
 		add(f.Key, "key")
@@ -220,7 +226,8 @@ func prepareFields(fs []model.Field) []fieldInfo {
 		}
 		fi.expect, fi.textual = expectation(&fi)
 		if f.Type == model.FieldEnum || f.Type == model.FieldEnumList {
-			fi.options = optionsOf(f)
+			fi.options = optionsOf(f, false)
+			fi.optIndex = newOptionIndex(fi.options)
 		}
 		out[j] = fi
 	}

@@ -98,7 +98,7 @@ var distinctive = map[kind]bool{kindEmail: true, kindURL: true, kindIBAN: true, 
 
 // valueEvidence adjusts a name-based score with what the samples look like, and proposes
 // fields from the samples alone when they are unmistakable.
-func valueEvidence(c *column, fi *fieldInfo, ev evidence) evidence {
+func valueEvidence(c *column, fi *fieldInfo, ev evidence, explain bool) evidence {
 	p := c.prof
 	if p.n == 0 {
 		return ev
@@ -110,16 +110,21 @@ func valueEvidence(c *column, fi *fieldInfo, ev evidence) evidence {
 	boost := func(amount float64, reason string) {
 		if ev.conf > 0 {
 			ev.conf = min(ceiling, max(ev.conf, ev.conf+amount*(1-ev.conf)))
-			ev.reasons = append(ev.reasons, reason)
+			if explain {
+				ev.reasons = append(ev.reasons, reason)
+			}
 		}
 	}
 	dom, clear := p.dominant()
 	if len(fi.options) > 0 {
-		matched := optionMatches(p.vals, fi.options)
+		matched := optionMatches(p, fi.optIndex)
 		r := float64(matched) / float64(len(p.vals))
 		switch {
 		case r >= 0.5:
-			reason := fmt.Sprintf("sample values match the field's options (%d of %d)", matched, len(p.vals))
+			reason := ""
+			if explain {
+				reason = fmt.Sprintf("sample values match the field's options (%d of %d)", matched, len(p.vals))
+			}
 			boost(0.4*r, reason)
 			if r >= 0.8 && len(p.vals) >= 2 && ev.conf < 0.5+0.2*r {
 				ev = evidence{conf: 0.5 + 0.2*r, reasons: append(ev.reasons[:len(ev.reasons):len(ev.reasons)], reason)}
@@ -150,16 +155,51 @@ func valueEvidence(c *column, fi *fieldInfo, ev evidence) evidence {
 	return ev
 }
 
-// optionMatches counts the samples that name an option with confidence.
-func optionMatches(vals []string, opts []option) int {
+// optionIndex answers "does this sample name an option?" in constant time: exact and
+// normalised spellings, synonyms, countries and initials, without the fuzzy matching
+// SuggestEnum adds. Column scoring asks it for every sample and every enum field.
+type optionIndex struct {
+	spell, meaning, country, initials map[string]bool
+}
+
+func newOptionIndex(opts []option) *optionIndex {
+	x := &optionIndex{spell: map[string]bool{}, meaning: map[string]bool{}, country: map[string]bool{}, initials: map[string]bool{}}
+	for _, o := range opts {
+		x.spell[o.value], x.spell[o.label] = true, true
+		for _, n := range o.names {
+			x.spell[n] = true
+		}
+		for _, m := range o.meanings {
+			x.meaning[m] = true
+		}
+		if o.country != "" {
+			x.country[o.country] = true
+		}
+		if len(o.initials) >= 2 {
+			x.initials[o.initials] = true
+		}
+	}
+	return x
+}
+
+func (x *optionIndex) names(v, nv string) bool {
+	if x.spell[v] || x.spell[nv] || x.country[countryCode[nv]] || x.initials[strings.ReplaceAll(nv, " ", "")] {
+		return true
+	}
+	for _, m := range valueMeaning[nv] {
+		if x.meaning[m] {
+			return true
+		}
+	}
+	return false
+}
+
+// optionMatches counts the distinct samples that name an option.
+func optionMatches(p profile, x *optionIndex) int {
 	n := 0
-	for _, v := range vals {
-		nv := Normalize(v)
-		for j := range opts {
-			if c, _ := matchOption(v, nv, &opts[j]); c >= 0.8 {
-				n++
-				break
-			}
+	for i, v := range p.vals {
+		if x.names(v, p.norms[i]) {
+			n++
 		}
 	}
 	return n
