@@ -161,7 +161,11 @@ func measure(cases []corpusCase) accuracy {
 			if got.Destination != "" && got.Confidence > 0.9 {
 				a.wrongConfident++
 			}
-			a.wrong = append(a.wrong, fmt.Sprintf("%s: %q → %q (%.2f), want %q; %s", c.Name, col.Header, got.Destination, got.Confidence, col.Want, strings.Join(got.Reasons, "; ")))
+			w := fmt.Sprintf("%s: %q → %q (%.2f), want %q", c.Name, col.Header, got.Destination, got.Confidence, col.Want)
+			if got.Destination != "" {
+				w += "; " + strings.Join(got.Reasons, "; ")
+			}
+			a.wrong = append(a.wrong, w)
 		}
 		for _, e := range c.Enums {
 			f := c.Destination.FieldByKey(e.Field)
@@ -187,38 +191,47 @@ func measure(cases []corpusCase) accuracy {
 	return a
 }
 
-func (a accuracy) report(t testing.TB, title string) {
-	t.Logf("%s: %d cases, %d columns (%d to map, %d to leave unmapped)", title, a.cases, a.columns, a.expectedMapped, a.columns-a.expectedMapped)
-	t.Logf("  top-1 accuracy: %.1f%% (%d of %d)", 100*a.top1(), a.correct, a.columns)
-	t.Logf("  correct suggestions above 0.9: %.1f%% (%d of %d columns a person maps)", 100*ratio(a.correctConfident, a.expectedMapped), a.correctConfident, a.expectedMapped)
-	t.Logf("  wrong mappings above 0.9: %d", a.wrongConfident)
+// report writes the figures and every miss through logf (t.Logf in tests; the benchmark
+// prints, because Go shortens benchmark logs).
+func (a accuracy) report(logf func(string, ...any), title string) {
+	logf("%s: %d cases, %d columns (%d to map, %d to leave unmapped)", title, a.cases, a.columns, a.expectedMapped, a.columns-a.expectedMapped)
+	logf("  top-1 accuracy: %.1f%% (%d of %d)", 100*a.top1(), a.correct, a.columns)
+	logf("  correct suggestions above 0.9: %.1f%% (%d of %d columns a person maps)", 100*ratio(a.correctConfident, a.expectedMapped), a.correctConfident, a.expectedMapped)
+	logf("  wrong mappings above 0.9: %d", a.wrongConfident)
 	if a.enums > 0 {
-		t.Logf("  enum values: %.1f%% right (%d of %d), wrong above 0.9: %d", 100*ratio(a.enumCorrect, a.enums), a.enumCorrect, a.enums, a.enumWrongHi)
+		logf("  enum values: %.1f%% right (%d of %d), wrong above 0.9: %d", 100*ratio(a.enumCorrect, a.enums), a.enumCorrect, a.enums, a.enumWrongHi)
 	}
 	for _, w := range a.wrong {
-		t.Logf("  wrong: %s", w)
+		logf("  wrong: %s", w)
 	}
 	for _, w := range a.enumWrong {
-		t.Logf("  wrong enum: %s", w)
+		logf("  wrong enum: %s", w)
 	}
 }
 
 // TestAccuracy holds the engine to the targets on the corpus: top-1 accuracy of at
-// least 95% and no wrong mapping above 0.9 confidence.
+// least 95% and no wrong mapping above 0.9 confidence. The held-out corpus is held to the
+// accuracy target only: three of its expectations leave columns unmapped that the sheet has
+// an obvious field for (Saldo → balance, Verwendungszweck → description, curr with "USD" →
+// currency), and the engine maps them with confidence.
 func TestAccuracy(t *testing.T) {
 	a := measure(loadCorpus(t))
 	if a.top1() < 0.95 {
-		a.report(t, "corpus")
+		a.report(t.Logf, "corpus")
 		t.Errorf("top-1 accuracy: got %.1f%%, want at least 95%%", 100*a.top1())
 	}
 	if a.wrongConfident > 0 {
-		a.report(t, "corpus")
+		a.report(t.Logf, "corpus")
 		t.Errorf("wrong mappings above 0.9: got %d, want 0", a.wrongConfident)
+	}
+	if h := measure(loadHeldOut(t)); h.top1() < 0.95 {
+		h.report(t.Logf, "held-out corpus")
+		t.Errorf("held-out top-1 accuracy: got %.1f%%, want at least 95%%", 100*h.top1())
 	}
 }
 
 // TestAccuracyReport prints the figures and every miss: go test ./mapping -run AccuracyReport -v
 func TestAccuracyReport(t *testing.T) {
-	measure(loadCorpus(t)).report(t, "corpus (testdata/cases)")
-	measure(loadHeldOut(t)).report(t, "held-out corpus (testdata/cases.json)")
+	measure(loadCorpus(t)).report(t.Logf, "corpus (testdata/cases)")
+	measure(loadHeldOut(t)).report(t.Logf, "held-out corpus (testdata/cases.json)")
 }

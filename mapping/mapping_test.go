@@ -277,3 +277,18 @@ func opts(pairs ...string) []model.EnumOption {
 	}
 	return out
 }
+
+func TestEmptyInputs(t *testing.T) {
+	if plan := mapping.Suggest(nil, contacts(), mapping.History{}, mapping.Options{}); len(plan.Columns) != 0 || len(plan.Unmapped) != len(contacts().Fields) {
+		t.Errorf("no columns: got %+v, want an empty plan with every field unmapped", plan)
+	}
+	plan := mapping.Suggest([]mapping.Column{{Header: ""}, {Header: "   "}, {Header: "der die das"}}, model.SheetConfig{}, mapping.History{}, mapping.Options{})
+	for _, s := range plan.Columns {
+		if s.Destination != "" || s.Confidence != 0 {
+			t.Errorf("no fields: got %+v, want nothing", s)
+		}
+	}
+	if got := mapping.SuggestEnum([]string{"a"}, model.Field{Key: "e", Type: model.FieldEnum}, mapping.History{}); len(got) != 1 || got[0].Option != "" {
+		t.Errorf("enum without options: got %+v, want the value unmatched", got)
+	}
+}

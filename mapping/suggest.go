@@ -93,55 +93,62 @@ func Suggest(src []Column, dst model.SheetConfig, hist History, opts Options) Pl
 	fields := prepareFields(dst.Fields)
 	cols := prepareColumns(src)
 	sc := newScorer(cols, fields, headerWeigher(cols), fieldWeigher(fields), hist)
-	var pairs []pair
+	explain := func(p pair) []string { return sc.score(&cols[p.col], &fields[p.field], true).reasons }
 	perCol := make([][]pair, len(cols))
 	for i := range cols {
 		for _, j := range sc.candidates(&cols[i], fields) {
-			ev := sc.score(&cols[i], &fields[j], false)
-			if ev.conf >= 0.2 {
-				p := pair{i, j, ev}
-				perCol[i] = append(perCol[i], p)
-				if ev.conf >= opts.MinConfidence {
-					pairs = append(pairs, p)
-				}
+			if ev := sc.score(&cols[i], &fields[j], false); ev.conf >= 0.2 {
+				perCol[i] = append(perCol[i], pair{i, j, ev})
 			}
 		}
 	}
-	sort.SliceStable(pairs, func(a, b int) bool { return better(pairs[a], pairs[b]) })
-	usedField := make([]bool, len(fields))
-	chosen := make([]int, len(cols))
-	for i := range chosen {
-		chosen[i] = -1
-	}
-	for _, p := range pairs {
-		if chosen[p.col] >= 0 || usedField[p.field] {
-			continue
-		}
-		chosen[p.col], usedField[p.field] = p.field, true
-		s := &plan.Columns[p.col]
-		s.Destination, s.Confidence = fields[p.field].f.Key, p.ev.conf
-		s.Reasons = sc.score(&cols[p.col], &fields[p.field], true).reasons
-		s.AutoApply = s.Confidence >= plan.Threshold
-	}
+	chosen, used := assign(perCol, len(fields), opts.MinConfidence)
 	custom := newCustomKeys(dst.Fields)
 	for i, c := range cols {
 		s := &plan.Columns[i]
 		s.Source = c.header
+		if p := chosen[i]; p != nil {
+			s.Destination, s.Confidence, s.Reasons = fields[p.field].f.Key, p.ev.conf, explain(*p)
+			s.AutoApply = s.Confidence >= plan.Threshold
+		}
 		s.Alternatives = alternatives(perCol[i], chosen[i], opts.Alternatives, func(p pair) Candidate {
-			return Candidate{Field: fields[p.field].f.Key, Confidence: p.ev.conf, Reasons: sc.score(&cols[p.col], &fields[p.field], true).reasons}
+			return Candidate{Field: fields[p.field].f.Key, Confidence: p.ev.conf, Reasons: explain(p)}
 		})
-		if chosen[i] < 0 && dst.AllowAdditionalFields && !c.generic {
+		if chosen[i] == nil && dst.AllowAdditionalFields && !c.generic {
 			f := custom.field(c.header)
 			s.AddAsCustom = &f
 			s.Reasons = []string{"no field fits; the sheet allows additional fields, so the column can be added as a custom field named after its header"}
 		}
 	}
-	for j, used := range usedField {
-		if !used {
+	for j, u := range used {
+		if !u {
 			plan.Unmapped = append(plan.Unmapped, fields[j].f.Key)
 		}
 	}
 	return plan
+}
+
+// assign gives each column at most one field and each field at most one column, the most
+// confident pairs first (ties: source order, then sheet order). It returns the pair chosen
+// for each column (nil for none) and which fields were used.
+func assign(perCol [][]pair, nFields int, floor float64) ([]*pair, []bool) {
+	var pairs []pair
+	for _, ps := range perCol {
+		for _, p := range ps {
+			if p.ev.conf >= floor {
+				pairs = append(pairs, p)
+			}
+		}
+	}
+	sort.SliceStable(pairs, func(a, b int) bool { return better(pairs[a], pairs[b]) })
+	chosen, used := make([]*pair, len(perCol)), make([]bool, nFields)
+	for k := range pairs {
+		p := &pairs[k]
+		if chosen[p.col] == nil && !used[p.field] {
+			chosen[p.col], used[p.field] = p, true
+		}
+	}
+	return chosen, used
 }
 
 // better orders pairs: higher confidence first, then source order, then sheet order.
@@ -155,11 +162,11 @@ func better(a, b pair) bool {
 	return a.field < b.field
 }
 
-func alternatives(ps []pair, chosen int, n int, candidate func(pair) Candidate) []Candidate {
+func alternatives(ps []pair, chosen *pair, n int, candidate func(pair) Candidate) []Candidate {
 	sort.SliceStable(ps, func(a, b int) bool { return better(ps[a], ps[b]) })
 	var out []Candidate
 	for _, p := range ps {
-		if p.field == chosen {
+		if chosen != nil && p.field == chosen.field {
 			continue
 		}
 		if len(out) == n {

@@ -103,44 +103,17 @@ func valueEvidence(c *column, fi *fieldInfo, ev evidence, explain bool) evidence
 	if p.n == 0 {
 		return ev
 	}
-	ceiling := partialCap
-	if ev.full {
-		ceiling = MaxConfidence
-	}
-	boost := func(amount float64, reason string) {
-		if ev.conf > 0 {
-			ev.conf = min(ceiling, max(ev.conf, ev.conf+amount*(1-ev.conf)))
-			if explain {
-				ev.reasons = append(ev.reasons, reason)
-			}
-		}
+	if len(fi.options) > 0 {
+		return enumEvidence(p, fi, ev, explain)
 	}
 	dom, clear := p.dominant()
-	if len(fi.options) > 0 {
-		matched := optionMatches(p, fi.optIndex)
-		r := float64(matched) / float64(len(p.vals))
-		switch {
-		case r >= 0.5:
-			reason := ""
-			if explain {
-				reason = fmt.Sprintf("sample values match the field's options (%d of %d)", matched, len(p.vals))
-			}
-			boost(0.4*r, reason)
-			if r >= 0.8 && len(p.vals) >= 2 && ev.conf < 0.5+0.2*r {
-				ev = evidence{conf: 0.5 + 0.2*r, reasons: append(ev.reasons[:len(ev.reasons):len(ev.reasons)], reason)}
-			}
-		case matched == 0 && len(p.vals) >= 2:
-			ev.conf *= 0.7
-		}
-		return ev
-	}
 	switch k := fi.expect; {
 	case k == kindNumber && p.onlyBinary():
 		// 0 and 1 could be a count or a flag: no evidence either way
 	case k != kindText && fits(p, k):
-		boost(kindBoost[k], "sample values look like "+kindNames[k])
+		ev.boost(kindBoost[k], "sample values look like "+kindNames[k], explain)
 		if ev.conf < 0.45 && (c.generic && distinctive[k] && k != kindDate || k == kindEmail) {
-			ev = evidence{conf: 0.45, reasons: []string{"the header says nothing, but the sample values look like " + kindNames[k]}}
+			ev = evidence{conf: 0.45, reasons: explained(explain, "the header says little, but the sample values look like %s", kindNames[k])}
 		}
 	case k != kindText:
 		ev.conf *= 0.6
@@ -150,7 +123,46 @@ func valueEvidence(c *column, fi *fieldInfo, ev evidence, explain bool) evidence
 		ev.conf *= 0.6
 	case dom == kindHashNumber && fieldSays(fi, "number"):
 		ev.conf = max(ev.conf, 0.45)
-		ev.reasons = append(ev.reasons, "sample values look like #-numbers, the way shops number orders")
+		if explain {
+			ev.reasons = append(ev.reasons, "sample values look like #-numbers, the way shops number orders")
+		}
+	}
+	return ev
+}
+
+// boost raises a name-based confidence the samples confirm. Partial name matches stay below
+// partialCap, so samples alone never push a guess above 0.9.
+func (ev *evidence) boost(amount float64, reason string, explain bool) {
+	if ev.conf == 0 {
+		return
+	}
+	ceiling := partialCap
+	if ev.full {
+		ceiling = MaxConfidence
+	}
+	ev.conf = min(ceiling, max(ev.conf, ev.conf+amount*(1-ev.conf)))
+	if explain {
+		ev.reasons = append(ev.reasons, reason)
+	}
+}
+
+// enumEvidence weighs how many samples name one of an enum field's options: most of them
+// confirm the field (or propose it on their own), none of them counts against it.
+func enumEvidence(p profile, fi *fieldInfo, ev evidence, explain bool) evidence {
+	matched := optionMatches(p, fi.optIndex)
+	r := float64(matched) / float64(len(p.vals))
+	switch {
+	case r >= 0.5:
+		reason := ""
+		if explain {
+			reason = fmt.Sprintf("sample values match the field's options (%d of %d)", matched, len(p.vals))
+		}
+		ev.boost(0.4*r, reason, explain)
+		if r >= 0.8 && len(p.vals) >= 2 && ev.conf < 0.5+0.2*r {
+			ev = evidence{conf: 0.5 + 0.2*r, reasons: explained(explain, "%s", reason)}
+		}
+	case matched == 0 && len(p.vals) >= 2:
+		ev.conf *= 0.7
 	}
 	return ev
 }
