@@ -7,38 +7,33 @@ import (
 
 // DefaultFamilyThreshold is the similarity from which a sheet counts as a member of an
 // instruction's mapping family.
-const DefaultFamilyThreshold = 0.6
-
-// Worth of a pair of keys in FamilySimilarity.
-const (
-	familySameSpelling = 1.0
-	familySameMeaning  = 0.9
-)
+const DefaultFamilyThreshold = 0.5
 
 // FamilySimilarity measures how alike two field structures are, from 0 (nothing in common)
-// to 1 (the same keys), to decide which mapping instructions a sheet receives.
+// to 1 (the same fields), to decide which mapping instructions a sheet receives.
 //
 // Every key is reduced to two forms: its spelling, normalised and without spaces
 // ("firstName", "first_name" and "First Name" are the same), and its meaning, the sorted
 // terms the suggestion engine reads in it ("Vorname", "fname" and "given_name" all mean
-// first name; "zip" and "postal_code" both mean postal code). Duplicate keys on one side
-// count once. Keys of a and b are then paired one to one: first those with the same spelling
-// (each pair worth 1), then those with the same meaning (worth 0.9). The similarity is the
-// soft Jaccard index of the two sets:
+// first name; "zip" and "postal_code" both mean postal code). Duplicate spellings on one side
+// count once. Keys of a and b are then paired one to one, first those with the same spelling,
+// then those with the same meaning (so a synonym never takes the partner of an exact key).
+// The similarity is the Jaccard index of the two sets under that pairing:
 //
-//	sum of pair worths / (|a| + |b| − number of pairs)
+//	pairs / (|a| + |b| − pairs)
 //
-// so two identical sets score 1, a set against itself in another language about 0.9, and
-// one extra or missing key lowers the score by roughly one over the size of the union.
-// Either set being empty gives 0. The result is symmetric and does not depend on order.
+// Identical sets, or the same fields keyed in another language, score 1; each extra or
+// missing field lowers the score by about one over the size of the union; keys whose meaning
+// the dictionary does not know match by spelling only. Either set being empty gives 0. The
+// result is symmetric and does not depend on order.
 func FamilySimilarity(a, b []string) float64 {
 	ka, kb := familyKeys(a), familyKeys(b)
 	if len(ka) == 0 || len(kb) == 0 {
 		return 0
 	}
 	usedA, usedB := make([]bool, len(ka)), make([]bool, len(kb))
-	pairs, worth := 0, 0.0
-	match := func(same func(x, y familyKey) bool, w float64) {
+	pairs := 0
+	match := func(same func(x, y familyKey) bool) {
 		for i := range ka {
 			if usedA[i] {
 				continue
@@ -47,15 +42,14 @@ func FamilySimilarity(a, b []string) float64 {
 				if !usedB[j] && same(ka[i], kb[j]) {
 					usedA[i], usedB[j] = true, true
 					pairs++
-					worth += w
 					break
 				}
 			}
 		}
 	}
-	match(func(x, y familyKey) bool { return x.spelling == y.spelling }, familySameSpelling)
-	match(func(x, y familyKey) bool { return x.meaning != "" && x.meaning == y.meaning }, familySameMeaning)
-	return worth / float64(len(ka)+len(kb)-pairs)
+	match(func(x, y familyKey) bool { return x.spelling == y.spelling })
+	match(func(x, y familyKey) bool { return x.meaning != "" && x.meaning == y.meaning })
+	return float64(pairs) / float64(len(ka)+len(kb)-pairs)
 }
 
 type familyKey struct{ spelling, meaning string }
