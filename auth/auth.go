@@ -61,10 +61,22 @@ type KeyFinder interface {
 	KeyByRaw(ctx context.Context, raw string) (*model.APIKey, error)
 }
 
+// PATFinder looks up the user of a personal access token.
+type PATFinder interface {
+	UserByPAT(ctx context.Context, raw string) (*model.User, error)
+}
+
 // Authenticator resolves bearer tokens.
 type Authenticator struct {
 	Keys   KeyFinder
 	Tokens *Tokens
+	PATs   PATFinder // nil: personal access tokens are refused
+	Guests GuestChecker
+}
+
+// GuestChecker tells whether a guest still holds a grant on a space.
+type GuestChecker interface {
+	GuestReaches(ctx context.Context, guestID, spaceID string) bool
 }
 
 // Authenticate returns the principal of a bearer token. Errors: unauthorized.
@@ -86,9 +98,28 @@ func (a *Authenticator) Authenticate(ctx context.Context, token string) (*Princi
 		}
 		return &Principal{Kind: kind, AccountID: k.AccountID, EnvironmentID: k.EnvironmentID, ActorID: k.ID}, nil
 	case strings.HasPrefix(token, "pat_"):
-		return nil, errs.E(errs.Unauthorized, "Authorization", "Invalid personal access token")
+		if a.PATs == nil {
+			return nil, errs.E(errs.Unauthorized, "Authorization", "Invalid personal access token")
+		}
+		u, err := a.PATs.UserByPAT(ctx, token)
+		if errs.Is(err, errs.NotFound) {
+			return nil, errs.E(errs.Unauthorized, "Authorization", "Invalid or revoked personal access token")
+		}
+		if err != nil {
+			return nil, err
+		}
+		// A personal access token has its creator's scope: the whole account.
+		return &Principal{Kind: PersonalToken, AccountID: u.AccountID, UserID: u.ID, Email: u.Email, ActorID: u.ID}, nil
 	}
-	return a.Tokens.Parse(token)
+	p, err := a.Tokens.Parse(token)
+	if err != nil {
+		return nil, err
+	}
+	if p.Kind == GuestToken && (a.Guests == nil || !a.Guests.GuestReaches(ctx, p.ActorID, p.SpaceID)) {
+		// Removing a guest or their grant ends their access at once, whatever the token says.
+		return nil, errs.E(errs.Unauthorized, "Authorization", "This guest no longer has access to the space")
+	}
+	return p, nil
 }
 
 // Tokens issues and verifies HS256 access tokens.

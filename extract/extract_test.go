@@ -127,6 +127,7 @@ func TestBadFiles(t *testing.T) {
 		{"only blank lines", "a.csv", []byte("\n\n ,\n"), "no data"},
 		{"binary", "a.csv", []byte("\x00\x01\x02\x03\x04\x05\x06\x07\x08\x00\x01\x02garbage\x00\x00\x00\x00"), "binary"},
 		{"truncated xlsx", "a.xlsx", []byte("PK\x03\x04\x14\x00\x00\x00\x08\x00"), "damaged or truncated"},
+		{"old binary excel", "a.xls", []byte("\xD0\xCF\x11\xE0\xA1\xB1\x1A\xE1garbage"), "save the workbook as .xlsx"},
 		{"json not an array", "a.json", []byte(`"hello"`), "array of objects"},
 		{"json bad object", "a.json", []byte(`[{"a":1},{"a":]`), "not valid JSON"},
 	}

@@ -73,6 +73,10 @@ func Open(path, name string) (*File, error) {
 	ext := strings.ToLower(filepath.Ext(name))
 	base := strings.TrimSuffix(filepath.Base(name), filepath.Ext(name))
 	trimmed := bytes.TrimLeft(bytes.TrimPrefix(head, []byte{0xEF, 0xBB, 0xBF}), " \t\r\n")
+	if ext == ".xls" || bytes.HasPrefix(head, []byte{0xD0, 0xCF, 0x11, 0xE0}) {
+		fh.Close()
+		return nil, errors.New("old Excel 97-2003 files (.xls) are not supported: save the workbook as .xlsx or CSV and upload that")
+	}
 	var f *File
 	counted := &countReader{r: fh}
 	switch {

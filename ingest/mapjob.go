@@ -5,13 +5,19 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/jobs"
 	"github.com/sluice/sluice/mapping"
 	"github.com/sluice/sluice/model"
+	"github.com/sluice/sluice/schema"
 	"github.com/sluice/sluice/store"
 )
+
+// mapBatch is how many records each write transaction of a map job holds: larger than an
+// upload's batches because the rows are already clean JSON.
+const mapBatch = 10000
 
 // MapOperation is the job operation that maps a source sheet into a destination sheet
 // ("workbook:map" in job events, as Flatfile's automap plugin creates it).
@@ -34,6 +40,7 @@ type Plan struct {
 	UnmappedSource           []model.Field
 	UnmappedDestination      []model.Field
 	ProgramID                string
+	transforms               []transform
 	destinationWorkbookSpace string
 }
 
@@ -105,6 +112,9 @@ func (s *Service) PlanJob(ctx context.Context, j *model.Job) (*Plan, error) {
 	if in.ProgramID != "" {
 		prog, err := s.DB.GetProgram(ctx, j.AccountID, in.ProgramID)
 		if err != nil {
+			return nil, err
+		}
+		if p.transforms, err = compileTransforms(prog.Rules, src, dst); err != nil {
 			return nil, err
 		}
 		for _, r := range prog.Rules {
@@ -202,15 +212,32 @@ func (s *Service) Map(ctx context.Context, j *model.Job) (jobs.Outcome, error) {
 			edges = append(edges, e)
 		}
 	}
-	if len(edges) == 0 {
+	added, err := s.addCustomFields(ctx, j, p)
+	if err != nil {
+		return jobs.Outcome{}, err
+	}
+	edges = append(edges, added...)
+	if len(edges) == 0 && len(p.transforms) == 0 {
 		return jobs.Outcome{}, errs.Invalidf("plan", "No source column maps onto %s confidently enough; map the columns by hand (a program's rules)", p.Destination.Name)
 	}
-	keys := make([]string, len(edges))
-	enums := make([]map[string]string, len(edges))
-	for i, e := range edges {
-		keys[i] = e.Destination.Key
+	var keys []string
+	enums := map[string]map[string]string{}
+	seen := map[string]bool{}
+	addKey := func(k string) {
+		if !seen[k] {
+			seen[k] = true
+			keys = append(keys, k)
+		}
+	}
+	for _, e := range edges {
+		addKey(e.Destination.Key)
 		if e.Destination.Type == model.FieldEnum && e.Destination.Config != nil {
-			enums[i] = map[string]string{}
+			enums[e.Destination.Key] = map[string]string{}
+		}
+	}
+	for _, t := range p.transforms {
+		for _, k := range t.dests {
+			addKey(k)
 		}
 	}
 	recs := make(chan *store.Record, 1000)
@@ -229,7 +256,7 @@ func (s *Service) Map(ctx context.Context, j *model.Job) (jobs.Outcome, error) {
 			return nil, io.EOF
 		}
 		n++
-		if n%batchRows == 0 {
+		if n%mapBatch == 0 {
 			info := fmt.Sprintf("Mapped %d records", n)
 			_, _ = s.Jobs.Ack(ctx, j.AccountID, j.ID, jobs.WorkerActor, &info, nil, nil)
 		}
@@ -237,20 +264,33 @@ func (s *Service) Map(ctx context.Context, j *model.Job) (jobs.Outcome, error) {
 		for _, c := range r.Cells {
 			byKey[c.Key] = c.Value
 		}
-		out := make([]json.RawMessage, len(edges))
-		for i, e := range edges {
+		vals := make(map[string]json.RawMessage, len(keys))
+		for _, e := range edges {
 			v := byKey[e.Source.Key]
-			if enums[i] != nil && len(v) > 0 {
-				v = s.enumValue(v, e.Destination, enums[i])
+			if cache := enums[e.Destination.Key]; cache != nil && len(v) > 0 {
+				v = s.enumValue(v, e.Destination, cache)
 			}
-			if len(v) == 0 {
-				v = jsonNull
+			vals[e.Destination.Key] = v
+		}
+		if len(p.transforms) > 0 {
+			text := make(map[string]string, len(byKey))
+			for k, v := range byKey {
+				text[k] = CellText(v)
 			}
-			out[i] = v
+			for _, t := range p.transforms {
+				t.apply(text, vals)
+			}
+		}
+		out := make([]json.RawMessage, len(keys))
+		for i, k := range keys {
+			out[i] = vals[k]
+			if len(out[i]) == 0 {
+				out[i] = jsonNull
+			}
 		}
 		return out, nil
 	}
-	if _, err := s.DB.InsertStream(ctx, p.Destination.ID, keys, rows, batchRows, store.WriteOptions{Actor: j.CreatedBy, AccountID: j.AccountID}); err != nil && err != io.EOF {
+	if _, err := s.DB.InsertStream(ctx, p.Destination.ID, keys, rows, mapBatch, store.WriteOptions{Actor: j.CreatedBy, AccountID: j.AccountID}); err != nil && err != io.EOF {
 		for range recs {
 		}
 		return jobs.Outcome{}, err
@@ -259,6 +299,35 @@ func (s *Service) Map(ctx context.Context, j *model.Job) (jobs.Outcome, error) {
 		Message: fmt.Sprintf("Mapped %d records into %s", n, p.Destination.Name),
 		Next:    map[string]any{"type": "id", "id": p.Destination.ID, "path": "/space/" + p.destinationWorkbookSpace, "label": "Open " + p.Destination.Name},
 	}, nil
+}
+
+// addCustomFields adds each unmapped source column to a destination sheet that allows
+// additional fields, as a string field labelled with the column's header and treated
+// "additional", so nothing of the file is lost.
+func (s *Service) addCustomFields(ctx context.Context, j *model.Job, p *Plan) ([]Edge, error) {
+	if !p.Destination.Config.AllowAdditionalFields || len(p.UnmappedSource) == 0 {
+		return nil, nil
+	}
+	var edges []Edge
+	_, err := s.DB.ChangeSheet(ctx, j.AccountID, p.Destination.ID, j.CreatedBy, func(sh *model.Sheet, _ *model.Workbook) (bool, error) {
+		taken := map[string]bool{}
+		for _, f := range sh.Config.Fields {
+			taken[strings.ToLower(f.Key)] = true
+		}
+		for _, src := range p.UnmappedSource {
+			key := src.Key
+			for i := 2; taken[strings.ToLower(key)]; i++ {
+				key = fmt.Sprintf("%s_%d", src.Key, i)
+			}
+			taken[strings.ToLower(key)] = true
+			f := model.Field{Key: key, Label: firstNonEmpty(src.Label, src.Key), Type: model.FieldString, Treatments: []string{"additional"}}
+			sh.Config.Fields = append(sh.Config.Fields, f)
+			edges = append(edges, Edge{Source: src, Destination: f, Confidence: mapping.MaxConfidence, Certainty: "absolute",
+				Reasons: []string{"added as a custom field: the sheet allows additional fields"}, Apply: true})
+		}
+		return true, schema.Sheet(&sh.Config, "destination")
+	})
+	return edges, err
 }
 
 // enumValue translates a source value to an enum option's value when the engine is sure;

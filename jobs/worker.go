@@ -41,8 +41,18 @@ func NewWorker(svc *Service, every time.Duration, log *slog.Logger) *Worker {
 	return &Worker{svc: svc, log: log, every: every, handlers: map[string]Handler{}, next: map[string]map[string]any{}, stop: make(chan struct{})}
 }
 
-// Handle registers the handler of an operation.
+// Handle registers the handler of an operation ("delete-records"), or of an operation on one
+// type of job ("file:extract"), so a client's own jobs with the same operation on other types
+// are left to their agents.
 func (w *Worker) Handle(operation string, h Handler) { w.handlers[operation] = h }
+
+// handler finds the handler of a job: by type and operation first, then by operation.
+func (w *Worker) handler(j *model.Job) Handler {
+	if h, ok := w.handlers[j.Type+":"+j.Operation]; ok {
+		return h
+	}
+	return w.handlers[j.Operation]
+}
 
 // Outcome is what a job leaves for the person who ran it: a message and, optionally, where to
 // go next (Flatfile's outcome.next, e.g. {"type":"download","url":…,"fileName":…}).
@@ -90,7 +100,7 @@ func (w *Worker) RunOnce(ctx context.Context) (int, error) {
 			return n, err
 		}
 		n++
-		msg, runErr := w.handlers[j.Operation](ctx, j)
+		msg, runErr := w.handler(j)(ctx, j)
 		status := model.JobComplete
 		if runErr != nil {
 			status, msg = model.JobFailed, runErr.Error()

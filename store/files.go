@@ -134,3 +134,39 @@ func (db *DB) DeleteFile(ctx context.Context, f *model.File, actor string) error
 		return err
 	})
 }
+
+// FailInterruptedFiles marks files whose extraction was running when the server stopped
+// (analyzing or analyzed) as failed, with a description saying so; it returns how many.
+// Call it at start-up, before the built-in worker runs.
+func (db *DB) FailInterruptedFiles(ctx context.Context) (int, error) {
+	var n int
+	err := db.Update(ctx, func(tx *Tx) error {
+		rows, err := tx.QueryContext(tx.ctx, `SELECT `+fileColumns+` FROM files WHERE status IN ('analyzing', 'analyzed') AND deleted_at IS NULL`)
+		if err != nil {
+			return errs.Wrap(err, "find interrupted files")
+		}
+		var files []*model.File
+		for rows.Next() {
+			f, err := scanFile(rows)
+			if err != nil {
+				rows.Close()
+				return err
+			}
+			files = append(files, f)
+		}
+		rows.Close()
+		for _, f := range files {
+			f.Status = model.FileStatusFailed
+			f.Description = "Extraction was interrupted when the server stopped; upload the file again"
+			if _, err := tx.exec(`UPDATE files SET status = ?, description = ?, updated_at = ? WHERE id = ?`, f.Status, f.Description, ms(tx.now), f.ID); err != nil {
+				return errs.Wrap(err, "fail interrupted file")
+			}
+			if _, err := tx.Emit("file:updated", fileContext(f, "us_usr_sluice"), map[string]any{"fileId": f.ID, "status": f.Status}); err != nil {
+				return err
+			}
+		}
+		n = len(files)
+		return nil
+	})
+	return n, err
+}

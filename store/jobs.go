@@ -343,17 +343,22 @@ func (db *DB) OverdueJobs(ctx context.Context, typ, operation string, cutoff tim
 		AND type = ? AND operation = ? AND created_at <= ? ORDER BY created_at`, typ, operation, ms(cutoff))
 }
 
-// ReadyJobs returns dispatched ready jobs with one of the given operations, oldest first (the
-// built-in workers pick their work here).
+// ReadyJobs returns dispatched ready jobs with one of the given operations or type:operation
+// pairs, oldest first (the built-in workers pick their work here).
 func (db *DB) ReadyJobs(ctx context.Context, operations []string, limit int) ([]JobRef, error) {
 	if len(operations) == 0 {
 		return nil, nil
 	}
-	args := []any{}
-	for _, o := range operations {
-		args = append(args, o)
+	// An entry is an operation ("delete-records") or a type and operation ("file:extract"); the
+	// list is bound twice, once for each way of matching.
+	list := `(?` + strings.Repeat(", ?", len(operations)-1) + `)`
+	var args []any
+	for range 2 {
+		for _, o := range operations {
+			args = append(args, o)
+		}
 	}
 	args = append(args, limit)
 	return db.jobRefs(ctx, `SELECT account_id, id FROM jobs WHERE `+unfinished+` AND status = 'ready' AND dispatched_at IS NOT NULL
-		AND operation IN (?`+strings.Repeat(", ?", len(operations)-1)+`) ORDER BY created_at LIMIT ?`, args...)
+		AND (operation IN `+list+` OR type || ':' || operation IN `+list+`) ORDER BY created_at LIMIT ?`, args...)
 }

@@ -262,3 +262,29 @@ func (db *DB) ForgetMappings(ctx context.Context, accountID, envID, actor string
 		return err
 	})
 }
+
+// RecomputeProgram replaces a program's source and destination and its rules with freshly
+// suggested ones, emitting program:recomputing and program:recomputed.
+func (db *DB) RecomputeProgram(ctx context.Context, p *model.MappingProgram, rules []*model.MappingRule, actor string, keys RuleKeys) error {
+	return db.Update(ctx, func(tx *Tx) error {
+		if _, err := tx.Emit("program:recomputing", programContext(p, actor), map[string]any{"programId": p.ID}); err != nil {
+			return err
+		}
+		src, _ := json.Marshal(p.Source)
+		dst, _ := json.Marshal(p.Destination)
+		if _, err := tx.exec(`UPDATE mapping_programs SET source = ?, destination = ?, updated_at = ? WHERE id = ?`, string(src), string(dst), ms(tx.now), p.ID); err != nil {
+			return errs.Wrap(err, "update program")
+		}
+		if _, err := tx.exec(`UPDATE mapping_rules SET deleted_at = ? WHERE program_id = ? AND deleted_at IS NULL`, ms(tx.now), p.ID); err != nil {
+			return errs.Wrap(err, "drop rules")
+		}
+		for _, r := range rules {
+			if err := tx.insertRule(p.ID, r, actor, keys); err != nil {
+				return err
+			}
+		}
+		p.Rules = rules
+		_, err := tx.Emit("program:recomputed", programContext(p, actor), map[string]any{"programId": p.ID, "ruleCount": len(rules)})
+		return err
+	})
+}

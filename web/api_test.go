@@ -28,10 +28,11 @@ const (
 
 // apiEnv is a running app on a temp store with a bootstrapped account.
 type apiEnv struct {
-	app   *fiber.App
-	db    *store.DB
-	envID string
-	now   time.Time
+	app      *fiber.App
+	filesDir string
+	db       *store.DB
+	envID    string
+	now      time.Time
 }
 
 func newAPI(t *testing.T) *apiEnv {
@@ -49,9 +50,12 @@ func newAPI(t *testing.T) *apiEnv {
 		t.Fatal(err)
 	}
 	e.envID = res.Environment.ID
+	e.filesDir = t.TempDir()
 	tokens := &auth.Tokens{Key: []byte("test-signing-key"), TTL: time.Hour, Now: db.Now}
-	e.app = web.New(web.Deps{Store: db, Auth: &auth.Authenticator{Keys: db, Tokens: tokens}, Tokens: tokens,
-		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), SessionSecret: []byte("0123456789abcdef0123456789abcdef")})
+	sealer, _ := auth.NewSealer([]byte("0123456789abcdef0123456789abcdef"))
+	e.app = web.New(web.Deps{Store: db, Auth: &auth.Authenticator{Keys: db, Tokens: tokens, PATs: db, Guests: db}, Tokens: tokens,
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), SessionSecret: []byte("0123456789abcdef0123456789abcdef"),
+		Sealer: sealer, FilesDir: e.filesDir})
 	return e
 }
 

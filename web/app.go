@@ -37,6 +37,8 @@ type Deps struct {
 	StreamHeartbeat time.Duration
 	// FilesDir keeps uploaded files (<data dir>/files).
 	FilesDir string
+	// Sealer encrypts secrets at rest.
+	Sealer *auth.Sealer
 }
 
 // New returns the configured fiber app.

@@ -2,6 +2,8 @@ package web_test
 
 import (
 	"context"
+	"io"
+	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
@@ -10,6 +12,9 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/sluice/sluice/ingest"
+	"github.com/sluice/sluice/jobs"
 )
 
 const chromium = "/usr/bin/chromium"
@@ -72,12 +77,22 @@ func TestBrowserLoginAndCreateSpace(t *testing.T) {
 	go e.app.Listener(ln)
 	t.Cleanup(func() { e.app.Shutdown() })
 	base := "http://" + ln.Addr().String()
+	// The built-in worker runs extraction jobs, as cmd/sluice starts it.
+	svc := jobs.New(e.db, e.db)
+	worker := jobs.NewWorker(svc, 100*time.Millisecond, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	worker.Handle("file:"+ingest.Operation, (&ingest.Service{DB: e.db, Jobs: svc, Dir: e.filesDir}).Handle)
+	worker.Start()
+	t.Cleanup(worker.Stop)
+	csv := filepath.Join(t.TempDir(), "customers.csv")
+	if err := os.WriteFile(csv, []byte("Customer export\n\nName;E-mail;City\nZoë Müller;zoe@example.com;Köln\nAda King;ada@example.com;London\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	e.mustCreateSpace(t, testSecret, map[string]any{"name": "Q2 vendors"})
 	old := e.mustCreateSpace(t, testSecret, map[string]any{"name": "Legacy CRM export"})
 	e.mustCall(t, "POST", "/v1/spaces/"+old["id"].(string)+"/archive", testSecret, nil)
 
 	var buf []byte
-	var rows, wrong, title string
+	var rows, wrong, title, files, grid string
 	err = chromedp.Run(ctx,
 		chromedp.Navigate(base+"/login"),
 		chromedp.WaitVisible(`[data-testid=login-form]`),
@@ -100,7 +115,22 @@ func TestBrowserLoginAndCreateSpace(t *testing.T) {
 		chromedp.Click(`//a[@data-testid="space-link" and contains(., "Customer import 2026")]`),
 		chromedp.WaitVisible(`[data-testid=space-title]`),
 		chromedp.Text(`[data-testid=space-title]`, &title),
+		chromedp.SetUploadFiles(`[data-testid=upload-file]`, []string{csv}),
+		chromedp.Click(`[data-testid=upload-submit]`),
+		chromedp.WaitVisible(`//span[@data-testid="file-status" and text()="complete"]`),
+		chromedp.Text(`[data-testid=files]`, &files),
+		chromedp.Reload(),
+		chromedp.WaitVisible(`[data-testid=sheet-link]`),
 		shot("03-space", &buf),
+		chromedp.Click(`[data-testid=sheet-link]`),
+		chromedp.WaitVisible(`[data-testid=grid]`),
+		chromedp.Text(`[data-testid=grid]`, &grid),
+		chromedp.DoubleClick(`//td[@data-testid="grid-cell" and text()="London"]`),
+		chromedp.WaitVisible(`[data-testid=grid-cell-input]`),
+		chromedp.SetValue(`[data-testid=grid-cell-input]`, "Leeds"),
+		chromedp.SendKeys(`[data-testid=grid-cell-input]`, "\r"),
+		chromedp.WaitVisible(`//td[@data-testid="grid-cell" and text()="Leeds"]`),
+		shot("04-sheet", &buf),
 	)
 	if err != nil {
 		t.Fatalf("browser run: %v", err)
@@ -112,6 +142,12 @@ func TestBrowserLoginAndCreateSpace(t *testing.T) {
 		if !strings.Contains(rows, want) {
 			t.Errorf("spaces table lacks %q: %q", want, rows)
 		}
+	}
+	if !strings.Contains(files, "customers.csv") {
+		t.Errorf("files section %q lacks the upload", files)
+	}
+	if !strings.Contains(grid, "Zoë Müller") || !strings.Contains(grid, "E-mail") {
+		t.Errorf("grid %q lacks the extracted records", grid)
 	}
 	if title != "Customer import 2026" {
 		t.Errorf("got space page title %q, want the new space", title)

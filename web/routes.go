@@ -21,6 +21,10 @@ func routes(app *fiber.App, d Deps) {
 	documents := api.NewDocuments(d.Store)
 	export := api.NewExport(d.Store)
 	mappings := api.NewMapping(d.Store)
+	instructions := api.NewInstructions(d.Store)
+	secrets := api.NewSecrets(d.Store, d.Sealer)
+	guests := api.NewGuests(d.Store, d.Tokens, d.BaseURL)
+	views := api.NewViews(d.Store)
 	jobSvc := jobs.New(d.Store, d.Store)
 	jobsH := api.NewJobs(jobSvc, d.Store)
 	ingestSvc := &ingest.Service{DB: d.Store, Jobs: jobSvc, Dir: d.FilesDir}
@@ -42,6 +46,9 @@ func routes(app *fiber.App, d Deps) {
 
 	v1 := app.Group("/v1", limitBody, gunzip, need)
 	v1.Get("/auth/api-keys", authH.ListKeys)
+	v1.Get("/auth/personal-access-tokens", authH.ListPATs)
+	v1.Post("/auth/personal-access-tokens", authH.CreatePAT)
+	v1.Delete("/auth/personal-access-tokens/:accessTokenId", authH.DeletePAT)
 	v1.Get("/accounts/current", accounts.Get)
 	v1.Patch("/accounts/current", accounts.Update)
 
@@ -122,6 +129,28 @@ func routes(app *fiber.App, d Deps) {
 	v1.Patch("/mapping/:programId/rules/:mappingId", mappings.UpdateRules)
 	v1.Delete("/mapping/:programId/rules/:mappingId", mappings.DeleteRules)
 
+	v1.Post("/instructions", instructions.Create)
+	v1.Get("/instructions/sheet/:sheetId", instructions.ForSheet)
+	v1.Patch("/instructions/:instructionId", instructions.Update)
+	v1.Delete("/instructions/:instructionId", instructions.Delete)
+
+	v1.Get("/views", views.List)
+	v1.Post("/views", views.Create)
+	v1.Get("/views/:viewId", views.Get)
+	v1.Patch("/views/:viewId", views.Update)
+	v1.Delete("/views/:viewId", views.Delete)
+
+	v1.Get("/guests", guests.List)
+	v1.Post("/guests", guests.Create)
+	v1.Get("/guests/:guestId", guests.Get)
+	v1.Patch("/guests/:guestId", guests.Update)
+	v1.Delete("/guests/:guestId", guests.Delete)
+	v1.Get("/guests/:guestId/token", guests.Token)
+
+	v1.Get("/secrets", secrets.List)
+	v1.Post("/secrets", secrets.Upsert)
+	v1.Delete("/secrets/:secretId", secrets.Delete)
+
 	v1.Get("/events", events.List)
 	v1.Post("/events", events.Create)
 	v1.Get("/events/:eventId", events.Get)
@@ -167,7 +196,7 @@ func routes(app *fiber.App, d Deps) {
 
 	v1.Use(func(c *fiber.Ctx) error { return fiber.ErrNotFound })
 
-	uiRoutes(app, d)
+	uiRoutes(app, d, files)
 }
 
 func health(d Deps) fiber.Handler {

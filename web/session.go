@@ -36,7 +36,7 @@ func newCookieSessions(secret []byte, baseURL string, now func() time.Time) *coo
 
 // Start writes a new session for u.
 func (s *cookieSessions) Start(c *fiber.Ctx, u ui.SessionUser) error {
-	vals := map[any]any{"uid": u.UserID, "acc": u.AccountID, "eml": u.Email, "at": s.now().Unix()}
+	vals := map[any]any{"uid": u.UserID, "acc": u.AccountID, "eml": u.Email, "gsp": u.GuestSpace, "at": s.now().Unix()}
 	enc, err := securecookie.EncodeMulti(sessionCookie, vals, s.store.Codecs...)
 	if err != nil {
 		return err
@@ -67,9 +67,10 @@ func (s *cookieSessions) User(c *fiber.Ctx) (ui.SessionUser, bool) {
 	if at == 0 || s.now().Sub(time.Unix(at, 0)) >= sessionTTL {
 		return ui.SessionUser{}, false
 	}
-	u := ui.SessionUser{}
+	u := ui.SessionUser{Since: time.Unix(at, 0)}
 	u.UserID, _ = vals["uid"].(string)
 	u.AccountID, _ = vals["acc"].(string)
 	u.Email, _ = vals["eml"].(string)
+	u.GuestSpace, _ = vals["gsp"].(string)
 	return u, u.UserID != ""
 }

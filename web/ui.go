@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/BurntSushi/toml"
 	"github.com/gofiber/fiber/v2"
@@ -12,7 +13,9 @@ import (
 	"github.com/nicksnyder/go-i18n/v2/i18n"
 	"golang.org/x/text/language"
 
+	"github.com/sluice/sluice/auth"
 	"github.com/sluice/sluice/errs"
+	"github.com/sluice/sluice/handlers/api"
 	"github.com/sluice/sluice/handlers/ui"
 	"github.com/sluice/sluice/locales"
 	"github.com/sluice/sluice/static"
@@ -70,10 +73,34 @@ func csrfToken(c *fiber.Ctx) error {
 	return c.Next()
 }
 
-// requireUser lets signed-in users through and sends the others to the login page.
-func requireUser(s *cookieSessions) fiber.Handler {
+// guestRenewal is how old a guest's session may get before it is issued again: guests who
+// keep using a space stay signed in.
+const guestRenewal = time.Hour
+
+// requireUser lets signed-in users through and sends the others to the login page. A guest
+// link (?token=<guest token>) signs its guest in for that one space; a guest session is
+// checked against the grant on every request, so removing the guest ends it at once.
+func requireUser(s *cookieSessions, d Deps) fiber.Handler {
 	return func(c *fiber.Ctx) error {
+		if tok := c.Query("token"); tok != "" {
+			p, err := d.Auth.Authenticate(c.Context(), tok)
+			if err == nil && p.Kind == auth.GuestToken && p.SpaceID != "" {
+				if err := s.Start(c, ui.SessionUser{UserID: p.ActorID, AccountID: p.AccountID, Email: p.Email, GuestSpace: p.SpaceID}); err != nil {
+					return err
+				}
+				return c.Redirect("/space/"+p.SpaceID, fiber.StatusSeeOther) // the token leaves the address bar
+			}
+		}
 		u, ok := s.User(c)
+		if ok && u.GuestSpace != "" {
+			if d.Auth.Guests == nil || !d.Auth.Guests.GuestReaches(c.Context(), u.UserID, u.GuestSpace) {
+				ok = false
+			} else if s.now().Sub(u.Since) > guestRenewal {
+				if err := s.Start(c, u); err != nil {
+					return err
+				}
+			}
+		}
 		if !ok {
 			expired := ""
 			if c.Cookies(sessionCookie) != "" {
@@ -92,17 +119,18 @@ func requireUser(s *cookieSessions) fiber.Handler {
 }
 
 // uiRoutes registers the dashboard pages, one line each.
-func uiRoutes(app *fiber.App, d Deps) {
+func uiRoutes(app *fiber.App, d Deps, uploads *api.Files) {
 	sess := newCookieSessions(d.SessionSecret, d.BaseURL, d.Store.Now)
 	pages := ui.New(d.Store, sess)
 	bundle := newBundleOnce()
 	protect := csrf.New(csrf.Config{
 		CookieName: "sluice_csrf", ContextKey: "csrf", CookieSameSite: "Lax", CookieHTTPOnly: true, CookieSecure: sess.secure, Expiration: sessionTTL,
 		Extractor: func(c *fiber.Ctx) (string, error) {
-			if t := c.FormValue("_csrf"); t != "" {
+			// The header first: reading a form value would pull a whole upload into memory.
+			if t := c.Get("X-CSRF-Token"); t != "" {
 				return t, nil
 			}
-			if t := c.Get("X-CSRF-Token"); t != "" {
+			if t := c.FormValue("_csrf"); t != "" {
 				return t, nil
 			}
 			return "", errors.New("missing CSRF token")
@@ -114,7 +142,7 @@ func uiRoutes(app *fiber.App, d Deps) {
 	app.Use("/static", filesystem.New(filesystem.Config{Root: static.HTTP(), MaxAge: 3600}))
 
 	page := []fiber.Handler{localize(bundle), protect, csrfToken}
-	signedIn := append(page[:len(page):len(page)], requireUser(sess))
+	signedIn := append(page[:len(page):len(page)], requireUser(sess, d))
 	app.Get("/login", with(page, pages.LoginPage)...)
 	app.Post("/login", with(page, pages.Login)...)
 	app.Post("/logout", with(page, pages.Logout)...)
@@ -124,6 +152,12 @@ func uiRoutes(app *fiber.App, d Deps) {
 	app.Get("/space/:spaceId", with(signedIn, pages.Space)...)
 	app.Post("/space/:spaceId/archive", with(signedIn, pages.Archive)...)
 	app.Post("/space/:spaceId/unarchive", with(signedIn, pages.Unarchive)...)
+	app.Post("/space/:spaceId/files", with(signedIn, pages.Upload(uploads.Upload))...)
+	app.Get("/space/:spaceId/files", with(signedIn, pages.Files)...)
+	app.Get("/space/:spaceId/sheet/:sheetId", with(signedIn, pages.Sheet)...)
+	app.Get("/space/:spaceId/sheet/:sheetId/cell/:recordId/:fieldKey", with(signedIn, pages.Cell)...)
+	app.Get("/space/:spaceId/sheet/:sheetId/cell/:recordId/:fieldKey/edit", with(signedIn, pages.EditCell)...)
+	app.Post("/space/:spaceId/sheet/:sheetId/cell/:recordId/:fieldKey", with(signedIn, pages.SaveCell)...)
 
 	app.Use(localize(bundle), func(c *fiber.Ctx) error { return fiber.ErrNotFound })
 }

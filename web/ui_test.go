@@ -53,8 +53,11 @@ func (b *browserSession) do(t *testing.T, method, path string, form url.Values, 
 	}
 	raw, _ := io.ReadAll(resp.Body)
 	html := string(raw)
-	if strings.HasPrefix(html, "<tr") { // a row partial: HTML parsers drop <tr> outside a table
+	switch { // row and cell partials: HTML parsers drop <tr> and <td> outside a table
+	case strings.HasPrefix(html, "<tr"):
 		html = "<table>" + html + "</table>"
+	case strings.HasPrefix(html, "<td"):
+		html = "<table><tr>" + html + "</tr></table>"
 	}
 	doc, err := goquery.NewDocumentFromReader(strings.NewReader(html))
 	if err != nil {
@@ -212,9 +215,13 @@ func TestSpacesPageWithHTMX(t *testing.T) {
 	if strings.Join(topics, ",") != "space:created,space:archived,space:unarchived" {
 		t.Fatalf("got events %v", topics)
 	}
+	e.mustCall(t, "POST", "/v1/spaces/"+id+"/documents", testSecret, map[string]any{"title": "Read me first", "body": "# Hi"})
 	resp, doc = b.do(t, "GET", "/space/"+id, nil, false)
 	if resp.StatusCode != 200 || doc.Find(`[data-testid=space-title]`).Text() != "From the UI" {
 		t.Fatalf("space page: got %d", resp.StatusCode)
+	}
+	if got := doc.Find(`[data-testid=documents] li`).Text(); got != "Read me first" {
+		t.Fatalf("space page documents: got %q, want the document's title", got)
 	}
 }
 
@@ -287,5 +294,97 @@ func TestLocalesAreComplete(t *testing.T) {
 				t.Errorf("%s.toml has %q, which en.toml does not", lang, id)
 			}
 		}
+	}
+}
+
+func TestSheetGridPage(t *testing.T) {
+	e := newAPI(t)
+	sp := e.mustCreateSpace(t, testSecret, map[string]any{"name": "grid"})
+	wb := e.mustCreateWorkbook(t, map[string]any{"name": "W", "spaceId": sp["id"], "sheets": []any{map[string]any{"name": "People", "fields": []any{
+		map[string]any{"key": "email", "type": "string", "label": "Email", "constraints": []any{map[string]any{"type": "unique"}}},
+		map[string]any{"key": "age", "type": "number", "label": "Age"}}}}})
+	sheet := wb["sheets"].([]any)[0].(map[string]any)["id"].(string)
+	e.mustCall(t, "POST", "/v1/sheets/"+sheet+"/records", testSecret, []any{
+		map[string]any{"email": map[string]any{"value": "a@x.io"}, "age": map[string]any{"value": 31}},
+		map[string]any{"email": map[string]any{"value": "b@x.io"}, "age": map[string]any{"value": "old"}},
+		map[string]any{"email": map[string]any{"value": "c@x.io"}},
+	})
+	b := loggedIn(t, e)
+	base := "/space/" + sp["id"].(string) + "/sheet/" + sheet
+	_, doc := b.do(t, "GET", base, nil, false)
+	if n := doc.Find(`[data-testid=grid-row]`).Length(); n != 3 {
+		t.Fatalf("all: got %d rows, want 3", n)
+	}
+	if got := strings.Join(strings.Fields(doc.Find(`[data-testid=tab-error]`).Text()), " "); got != "Errors 1" {
+		t.Fatalf("error tab: got %q, want the count 1", got)
+	}
+	_, doc = b.do(t, "GET", base+"?filter=error", nil, false)
+	rows := doc.Find(`[data-testid=grid-row]`)
+	if rows.Length() != 1 || !strings.Contains(rows.Text(), "old") {
+		t.Fatalf("error filter: got %q", rows.Text())
+	}
+	if msg, _ := rows.Find("td.bg-red-100\\/70").Attr("title"); msg == "" {
+		t.Fatal("the invalid cell carries no message")
+	}
+	// Edit the invalid cell in place: the editor, then the saved and revalidated cell.
+	recs := dataOf(e.mustCall(t, "GET", "/v1/sheets/"+sheet+"/records?filter=error", testSecret, nil))["records"].([]any)
+	cellURL := base + "/cell/" + recs[0].(map[string]any)["id"].(string) + "/age"
+	_, doc = b.do(t, "GET", cellURL+"/edit", nil, true)
+	if v, _ := doc.Find(`[data-testid=grid-cell-input]`).Attr("value"); v != "old" {
+		t.Fatalf("editor: got value %q, want old", v)
+	}
+	resp, doc := b.do(t, "POST", cellURL, url.Values{"value": {"44"}}, true)
+	if resp.StatusCode != 200 || strings.TrimSpace(doc.Find(`[data-testid=grid-cell]`).Text()) != "44" || doc.Find("td.bg-red-100\\/70").Length() != 0 {
+		t.Fatalf("save: got %d %q, want the fixed value without an error", resp.StatusCode, doc.Find("td").Text())
+	}
+	if c := dataOf(e.mustCall(t, "GET", "/v1/sheets/"+sheet+"/counts", testSecret, nil))["counts"].(map[string]any); c["error"] != 0.0 {
+		t.Fatalf("counts after the fix: %v, want no errors", c)
+	}
+	resp, _ = b.do(t, "POST", cellURL, url.Values{"value": {"still old"}}, true)
+	if resp.StatusCode != 200 {
+		t.Fatalf("a bad value is stored and flagged, not refused: got %d", resp.StatusCode)
+	}
+	_, doc = b.do(t, "GET", base+"?search=c%40x", nil, false)
+	if n := doc.Find(`[data-testid=grid-row]`).Length(); n != 1 {
+		t.Fatalf("search: got %d rows, want 1", n)
+	}
+	_, doc = b.do(t, "GET", "/space/"+sp["id"].(string), nil, false)
+	if href, _ := doc.Find(`[data-testid=sheet-link]`).Attr("href"); href != base {
+		t.Fatalf("space page sheet link: got %q, want %q", href, base)
+	}
+	other := e.mustCreateSpace(t, testSecret, map[string]any{"name": "other"})
+	if resp, _ := b.do(t, "GET", "/space/"+other["id"].(string)+"/sheet/"+sheet, nil, false); resp.StatusCode != 404 {
+		t.Fatalf("sheet through another space: got %d, want 404", resp.StatusCode)
+	}
+}
+
+func TestGuestLinkOpensOnlyItsSpace(t *testing.T) {
+	e := newAPI(t)
+	a := e.mustCreateSpace(t, testSecret, map[string]any{"name": "Shared with Pat"})
+	other := e.mustCreateSpace(t, testSecret, map[string]any{"name": "Internal"})
+	g := listOf(e.mustCall(t, "POST", "/v1/guests", testSecret, []any{map[string]any{"environmentId": e.envID, "email": "pat@partner.io", "name": "Pat", "spaces": []any{map[string]any{"id": a["id"]}}}}))[0].(map[string]any)
+	tok := dataOf(e.mustCall(t, "GET", "/v1/guests/"+g["id"].(string)+"/token?spaceId="+a["id"].(string), testSecret, nil))
+	link, _ := url.Parse(tok["url"].(string))
+	b := &browserSession{e: e, cookies: map[string]string{}}
+	resp, _ := b.do(t, "GET", link.RequestURI(), nil, false)
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/space/"+a["id"].(string) {
+		t.Fatalf("guest link: got %d to %q, want a redirect to the space without the token", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	resp, doc := b.do(t, "GET", "/space/"+a["id"].(string), nil, false)
+	if resp.StatusCode != 200 || doc.Find(`[data-testid=space-title]`).Text() != "Shared with Pat" || doc.Find(`[data-testid=user-email]`).Text() != "pat@partner.io" {
+		t.Fatalf("guest on their space: got %d", resp.StatusCode)
+	}
+	if resp, _ := b.do(t, "GET", "/space/"+other["id"].(string), nil, false); resp.StatusCode != http.StatusNotFound {
+		t.Fatalf("guest on another space: got %d, want 404", resp.StatusCode)
+	}
+	if resp, _ := b.do(t, "GET", "/", nil, false); resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/space/"+a["id"].(string) {
+		t.Fatalf("guest on the spaces list: got %d to %q, want their space", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	if resp, _ := b.do(t, "POST", "/space", url.Values{"name": {"x"}}, true); resp.StatusCode != http.StatusForbidden {
+		t.Fatalf("guest creating a space: got %d, want 403", resp.StatusCode)
+	}
+	e.mustCall(t, "DELETE", "/v1/guests/"+g["id"].(string)+"?spaceId="+a["id"].(string), testSecret, nil)
+	if resp, _ := b.do(t, "GET", "/space/"+a["id"].(string), nil, false); resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("after the grant was removed: got %d, want a redirect to log in", resp.StatusCode)
 	}
 }

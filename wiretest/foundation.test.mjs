@@ -194,3 +194,17 @@ test("bad input gets a clear error and writes nothing", async () => {
   assert.equal(bad.status, 400);
   assert.equal((await api.spaces.list({ pageSize: 100 })).pagination.totalCount, before);
 });
+
+test("personal access tokens: created once-shown, used account-wide, listed, revoked at once", async () => {
+  const me = srv.client(await userToken());
+  const created = (await me.auth.createPersonalAccessToken({ name: "ci bot" })).data;
+  assert.match(created.token, /^pat_/);
+  assert.equal(created.personalAccessToken.name, "ci bot");
+  const viaPat = srv.client(created.token);
+  assert.ok((await viaPat.environments.list()).data.length >= 1);
+  const list = (await me.auth.listPersonalAccessTokens()).data;
+  const mine = list.find((t) => t.id === created.personalAccessToken.id);
+  assert.ok(mine && mine.createdAt instanceof Date && mine.lastUsedAt instanceof Date);
+  await me.auth.deletePersonalAccessToken(created.personalAccessToken.id, {});
+  await rejectsWith(viaPat.spaces.list({}, once), 401);
+});

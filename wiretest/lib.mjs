@@ -1,6 +1,8 @@
 // Shared helpers for the wire-format suite: start a real Sluice binary on a free port with a
 // fresh data directory and hand back an @flatfile/api client pointed at it.
 import { spawn, execFileSync } from "node:child_process";
+import { before, after } from "node:test";
+import assert from "node:assert/strict";
 import { createRequire } from "node:module";
 import { mkdtempSync, rmSync, existsSync } from "node:fs";
 import net from "node:net";
@@ -117,4 +119,24 @@ export async function rejectsWith(promise, status) {
     return err;
   }
   throw new Error(`call succeeded, want HTTP ${status}`);
+}
+
+/**
+ * useServer registers before/after hooks that start a server with a client for the test file
+ * and, at the end, stop it and fail on any deserialization warning the client logged. Read
+ * ctx.srv and ctx.api inside tests.
+ */
+export function useServer() {
+  const ctx = {};
+  before(async () => {
+    ctx.srv = await startServer();
+    ctx.api = ctx.srv.client();
+    ctx.warnings = watchValidationWarnings();
+  });
+  after(async () => {
+    ctx.warnings.restore();
+    await ctx.srv.stop();
+    assert.deepEqual(ctx.warnings.seen, [], "the client logged deserialization warnings");
+  });
+  return ctx;
 }

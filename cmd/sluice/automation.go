@@ -86,10 +86,17 @@ func startAutomation(ctx context.Context, db *store.DB, c automationConfig, file
 	a.webhooks.Start()
 	a.worker = jobs.NewWorker(svc, 200*time.Millisecond, log) // a cheap indexed query; uploads start extracting within 0.2 s
 	a.worker.Handle(jobs.OpDeleteRecords, jobs.DeleteRecords(db))
+	if n, err := db.FailInterruptedFiles(ctx); err != nil {
+		return nil, err
+	} else if n > 0 {
+		log.Warn("extractions interrupted by the last stop were marked failed", "files", n)
+	}
 	files := &ingest.Service{DB: db, Jobs: svc, Dir: filesDir}
-	a.worker.Handle(ingest.Operation, files.Handle)
-	a.worker.HandleOutcome(ingest.ExportOperation, files.Export)
-	a.worker.HandleOutcome(ingest.MapOperation, files.Map)
+	a.worker.Handle("file:"+ingest.Operation, files.Handle)
+	a.worker.HandleOutcome("sheet:"+ingest.ExportOperation, files.Export)
+	a.worker.HandleOutcome("workbook:"+ingest.ExportOperation, files.Export)
+	a.worker.HandleOutcome("workbook:"+ingest.MapOperation, files.Map)
+	a.worker.HandleOutcome("workbook:transform", files.Map) // the spec's transform job: a map job driven by input.programId
 	a.worker.Start()
 	return a, nil
 }

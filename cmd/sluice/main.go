@@ -101,6 +101,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		return err
 	}
 	sessionKey := sha256.Sum256([]byte("session:" + signing))
+	secretsKey := sha256.Sum256([]byte("secrets:" + signing))
+	sealer, err := auth.NewSealer(secretsKey[:])
+	if err != nil {
+		return err
+	}
 	tokens := &auth.Tokens{Key: []byte(signing), TTL: 24 * time.Hour, Now: db.Now}
 	filesDir := filepath.Join(cfg.DataDir, "files")
 	if err := os.MkdirAll(filesDir, 0o700); err != nil {
@@ -112,8 +117,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	}
 	defer auto.Stop()
 	app := web.New(web.Deps{
-		Store: db, Auth: &auth.Authenticator{Keys: db, Tokens: tokens}, Tokens: tokens, Log: log,
-		BaseURL: cfg.BaseURL, SessionSecret: sessionKey[:], Events: auto.Notifier, FilesDir: filesDir,
+		Store: db, Auth: &auth.Authenticator{Keys: db, Tokens: tokens, PATs: db, Guests: db}, Tokens: tokens, Log: log,
+		BaseURL: cfg.BaseURL, SessionSecret: sessionKey[:], Events: auto.Notifier, FilesDir: filesDir, Sealer: sealer,
 	})
 
 	ln, err := net.Listen("tcp", cfg.Addr)

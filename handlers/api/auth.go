@@ -3,12 +3,14 @@ package api
 import (
 	"context"
 	"strconv"
+	"strings"
 
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/sluice/sluice/auth"
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/model"
+	"github.com/sluice/sluice/store"
 )
 
 // AuthStore is what the token exchange needs.
@@ -17,6 +19,10 @@ type AuthStore interface {
 	KeyByRaw(ctx context.Context, raw string) (*model.APIKey, error)
 	GetEnvironment(ctx context.Context, accountID, id string) (*model.Environment, error)
 	ListKeys(ctx context.Context, accountID, envID string) ([]*model.APIKey, error)
+	GetUser(ctx context.Context, id string) (*model.User, error)
+	CreatePAT(ctx context.Context, u *model.User, name string) (*store.PersonalAccessToken, string, error)
+	ListPATs(ctx context.Context, userID string) ([]*store.PersonalAccessToken, error)
+	DeletePAT(ctx context.Context, userID, id string) error
 }
 
 // Auth serves the credential exchange and key listing.
@@ -144,4 +150,75 @@ func (h *Auth) ListKeys(c *fiber.Ctx) error {
 		out = append(out, apiKeyJSON{ID: k.ID, RawKey: k.Raw, Type: k.Type, EnvironmentID: k.EnvironmentID, AccountID: k.AccountID, Operations: []struct{}{}, CreatedAt: Time(k.CreatedAt)})
 	}
 	return data(c, out)
+}
+
+type patJSON struct {
+	ID         string `json:"id"`
+	Name       string `json:"name"`
+	CreatedAt  Time   `json:"createdAt"`
+	LastUsedAt *Time  `json:"lastUsedAt,omitempty"`
+}
+
+func toPATJSON(t *store.PersonalAccessToken) patJSON {
+	return patJSON{ID: t.ID, Name: t.Name, CreatedAt: Time(t.CreatedAt), LastUsedAt: wireTime(t.LastUsedAt)}
+}
+
+// tokenOwner is the user a personal-access-token request acts for: only people have them.
+func (h *Auth) tokenOwner(c *fiber.Ctx) (*model.User, error) {
+	p := PrincipalOf(c)
+	if p.UserID == "" || (p.Kind != auth.UserToken && p.Kind != auth.PersonalToken) {
+		return nil, forbidden("Personal access tokens belong to users: sign in with a user's access token")
+	}
+	return h.store.GetUser(c.Context(), p.UserID)
+}
+
+// CreatePAT handles POST /v1/auth/personal-access-tokens {name}; the value is shown only here.
+func (h *Auth) CreatePAT(c *fiber.Ctx) error {
+	u, err := h.tokenOwner(c)
+	if err != nil {
+		return err
+	}
+	var in struct {
+		Name string `json:"name"`
+	}
+	if err := bind(c, &in); err != nil {
+		return err
+	}
+	if strings.TrimSpace(in.Name) == "" {
+		return errs.Invalidf("name", "name is required")
+	}
+	t, raw, err := h.store.CreatePAT(c.Context(), u, strings.TrimSpace(in.Name))
+	if err != nil {
+		return err
+	}
+	return data(c, fiber.Map{"token": raw, "personalAccessToken": toPATJSON(t)})
+}
+
+// ListPATs handles GET /v1/auth/personal-access-tokens: names, creation and last use, never values.
+func (h *Auth) ListPATs(c *fiber.Ctx) error {
+	u, err := h.tokenOwner(c)
+	if err != nil {
+		return err
+	}
+	list, err := h.store.ListPATs(c.Context(), u.ID)
+	if err != nil {
+		return err
+	}
+	out := make([]patJSON, 0, len(list))
+	for _, t := range list {
+		out = append(out, toPATJSON(t))
+	}
+	return data(c, out)
+}
+
+// DeletePAT handles DELETE /v1/auth/personal-access-tokens/:accessTokenId: revoked at once.
+func (h *Auth) DeletePAT(c *fiber.Ctx) error {
+	u, err := h.tokenOwner(c)
+	if err != nil {
+		return err
+	}
+	if err := h.store.DeletePAT(c.Context(), u.ID, c.Params("accessTokenId")); err != nil {
+		return err
+	}
+	return success(c)
 }

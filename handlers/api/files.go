@@ -107,6 +107,9 @@ func (h *Files) Upload(c *fiber.Ctx) error {
 	id := store.NewFileID()
 	tmp := filepath.Join(h.dir, id+".part")
 	up, err := h.readForm(multipart.NewReader(body, params["boundary"]), tmp)
+	// Read what follows the form (a chunked body's last chunk) so the connection stays in
+	// step for the next request on it.
+	_, _ = io.Copy(io.Discard, io.LimitReader(body, 1<<20))
 	if err != nil {
 		os.Remove(tmp)
 		return err

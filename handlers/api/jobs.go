@@ -151,6 +151,16 @@ func (h *Jobs) Create(c *fiber.Ctx) error {
 	if err := h.svc.Create(c.Context(), j, p.ActorID); err != nil {
 		return err
 	}
+	if j.Type == "workbook" && j.Operation == "map" && j.Status == model.JobCreated {
+		// Sluice plans map jobs at once (GET /jobs/:id/plan computes the plan): the job moves to
+		// planning with job:updated, which is what Flatfile's automap plugin waits for.
+		planning := model.JobPlanning
+		planned, err := h.svc.Update(c.Context(), j.AccountID, j.ID, p.ActorID, jobs.Update{Status: &planning})
+		if err != nil {
+			return err
+		}
+		j = planned
+	}
 	return data(c, toJobJSON(j))
 }
 

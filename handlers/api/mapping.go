@@ -26,6 +26,7 @@ type MappingStore interface {
 	ChangeRules(ctx context.Context, p *model.MappingProgram, add, replace []*model.MappingRule, del []string, actor string, keys store.RuleKeys) error
 	MappingHistory(ctx context.Context, envID, actor string, keys []string) (mine, others map[string]map[string]int, err error)
 	ForgetMappings(ctx context.Context, accountID, envID, actor string) error
+	RecomputeProgram(ctx context.Context, p *model.MappingProgram, rules []*model.MappingRule, actor string, keys store.RuleKeys) error
 }
 
 // Mapping serves /v1/mapping: programs and their rules.
@@ -278,17 +279,48 @@ func (h *Mapping) List(c *fiber.Ctx) error {
 	return data(c, out)
 }
 
-// Update handles PATCH /v1/mapping/:programId: rules sent replace the program's rules.
+// Update handles PATCH /v1/mapping/:programId: rules sent replace the program's rules; a new
+// source or destination without rules recomputes the suggestions (program:recomputing, then
+// program:recomputed).
 func (h *Mapping) Update(c *fiber.Ctx) error {
 	p, prog, err := h.program(c)
 	if err != nil {
 		return err
 	}
 	var in struct {
-		Rules []ruleIn `json:"rules"`
+		Rules       []ruleIn           `json:"rules"`
+		Source      *model.SheetConfig `json:"source"`
+		Destination *model.SheetConfig `json:"destination"`
 	}
 	if err := bind(c, &in); err != nil {
 		return err
+	}
+	if in.Rules == nil && (in.Source != nil || in.Destination != nil) {
+		for key, cfg := range map[string]*model.SheetConfig{"source": in.Source, "destination": in.Destination} {
+			if cfg == nil {
+				continue
+			}
+			if cfg.Name == "" {
+				cfg.Name = key
+			}
+			if err := schema.Sheet(cfg, key); err != nil {
+				return err
+			}
+		}
+		if in.Source != nil {
+			prog.Source = *in.Source
+		}
+		if in.Destination != nil {
+			prog.Destination = *in.Destination
+		}
+		rules, err := h.suggest(c.Context(), p, prog.EnvironmentID, prog.Source, prog.Destination)
+		if err != nil {
+			return err
+		}
+		if err := h.store.RecomputeProgram(c.Context(), prog, rules, p.ActorID, ruleKeys); err != nil {
+			return err
+		}
+		return data(c, toProgramJSON(prog))
 	}
 	if in.Rules != nil {
 		var add []*model.MappingRule

@@ -2,10 +2,12 @@ package ui
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/sluice/sluice/auth"
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/handlers/api"
 	"github.com/sluice/sluice/model"
@@ -36,6 +38,9 @@ func (h *Handler) environment(c *fiber.Ctx, u SessionUser, id string) (*model.En
 // Spaces handles GET /: the spaces of one environment.
 func (h *Handler) Spaces(c *fiber.Ctx) error {
 	u := userOf(c)
+	if u.GuestSpace != "" {
+		return c.Redirect("/space/"+u.GuestSpace, fiber.StatusSeeOther)
+	}
 	env, envs, err := h.environment(c, u, c.Query("env"))
 	if err != nil {
 		return err
@@ -58,6 +63,9 @@ func (h *Handler) Spaces(c *fiber.Ctx) error {
 // CreateSpace handles POST /space; htmx gets the new row, a plain form post a redirect.
 func (h *Handler) CreateSpace(c *fiber.Ctx) error {
 	u := userOf(c)
+	if err := staffOnly(u); err != nil {
+		return err
+	}
 	env, _, err := h.environment(c, u, c.FormValue("env"))
 	if err != nil {
 		return err
@@ -91,6 +99,9 @@ func (h *Handler) Unarchive(c *fiber.Ctx) error { return h.setArchived(c, false)
 
 func (h *Handler) setArchived(c *fiber.Ctx, archived bool) error {
 	u := userOf(c)
+	if err := staffOnly(u); err != nil {
+		return err
+	}
 	s, err := h.store.SetSpaceArchived(c.Context(), u.AccountID, c.Params("spaceId"), archived, u.UserID)
 	if err != nil {
 		return err
@@ -104,6 +115,9 @@ func (h *Handler) setArchived(c *fiber.Ctx, archived bool) error {
 // Space handles GET /space/:spaceId.
 func (h *Handler) Space(c *fiber.Ctx) error {
 	u := userOf(c)
+	if err := guard(u, c.Params("spaceId")); err != nil {
+		return err
+	}
 	s, err := h.store.GetSpace(c.Context(), u.AccountID, c.Params("spaceId"))
 	if err != nil {
 		return err
@@ -119,7 +133,89 @@ func (h *Handler) Space(c *fiber.Ctx) error {
 		return err
 	}
 	for _, w := range wbs {
-		p.Workbooks = append(p.Workbooks, views.WorkbookItem{ID: w.ID, Name: w.Name, Sheets: len(w.Sheets)})
+		item := views.WorkbookItem{ID: w.ID, Name: w.Name}
+		for _, sh := range w.Sheets {
+			item.Sheets = append(item.Sheets, views.SheetLink{ID: sh.ID, Name: sh.Name})
+		}
+		p.Workbooks = append(p.Workbooks, item)
+	}
+	if p.Files, err = h.fileItems(c, u, s.ID); err != nil {
+		return err
+	}
+	docs, err := h.store.ListDocuments(c.Context(), s.ID)
+	if err != nil {
+		return err
+	}
+	for _, d := range docs {
+		p.Documents = append(p.Documents, views.DocumentItem{ID: d.ID, Title: d.Title})
 	}
 	return Render(c, fiber.StatusOK, views.SpacePage(p))
+}
+
+// humanSize writes a byte count as B, KB, MB or GB.
+func humanSize(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %cB", float64(n)/float64(div), "KMGT"[exp])
+}
+
+func (h *Handler) fileItems(c *fiber.Ctx, u SessionUser, spaceID string) ([]views.FileItem, error) {
+	files, _, err := h.store.ListFiles(c.Context(), store.FileFilter{AccountID: u.AccountID, SpaceID: spaceID, Page: model.Page{Size: 100, Number: 1}})
+	if err != nil {
+		return nil, err
+	}
+	var out []views.FileItem
+	for _, f := range files {
+		out = append(out, views.FileItem{ID: f.ID, Name: f.Name, Status: f.Status, Note: f.Description, Size: humanSize(f.Size)})
+	}
+	return out, nil
+}
+
+// Files handles GET /space/:spaceId/files: the files list partial, polled while extractions run.
+func (h *Handler) Files(c *fiber.Ctx) error {
+	u := userOf(c)
+	if err := guard(u, c.Params("spaceId")); err != nil {
+		return err
+	}
+	s, err := h.store.GetSpace(c.Context(), u.AccountID, c.Params("spaceId"))
+	if err != nil {
+		return err
+	}
+	items, err := h.fileItems(c, u, s.ID)
+	if err != nil {
+		return err
+	}
+	return Render(c, fiber.StatusOK, views.FileList(s.ID, items))
+}
+
+// Upload handles POST /space/:spaceId/files (htmx, multipart): the signed-in user uploads
+// through the API's upload handler, acting as themselves; the answer is the files partial.
+func (h *Handler) Upload(upload fiber.Handler) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		u := userOf(c)
+		if err := guard(u, c.Params("spaceId")); err != nil {
+			return err
+		}
+		sp, err := h.store.GetSpace(c.Context(), u.AccountID, c.Params("spaceId"))
+		if err != nil {
+			return err
+		}
+		p := &auth.Principal{Kind: auth.UserToken, AccountID: u.AccountID, UserID: u.UserID, Email: u.Email, ActorID: u.UserID}
+		if u.GuestSpace != "" {
+			p = &auth.Principal{Kind: auth.GuestToken, AccountID: u.AccountID, EnvironmentID: sp.EnvironmentID, SpaceID: sp.ID, Email: u.Email, ActorID: u.UserID}
+		}
+		api.SetPrincipal(c, p)
+		if err := upload(c); err != nil {
+			return err
+		}
+		c.Response().ResetBody()
+		return h.Files(c)
+	}
 }

@@ -9,16 +9,36 @@ import (
 	"github.com/a-h/templ"
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/model"
 	"github.com/sluice/sluice/store"
 	"github.com/sluice/sluice/views"
 )
 
-// SessionUser is who a dashboard session belongs to.
+// SessionUser is who a dashboard session belongs to. For a guest (opened through a guest
+// link) UserID is the guest's id and GuestSpace the one space they may see.
 type SessionUser struct {
-	UserID    string
-	AccountID string
-	Email     string
+	UserID     string
+	AccountID  string
+	Email      string
+	GuestSpace string
+	Since      time.Time // when the session was issued
+}
+
+// guard keeps guests inside their space: other spaces do not exist for them.
+func guard(u SessionUser, spaceID string) error {
+	if u.GuestSpace != "" && u.GuestSpace != spaceID {
+		return errs.NotFoundf("spaceId", "Space not found")
+	}
+	return nil
+}
+
+// staffOnly refuses what guests may not do.
+func staffOnly(u SessionUser) error {
+	if u.GuestSpace != "" {
+		return errs.E(errs.Forbidden, "guest", "Guests cannot do this")
+	}
+	return nil
 }
 
 // Sessions starts and ends dashboard sessions.
@@ -37,6 +57,12 @@ type Store interface {
 	CreateSpace(ctx context.Context, s *model.Space, actor string) error
 	SetSpaceArchived(ctx context.Context, accountID, id string, archived bool, actor string) (*model.Space, error)
 	ListWorkbooks(ctx context.Context, f store.WorkbookFilter) ([]*model.Workbook, error)
+	ListFiles(ctx context.Context, f store.FileFilter) ([]*model.File, int, error)
+	ListDocuments(ctx context.Context, spaceID string) ([]*model.Document, error)
+	GetSheet(ctx context.Context, accountID, id string) (*model.Sheet, *model.Workbook, error)
+	GetRecordCounts(ctx context.Context, accountID, sheetID string) (*store.Counts, error)
+	GetRecords(ctx context.Context, accountID, sheetID string, q store.RecordQuery, withTotal bool) ([]*store.Record, int64, error)
+	UpdateRecords(ctx context.Context, sheetID string, in []store.RecordIn, opt store.WriteOptions) (*store.WriteResult, error)
 }
 
 // Handler serves the pages.

@@ -1,0 +1,245 @@
+package api
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/sluice/sluice/auth"
+	"github.com/sluice/sluice/errs"
+	"github.com/sluice/sluice/model"
+	"github.com/sluice/sluice/store"
+)
+
+// GuestStore is what the guest handlers need.
+type GuestStore interface {
+	GetEnvironment(ctx context.Context, accountID, id string) (*model.Environment, error)
+	GetSpace(ctx context.Context, accountID, id string) (*model.Space, error)
+	CreateGuests(ctx context.Context, gs []*store.Guest, actor string) error
+	GetGuest(ctx context.Context, accountID, id string) (*store.Guest, error)
+	ListGuests(ctx context.Context, accountID, envID, spaceID, email string) ([]*store.Guest, error)
+	UpdateGuest(ctx context.Context, g *store.Guest, spaces []string, actor string) error
+	RemoveGuest(ctx context.Context, g *store.Guest, spaceID, actor string) error
+}
+
+// Guests serves /v1/guests.
+type Guests struct {
+	store   GuestStore
+	tokens  *auth.Tokens
+	baseURL string
+}
+
+// NewGuests returns the guest handlers; baseURL makes the guest links.
+func NewGuests(s GuestStore, t *auth.Tokens, baseURL string) *Guests {
+	return &Guests{store: s, tokens: t, baseURL: strings.TrimSuffix(baseURL, "/")}
+}
+
+type guestSpaceJSON struct {
+	ID string `json:"id"`
+}
+
+type guestJSON struct {
+	ID            string           `json:"id"`
+	EnvironmentID string           `json:"environmentId"`
+	Email         string           `json:"email"`
+	Name          string           `json:"name"`
+	Spaces        []guestSpaceJSON `json:"spaces"`
+	CreatedAt     Time             `json:"createdAt"`
+	UpdatedAt     Time             `json:"updatedAt"`
+}
+
+func toGuestJSON(g *store.Guest) guestJSON {
+	out := guestJSON{ID: g.ID, EnvironmentID: g.EnvironmentID, Email: g.Email, Name: g.Name, Spaces: []guestSpaceJSON{}, CreatedAt: Time(g.CreatedAt), UpdatedAt: Time(g.UpdatedAt)}
+	for _, sp := range g.Spaces {
+		out.Spaces = append(out.Spaces, guestSpaceJSON{ID: sp})
+	}
+	return out
+}
+
+type guestIn struct {
+	EnvironmentID string           `json:"environmentId"`
+	Email         *string          `json:"email"`
+	Name          *string          `json:"name"`
+	Spaces        []guestSpaceJSON `json:"spaces"`
+}
+
+func staff(p *auth.Principal) error {
+	if p.Kind == auth.PublishableKey || p.Kind == auth.GuestToken || p.SpaceID != "" {
+		return forbidden("This token may not manage guests")
+	}
+	return nil
+}
+
+// Create handles POST /v1/guests: an array of {environmentId, email, name, spaces:[{id}]}.
+func (h *Guests) Create(c *fiber.Ctx) error {
+	p := PrincipalOf(c)
+	if err := staff(p); err != nil {
+		return err
+	}
+	var in []guestIn
+	if err := bind(c, &in); err != nil {
+		return err
+	}
+	if len(in) == 0 {
+		return errs.Invalidf("body", "Send an array of guests")
+	}
+	var gs []*store.Guest
+	for i, g := range in {
+		key := fmt.Sprintf("[%d]", i)
+		if g.Email == nil || !strings.Contains(*g.Email, "@") {
+			return errs.Invalidf(key+".email", "Each guest needs an e-mail address")
+		}
+		env, err := environmentScope(p, g.EnvironmentID)
+		if err != nil {
+			return err
+		}
+		if env == "" {
+			return errs.Invalidf(key+".environmentId", "environmentId is required")
+		}
+		if _, err := h.store.GetEnvironment(c.Context(), p.AccountID, env); err != nil {
+			return err
+		}
+		guest := &store.Guest{AccountID: p.AccountID, EnvironmentID: env, Email: strings.TrimSpace(*g.Email)}
+		if g.Name != nil {
+			guest.Name = *g.Name
+		}
+		for _, sp := range g.Spaces {
+			guest.Spaces = append(guest.Spaces, sp.ID)
+		}
+		gs = append(gs, guest)
+	}
+	if err := h.store.CreateGuests(c.Context(), gs, p.ActorID); err != nil {
+		return err
+	}
+	out := make([]guestJSON, 0, len(gs))
+	for _, g := range gs {
+		full, err := h.store.GetGuest(c.Context(), p.AccountID, g.ID)
+		if err != nil {
+			return err
+		}
+		out = append(out, toGuestJSON(full))
+	}
+	return data(c, out)
+}
+
+// List handles GET /v1/guests?spaceId=&email=.
+func (h *Guests) List(c *fiber.Ctx) error {
+	p := PrincipalOf(c)
+	if err := staff(p); err != nil {
+		return err
+	}
+	spaceID := c.Query("spaceId")
+	if spaceID != "" {
+		if _, err := reachSpace(c.Context(), h.store, p, spaceID); err != nil {
+			return err
+		}
+	}
+	list, err := h.store.ListGuests(c.Context(), p.AccountID, p.EnvironmentID, spaceID, c.Query("email"))
+	if err != nil {
+		return err
+	}
+	out := make([]guestJSON, 0, len(list))
+	for _, g := range list {
+		out = append(out, toGuestJSON(g))
+	}
+	return data(c, out)
+}
+
+func (h *Guests) guest(c *fiber.Ctx) (*auth.Principal, *store.Guest, error) {
+	p := PrincipalOf(c)
+	if err := staff(p); err != nil {
+		return nil, nil, err
+	}
+	g, err := h.store.GetGuest(c.Context(), p.AccountID, c.Params("guestId"))
+	if err != nil {
+		return nil, nil, err
+	}
+	if !p.ReachesEnvironment(g.EnvironmentID) {
+		return nil, nil, errs.NotFoundf("guestId", "Guest not found")
+	}
+	return p, g, nil
+}
+
+// Get handles GET /v1/guests/:guestId.
+func (h *Guests) Get(c *fiber.Ctx) error {
+	_, g, err := h.guest(c)
+	if err != nil {
+		return err
+	}
+	return data(c, toGuestJSON(g))
+}
+
+// Update handles PATCH /v1/guests/:guestId (email, name, spaces).
+func (h *Guests) Update(c *fiber.Ctx) error {
+	p, g, err := h.guest(c)
+	if err != nil {
+		return err
+	}
+	var in guestIn
+	if err := bind(c, &in); err != nil {
+		return err
+	}
+	if in.Email != nil {
+		if !strings.Contains(*in.Email, "@") {
+			return errs.Invalidf("email", "email must be an e-mail address")
+		}
+		g.Email = *in.Email
+	}
+	if in.Name != nil {
+		g.Name = *in.Name
+	}
+	var spaces []string
+	if in.Spaces != nil {
+		spaces = []string{}
+		for _, sp := range in.Spaces {
+			spaces = append(spaces, sp.ID)
+		}
+	}
+	if err := h.store.UpdateGuest(c.Context(), g, spaces, p.ActorID); err != nil {
+		return err
+	}
+	return h.Get(c)
+}
+
+// Delete handles DELETE /v1/guests/:guestId?spaceId=: out of one space, or entirely.
+func (h *Guests) Delete(c *fiber.Ctx) error {
+	p, g, err := h.guest(c)
+	if err != nil {
+		return err
+	}
+	if err := h.store.RemoveGuest(c.Context(), g, c.Query("spaceId"), p.ActorID); err != nil {
+		return err
+	}
+	return success(c)
+}
+
+// Token handles GET /v1/guests/:guestId/token?spaceId=: an access token for the guest in one of
+// their spaces, and the link that opens it.
+func (h *Guests) Token(c *fiber.Ctx) error {
+	_, g, err := h.guest(c)
+	if err != nil {
+		return err
+	}
+	spaceID := c.Query("spaceId")
+	if spaceID == "" && len(g.Spaces) == 1 {
+		spaceID = g.Spaces[0]
+	}
+	granted := false
+	for _, sp := range g.Spaces {
+		granted = granted || sp == spaceID
+	}
+	if !granted {
+		return errs.Invalidf("spaceId", "spaceId must be one of the guest's spaces")
+	}
+	tok, exp, err := h.tokens.Issue(&auth.Principal{Kind: auth.GuestToken, AccountID: g.AccountID, EnvironmentID: g.EnvironmentID, SpaceID: spaceID, Email: g.Email, ActorID: g.ID})
+	if err != nil {
+		return err
+	}
+	base := h.baseURL
+	if base == "" {
+		base = c.BaseURL()
+	}
+	return data(c, fiber.Map{"token": tok, "accessToken": tok, "valid": true, "expires": Time(exp), "url": base + "/space/" + spaceID + "?token=" + tok})
+}

@@ -1,0 +1,106 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"strings"
+	"time"
+
+	"github.com/sluice/sluice/errs"
+)
+
+// PrefixSecret is the id prefix of secrets.
+const PrefixSecret = "us_sec_"
+
+// Secret is a named value for agents, scoped to an environment and optionally a space and an
+// actor. The value is stored encrypted; the store never sees it in the clear.
+type Secret struct {
+	ID            string
+	AccountID     string
+	EnvironmentID string
+	SpaceID       string
+	ActorID       string
+	Name          string
+	Sealed        []byte
+	CreatedAt     time.Time
+	UpdatedAt     time.Time
+}
+
+// UpsertSecret stores a secret, replacing the value of the one with the same name and scope.
+func (db *DB) UpsertSecret(ctx context.Context, s *Secret) error {
+	return db.Update(ctx, func(tx *Tx) error {
+		var id string
+		err := tx.queryRow(`SELECT id FROM secrets WHERE environment_id = ? AND space_id = ? AND actor_id = ? AND name = ?`,
+			s.EnvironmentID, s.SpaceID, s.ActorID, s.Name).Scan(&id)
+		switch {
+		case err == sql.ErrNoRows:
+			s.ID, s.CreatedAt, s.UpdatedAt = NewID(PrefixSecret), tx.now, tx.now
+			_, err = tx.exec(`INSERT INTO secrets (id, account_id, environment_id, space_id, actor_id, name, value_enc, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+				s.ID, s.AccountID, s.EnvironmentID, s.SpaceID, s.ActorID, s.Name, s.Sealed, ms(tx.now), ms(tx.now))
+		case err == nil:
+			s.ID, s.UpdatedAt = id, tx.now
+			_, err = tx.exec(`UPDATE secrets SET value_enc = ?, updated_at = ? WHERE id = ?`, s.Sealed, ms(tx.now), id)
+		}
+		if err != nil {
+			return errs.Wrap(err, "save secret")
+		}
+		return nil
+	})
+}
+
+// SecretFilter selects secrets of an environment; SpaceID and ActorID narrow it ("" = any).
+type SecretFilter struct {
+	AccountID, EnvironmentID, SpaceID, ActorID string
+}
+
+const secretColumns = `id, account_id, environment_id, space_id, actor_id, name, value_enc, created_at, updated_at`
+
+// ListSecrets returns the secrets of an environment by name. With a space, secrets of that
+// space and environment-wide ones are returned; with an actor, that actor's and unscoped ones.
+func (db *DB) ListSecrets(ctx context.Context, f SecretFilter) ([]*Secret, error) {
+	where := []string{"account_id = ?", "environment_id = ?"}
+	args := []any{f.AccountID, f.EnvironmentID}
+	if f.SpaceID != "" {
+		where = append(where, "space_id IN ('', ?)")
+		args = append(args, f.SpaceID)
+	}
+	if f.ActorID != "" {
+		where = append(where, "actor_id IN ('', ?)")
+		args = append(args, f.ActorID)
+	}
+	rows, err := db.r.QueryContext(ctx, `SELECT `+secretColumns+` FROM secrets WHERE `+strings.Join(where, " AND ")+` ORDER BY name, space_id, actor_id`, args...)
+	if err != nil {
+		return nil, errs.Wrap(err, "list secrets")
+	}
+	defer rows.Close()
+	out := []*Secret{}
+	for rows.Next() {
+		var s Secret
+		var c, u int64
+		if err := rows.Scan(&s.ID, &s.AccountID, &s.EnvironmentID, &s.SpaceID, &s.ActorID, &s.Name, &s.Sealed, &c, &u); err != nil {
+			return nil, errs.Wrap(err, "scan secret")
+		}
+		s.CreatedAt, s.UpdatedAt = fromMS(c), fromMS(u)
+		out = append(out, &s)
+	}
+	return out, rows.Err()
+}
+
+// DeleteSecret removes a secret and returns it. Errors: not_found.
+func (db *DB) DeleteSecret(ctx context.Context, accountID, id string) (*Secret, error) {
+	var s Secret
+	err := db.Update(ctx, func(tx *Tx) error {
+		var c, u int64
+		err := tx.queryRow(`SELECT `+secretColumns+` FROM secrets WHERE id = ? AND account_id = ?`, id, accountID).
+			Scan(&s.ID, &s.AccountID, &s.EnvironmentID, &s.SpaceID, &s.ActorID, &s.Name, &s.Sealed, &c, &u)
+		if err == sql.ErrNoRows {
+			return errs.NotFoundf("secretId", "Secret not found")
+		}
+		if err != nil {
+			return errs.Wrap(err, "find secret")
+		}
+		_, err = tx.exec(`DELETE FROM secrets WHERE id = ?`, id)
+		return err
+	})
+	return &s, err
+}

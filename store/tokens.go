@@ -1,0 +1,104 @@
+package store
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"time"
+
+	"github.com/sluice/sluice/errs"
+	"github.com/sluice/sluice/model"
+)
+
+// PrefixPAT is the id prefix of personal access tokens; their values start with "pat_".
+const PrefixPAT = "us_pat_"
+
+// PersonalAccessToken is a user's named API token; only a hash of its value is stored.
+type PersonalAccessToken struct {
+	ID         string
+	AccountID  string
+	UserID     string
+	Name       string
+	CreatedAt  time.Time
+	LastUsedAt *time.Time
+}
+
+func hashToken(raw string) string {
+	h := sha256.Sum256([]byte(raw))
+	return hex.EncodeToString(h[:])
+}
+
+// CreatePAT makes a token for a user and returns it with its value, which is never stored.
+func (db *DB) CreatePAT(ctx context.Context, u *model.User, name string) (*PersonalAccessToken, string, error) {
+	raw := "pat_" + RandomString(40)
+	t := &PersonalAccessToken{ID: NewID(PrefixPAT), AccountID: u.AccountID, UserID: u.ID, Name: name}
+	err := db.Update(ctx, func(tx *Tx) error {
+		t.CreatedAt = tx.now
+		_, err := tx.exec(`INSERT INTO personal_access_tokens (id, account_id, user_id, name, token_hash, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
+			t.ID, t.AccountID, t.UserID, name, hashToken(raw), ms(tx.now))
+		if err != nil {
+			return errs.Wrap(err, "insert token")
+		}
+		return nil
+	})
+	return t, raw, err
+}
+
+// ListPATs returns a user's live tokens, newest first.
+func (db *DB) ListPATs(ctx context.Context, userID string) ([]*PersonalAccessToken, error) {
+	rows, err := db.r.QueryContext(ctx, `SELECT id, account_id, user_id, name, created_at, last_used_at FROM personal_access_tokens
+		WHERE user_id = ? AND deleted_at IS NULL ORDER BY created_at DESC, id`, userID)
+	if err != nil {
+		return nil, errs.Wrap(err, "list tokens")
+	}
+	defer rows.Close()
+	out := []*PersonalAccessToken{}
+	for rows.Next() {
+		var t PersonalAccessToken
+		var c int64
+		var used sql.NullInt64
+		if err := rows.Scan(&t.ID, &t.AccountID, &t.UserID, &t.Name, &c, &used); err != nil {
+			return nil, errs.Wrap(err, "scan token")
+		}
+		t.CreatedAt, t.LastUsedAt = fromMS(c), fromNullMS(used)
+		out = append(out, &t)
+	}
+	return out, rows.Err()
+}
+
+// DeletePAT revokes a user's token at once. Errors: not_found.
+func (db *DB) DeletePAT(ctx context.Context, userID, id string) error {
+	return db.Update(ctx, func(tx *Tx) error {
+		res, err := tx.exec(`UPDATE personal_access_tokens SET deleted_at = ? WHERE id = ? AND user_id = ? AND deleted_at IS NULL`, ms(tx.now), id, userID)
+		if err != nil {
+			return errs.Wrap(err, "delete token")
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return errs.NotFoundf("accessTokenId", "Personal access token not found")
+		}
+		return nil
+	})
+}
+
+// UserByPAT finds the user of a live token value and records its use (at most once a minute).
+// Errors: not_found.
+func (db *DB) UserByPAT(ctx context.Context, raw string) (*model.User, error) {
+	var id, userID string
+	var used sql.NullInt64
+	err := db.r.QueryRowContext(ctx, `SELECT id, user_id, last_used_at FROM personal_access_tokens WHERE token_hash = ? AND deleted_at IS NULL`, hashToken(raw)).
+		Scan(&id, &userID, &used)
+	if err == sql.ErrNoRows {
+		return nil, errs.NotFoundf("token", "Personal access token not found")
+	}
+	if err != nil {
+		return nil, errs.Wrap(err, "find token")
+	}
+	if now := db.Now(); !used.Valid || now.Sub(fromMS(used.Int64)) > time.Minute {
+		_ = db.Update(ctx, func(tx *Tx) error {
+			_, err := tx.exec(`UPDATE personal_access_tokens SET last_used_at = ? WHERE id = ?`, ms(tx.now), id)
+			return err
+		})
+	}
+	return db.GetUser(ctx, userID)
+}

@@ -1,0 +1,33 @@
+package web_test
+
+import (
+	"net/http"
+	"testing"
+)
+
+func TestInstructionsFollowTheFieldFamily(t *testing.T) {
+	e := newAPI(t)
+	sp := e.mustCreateSpace(t, testSecret, map[string]any{"name": "i"})
+	wb := e.mustCreateWorkbook(t, map[string]any{"name": "W", "spaceId": sp["id"], "sheets": []any{
+		map[string]any{"name": "People", "fields": []any{map[string]any{"key": "Vorname", "type": "string"}, map[string]any{"key": "Nachname", "type": "string"}, map[string]any{"key": "E-Mail", "type": "string"}}},
+	}})
+	sheet := wb["sheets"].([]any)[0].(map[string]any)["id"].(string)
+	if st, _ := e.call(t, "POST", "/v1/instructions?environmentId="+e.envID, testSecret, map[string]any{"fieldKeys": []string{"a"}}); st != http.StatusBadRequest {
+		t.Fatalf("missing text: got %d, want 400", st)
+	}
+	people := dataOf(e.mustCall(t, "POST", "/v1/instructions?environmentId="+e.envID+"&scope=crm", testSecret, map[string]any{
+		"instructions": "Map given names to first_name.", "fieldKeys": []string{"first_name", "last_name", "email"}, "metadata": map[string]any{"by": "ops"}}))
+	e.mustCall(t, "POST", "/v1/instructions?environmentId="+e.envID, testSecret, map[string]any{"instructions": "Orders: quantities are integers.", "fieldKeys": []string{"sku", "quantity", "price"}})
+	got := listOf(e.mustCall(t, "GET", "/v1/instructions/sheet/"+sheet, testSecret, nil))
+	if len(got) != 1 || got[0].(map[string]any)["id"] != people["id"] || got[0].(map[string]any)["confidence"].(float64) != 1 {
+		t.Fatalf("got %v, want only the people instruction (same family in German keys), confidence 1", got)
+	}
+	e.mustCall(t, "PATCH", "/v1/instructions/"+people["id"].(string), testSecret, map[string]any{"fieldKeys": []string{"first_name", "phone", "fax", "zip"}})
+	if got := listOf(e.mustCall(t, "GET", "/v1/instructions/sheet/"+sheet, testSecret, nil)); len(got) != 0 {
+		t.Fatalf("after narrowing the family: got %v, want none above the threshold", got)
+	}
+	e.mustCall(t, "DELETE", "/v1/instructions/"+people["id"].(string), testSecret, nil)
+	if st, _ := e.call(t, "PATCH", "/v1/instructions/"+people["id"].(string), testSecret, map[string]any{"instructions": "x"}); st != http.StatusNotFound {
+		t.Fatalf("deleted instruction: got %d, want 404", st)
+	}
+}
