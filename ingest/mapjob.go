@@ -147,7 +147,7 @@ func (s *Service) PlanJob(ctx context.Context, j *model.Job) (*Plan, error) {
 		if err != nil {
 			return nil, err
 		}
-		for i, sg := range mapping.Suggest(cols, dst.Config, mapping.History{Mine: mine, Others: others}) {
+		for i, sg := range mapping.Suggest(cols, dst.Config, mapping.History{Mine: mine, Others: others}, mapping.Options{}).Columns {
 			if sg.Destination == "" {
 				continue
 			}

@@ -1,94 +1,242 @@
 package mapping
 
-import "strings"
+import (
+	"sort"
+	"strconv"
+	"strings"
+)
 
-// abbreviations expand single words of headers.
-var abbreviations = map[string]string{
-	"fname": "first name", "lname": "last name", "fn": "first name", "ln": "last name", "dob": "date of birth", "qty": "quantity",
-	"zip": "postal code", "zipcode": "postal code", "postcode": "postal code", "email": "email", "e": "e", "mail": "email",
-	"addr": "address", "tel": "phone", "ph": "phone", "mob": "mobile", "no": "number", "num": "number", "nr": "number",
-	"amt": "amount", "desc": "description", "descr": "description", "qty.": "quantity", "dept": "department", "mgr": "manager",
-	"co": "company", "org": "organization", "st": "street", "str": "street", "cty": "city", "ctry": "country", "sku": "sku",
-	"id": "id", "ref": "reference", "txn": "transaction", "inv": "invoice", "acct": "account", "bal": "balance", "dt": "date",
-	"yr": "year", "pct": "percent", "url": "website", "www": "website", "cc": "country code", "tz": "time zone",
+// lexEntry is one lexicon key: its English readings, most likely first, and where it comes
+// from (a language, "abbreviation" or "synonym").
+type lexEntry struct {
+	alts [][]string
+	solo []bool // the alternative applies only when the key is the whole name
+	lang string
 }
 
-// synonyms map many names (several languages, normalised) onto one canonical concept.
-var synonyms = map[string][]string{
-	"notes":          {"notes", "note", "comment", "comments", "memo", "remarks", "bemerkung", "notiz", "opmerking"},
-	"credit":         {"credit", "cr", "haben", "haber", "credito"},
-	"debit":          {"debit", "dr", "soll", "debe", "debito"},
-	"due date":       {"due date", "falligkeitsdatum", "faelligkeitsdatum", "vervaldatum", "date d echeance", "fecha de vencimiento", "payment due"},
-	"invoice date":   {"invoice date", "rechnungsdatum", "factuurdatum", "date de facture", "fecha de factura", "data fattura"},
-	"customer":       {"customer", "customer name", "client", "client name", "kunde", "klant", "cliente", "kundenname"},
-	"employee id":    {"employee id", "employee number", "worker id", "personalnummer", "emp id", "staff id", "employee no", "personnel number"},
-	"category":       {"category", "kategorie", "categorie", "categoria", "product type", "product category"},
-	"first name":     {"first name", "firstname", "given name", "forename", "vorname", "prenom", "nombre", "nome", "primeiro nome", "voornaam", "first"},
-	"last name":      {"last name", "lastname", "surname", "family name", "nachname", "familienname", "nom", "nom de famille", "apellido", "apellidos", "cognome", "sobrenome", "achternaam", "last"},
-	"full name":      {"full name", "contact name", "nombre completo", "nome completo", "vollstandiger name", "naam", "nom complet"},
-	"email":          {"email", "e mail", "email address", "mail address", "e mail address", "correo", "correo electronico", "courriel", "adresse e mail", "posta elettronica", "e mail adresse"},
-	"phone":          {"phone", "phone number", "telephone", "tel", "mobile", "cell", "cell phone", "mobile phone", "telefon", "telefonnummer", "telefono", "telephone number", "telefoon", "numero de telephone", "handy", "telefone"},
-	"company":        {"company", "company name", "organization", "organisation", "business", "account name", "firma", "unternehmen", "empresa", "societe", "entreprise", "azienda", "bedrijf"},
-	"address":        {"address", "street", "street address", "address line 1", "address 1", "strasse", "adresse", "direccion", "indirizzo", "endereco", "adres", "billing address"},
-	"city":           {"city", "town", "stadt", "ort", "ville", "ciudad", "citta", "cidade", "stad", "plaats", "billing city"},
-	"state":          {"state", "province", "region", "county", "bundesland", "provincia", "estado", "provincie", "state province"},
-	"postal code":    {"postal code", "postcode", "zip", "zip code", "plz", "postleitzahl", "code postal", "codigo postal", "cap", "cep", "postcode nl", "billing zip"},
-	"country":        {"country", "nation", "land", "pays", "pais", "paese", "country name", "country code", "billing country"},
-	"date of birth":  {"date of birth", "birth date", "birthdate", "birthday", "geburtsdatum", "date de naissance", "fecha de nacimiento", "data di nascita", "data de nascimento", "geboortedatum"},
-	"job title":      {"job title", "title", "position", "role", "berufsbezeichnung", "position title", "cargo", "poste", "functie", "designation"},
-	"website":        {"website", "web site", "url", "homepage", "web", "site web", "sitio web", "webseite"},
-	"amount":         {"amount", "total", "sum", "value", "betrag", "montant", "importe", "importo", "valor", "bedrag", "total amount", "grand total"},
-	"price":          {"price", "unit price", "preis", "prix", "precio", "prezzo", "preco", "prijs", "cost"},
-	"quantity":       {"quantity", "qty", "count", "menge", "anzahl", "quantite", "cantidad", "quantita", "quantidade", "aantal", "units"},
-	"currency":       {"currency", "wahrung", "devise", "moneda", "valuta", "moeda", "currency code"},
-	"description":    {"description", "details", "beschreibung", "descripcion", "descrizione", "descricao", "omschrijving", "body", "body html"},
-	"date":           {"date", "datum", "fecha", "data", "transaction date", "order date", "created date", "created at", "buchungstag", "buchungsdatum"},
-	"id":             {"id", "identifier", "record id", "customer id", "external id", "uuid", "kennung"},
-	"sku":            {"sku", "product code", "item code", "article number", "artikelnummer", "item number", "product id"},
-	"product name":   {"product name", "product", "item", "item name", "artikel", "produit", "producto", "prodotto", "produto", "product title", "produkt", "lineitem name", "line item name"},
-	"status":         {"status", "state status", "stage", "zustand", "estado status", "stato", "statut"},
-	"department":     {"department", "dept", "abteilung", "departement", "departamento", "reparto", "afdeling", "team"},
-	"manager":        {"manager", "supervisor", "reports to", "vorgesetzter", "responsable", "gerente"},
-	"salary":         {"salary", "compensation", "pay", "gehalt", "salaire", "salario", "stipendio", "salaris", "annual salary"},
-	"start date":     {"start date", "hire date", "date hired", "eintrittsdatum", "date d embauche", "fecha de inicio", "data di assunzione", "employment start"},
-	"gender":         {"gender", "sex", "geschlecht", "genre", "genero", "sesso", "geslacht"},
-	"account number": {"account number", "account", "kontonummer", "iban", "account no", "numero de compte", "numero de cuenta"},
-	"invoice number": {"invoice number", "invoice", "invoice id", "rechnungsnummer", "numero de facture", "numero de factura", "factuurnummer"},
-	"tax":            {"tax", "vat", "mwst", "steuer", "tva", "iva", "btw", "sales tax", "ust"},
-	"order number":   {"order number", "order id", "order", "bestellnummer", "numero de commande", "numero de pedido", "ordernummer"},
+// dictionary is the parsed form of the dict_*.go texts.
+type dictionary struct {
+	lex           map[string]lexEntry
+	lexMax        int                 // longest lexicon key in words
+	conceptExact  map[string]string   // phrase words in order (stemmed) → concept
+	conceptSorted map[string]string   // phrase words sorted → concept
+	conceptMax    int                 // longest phrase in words
+	conceptParts  map[string][]string // concept → the words of its name
+	related       map[string]map[string]float64
+	weights       map[string]float64
+	stop          map[string]bool
+	vocab         map[string]bool // every single word the dictionaries know
 }
 
-var canonical = func() map[string]string {
-	m := map[string]string{}
-	for c, names := range synonyms {
-		for _, n := range names {
-			m[strings.Join(tokens(Normalize(n)), " ")] = c
-		}
-		m[strings.Join(tokens(Normalize(c)), " ")] = c
+var dict = buildDictionary()
+
+func buildDictionary() *dictionary {
+	d := &dictionary{
+		lex: map[string]lexEntry{}, conceptExact: map[string]string{}, conceptSorted: map[string]string{},
+		conceptParts: map[string][]string{}, related: map[string]map[string]float64{},
+		weights: map[string]float64{}, stop: map[string]bool{}, vocab: map[string]bool{},
 	}
-	return m
-}()
-
-// squashed keys the dictionary by names without spaces, so "MwSt" (split as camelCase) still
-// finds "mwst".
-var squashed = func() map[string]string {
-	m := map[string]string{}
-	for c, names := range synonyms {
-		for _, n := range append(names, c) {
-			m[strings.ReplaceAll(Normalize(n), " ", "")] = c
+	for _, w := range strings.Fields(stopText) {
+		d.stop[w] = true
+	}
+	d.parseConcepts(conceptText)
+	for _, l := range []struct{ text, lang string }{
+		{lexAbbreviations, "abbreviation"}, {lexEnglish, "synonym"}, {lexGerman, "German"},
+		{lexFrench, "French"}, {lexSpanish, "Spanish"}, {lexPortuguese, "Portuguese"},
+		{lexItalian, "Italian"}, {lexDutch, "Dutch"},
+	} {
+		d.parseLexicon(l.text, l.lang)
+	}
+	for _, line := range lines(relatedText) {
+		f := strings.Fields(line) // a ~ b weight
+		w, _ := strconv.ParseFloat(f[3], 64)
+		for _, p := range [][2]string{{f[0], f[2]}, {f[2], f[0]}} {
+			if d.related[p[0]] == nil {
+				d.related[p[0]] = map[string]float64{}
+			}
+			d.related[p[0]][p[1]] = w
 		}
 	}
-	return m
-}()
-
-// concept is the canonical concept a name stands for, or "".
-func concept(name string) string {
-	if c := canonical[strings.Join(tokens(Normalize(name)), " ")]; c != "" {
-		return c
+	for _, line := range lines(termWeightText) {
+		f := strings.Fields(line)
+		d.weights[f[0]], _ = strconv.ParseFloat(f[1], 64)
 	}
-	return squashed[strings.ReplaceAll(Normalize(name), " ", "")]
+	return d
 }
 
-// truthy and falsy spellings map enum-like yes/no values in several languages.
-var truthy = map[string]bool{"yes": true, "y": true, "true": true, "1": true, "ja": true, "oui": true, "si": true, "sim": true, "x": true, "on": true, "active": true}
-var falsy = map[string]bool{"no": true, "n": true, "false": true, "0": true, "nein": true, "non": true, "nao": true, "nee": true, "off": true, "inactive": true}
+func lines(text string) []string {
+	var out []string
+	for _, l := range strings.Split(text, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// words normalises a dictionary phrase the way headers are: folded, stop words removed.
+func (d *dictionary) words(phrase string) []string {
+	var out []string
+	for _, w := range strings.Fields(Normalize(phrase)) {
+		if !d.stop[w] {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+func stemAll(ws []string) []string {
+	out := make([]string, len(ws))
+	for i, w := range ws {
+		out[i] = stem(w)
+	}
+	return out
+}
+
+func sortedKey(ws []string) string {
+	s := append([]string(nil), ws...)
+	sort.Strings(s)
+	return strings.Join(s, " ")
+}
+
+func (d *dictionary) parseConcepts(text string) {
+	for _, line := range lines(text) {
+		id, phrases, _ := strings.Cut(line, ":")
+		id = strings.TrimSpace(id)
+		d.conceptParts[id] = strings.Split(id, "_")
+		for _, p := range strings.Split(phrases, "|") {
+			ws := stemAll(d.words(p))
+			if len(ws) == 0 {
+				continue
+			}
+			exact := strings.Join(ws, " ")
+			if _, dup := d.conceptExact[exact]; !dup {
+				d.conceptExact[exact] = id
+			}
+			if _, dup := d.conceptSorted[sortedKey(ws)]; !dup {
+				d.conceptSorted[sortedKey(ws)] = id
+			}
+			d.conceptMax = max(d.conceptMax, len(ws))
+			for _, w := range ws {
+				d.vocab[w] = true
+			}
+		}
+	}
+}
+
+func (d *dictionary) parseLexicon(text, lang string) {
+	for _, line := range lines(text) {
+		keys, outs, _ := strings.Cut(line, "=")
+		var alts [][]string
+		var solo []bool
+		for _, o := range strings.Split(outs, ";") {
+			o = strings.TrimSpace(o)
+			solo = append(solo, strings.HasPrefix(o, "!"))
+			ws := d.words(strings.TrimPrefix(o, "!"))
+			alts = append(alts, ws)
+			for _, w := range ws {
+				d.vocab[stem(w)] = true
+			}
+		}
+		for _, k := range strings.Split(keys, "|") {
+			for _, variant := range umlautVariants(strings.TrimSpace(k)) {
+				ws := d.words(variant)
+				if len(ws) == 0 {
+					continue
+				}
+				key := strings.Join(ws, " ")
+				e, ok := d.lex[key]
+				if !ok {
+					e = lexEntry{lang: lang}
+				}
+				for i, a := range alts {
+					if !containsAlt(e.alts, a) {
+						e.alts = append(e.alts, a)
+						e.solo = append(e.solo, solo[i])
+					}
+				}
+				d.lex[key] = e
+				d.lexMax = max(d.lexMax, len(ws))
+				if len(ws) == 1 {
+					d.vocab[key] = true
+				}
+			}
+		}
+	}
+}
+
+func containsAlt(alts [][]string, a []string) bool {
+	for _, x := range alts {
+		if strings.Join(x, " ") == strings.Join(a, " ") {
+			return true
+		}
+	}
+	return false
+}
+
+// umlautVariants spells a German key both folded (ä → a) and transliterated (ä → ae), as
+// exports use either.
+func umlautVariants(k string) []string {
+	r := strings.NewReplacer("ä", "ae", "ö", "oe", "ü", "ue", "Ä", "Ae", "Ö", "Oe", "Ü", "Ue")
+	if t := r.Replace(k); t != k {
+		return []string{k, t}
+	}
+	return []string{k}
+}
+
+// concept finds the concept a run of words names: in the order given first, then in any
+// order ("code postal" is a postal code).
+func (d *dictionary) concept(ws []string) (string, bool) {
+	if c, ok := d.conceptExact[strings.Join(ws, " ")]; ok {
+		return c, true
+	}
+	if len(ws) > 1 {
+		if c, ok := d.conceptSorted[sortedKey(ws)]; ok {
+			return c, true
+		}
+	}
+	return "", false
+}
+
+// known reports whether a single word means something to the dictionaries.
+func (d *dictionary) known(w string) bool {
+	if d.vocab[w] || d.vocab[stem(w)] {
+		return true
+	}
+	_, ok := d.lex[w]
+	return ok
+}
+
+// isConcept reports whether a term is a concept id rather than a plain word.
+func (d *dictionary) isConcept(t string) bool {
+	_, ok := d.conceptParts[t]
+	return ok
+}
+
+// weight is how much a term says on its own.
+func (d *dictionary) weight(t string) float64 {
+	if w, ok := d.weights[t]; ok {
+		return w
+	}
+	if d.isConcept(t) {
+		return 1
+	}
+	if _, err := strconv.Atoi(t); err == nil {
+		return 0.15
+	}
+	if currencyCodes[strings.ToUpper(t)] {
+		return 0.2
+	}
+	if len(t) <= 2 {
+		return 0.4
+	}
+	return 0.8
+}
+
+// relation is how much term a stands for term b (1 when equal).
+func (d *dictionary) relation(a, b string) float64 {
+	if a == b {
+		return 1
+	}
+	return d.related[a][b]
+}

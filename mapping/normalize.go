@@ -1,71 +1,141 @@
-// Package mapping suggests how source columns map onto a sheet's fields, and how source enum
-// values map onto options, without an AI service: normalised names, abbreviations, a
-// multilingual synonym dictionary, edit distance, field descriptions, sample values and the
-// mappings people accepted before. Every suggestion says why it was made, and confidence is
-// capped at 0.99.
 package mapping
 
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/text/runes"
 	"golang.org/x/text/transform"
 	"golang.org/x/text/unicode/norm"
 )
 
+// stripMarks removes combining accents after canonical decomposition (é → e, ü → u).
 var stripMarks = transform.Chain(norm.NFD, runes.Remove(runes.In(unicode.Mn)), norm.NFC)
 
-// Normalize folds a header or key for comparison: accents removed, lower case, camelCase and
-// separators split into single-space-separated words ("firstName", "First_Name" → "first name").
+// letters that decomposition leaves alone, and the number sign written as N° or Nº.
+var foldSpecial = strings.NewReplacer(
+	"ß", "ss", "ẞ", "SS", "æ", "ae", "Æ", "AE", "œ", "oe", "Œ", "OE", "ø", "o", "Ø", "O",
+	"ł", "l", "Ł", "L", "đ", "d", "Đ", "D", "ı", "i",
+	"N°", " No ", "n°", " no ", "Nº", " No ", "nº", " no ", "N.º", " No ", "n.º", " no ",
+	"º", "o", "ª", "a",
+)
+
+// Normalize folds a header, key or value for comparison: accents removed, lower case,
+// camelCase and letter/digit boundaries split, every other character a single space
+// ("MailingPostalCode" → "mailing postal code", "E-Mail_1" → "e mail 1", "Employee #" →
+// "employee number"). Stored history keys are normalised with it.
 func Normalize(s string) string {
-	s, _, _ = transform.String(stripMarks, s)
-	s = strings.ReplaceAll(s, "ß", "ss")
+	if isASCIILowerWord(s) {
+		return s
+	}
+	s = foldSpecial.Replace(s)
+	if !isASCII(s) {
+		s, _, _ = transform.String(stripMarks, s)
+	}
+	rs := []rune(s)
 	var b strings.Builder
-	prevLower, prevSpace := false, true
-	for _, r := range s {
+	b.Grow(len(s) + 8)
+	spaced := true // nothing written yet, or the last byte is a space
+	space := func() {
+		if !spaced {
+			b.WriteByte(' ')
+			spaced = true
+		}
+	}
+	for i, r := range rs {
+		var prev, next rune
+		if i > 0 {
+			prev = rs[i-1]
+		}
+		if i+1 < len(rs) {
+			next = rs[i+1]
+		}
 		switch {
-		case unicode.IsUpper(r):
-			if prevLower && !prevSpace {
-				b.WriteByte(' ')
+		case unicode.IsLetter(r):
+			if unicode.IsDigit(prev) || (unicode.IsUpper(r) && unicode.IsLower(prev)) ||
+				(unicode.IsUpper(r) && unicode.IsLower(next) && upperRun(rs, i) >= 2) {
+				space()
 			}
 			b.WriteRune(unicode.ToLower(r))
-			prevLower, prevSpace = false, false
-		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			spaced = false
+		case unicode.IsDigit(r):
+			if unicode.IsLetter(prev) {
+				space()
+			}
 			b.WriteRune(r)
-			prevLower, prevSpace = unicode.IsLower(r), false
-		case r == '#':
-			if !prevSpace {
-				b.WriteByte(' ')
-			}
+			spaced = false
+		case r == '#' && !unicode.IsLetter(next):
+			space()
 			b.WriteString("number ")
-			prevLower, prevSpace = false, true
+			spaced = true
+		case r == '%':
+			space()
+			b.WriteString("percent ")
+			spaced = true
 		default:
-			if !prevSpace {
-				b.WriteByte(' ')
-			}
-			prevLower, prevSpace = false, true
+			space()
 		}
 	}
 	return strings.TrimSpace(b.String())
 }
 
-// tokens splits a normalised string into words, expanding abbreviations.
-func tokens(norm string) []string {
-	var out []string
-	for _, w := range strings.Fields(norm) {
-		if exp, ok := abbreviations[w]; ok {
-			out = append(out, strings.Fields(exp)...)
-			continue
-		}
-		out = append(out, w)
+// upperRun counts the upper-case letters directly before rs[i].
+func upperRun(rs []rune, i int) int {
+	n := 0
+	for j := i - 1; j >= 0 && unicode.IsUpper(rs[j]); j-- {
+		n++
 	}
-	return out
+	return n
 }
 
-// levenshtein is the edit distance between a and b (runes).
-func levenshtein(a, b string) int {
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// isASCIILowerWord is the fast path for values that are already normalised words.
+func isASCIILowerWord(s string) bool {
+	if s == "" {
+		return true
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z') {
+			return false
+		}
+	}
+	return true
+}
+
+// stem removes English plural endings so "categories" and "category" compare equal.
+func stem(w string) string {
+	n := len(w)
+	switch {
+	case n > 4 && strings.HasSuffix(w, "ies"):
+		return w[:n-3] + "y"
+	case n > 4 && (strings.HasSuffix(w, "sses") || strings.HasSuffix(w, "xes") || strings.HasSuffix(w, "ches") || strings.HasSuffix(w, "shes")):
+		return w[:n-2]
+	case n > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") && !strings.HasSuffix(w, "is"):
+		return w[:n-1]
+	}
+	return w
+}
+
+// levenshtein is the edit distance between a and b in runes, counting a swap of two
+// neighbouring letters as one edit ("Compnay") — the optimal string alignment distance. It
+// gives up and returns limit+1 as soon as the distance must exceed limit, which keeps fuzzy
+// matching of wide sheets cheap.
+func levenshtein(a, b string, limit int) int {
 	ra, rb := []rune(a), []rune(b)
+	if d := len(ra) - len(rb); d > limit || -d > limit {
+		return limit + 1
+	}
+	prev2 := make([]int, len(rb)+1)
 	prev := make([]int, len(rb)+1)
 	cur := make([]int, len(rb)+1)
 	for j := range prev {
@@ -73,55 +143,37 @@ func levenshtein(a, b string) int {
 	}
 	for i := 1; i <= len(ra); i++ {
 		cur[0] = i
+		best := cur[0]
 		for j := 1; j <= len(rb); j++ {
 			cost := 1
 			if ra[i-1] == rb[j-1] {
 				cost = 0
 			}
 			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				cur[j] = min(cur[j], prev2[j-2]+1)
+			}
+			best = min(best, cur[j])
 		}
-		prev, cur = cur, prev
+		if best > limit {
+			return limit + 1
+		}
+		prev2, prev, cur = prev, cur, prev2
 	}
 	return prev[len(rb)]
 }
 
-// similarity is 1 - edit distance / longer length, in [0, 1].
-func similarity(a, b string) float64 {
-	n := max(len([]rune(a)), len([]rune(b)))
+// similarity is 1 − edit distance / length of the longer string, in [0, 1]; pairs below
+// floor report 0 without computing the full distance.
+func similarity(a, b string, floor float64) float64 {
+	n := max(utf8.RuneCountInString(a), utf8.RuneCountInString(b))
 	if n == 0 {
 		return 0
 	}
-	return 1 - float64(levenshtein(a, b))/float64(n)
-}
-
-// canonicalKey is a field key's concept, or its normalised form when the dictionary has none.
-func canonicalKey(k string) string {
-	if c := concept(k); c != "" {
-		return c
-	}
-	return strings.Join(tokens(Normalize(k)), " ")
-}
-
-// FamilySimilarity measures how alike two field structures are, in [0, 1]: the Jaccard index
-// of their keys after each key is replaced by its concept ("Vorname" and "first_name" are the
-// same member) or, failing that, its normalised spelling. Instructions written for one field
-// set apply to sheets whose similarity reaches the threshold.
-func FamilySimilarity(a, b []string) float64 {
-	sa, sb := map[string]bool{}, map[string]bool{}
-	for _, k := range a {
-		sa[canonicalKey(k)] = true
-	}
-	for _, k := range b {
-		sb[canonicalKey(k)] = true
-	}
-	if len(sa) == 0 || len(sb) == 0 {
+	limit := int(float64(n) * (1 - floor))
+	d := levenshtein(a, b, limit)
+	if d > limit {
 		return 0
 	}
-	inter := 0
-	for k := range sa {
-		if sb[k] {
-			inter++
-		}
-	}
-	return float64(inter) / float64(len(sa)+len(sb)-inter)
+	return 1 - float64(d)/float64(n)
 }

@@ -1,7 +1,20 @@
+// Package mapping suggests how the columns of a source file map onto a sheet's fields and how
+// source enum values map onto options, without an AI service. It is deterministic (the same
+// input gives the same plan), explains every suggestion, and learns from mappings people
+// accepted before.
+//
+// A header is read into terms: it is normalised (case, accents, camelCase, separators),
+// abbreviations are expanded (fname, qty, dob…), words and phrases in German, French,
+// Spanish, Portuguese, Italian and Dutch are translated and compound words split, and runs of
+// words that name a known meaning (first name, postal code, date of birth…) become one
+// concept. The same happens to each field's key, label and alternative names. A column and a
+// field then score on equal names, equal meanings, the share of terms they have in common
+// (with near-synonyms, spelling and the field description), what the sample values look like
+// (e-mail addresses, dates, numbers, phones, URLs, IBANs, enum options), and history. Each
+// column gets at most one field, the most confident pairs first.
 package mapping
 
 import (
-	"fmt"
 	"math"
 	"regexp"
 	"sort"
@@ -10,15 +23,15 @@ import (
 	"github.com/sluice/sluice/model"
 )
 
-// MaxConfidence caps every confidence: a suggestion is never certain.
+// MaxConfidence caps every confidence: a suggestion is never certain (the spec's Limits
+// table caps the mapping score at 0.99).
 const MaxConfidence = 0.99
 
-// OtherUsersWeight is how much another user's accepted mapping counts against the current
-// user's own history.
-const OtherUsersWeight = 0.8
-
-// DefaultThreshold applies when a sheet sets no mappingConfidenceThreshold.
+// DefaultThreshold is the auto-apply threshold of a sheet without mappingConfidenceThreshold.
 const DefaultThreshold = 0.5
+
+// DefaultMinConfidence is the lowest confidence at which a field is suggested at all.
+const DefaultMinConfidence = 0.4
 
 // Column is a source column: its header and some of its values.
 type Column struct {
@@ -26,251 +39,281 @@ type Column struct {
 	Samples []string
 }
 
-// History counts accepted mappings, keyed by normalised source header then destination key,
-// for the current user (Mine) and everyone else in the environment (Others).
-type History struct {
-	Mine   map[string]map[string]int
-	Others map[string]map[string]int
+// Options tune Suggest; the zero value means the defaults.
+type Options struct {
+	MinConfidence float64 // lowest confidence offered; default DefaultMinConfidence
+	Alternatives  int     // other fields listed per column; default 3
 }
 
-// Suggestion is the engine's proposal for one source column.
+// Plan is the suggested mapping of a source onto a sheet.
+type Plan struct {
+	Columns   []Suggestion // one per source column, in source order
+	Threshold float64      // the sheet's mappingConfidenceThreshold, or DefaultThreshold
+	Unmapped  []string     // keys of destination fields no column was given, in sheet order
+}
+
+// Suggestion is the proposal for one source column.
 type Suggestion struct {
-	Source       string
-	Destination  string // field key, "" when nothing fits
-	Confidence   float64
+	Source       string  // the column's header
+	Destination  string  // the chosen field's key; "" when no field fits
+	Confidence   float64 // in (0, MaxConfidence] when Destination is set, else 0
 	Reasons      []string
-	AutoApply    bool // confidence reaches the sheet's threshold
-	AddAsCustom  bool // nothing fits and the sheet allows additional fields
-	Alternatives []Candidate
+	AutoApply    bool        // Confidence reaches the sheet's threshold
+	Alternatives []Candidate // the next best fields, most confident first
+	// AddAsCustom is set when no field fits and the sheet allows additional fields: the
+	// field to add, named after the header, with treatment "additional".
+	AddAsCustom *model.Field
 }
 
-// Candidate is one scored destination for a column.
+// Candidate is one scored destination field.
 type Candidate struct {
 	Field      string
 	Confidence float64
 	Reasons    []string
 }
 
-// Suggest proposes a destination field for every source column. Each field receives at most
-// one column (the most confident pairs win); the output is deterministic.
-func Suggest(src []Column, dst model.SheetConfig, hist History) []Suggestion {
-	threshold := DefaultThreshold
-	if dst.MappingConfidenceThreshold != nil {
-		threshold = *dst.MappingConfidenceThreshold
+// pair is a scored (column, field) combination.
+type pair struct {
+	col, field int
+	ev         evidence
+}
+
+// Suggest proposes a destination field for every source column.
+func Suggest(src []Column, dst model.SheetConfig, hist History, opts Options) Plan {
+	if opts.MinConfidence <= 0 {
+		opts.MinConfidence = DefaultMinConfidence
 	}
-	type pair struct {
-		col int
-		c   Candidate
+	if opts.Alternatives <= 0 {
+		opts.Alternatives = 3
 	}
+	plan := Plan{Threshold: DefaultThreshold, Columns: make([]Suggestion, len(src))}
+	if t := dst.MappingConfidenceThreshold; t != nil && *t > 0 && *t <= 1 {
+		plan.Threshold = *t
+	}
+	fields := prepareFields(dst.Fields)
+	cols := prepareColumns(src)
+	sc := newScorer(cols, fields, headerWeigher(cols), fieldWeigher(fields), hist)
+	explain := func(p pair) []string { return sc.score(&cols[p.col], &fields[p.field], true).reasons }
+	perCol := make([][]pair, len(cols))
+	for i := range cols {
+		for _, j := range sc.candidates(&cols[i], fields) {
+			if ev := sc.score(&cols[i], &fields[j], false); ev.conf >= 0.2 {
+				perCol[i] = append(perCol[i], pair{i, j, ev})
+			}
+		}
+	}
+	chosen, used := assign(perCol, len(fields), opts.MinConfidence)
+	custom := newCustomKeys(dst.Fields)
+	for i, c := range cols {
+		s := &plan.Columns[i]
+		s.Source = c.header
+		if p := chosen[i]; p != nil {
+			s.Destination, s.Confidence, s.Reasons = fields[p.field].f.Key, p.ev.conf, explain(*p)
+			s.AutoApply = s.Confidence >= plan.Threshold
+		}
+		s.Alternatives = alternatives(perCol[i], chosen[i], opts.Alternatives, func(p pair) Candidate {
+			return Candidate{Field: fields[p.field].f.Key, Confidence: p.ev.conf, Reasons: explain(p)}
+		})
+		if chosen[i] == nil && dst.AllowAdditionalFields && !c.generic {
+			f := custom.field(c.header)
+			s.AddAsCustom = &f
+			s.Reasons = []string{"no field fits; the sheet allows additional fields, so the column can be added as a custom field named after its header"}
+		}
+	}
+	for j, u := range used {
+		if !u {
+			plan.Unmapped = append(plan.Unmapped, fields[j].f.Key)
+		}
+	}
+	return plan
+}
+
+// assign gives each column at most one field and each field at most one column, the most
+// confident pairs first (ties: source order, then sheet order). It returns the pair chosen
+// for each column (nil for none) and which fields were used.
+func assign(perCol [][]pair, nFields int, floor float64) ([]*pair, []bool) {
 	var pairs []pair
-	all := make([][]Candidate, len(src))
-	for i, col := range src {
-		for _, f := range dst.Fields {
-			c := score(col, f, hist)
-			if c.Confidence > 0.05 {
-				all[i] = append(all[i], c)
-				pairs = append(pairs, pair{i, c})
+	for _, ps := range perCol {
+		for _, p := range ps {
+			if p.ev.conf >= floor {
+				pairs = append(pairs, p)
 			}
 		}
-		sort.SliceStable(all[i], func(a, b int) bool { return all[i][a].Confidence > all[i][b].Confidence })
-		if len(all[i]) > 3 {
-			all[i] = all[i][:3]
+	}
+	sort.SliceStable(pairs, func(a, b int) bool { return better(pairs[a], pairs[b]) })
+	chosen, used := make([]*pair, len(perCol)), make([]bool, nFields)
+	for k := range pairs {
+		p := &pairs[k]
+		if chosen[p.col] == nil && !used[p.field] {
+			chosen[p.col], used[p.field] = p, true
 		}
 	}
-	sort.SliceStable(pairs, func(a, b int) bool {
-		if pairs[a].c.Confidence != pairs[b].c.Confidence {
-			return pairs[a].c.Confidence > pairs[b].c.Confidence
-		}
-		if pairs[a].col != pairs[b].col {
-			return pairs[a].col < pairs[b].col
-		}
-		return pairs[a].c.Field < pairs[b].c.Field
-	})
-	out := make([]Suggestion, len(src))
-	for i, col := range src {
-		out[i] = Suggestion{Source: col.Header, Alternatives: all[i]}
+	return chosen, used
+}
+
+// better orders pairs: higher confidence first, then source order, then sheet order.
+func better(a, b pair) bool {
+	if a.ev.conf != b.ev.conf {
+		return a.ev.conf > b.ev.conf
 	}
-	taken := map[string]bool{}
-	for _, p := range pairs {
-		s := &out[p.col]
-		if s.Destination != "" || taken[p.c.Field] || p.c.Confidence < 0.3 {
+	if a.col != b.col {
+		return a.col < b.col
+	}
+	return a.field < b.field
+}
+
+func alternatives(ps []pair, chosen *pair, n int, candidate func(pair) Candidate) []Candidate {
+	sort.SliceStable(ps, func(a, b int) bool { return better(ps[a], ps[b]) })
+	var out []Candidate
+	for _, p := range ps {
+		if chosen != nil && p.field == chosen.field {
 			continue
 		}
-		taken[p.c.Field] = true
-		s.Destination, s.Confidence, s.Reasons = p.c.Field, p.c.Confidence, p.c.Reasons
-		s.AutoApply = s.Confidence >= threshold
+		if len(out) == n {
+			break
+		}
+		out = append(out, candidate(p))
 	}
-	for i := range out {
-		if out[i].Destination == "" && dst.AllowAdditionalFields {
-			out[i].AddAsCustom = true
-			out[i].Reasons = []string{"no field fits; the sheet allows additional fields, so it can be added as a custom field"}
+	return out
+}
+
+// score combines every signal for one column and one field; explain writes the reasons.
+func (s *scorer) score(c *column, fi *fieldInfo, explain bool) evidence {
+	ev := s.nameEvidence(c, fi, explain)
+	if d := s.descriptionEvidence(c, fi, explain); d.conf > ev.conf {
+		ev = d
+	}
+	ev = valueEvidence(c, fi, ev, explain)
+	if h, reason := s.hist.signal(c.norm, fi.f.Key); h > 0 {
+		ev.conf = 1 - (1-ev.conf)*(1-h)
+		ev.reasons = append(ev.reasons, reason)
+	}
+	ev.conf = math.Round(min(ev.conf, MaxConfidence)*1000) / 1000
+	return ev
+}
+
+var genericHeader = regexp.MustCompile(`^((column|col|field|unnamed|untitled|spalte|feld|colonne|champ|columna|campo|colonna|kolom|veld)( \d+)?|\d+)?$`)
+
+func prepareColumns(src []Column) []column {
+	out := make([]column, len(src))
+	for i, c := range src {
+		n := Normalize(c.Header)
+		out[i] = column{index: i, header: c.Header, norm: n, fold: strings.ToLower(strings.TrimSpace(c.Header)),
+			compact: strings.ReplaceAll(n, " ", ""), prof: profileOf(c.Samples), generic: genericHeader.MatchString(n)}
+		if !out[i].generic {
+			out[i].readings = analyze(c.Header)
 		}
 	}
 	return out
 }
 
-// score rates how well column col fits field f, with the reasons.
-func score(col Column, f model.Field, hist History) Candidate {
-	c := Candidate{Field: f.Key}
-	src := Normalize(col.Header)
-	best := 0.0
-	add := func(v float64, reason string) {
-		if v > best {
-			best = v
-			c.Reasons = append([]string{reason}, c.Reasons...)
+func prepareFields(fs []model.Field) []fieldInfo {
+	out := make([]fieldInfo, len(fs))
+	for j := range fs {
+		f := &fs[j]
+		fi := fieldInfo{index: j, f: f}
+		add := func(raw, what string) {
+			if n := Normalize(raw); n != "" {
+				fi.names = append(fi.names, nameVariant{raw: raw, what: what, norm: n, fold: strings.ToLower(strings.TrimSpace(raw)),
+					compact: strings.ReplaceAll(n, " ", ""), readings: analyze(raw)})
+			}
 		}
-	}
-	for _, name := range []string{f.Key, f.Label} {
-		n := Normalize(name)
-		if n == "" {
-			continue
+		add(f.Key, "key")
+		if f.Label != "" {
+			add(f.Label, "label")
 		}
-		switch {
-		case n == src:
-			add(0.97, fmt.Sprintf("header %q equals the field's %s", col.Header, nameKind(name, f)))
-		case strings.ReplaceAll(n, " ", "") == strings.ReplaceAll(src, " ", ""):
-			add(0.95, fmt.Sprintf("header %q matches %q apart from spacing", col.Header, name))
-		case strings.Join(tokens(n), " ") == strings.Join(tokens(src), " "):
-			add(0.93, fmt.Sprintf("header %q matches %q once abbreviations are expanded", col.Header, name))
+		for _, a := range f.AlternativeNames {
+			add(a, "alternative name")
 		}
-		if cs, cf := concept(col.Header), concept(name); cs != "" && cs == cf {
-			add(0.92, fmt.Sprintf("%q and %q both mean %s", col.Header, name, cs))
+		disambiguate(fi.names)
+		if f.Description != "" {
+			if rs := analyze(f.Description); len(rs) > 0 {
+				fi.desc = rs[0].terms
+			}
 		}
-		if sim := similarity(strings.Join(tokens(src), " "), strings.Join(tokens(n), " ")); sim >= 0.75 {
-			add(0.55+0.35*(sim-0.75)/0.25, fmt.Sprintf("header %q is spelled like %q (%.0f%% alike)", col.Header, name, sim*100))
+		fi.expect, fi.textual = expectation(&fi)
+		if f.Type == model.FieldEnum || f.Type == model.FieldEnumList {
+			fi.options = optionsOf(f, false)
+			fi.optIndex = newOptionIndex(fi.options)
 		}
-		if j := jaccard(tokens(src), tokens(n)); j > 0 {
-			add(0.35+0.4*j, fmt.Sprintf("header %q shares words with %q", col.Header, name))
-		}
-	}
-	if f.Description != "" && best < 0.6 {
-		if j := jaccard(tokens(src), tokens(Normalize(f.Description))); j > 0 {
-			add(0.3+0.3*math.Min(1, j*3), fmt.Sprintf("header %q appears in the field's description", col.Header))
-		}
-	}
-	best, c.Reasons = samples(col, f, best, c.Reasons)
-	best, c.Reasons = history(src, f.Key, hist, best, c.Reasons)
-	c.Confidence = math.Round(math.Min(best, MaxConfidence)*1000) / 1000
-	return c
-}
-
-func nameKind(name string, f model.Field) string {
-	if name == f.Key {
-		return "key"
-	}
-	return "label"
-}
-
-// generic words say little on their own: "Name" shares "name" with "first name" but is not
-// evidence for it.
-var generic = map[string]bool{"name": true, "number": true, "date": true, "id": true, "code": true, "type": true, "the": true, "of": true, "de": true, "at": true, "no": true}
-
-func meaningful(ws []string) []string {
-	out := ws[:0:0]
-	for _, w := range ws {
-		if !generic[w] {
-			out = append(out, w)
-		}
+		out[j] = fi
 	}
 	return out
 }
 
-func jaccard(a, b []string) float64 {
-	a, b = meaningful(a), meaningful(b)
-	if len(a) == 0 || len(b) == 0 {
-		return 0
+// disambiguate drops the readings of an ambiguous name that its unambiguous siblings
+// contradict: with the label "Job title", the key "title" is not a product title.
+func disambiguate(names []nameVariant) {
+	sure := map[string]bool{}
+	for _, nv := range names {
+		if len(nv.readings) == 1 {
+			for _, t := range nv.readings[0].terms {
+				sure[t] = true
+			}
+		}
 	}
-	set := map[string]bool{}
-	for _, x := range a {
-		set[x] = true
-	}
-	inter, union := 0, len(set)
-	seen := map[string]bool{}
-	for _, y := range b {
-		if seen[y] {
+	for i, nv := range names {
+		if len(nv.readings) < 2 {
 			continue
 		}
-		seen[y] = true
-		if set[y] {
-			inter++
-		} else {
-			union++
-		}
-	}
-	return float64(inter) / float64(union)
-}
-
-var (
-	emailRe = regexp.MustCompile(`^[^@\s]+@[^@\s]+\.[^@\s]+$`)
-	dateRe  = regexp.MustCompile(`^(\d{4}-\d{1,2}-\d{1,2}|\d{1,2}[./-]\d{1,2}[./-]\d{2,4})`)
-	numRe   = regexp.MustCompile(`^[-+]?[\d.,\s]+$`)
-	phoneRe = regexp.MustCompile(`^\+?[\d\s().-]{7,}$`)
-)
-
-// samples adjusts a score by what the column's values look like.
-func samples(col Column, f model.Field, best float64, reasons []string) (float64, []string) {
-	var vals []string
-	for _, v := range col.Samples {
-		if v = strings.TrimSpace(v); v != "" {
-			vals = append(vals, v)
-		}
-	}
-	if len(vals) == 0 {
-		return best, reasons
-	}
-	share := func(re *regexp.Regexp) float64 {
-		n := 0
-		for _, v := range vals {
-			if re.MatchString(v) {
-				n++
+		var keep []reading
+		for _, r := range nv.readings {
+			for _, t := range r.terms {
+				if sure[t] {
+					keep = append(keep, r)
+					break
+				}
 			}
 		}
-		return float64(n) / float64(len(vals))
-	}
-	fc := concept(f.Key) + concept(f.Label)
-	switch {
-	case share(emailRe) > 0.8:
-		if strings.Contains(fc, "email") || strings.Contains(Normalize(f.Key+" "+f.Label), "email") {
-			return math.Max(best, 0.9) + 0.04, append(reasons, "the values look like e-mail addresses")
-		}
-		return best * 0.6, reasons
-	case f.Type == model.FieldNumber && share(numRe) < 0.5:
-		return best * 0.7, append(reasons, "the values are mostly not numbers")
-	case f.Type == model.FieldDate && share(dateRe) > 0.8:
-		return math.Min(best+0.05, MaxConfidence), append(reasons, "the values look like dates")
-	case strings.Contains(fc, "phone") && share(phoneRe) > 0.8:
-		return math.Min(best+0.05, MaxConfidence), append(reasons, "the values look like phone numbers")
-	case f.Type == model.FieldEnum && f.Config != nil && len(f.Config.Options) > 0:
-		hit := 0
-		for _, v := range vals {
-			if _, ok := matchOption(v, f.Config.Options); ok {
-				hit++
-			}
-		}
-		if r := float64(hit) / float64(len(vals)); r > 0.6 {
-			return math.Min(math.Max(best, 0.5)+0.2*r, MaxConfidence), append(reasons, fmt.Sprintf("%.0f%% of the values are options of the field", r*100))
+		if len(keep) > 0 {
+			names[i].readings = keep
 		}
 	}
-	return best, reasons
 }
 
-// history raises a score for mappings people accepted before: the current user's fully,
-// other users' at OtherUsersWeight.
-func history(src, key string, h History, best float64, reasons []string) (float64, []string) {
-	mine, others := h.Mine[src][key], h.Others[src][key]
-	if mine == 0 && others == 0 {
-		return best, reasons
-	}
-	boost := 0.0
-	if mine > 0 {
-		boost = 0.97
-		reasons = append(reasons, fmt.Sprintf("you mapped this header to %s before (%d times)", key, mine))
-	}
-	if others > 0 {
-		if v := 0.97 * OtherUsersWeight; v > boost {
-			boost = v
+// headerWeigher discounts terms that most headers of the file share ("Deal - …",
+// "Variant …"): they say which export it is, not which field.
+func headerWeigher(cols []column) weigher {
+	count := map[string]int{}
+	for _, c := range cols {
+		if len(c.readings) == 0 {
+			continue
 		}
-		reasons = append(reasons, fmt.Sprintf("others mapped this header to %s before (%d times)", key, others))
+		for _, t := range c.readings[0].terms {
+			count[t]++
+		}
 	}
-	return math.Max(best, boost), reasons
+	n := len(cols)
+	return func(t string) float64 {
+		w := dict.weight(t)
+		if k := count[t]; k >= 3 && float64(k) >= 0.3*float64(n) {
+			w *= 0.1
+		}
+		return w
+	}
+}
+
+// fieldWeigher lowers terms that many fields share (inverse document frequency).
+func fieldWeigher(fields []fieldInfo) weigher {
+	df := map[string]int{}
+	for _, fi := range fields {
+		seen := map[string]bool{}
+		for _, nv := range fi.names {
+			for _, r := range nv.readings[:min(1, len(nv.readings))] {
+				for _, t := range r.terms {
+					if !seen[t] {
+						seen[t] = true
+						df[t]++
+					}
+				}
+			}
+		}
+	}
+	return func(t string) float64 {
+		w := dict.weight(t)
+		if k := df[t]; k > 1 {
+			w /= 1 + 0.5*math.Log(float64(k))
+		}
+		return w
+	}
 }

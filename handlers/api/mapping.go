@@ -218,7 +218,7 @@ func (h *Mapping) suggest(ctx context.Context, p *auth.Principal, envID string, 
 		return nil, err
 	}
 	var rules []*model.MappingRule
-	for i, s := range mapping.Suggest(cols, dst, mapping.History{Mine: mine, Others: others}) {
+	for i, s := range mapping.Suggest(cols, dst, mapping.History{Mine: mine, Others: others}, mapping.Options{}).Columns {
 		if s.Destination == "" {
 			continue
 		}
