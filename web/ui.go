@@ -38,8 +38,14 @@ func newBundle() *i18n.Bundle {
 	b := i18n.NewBundle(language.English)
 	b.RegisterUnmarshalFunc("toml", toml.Unmarshal)
 	for _, l := range locales.Languages {
-		if _, err := b.LoadMessageFileFS(locales.FS, l+".toml"); err != nil {
-			panic("locales: " + err.Error())
+		for _, f := range locales.Files(l) {
+			buf, err := locales.FS.ReadFile(f)
+			if err == nil {
+				_, err = b.ParseMessageFileBytes(buf, locales.Tag(l, f))
+			}
+			if err != nil {
+				panic("locales: " + f + ": " + err.Error())
+			}
 		}
 	}
 	return b
@@ -48,7 +54,15 @@ func newBundle() *i18n.Bundle {
 // localize picks the page language (the lang cookie, then Accept-Language) and stores its
 // localizer for the views.
 func localize(b *i18n.Bundle) fiber.Handler {
-	matcher := language.NewMatcher([]language.Tag{language.English, language.German})
+	tags := make([]language.Tag, len(locales.Languages))
+	for i, l := range locales.Languages {
+		tags[i] = language.Make(l)
+	}
+	matcher := language.NewMatcher(tags)
+	known := map[string]bool{}
+	for _, l := range locales.Languages {
+		known[l] = true
+	}
 	return func(c *fiber.Ctx) error {
 		pref := c.Cookies("lang")
 		if pref == "" {
@@ -56,8 +70,8 @@ func localize(b *i18n.Bundle) fiber.Handler {
 			_, idx, _ := matcher.Match(tags...)
 			pref = locales.Languages[idx]
 		}
-		if pref != "de" {
-			pref = "en"
+		if !known[pref] {
+			pref = locales.Default
 		}
 		c.Locals(views.KeyLang, pref)
 		c.Locals(views.KeyLocalizer, i18n.NewLocalizer(b, pref))

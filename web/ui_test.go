@@ -251,17 +251,26 @@ func TestGermanPages(t *testing.T) {
 	}
 }
 
-var msgID = regexp.MustCompile(`T\(ctx, "([a-z_.]+)"\)|"((?:login|spaces|space|error|nav|app)\.[a-z_]+)"`)
+var msgID = regexp.MustCompile(`T\(ctx, "([a-z_.]+)"\)|"((?:login|spaces|space|error|nav|app|grid|doc|map|action|job|view|theme|admin|upload|toast)\.[a-z_]+)"`)
 
 func TestLocalesAreComplete(t *testing.T) {
-	load := func(name string) map[string]string {
-		b, err := locales.FS.ReadFile(name + ".toml")
-		if err != nil {
-			t.Fatal(err)
-		}
+	load := func(lang string) map[string]string {
 		m := map[string]string{}
-		if err := toml.Unmarshal(b, &m); err != nil {
-			t.Fatal(err)
+		for _, f := range locales.Files(lang) {
+			b, err := locales.FS.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			part := map[string]string{}
+			if err := toml.Unmarshal(b, &part); err != nil {
+				t.Fatalf("%s: %v", f, err)
+			}
+			for id, v := range part {
+				if _, dup := m[id]; dup {
+					t.Errorf("%s: %q is defined in two files of %s", f, id, lang)
+				}
+				m[id] = v
+			}
 		}
 		return m
 	}
@@ -279,19 +288,19 @@ func TestLocalesAreComplete(t *testing.T) {
 	}
 	for id := range used {
 		if _, ok := en[id]; !ok {
-			t.Errorf("message %q is used but missing in en.toml", id)
+			t.Errorf("message %q is used but missing in locales/en", id)
 		}
 	}
 	for _, lang := range locales.Languages {
 		m := load(lang)
 		for id := range en {
 			if strings.TrimSpace(m[id]) == "" {
-				t.Errorf("%s.toml lacks %q", lang, id)
+				t.Errorf("locales/%s lacks %q", lang, id)
 			}
 		}
 		for id := range m {
 			if _, ok := en[id]; !ok {
-				t.Errorf("%s.toml has %q, which en.toml does not", lang, id)
+				t.Errorf("locales/%s has %q, which locales/en does not", lang, id)
 			}
 		}
 	}
