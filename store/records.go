@@ -31,6 +31,7 @@ type Cell struct {
 	Value    json.RawMessage // nil: empty
 	Valid    bool
 	Messages []records.Message
+	Layer    string // the layer the value was written in; "" for the base layer
 }
 
 // Counts are a sheet's record counts.
@@ -58,6 +59,8 @@ type CellIn struct {
 	HasValue    bool            // the cell object carried "value"
 	Messages    []records.Message
 	HasMessages bool // the cell object carried "messages": they replace the agent's messages of that cell
+	Layer       string
+	HasLayer    bool // the cell object carried "layer" ("" moves the value back to the base layer)
 }
 
 // WriteResult is what a write reports back.
@@ -108,7 +111,11 @@ func (rs *recSheet) output(st *recState, updated time.Time, versionID string) *R
 		if v == nil && len(ms) == 0 {
 			continue
 		}
-		rec.Cells = append(rec.Cells, Cell{Key: r.Key, Value: v, Valid: !hasError(ms), Messages: ms})
+		cell := Cell{Key: r.Key, Value: v, Valid: !hasError(ms), Messages: ms}
+		if st.lays != nil {
+			cell.Layer = st.lays[i]
+		}
+		rec.Cells = append(rec.Cells, cell)
 	}
 	return rec
 }

@@ -118,6 +118,12 @@ func (rs *recSheet) inputState(rid int64, in *RecordIn) (*recState, error) {
 		}
 	}
 	st := rs.newState(rid, row)
+	for k, c := range in.Values {
+		if c.HasLayer {
+			i, _ := rs.Schema.Index(k)
+			st.setLayer(len(row), i, c.Layer)
+		}
+	}
 	st.umsgs, st.rmsgs = umsgs, agentMessages(in.Messages)
 	st.meta, st.cfg = emptyObjectNil(in.Metadata), emptyObjectNil(in.Config)
 	return st, nil
@@ -138,6 +144,9 @@ func (st *recState) clone() *recState {
 	c.row = append(records.Row(nil), st.row...)
 	if st.umsgs != nil {
 		c.umsgs = append(records.Cells(nil), st.umsgs...)
+	}
+	if st.lays != nil {
+		c.lays = append([]string(nil), st.lays...)
 	}
 	c.dups, c.efs = nil, nil
 	c.enc, c.ukeys, c.uhas = "", nil, nil // derived from the row, which the edit may change
@@ -260,6 +269,9 @@ func (rs *recSheet) applyInput(st *recState, in *RecordIn) error {
 				st.umsgs = make(records.Cells, len(rs.Schema.Rules))
 			}
 			st.umsgs[i] = agentMessages(c.Messages)
+		}
+		if c.HasLayer {
+			st.setLayer(len(rs.Schema.Rules), i, c.Layer)
 		}
 	}
 	if in.HasMessages {

@@ -19,6 +19,7 @@ type recState struct {
 	msgs  records.Cells // Sluice's own messages, by rule index
 	umsgs records.Cells // agents' messages, by rule index
 	rmsgs []records.Message
+	lays  []string        // layer of each cell by rule index; nil: all in the base layer
 	meta  json.RawMessage // nil: none
 	cfg   json.RawMessage // nil: none
 	dups  []int64         // unique rules the record breaks, sorted
@@ -232,14 +233,15 @@ type recExtra struct {
 	M    map[string][]records.Message `json:"m,omitempty"`
 	U    map[string][]records.Message `json:"u,omitempty"`
 	R    []records.Message            `json:"r,omitempty"`
+	L    map[string]string            `json:"l,omitempty"`
 	Meta json.RawMessage              `json:"meta,omitempty"`
 	Cfg  json.RawMessage              `json:"cfg,omitempty"`
 }
 
 // encodeExtra stores a state's messages, metadata and config; nil when it has none.
 func (rs *recSheet) encodeExtra(st *recState) any {
-	x := recExtra{M: rs.cellMap(st.msgs), U: rs.cellMap(st.umsgs), R: st.rmsgs, Meta: st.meta, Cfg: st.cfg}
-	if x.M == nil && x.U == nil && len(x.R) == 0 && len(x.Meta) == 0 && len(x.Cfg) == 0 {
+	x := recExtra{M: rs.cellMap(st.msgs), U: rs.cellMap(st.umsgs), R: st.rmsgs, L: rs.layerMap(st.lays), Meta: st.meta, Cfg: st.cfg}
+	if x.M == nil && x.U == nil && len(x.R) == 0 && x.L == nil && len(x.Meta) == 0 && len(x.Cfg) == 0 {
 		return nil
 	}
 	b, _ := json.Marshal(x)
@@ -256,6 +258,7 @@ func (rs *recSheet) decodeExtra(s sql.NullString, st *recState) {
 		return
 	}
 	st.msgs, st.umsgs, st.rmsgs = rs.cells(x.M), rs.cells(x.U), x.R
+	st.lays = rs.layers(x.L)
 	if len(x.Meta) > 0 {
 		st.meta = x.Meta
 	}
@@ -276,6 +279,45 @@ func (rs *recSheet) cellMap(c records.Cells) map[string][]records.Message {
 		}
 	}
 	return m
+}
+
+// layerMap keys the cells' layers by field; nil when every cell is in the base layer.
+func (rs *recSheet) layerMap(lays []string) map[string]string {
+	var m map[string]string
+	for i, l := range lays {
+		if l != "" {
+			if m == nil {
+				m = map[string]string{}
+			}
+			m[rs.Schema.Rules[i].Key] = l
+		}
+	}
+	return m
+}
+
+// layers aligns layers keyed by field with the rules.
+func (rs *recSheet) layers(m map[string]string) []string {
+	if len(m) == 0 {
+		return nil
+	}
+	out := make([]string, len(rs.Schema.Rules))
+	for k, l := range m {
+		if i, ok := rs.Schema.Index(k); ok {
+			out[i] = l
+		}
+	}
+	return out
+}
+
+// setLayer puts cell i in layer l.
+func (st *recState) setLayer(n, i int, l string) {
+	if st.lays == nil {
+		if l == "" {
+			return
+		}
+		st.lays = make([]string, n)
+	}
+	st.lays[i] = l
 }
 
 // cells aligns messages keyed by field with the rules; keys no longer in the schema are dropped.

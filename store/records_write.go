@@ -106,6 +106,9 @@ func (tx *Tx) applyChanges(rs *recSheet, changes []*change, w *writeCtx) error {
 	if err := tx.checkRefs(rs, news); err != nil {
 		return err
 	}
+	if err := tx.registerLayers(rs, news, w); err != nil {
+		return err
+	}
 	d := newCountDelta()
 	if err := tx.reconcileUniques(rs, changes, w, d); err != nil {
 		return err

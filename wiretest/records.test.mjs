@@ -177,3 +177,17 @@ test("snapshots: create, summary, changed records, restore, delete", async () =>
   await api.snapshots.deleteSnapshot(snap.id);
   await rejectsWith(api.snapshots.getSnapshot(snap.id, { includeSummary: false }, once), 404);
 });
+
+test("records: a cell written in a layer reads back with it, and layer:created is listed", async () => {
+  const sheetId = await newSheet();
+  const ins = (await api.records.insert(sheetId, [{ name: { value: "Ann" }, email: { value: "ann@x.io", layer: "enrichment" } }])).data;
+  assert.equal(ins.records[0].values.email.layer, "enrichment");
+  assert.equal(ins.records[0].values.name.layer, undefined);
+  const got = (await api.records.get(sheetId)).data.records[0];
+  assert.equal(got.values.email.layer, "enrichment");
+  const evs = (await api.events.list({ spaceId: space.id, topic: "layer:created", pageSize: 100 })).data;
+  const mine = evs.filter((e) => e.context.sheetId === sheetId);
+  assert.equal(mine.length, 1);
+  assert.equal(mine[0].domain, "workbook");
+  assert.equal(mine[0].payload.layer, "enrichment");
+});

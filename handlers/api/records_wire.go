@@ -77,6 +77,10 @@ func (w recordWriter) record(b *bytes.Buffer, r *store.Record) {
 			b.WriteString(`,"messages":`)
 			writeMessages(b, cell.Messages)
 		}
+		if cell.Layer != "" {
+			b.WriteString(`,"layer":`)
+			b.Write(records.Quote(cell.Layer))
+		}
 		b.WriteString(`,"updatedAt":`)
 		b.Write(at)
 		b.WriteByte('}')
@@ -153,6 +157,15 @@ func (cj *cellJSON) UnmarshalJSON(b []byte) error {
 	}
 	if v, ok := m["value"]; ok {
 		cj.Value, cj.HasValue = v, true
+	}
+	if l, ok := m["layer"]; ok {
+		cj.HasLayer = true
+		if string(l) != "null" && json.Unmarshal(l, &cj.Layer) != nil {
+			return errs.Invalidf("layer", "A cell's layer must be a string")
+		}
+		if len(cj.Layer) > 255 {
+			return errs.Invalidf("layer", "A layer name has at most 255 characters")
+		}
 	}
 	if ms, ok := m["messages"]; ok {
 		cj.HasMessages = true
