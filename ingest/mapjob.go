@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/sluice/sluice/errs"
@@ -114,6 +115,15 @@ func (s *Service) PlanJob(ctx context.Context, j *model.Job) (*Plan, error) {
 		if err != nil {
 			return nil, err
 		}
+		if in.Version != "" {
+			v, err := programVersion(in.Version)
+			if err != nil {
+				return nil, err
+			}
+			if prog.Rules, err = s.DB.ProgramRulesAt(ctx, prog.ID, v); err != nil {
+				return nil, err
+			}
+		}
 		if p.transforms, err = compileTransforms(prog.Rules, src, dst); err != nil {
 			return nil, err
 		}
@@ -169,6 +179,16 @@ func (s *Service) PlanJob(ctx context.Context, j *model.Job) (*Plan, error) {
 	return p, nil
 }
 
+// programVersion reads input.version: a version number as GET /v1/mapping/:id/versions lists
+// them, optionally written "v3".
+func programVersion(s string) (int, error) {
+	v, err := strconv.Atoi(strings.TrimPrefix(strings.TrimPrefix(s, "v"), "V"))
+	if err != nil || v < 1 {
+		return 0, errs.Invalidf("input.version", "input.version must name a program version such as \"2\" (see GET /v1/mapping/{programId}/versions), not %q", s)
+	}
+	return v, nil
+}
+
 // samples fills each column's Samples with values of the source sheet's first records.
 func (s *Service) samples(ctx context.Context, accountID string, src *model.Sheet, cols []mapping.Column) error {
 	idx := make(map[string]int, len(src.Config.Fields))
@@ -199,12 +219,14 @@ func (s *Service) Map(ctx context.Context, j *model.Job) (jobs.Outcome, error) {
 	if len(j.Input) > 0 {
 		_ = json.Unmarshal(j.Input, &in)
 	}
-	if in.KeepRecordIDs {
-		return jobs.Outcome{}, errs.Invalidf("input.keepRecordIds", "keepRecordIds is not supported yet: mapped records get new ids")
-	}
 	p, err := s.PlanJob(ctx, j)
 	if err != nil {
 		return jobs.Outcome{}, err
+	}
+	if in.KeepRecordIDs && p.Source.ID != p.Destination.ID {
+		return jobs.Outcome{}, errs.Invalidf("input.keepRecordIds",
+			"keepRecordIds keeps each record where it is, so the source and destination must be the same sheet (record ids belong to their sheet); leave it false to map %s into %s as new records",
+			p.Source.Name, p.Destination.Name)
 	}
 	var edges []Edge
 	for _, e := range p.Edges {
@@ -212,11 +234,13 @@ func (s *Service) Map(ctx context.Context, j *model.Job) (jobs.Outcome, error) {
 			edges = append(edges, e)
 		}
 	}
-	added, err := s.addCustomFields(ctx, j, p)
-	if err != nil {
-		return jobs.Outcome{}, err
+	if !in.KeepRecordIDs { // in place, the unmapped columns are the sheet's own
+		added, err := s.addCustomFields(ctx, j, p)
+		if err != nil {
+			return jobs.Outcome{}, err
+		}
+		edges = append(edges, added...)
 	}
-	edges = append(edges, added...)
 	if len(edges) == 0 && len(p.transforms) == 0 {
 		return jobs.Outcome{}, errs.Invalidf("plan", "No source column maps onto %s confidently enough; map the columns by hand (a program's rules)", p.Destination.Name)
 	}
@@ -247,7 +271,7 @@ func (s *Service) Map(ctx context.Context, j *model.Job) (jobs.Outcome, error) {
 		close(recs)
 	}()
 	n := 0
-	rows := func() ([]json.RawMessage, error) {
+	next := func() (*store.Record, error) {
 		r, ok := <-recs
 		if !ok {
 			if err := <-errc; err != nil {
@@ -260,6 +284,9 @@ func (s *Service) Map(ctx context.Context, j *model.Job) (jobs.Outcome, error) {
 			info := fmt.Sprintf("Mapped %d records", n)
 			_, _ = s.Jobs.Ack(ctx, j.AccountID, j.ID, jobs.WorkerActor, &info, nil, nil)
 		}
+		return r, nil
+	}
+	values := func(r *store.Record) map[string]json.RawMessage {
 		byKey := make(map[string]json.RawMessage, len(r.Cells))
 		for _, c := range r.Cells {
 			byKey[c.Key] = c.Value
@@ -281,6 +308,26 @@ func (s *Service) Map(ctx context.Context, j *model.Job) (jobs.Outcome, error) {
 				t.apply(text, vals)
 			}
 		}
+		return vals
+	}
+	opt := store.WriteOptions{Actor: j.CreatedBy, AccountID: j.AccountID}
+	if in.KeepRecordIDs {
+		if err := s.transformInPlace(ctx, p.Destination.ID, keys, next, values, opt); err != nil {
+			for range recs {
+			}
+			return jobs.Outcome{}, err
+		}
+		return jobs.Outcome{
+			Message: fmt.Sprintf("Transformed %d records of %s in place", n, p.Destination.Name),
+			Next:    map[string]any{"type": "id", "id": p.Destination.ID, "path": "/space/" + p.destinationWorkbookSpace, "label": "Open " + p.Destination.Name},
+		}, nil
+	}
+	rows := func() ([]json.RawMessage, error) {
+		r, err := next()
+		if err != nil {
+			return nil, err
+		}
+		vals := values(r)
 		out := make([]json.RawMessage, len(keys))
 		for i, k := range keys {
 			out[i] = vals[k]
@@ -290,7 +337,7 @@ func (s *Service) Map(ctx context.Context, j *model.Job) (jobs.Outcome, error) {
 		}
 		return out, nil
 	}
-	if _, err := s.DB.InsertStream(ctx, p.Destination.ID, keys, rows, mapBatch, store.WriteOptions{Actor: j.CreatedBy, AccountID: j.AccountID}); err != nil && err != io.EOF {
+	if _, err := s.DB.InsertStream(ctx, p.Destination.ID, keys, rows, mapBatch, opt); err != nil && err != io.EOF {
 		for range recs {
 		}
 		return jobs.Outcome{}, err
@@ -299,6 +346,44 @@ func (s *Service) Map(ctx context.Context, j *model.Job) (jobs.Outcome, error) {
 		Message: fmt.Sprintf("Mapped %d records into %s", n, p.Destination.Name),
 		Next:    map[string]any{"type": "id", "id": p.Destination.ID, "path": "/space/" + p.destinationWorkbookSpace, "label": "Open " + p.Destination.Name},
 	}, nil
+}
+
+// transformInPlace rewrites each record of the sheet with the values the plan computes from
+// it, keeping its id, mapBatch records per version (keepRecordIds: true).
+func (s *Service) transformInPlace(ctx context.Context, sheetID string, keys []string, next func() (*store.Record, error),
+	values func(*store.Record) map[string]json.RawMessage, opt store.WriteOptions) error {
+	batch := make([]store.RecordIn, 0, mapBatch)
+	flush := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		_, err := s.DB.UpdateRecords(ctx, sheetID, batch, opt)
+		batch = batch[:0]
+		return err
+	}
+	for {
+		r, err := next()
+		if err == io.EOF {
+			return flush()
+		}
+		if err != nil {
+			return err
+		}
+		vals := values(r)
+		in := store.RecordIn{ID: r.ID, Values: make(map[string]store.CellIn, len(keys))}
+		for _, k := range keys {
+			v := vals[k]
+			if len(v) == 0 {
+				v = jsonNull
+			}
+			in.Values[k] = store.CellIn{Value: v, HasValue: true}
+		}
+		if batch = append(batch, in); len(batch) == mapBatch {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+	}
 }
 
 // addCustomFields adds each unmapped source column to a destination sheet that allows

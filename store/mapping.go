@@ -39,6 +39,9 @@ func (db *DB) CreateProgram(ctx context.Context, p *model.MappingProgram, actor 
 				return err
 			}
 		}
+		if err := tx.newProgramVersion(p.ID, actor); err != nil {
+			return err
+		}
 		_, err := tx.Emit("program:created", programContext(p, actor), map[string]any{"programId": p.ID, "ruleCount": len(p.Rules)})
 		return err
 	})
@@ -106,12 +109,12 @@ func (db *DB) GetProgram(ctx context.Context, accountID, id string) (*model.Mapp
 	if err != nil {
 		return nil, err
 	}
-	p.Rules, err = db.listRules(ctx, p.ID)
+	p.Rules, err = listRules(ctx, db.r, p.ID)
 	return p, err
 }
 
-func (db *DB) listRules(ctx context.Context, programID string) ([]*model.MappingRule, error) {
-	rows, err := db.r.QueryContext(ctx, `SELECT `+ruleColumns+` FROM mapping_rules WHERE program_id = ? AND deleted_at IS NULL ORDER BY created_at, id`, programID)
+func listRules(ctx context.Context, q querier, programID string) ([]*model.MappingRule, error) {
+	rows, err := q.QueryContext(ctx, `SELECT `+ruleColumns+` FROM mapping_rules WHERE program_id = ? AND deleted_at IS NULL ORDER BY created_at, id`, programID)
 	if err != nil {
 		return nil, errs.Wrap(err, "list rules")
 	}
@@ -150,7 +153,7 @@ func (db *DB) ListPrograms(ctx context.Context, accountID, envID string, p model
 	}
 	rows.Close()
 	for _, pr := range out {
-		if pr.Rules, err = db.listRules(ctx, pr.ID); err != nil {
+		if pr.Rules, err = listRules(ctx, db.r, pr.ID); err != nil {
 			return nil, err
 		}
 	}
@@ -205,6 +208,9 @@ func (db *DB) ChangeRules(ctx context.Context, p *model.MappingProgram, add, rep
 			if n, _ := res.RowsAffected(); n == 0 {
 				return errs.NotFoundf("ruleIds", "Rule %s is not in program %s", id, p.ID)
 			}
+		}
+		if err := tx.newProgramVersion(p.ID, actor); err != nil {
+			return err
 		}
 		_, err := tx.Emit("program:updated", programContext(p, actor), map[string]any{"programId": p.ID, "added": len(add), "updated": len(replace), "deleted": len(del)})
 		return err
@@ -284,6 +290,9 @@ func (db *DB) RecomputeProgram(ctx context.Context, p *model.MappingProgram, rul
 			}
 		}
 		p.Rules = rules
+		if err := tx.newProgramVersion(p.ID, actor); err != nil {
+			return err
+		}
 		_, err := tx.Emit("program:recomputed", programContext(p, actor), map[string]any{"programId": p.ID, "ruleCount": len(rules)})
 		return err
 	})

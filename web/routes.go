@@ -121,6 +121,7 @@ func routes(app *fiber.App, d Deps) {
 	v1.Get("/mapping/:programId", mappings.Get)
 	v1.Patch("/mapping/:programId", mappings.Update)
 	v1.Delete("/mapping/:programId", mappings.Delete)
+	v1.Get("/mapping/:programId/versions", mappings.Versions)
 	v1.Get("/mapping/:programId/rules", mappings.Rules)
 	v1.Post("/mapping/:programId/rules", mappings.AddRules)
 	v1.Patch("/mapping/:programId/rules", mappings.UpdateRules)

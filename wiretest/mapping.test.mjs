@@ -2,7 +2,7 @@
 // rule edits, accepted rules as history, program events.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { useServer, rejectsWith } from "./lib.mjs";
+import { useServer, rejectsWith, raw } from "./lib.mjs";
 
 const ctx = useServer();
 
@@ -153,6 +153,51 @@ test("a transform job applies a program: assign, concatenate, split, constant, t
   const v = (await ctx.api.records.get(d.id)).data.records[0].values;
   assert.deepEqual(Object.fromEntries(Object.entries(v).map(([k, c]) => [k, c.value])),
     { full_name: "Ada King", zip: "10115", city: "Berlin", source: "import 2026", code: "AB-1", tier: "gold" });
+});
+
+async function finished(id) {
+  let j;
+  for (let i = 0; i < 100; i++) {
+    j = (await ctx.api.jobs.get(id)).data;
+    if (j.status === "complete" || j.status === "failed") return j;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return j;
+}
+
+test("a transform job runs the program version it names; keepRecordIds rewrites records in place", async () => {
+  const space = (await ctx.api.spaces.create({ name: "versions" })).data;
+  const wb = (await ctx.api.workbooks.create({ name: "W", spaceId: space.id, sheets: [{ name: "p", slug: "p", fields: [
+    { key: "first", type: "string" }, { key: "last", type: "string" }, { key: "full", type: "string" }] }] })).data;
+  const sh = wb.sheets[0];
+  const ids = (await ctx.api.records.insert(sh.id, [{ first: { value: "ada" }, last: { value: "King" } }, { first: { value: "bo" }, last: { value: "Li" } }])).data.records.map((r) => r.id);
+  const prog = (await ctx.api.mapping.createMappingProgram({ body: { source: { name: "p", fields: sh.config.fields }, destination: { name: "p", fields: sh.config.fields }, rules: [
+    { name: "join", type: "concatenate", config: { sourceFields: ["first", "last"], destinationField: "full" } }] } })).data;
+  // Version 2 upper-cases the result as well.
+  await ctx.api.mapping.createRules(prog.id, [{ name: "up", type: "case", config: { field: "full", case: "upper" } }]);
+  const versions = await raw(ctx.srv.baseURL, "GET", `/v1/mapping/${prog.id}/versions`);
+  assert.deepEqual(versions.body.data.map((v) => [v.version, v.ruleCount]), [["2", 2], ["1", 1]]);
+
+  const run = async (input) => finished((await ctx.api.jobs.create({ type: "workbook", operation: "transform", source: wb.id, destination: wb.id, trigger: "immediate",
+    config: { sourceSheetId: sh.id, destinationSheetId: sh.id }, input: { programId: prog.id, ...input } })).data.id);
+  let j = await run({ version: "1", keepRecordIds: true });
+  assert.equal(j.status, "complete", JSON.stringify(j.outcome));
+  let recs = (await ctx.api.records.get(sh.id)).data.records;
+  assert.deepEqual(recs.map((r) => [r.id, r.values.full.value]), [[ids[0], "ada King"], [ids[1], "bo Li"]]);
+
+  j = await run({ keepRecordIds: true }); // no version: the rules as they are now
+  recs = (await ctx.api.records.get(sh.id)).data.records;
+  assert.deepEqual(recs.map((r) => [r.id, r.values.full.value]), [[ids[0], "ADA KING"], [ids[1], "BO LI"]]);
+
+  j = await run({ version: "9" });
+  assert.equal(j.status, "failed");
+  assert.match(j.outcome.message, /no version 9 \(its latest is 2\)/);
+
+  const other = (await ctx.api.workbooks.create({ name: "O", spaceId: space.id, sheets: [{ name: "o", slug: "o", fields: sh.config.fields }] })).data;
+  const k = await finished((await ctx.api.jobs.create({ type: "workbook", operation: "transform", source: wb.id, destination: other.id, trigger: "immediate",
+    config: { sourceSheetId: sh.id, destinationSheetId: other.sheets[0].id }, input: { programId: prog.id, keepRecordIds: true } })).data.id);
+  assert.equal(k.status, "failed");
+  assert.match(k.outcome.message, /same sheet/);
 });
 
 test("a new destination recomputes a program's suggestions, with program events", async () => {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
@@ -27,6 +28,7 @@ type MappingStore interface {
 	MappingHistory(ctx context.Context, envID, actor string, keys []string) (mine, others map[string]map[string]int, err error)
 	ForgetMappings(ctx context.Context, accountID, envID, actor string) error
 	RecomputeProgram(ctx context.Context, p *model.MappingProgram, rules []*model.MappingRule, actor string, keys store.RuleKeys) error
+	ProgramVersions(ctx context.Context, programID string) ([]store.ProgramVersion, error)
 }
 
 // Mapping serves /v1/mapping: programs and their rules.
@@ -252,6 +254,30 @@ func (h *Mapping) Get(c *fiber.Ctx) error {
 		return err
 	}
 	return data(c, toProgramJSON(prog))
+}
+
+// Versions handles GET /v1/mapping/:programId/versions (a Sluice extension): the versions a
+// transform job's input.version can name, newest first.
+func (h *Mapping) Versions(c *fiber.Ctx) error {
+	_, prog, err := h.program(c)
+	if err != nil {
+		return err
+	}
+	vs, err := h.store.ProgramVersions(c.Context(), prog.ID)
+	if err != nil {
+		return err
+	}
+	type versionJSON struct {
+		Version   string `json:"version"`
+		RuleCount int    `json:"ruleCount"`
+		CreatedBy string `json:"createdBy,omitempty"`
+		CreatedAt Time   `json:"createdAt"`
+	}
+	out := make([]versionJSON, len(vs))
+	for i, v := range vs {
+		out[i] = versionJSON{Version: strconv.Itoa(v.Version), RuleCount: v.RuleCount, CreatedBy: v.CreatedBy, CreatedAt: Time(v.CreatedAt)}
+	}
+	return data(c, out)
 }
 
 // List handles GET /v1/mapping (environmentId, pageSize, pageNumber).
