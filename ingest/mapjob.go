@@ -129,7 +129,14 @@ func (s *Service) PlanJob(ctx context.Context, j *model.Job) (*Plan, error) {
 		}
 		for _, r := range prog.Rules {
 			var c struct{ SourceField, DestinationField string }
-			if r.Type != "assign" || json.Unmarshal(r.Config, &c) != nil {
+			if json.Unmarshal(r.Config, &c) != nil {
+				continue
+			}
+			if r.Type == "ignore" && c.SourceField != "" {
+				mapped[c.SourceField] = true // ignored on purpose: not added as a custom field either
+				continue
+			}
+			if r.Type != "assign" {
 				continue
 			}
 			sf, df := src.Config.FieldByKey(c.SourceField), dst.Config.FieldByKey(c.DestinationField)
@@ -144,20 +151,11 @@ func (s *Service) PlanJob(ctx context.Context, j *model.Job) (*Plan, error) {
 			p.Edges = append(p.Edges, Edge{Source: *sf, Destination: *df, Confidence: conf, Certainty: certainty(conf), Reasons: []string{"rule " + r.Name + " of program " + prog.ID}, Apply: true})
 		}
 	} else {
-		cols := make([]mapping.Column, len(src.Config.Fields))
-		var keys []string
-		for i, f := range src.Config.Fields {
-			cols[i] = mapping.Column{Header: firstNonEmpty(f.Label, f.Key)}
-			keys = append(keys, mapping.Normalize(cols[i].Header))
-		}
-		if err := s.samples(ctx, j.AccountID, src, cols); err != nil {
-			return nil, err
-		}
-		mine, others, err := s.DB.MappingHistory(ctx, j.EnvironmentID, j.CreatedBy, keys)
+		_, plan, err := s.SuggestSheet(ctx, j.AccountID, j.EnvironmentID, j.CreatedBy, src, dst)
 		if err != nil {
 			return nil, err
 		}
-		for i, sg := range mapping.Suggest(cols, dst.Config, mapping.History{Mine: mine, Others: others}, mapping.Options{}).Columns {
+		for i, sg := range plan.Columns {
 			if sg.Destination == "" {
 				continue
 			}
@@ -270,6 +268,10 @@ func (s *Service) Map(ctx context.Context, j *model.Job) (jobs.Outcome, error) {
 		errc <- s.DB.EachRecord(ctx, j.AccountID, p.Source.ID, store.RecordQuery{}, func(r *store.Record) error { recs <- r; return nil })
 		close(recs)
 	}()
+	var total int64
+	if c, err := s.DB.GetRecordCounts(ctx, j.AccountID, p.Source.ID); err == nil {
+		total = c.Total
+	}
 	n := 0
 	next := func() (*store.Record, error) {
 		r, ok := <-recs
@@ -281,8 +283,13 @@ func (s *Service) Map(ctx context.Context, j *model.Job) (jobs.Outcome, error) {
 		}
 		n++
 		if n%mapBatch == 0 {
-			info := fmt.Sprintf("Mapped %d records", n)
-			_, _ = s.Jobs.Ack(ctx, j.AccountID, j.ID, jobs.WorkerActor, &info, nil, nil)
+			info := fmt.Sprintf("Mapped %d of %d records", n, total)
+			var pct *float64
+			if total > 0 {
+				v := min(99, float64(n)*100/float64(total))
+				pct = &v
+			}
+			_, _ = s.Jobs.Ack(ctx, j.AccountID, j.ID, jobs.WorkerActor, &info, pct, nil)
 		}
 		return r, nil
 	}

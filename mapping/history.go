@@ -1,6 +1,11 @@
 package mapping
 
-import "fmt"
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/sluice/sluice/model"
+)
 
 // OtherUsersWeight is how much another user's accepted mapping counts against the current
 // user's own, for field and enum mapping (the spec's Limits table).
@@ -73,4 +78,18 @@ func (h History) signal(src, dst string) (float64, string) {
 		}
 	}
 	return conf, reason
+}
+
+// RuleKeys gives an assign rule of a program its history keys: the normalised source header
+// and the destination field key; other rules are not history ("", "").
+func RuleKeys(r *model.MappingRule) (source, destination string) {
+	if r.Type != "assign" {
+		return "", ""
+	}
+	var c struct {
+		SourceField      string `json:"sourceField"`
+		DestinationField string `json:"destinationField"`
+	}
+	_ = json.Unmarshal(r.Config, &c)
+	return Normalize(c.SourceField), c.DestinationField
 }

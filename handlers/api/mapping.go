@@ -43,16 +43,6 @@ type assignConfig struct {
 	DestinationField string `json:"destinationField"`
 }
 
-// ruleKeys gives assign rules their history keys (normalised source header, destination key).
-func ruleKeys(r *model.MappingRule) (string, string) {
-	if r.Type != "assign" {
-		return "", ""
-	}
-	var c assignConfig
-	_ = json.Unmarshal(r.Config, &c)
-	return mapping.Normalize(c.SourceField), c.DestinationField
-}
-
 var ruleTypes = map[string]bool{"assign": true, "ignore": true, "constant": true, "enum": true, "concatenate": true, "split": true, "trim": true, "case": true}
 
 type ruleJSON struct {
@@ -197,7 +187,7 @@ func (h *Mapping) Create(c *fiber.Ctx) error {
 	} else if prog.Rules, err = h.suggest(c.Context(), p, envID, *in.Source, *in.Destination); err != nil {
 		return err
 	}
-	if err := h.store.CreateProgram(c.Context(), prog, p.ActorID, ruleKeys); err != nil {
+	if err := h.store.CreateProgram(c.Context(), prog, p.ActorID, mapping.RuleKeys); err != nil {
 		return err
 	}
 	return data(c, toProgramJSON(prog))
@@ -343,7 +333,7 @@ func (h *Mapping) Update(c *fiber.Ctx) error {
 		if err != nil {
 			return err
 		}
-		if err := h.store.RecomputeProgram(c.Context(), prog, rules, p.ActorID, ruleKeys); err != nil {
+		if err := h.store.RecomputeProgram(c.Context(), prog, rules, p.ActorID, mapping.RuleKeys); err != nil {
 			return err
 		}
 		return data(c, toProgramJSON(prog))
@@ -361,7 +351,7 @@ func (h *Mapping) Update(c *fiber.Ctx) error {
 		for _, r := range prog.Rules {
 			del = append(del, r.ID)
 		}
-		if err := h.store.ChangeRules(c.Context(), prog, add, nil, del, p.ActorID, ruleKeys); err != nil {
+		if err := h.store.ChangeRules(c.Context(), prog, add, nil, del, p.ActorID, mapping.RuleKeys); err != nil {
 			return err
 		}
 	}
@@ -443,7 +433,7 @@ func (h *Mapping) AddRules(c *fiber.Ctx) error {
 		}
 		add = append(add, rule)
 	}
-	if err := h.store.ChangeRules(c.Context(), prog, add, nil, nil, p.ActorID, ruleKeys); err != nil {
+	if err := h.store.ChangeRules(c.Context(), prog, add, nil, nil, p.ActorID, mapping.RuleKeys); err != nil {
 		return err
 	}
 	return data(c, rulesJSON(add))
@@ -499,7 +489,7 @@ func (h *Mapping) UpdateRules(c *fiber.Ctx) error {
 		rule.Confidence, rule.CreatedBy, rule.CreatedAt = old.Confidence, old.CreatedBy, old.CreatedAt
 		rep = append(rep, rule)
 	}
-	if err := h.store.ChangeRules(c.Context(), prog, nil, rep, nil, p.ActorID, ruleKeys); err != nil {
+	if err := h.store.ChangeRules(c.Context(), prog, nil, rep, nil, p.ActorID, mapping.RuleKeys); err != nil {
 		return err
 	}
 	if one != "" {
@@ -528,7 +518,7 @@ func (h *Mapping) DeleteRules(c *fiber.Ctx) error {
 		}
 		ids = in.RuleIDs
 	}
-	if err := h.store.ChangeRules(c.Context(), prog, nil, nil, ids, p.ActorID, ruleKeys); err != nil {
+	if err := h.store.ChangeRules(c.Context(), prog, nil, nil, ids, p.ActorID, mapping.RuleKeys); err != nil {
 		return err
 	}
 	return success(c)
