@@ -31,6 +31,19 @@ func T(ctx context.Context, id string) string {
 	return s
 }
 
+// Tf translates a message id with template data ({{.Name}} in the message).
+func Tf(ctx context.Context, id string, data map[string]any) string {
+	loc, _ := ctx.Value(KeyLocalizer).(*i18n.Localizer)
+	if loc == nil {
+		return id
+	}
+	s, err := loc.Localize(&i18n.LocalizeConfig{MessageID: id, TemplateData: data})
+	if err != nil {
+		return id
+	}
+	return s
+}
+
 func str(ctx context.Context, key string) string {
 	s, _ := ctx.Value(key).(string)
 	return s

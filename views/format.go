@@ -3,6 +3,7 @@ package views
 import (
 	"net/url"
 	"strconv"
+	"strings"
 )
 
 func itoa(n int) string { return strconv.Itoa(n) }
@@ -36,3 +37,25 @@ func busy(files []FileItem) bool {
 }
 
 func urlQuery(s string) string { return url.QueryEscape(s) }
+
+// confidenceClass colours a confidence badge: sure, likely, or a guess.
+func confidenceClass(pct int) string {
+	switch {
+	case pct >= 90:
+		return "bg-emerald-100 text-emerald-800"
+	case pct >= 60:
+		return "bg-amber-100 text-amber-800"
+	}
+	return "bg-slate-100 text-slate-700"
+}
+
+// joinSamples shows a column's sample values on one line.
+func joinSamples(s []string) string { return strings.Join(s, " · ") }
+
+// firstReasons keeps a suggestion's explanation short.
+func firstReasons(r []string) []string {
+	if len(r) > 2 {
+		return r[:2]
+	}
+	return r
+}

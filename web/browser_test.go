@@ -42,7 +42,7 @@ func browser(t *testing.T) context.Context {
 	}
 	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelB := chromedp.NewContext(actx)
-	ctx, cancelC := context.WithTimeout(ctx, 90*time.Second)
+	ctx, cancelC := context.WithTimeout(ctx, 40*time.Second)
 	t.Cleanup(func() {
 		_ = chromedp.Cancel(ctx) // closes the browser and waits for it
 		cancelC()
@@ -144,8 +144,7 @@ func TestBrowserLoginAndCreateSpace(t *testing.T) {
 		chromedp.WaitVisible(`[data-testid=space-title]`),
 		chromedp.Text(`[data-testid=space-title]`, &title),
 		htmxReady(),
-		chromedp.SetUploadFiles(`[data-testid=upload-file]`, []string{csv}),
-		chromedp.Click(`[data-testid=upload-submit]`),
+		chromedp.SetUploadFiles(`[data-testid=upload-file]`, []string{csv}), // choosing a file sends it
 		step(t, "uploaded"),
 		chromedp.WaitVisible(`//span[@data-testid="file-status" and text()="complete"]`),
 		step(t, "extracted"),
@@ -191,4 +190,10 @@ func TestBrowserLoginAndCreateSpace(t *testing.T) {
 	if len(list) != 1 {
 		t.Fatalf("got %d spaces named Customer… over the API, want the one made in the browser", len(list))
 	}
+}
+
+// browserDiag gives a failed run a few more seconds to read the page for the failure message.
+func browserDiag(ctx context.Context) context.Context {
+	c, _ := chromedp.NewContext(ctx)
+	return c
 }

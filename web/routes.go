@@ -197,7 +197,7 @@ func routes(app *fiber.App, d Deps) {
 
 	v1.Use(func(c *fiber.Ctx) error { return fiber.ErrNotFound })
 
-	uiRoutes(app, d, files)
+	uiRoutes(app, d, files, ingestSvc, jobSvc)
 }
 
 func health(d Deps) fiber.Handler {

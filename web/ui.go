@@ -133,9 +133,10 @@ func requireUser(s *cookieSessions, d Deps) fiber.Handler {
 }
 
 // uiRoutes registers the dashboard pages, one line each.
-func uiRoutes(app *fiber.App, d Deps, uploads *api.Files) {
+func uiRoutes(app *fiber.App, d Deps, uploads *api.Files, suggest ui.Suggester, jobSvc ui.JobStarter) {
 	sess := newCookieSessions(d.SessionSecret, d.BaseURL, d.Store.Now)
 	pages := ui.New(d.Store, sess)
+	imports := ui.NewImports(d.Store, suggest, jobSvc)
 	bundle := newBundleOnce()
 	protect := csrf.New(csrf.Config{
 		CookieName: "sluice_csrf", ContextKey: "csrf", CookieSameSite: "Lax", CookieHTTPOnly: true, CookieSecure: sess.secure, Expiration: sessionTTL,
@@ -172,6 +173,10 @@ func uiRoutes(app *fiber.App, d Deps, uploads *api.Files) {
 	app.Get("/space/:spaceId/sheet/:sheetId/cell/:recordId/:fieldKey", with(signedIn, pages.Cell)...)
 	app.Get("/space/:spaceId/sheet/:sheetId/cell/:recordId/:fieldKey/edit", with(signedIn, pages.EditCell)...)
 	app.Post("/space/:spaceId/sheet/:sheetId/cell/:recordId/:fieldKey", with(signedIn, pages.SaveCell)...)
+	app.Get("/space/:spaceId/import/:fileId", with(signedIn, imports.Page)...)
+	app.Get("/space/:spaceId/import/:fileId/enum", with(signedIn, imports.Enum)...)
+	app.Post("/space/:spaceId/import/:fileId", with(signedIn, imports.Run)...)
+	app.Get("/space/:spaceId/jobs/:jobId/progress", with(signedIn, imports.Progress)...)
 
 	app.Use(localize(bundle), func(c *fiber.Ctx) error { return fiber.ErrNotFound })
 }
@@ -192,7 +197,7 @@ func renderPageError(c *fiber.Ctx, d Deps, status int, e *errs.Error, msg string
 	case status == fiber.StatusNotFound:
 		p.Title, p.Message = "error.not_found_title", views.T(c.Context(), "error.not_found_body")
 	case e.MsgID != "":
-		p.Message = views.T(c.Context(), e.MsgID)
+		p.Message = views.Tf(c.Context(), e.MsgID, e.Data)
 	}
 	if ui.IsHTMX(c) {
 		return ui.Render(c, status, views.ErrorAlert(p))

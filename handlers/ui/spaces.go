@@ -173,7 +173,7 @@ func (h *Handler) fileItems(c *fiber.Ctx, u SessionUser, spaceID string) ([]view
 	}
 	var out []views.FileItem
 	for _, f := range files {
-		out = append(out, views.FileItem{ID: f.ID, Name: f.Name, Status: f.Status, Note: f.Description, Size: humanSize(f.Size)})
+		out = append(out, views.FileItem{ID: f.ID, Name: f.Name, Status: f.Status, Note: f.Description, Size: humanSize(f.Size), Ready: f.SheetID != ""})
 	}
 	return out, nil
 }

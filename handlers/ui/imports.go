@@ -1,0 +1,433 @@
+package ui
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/sluice/sluice/errs"
+	"github.com/sluice/sluice/ingest"
+	"github.com/sluice/sluice/mapping"
+	"github.com/sluice/sluice/model"
+	"github.com/sluice/sluice/store"
+	"github.com/sluice/sluice/views"
+)
+
+// The import wizard: an extracted file's sheet is mapped onto a sheet of the space. The page
+// shows the file's first rows, the engine's suggestion for every column with its confidence
+// and reasons, and the enum value mapping of enum destinations; running it stores the choices
+// as an accepted mapping program (history for the next suggestion) and starts a map job
+// driven by that program, whose progress the page follows until it lands on the sheet.
+
+// ImportStore is what the wizard reads and writes.
+type ImportStore interface {
+	GetSpace(ctx context.Context, accountID, id string) (*model.Space, error)
+	GetFile(ctx context.Context, accountID, id string) (*model.File, error)
+	ListWorkbooks(ctx context.Context, f store.WorkbookFilter) ([]*model.Workbook, error)
+	GetSheet(ctx context.Context, accountID, id string) (*model.Sheet, *model.Workbook, error)
+	GetRecords(ctx context.Context, accountID, sheetID string, q store.RecordQuery, withTotal bool) ([]*store.Record, int64, error)
+	GetRecordCounts(ctx context.Context, accountID, sheetID string) (*store.Counts, error)
+	CreateProgram(ctx context.Context, p *model.MappingProgram, actor string, keys store.RuleKeys) error
+	GetJob(ctx context.Context, accountID, id string) (*model.Job, error)
+}
+
+// Suggester runs the suggestion engine over sheets.
+type Suggester interface {
+	SuggestSheet(ctx context.Context, accountID, envID, actor string, src, dst *model.Sheet) ([]mapping.Column, mapping.Plan, error)
+	DistinctValues(ctx context.Context, accountID, sheetID, key string, limit int) ([]string, error)
+}
+
+// JobStarter creates jobs the way the API does.
+type JobStarter interface {
+	Prepare(ctx context.Context, j *model.Job) error
+	Create(ctx context.Context, j *model.Job, actor string) error
+}
+
+// Imports serves the import wizard and job progress.
+type Imports struct {
+	store   ImportStore
+	suggest Suggester
+	jobs    JobStarter
+}
+
+// NewImports returns the wizard's handlers.
+func NewImports(s ImportStore, sg Suggester, j JobStarter) *Imports {
+	return &Imports{store: s, suggest: sg, jobs: j}
+}
+
+// previewRows is how many of the file's rows the wizard shows; enumValues how many distinct
+// values of a column it offers to map.
+const (
+	previewRows = 5
+	enumValues  = 50
+	customDest  = "+custom"
+)
+
+// importCtx is what every wizard request loads: the space, the file and its sheet.
+type importCtx struct {
+	u     SessionUser
+	space *model.Space
+	file  *model.File
+	src   *model.Sheet
+}
+
+func (h *Imports) load(c *fiber.Ctx) (*importCtx, error) {
+	u := userOf(c)
+	if err := guard(u, c.Params("spaceId")); err != nil {
+		return nil, err
+	}
+	sp, err := h.store.GetSpace(c.Context(), u.AccountID, c.Params("spaceId"))
+	if err != nil {
+		return nil, err
+	}
+	f, err := h.store.GetFile(c.Context(), u.AccountID, c.Params("fileId"))
+	if err != nil || f.SpaceID != sp.ID {
+		return nil, errs.NotFoundf("fileId", "File not found")
+	}
+	if f.SheetID == "" {
+		return nil, errs.Invalidf("fileId", "%s has not been read yet: wait until its extraction completes", f.Name).WithMsg("map.not_extracted", map[string]any{"Name": f.Name})
+	}
+	src, _, err := h.store.GetSheet(c.Context(), u.AccountID, f.SheetID)
+	if err != nil {
+		return nil, err
+	}
+	return &importCtx{u: u, space: sp, file: f, src: src}, nil
+}
+
+// destination loads the sheet the file goes into; it must be a sheet of the space that is
+// not itself a file's sheet.
+func (h *Imports) destination(c *fiber.Ctx, ic *importCtx, id string) (*model.Sheet, error) {
+	dst, w, err := h.store.GetSheet(c.Context(), ic.u.AccountID, id)
+	if err != nil || w.SpaceID != ic.space.ID || isFileWorkbook(w) {
+		return nil, errs.NotFoundf("to", "Sheet not found in this space")
+	}
+	if dst.Config.Readonly {
+		return nil, errs.Invalidf("to", "%s is read-only", dst.Name)
+	}
+	return dst, nil
+}
+
+func isFileWorkbook(w *model.Workbook) bool {
+	for _, l := range w.Labels {
+		if l == "file" {
+			return true
+		}
+	}
+	return false
+}
+
+// Page handles GET /space/:spaceId/import/:fileId?to=<sheet id>.
+func (h *Imports) Page(c *fiber.Ctx) error {
+	ic, err := h.load(c)
+	if err != nil {
+		return err
+	}
+	p := views.ImportProps{SpaceID: ic.space.ID, SpaceName: ic.space.Name, FileID: ic.file.ID, FileName: ic.file.Name, Archived: ic.space.ArchivedAt != nil}
+	if p.Preview, err = h.preview(c, ic); err != nil {
+		return err
+	}
+	wbs, err := h.store.ListWorkbooks(c.Context(), store.WorkbookFilter{AccountID: ic.u.AccountID, SpaceID: ic.space.ID, IncludeSheets: true})
+	if err != nil {
+		return err
+	}
+	for _, w := range wbs {
+		if isFileWorkbook(w) {
+			continue
+		}
+		for _, sh := range w.Sheets {
+			if !sh.Config.Readonly {
+				p.Destinations = append(p.Destinations, views.ImportDest{ID: sh.ID, Label: w.Name + " / " + sh.Name})
+			}
+		}
+	}
+	p.To = c.Query("to")
+	if p.To == "" && len(p.Destinations) == 1 {
+		p.To = p.Destinations[0].ID
+	}
+	if p.To != "" {
+		dst, err := h.destination(c, ic, p.To)
+		if err != nil {
+			return err
+		}
+		if err := h.suggestColumns(c, ic, dst, &p); err != nil {
+			return err
+		}
+	}
+	return Render(c, fiber.StatusOK, views.ImportPage(p))
+}
+
+// preview reads the file's first rows in its column order.
+func (h *Imports) preview(c *fiber.Ctx, ic *importCtx) (views.ImportPreview, error) {
+	var pv views.ImportPreview
+	for _, f := range ic.src.Config.Fields {
+		pv.Headers = append(pv.Headers, firstNonEmpty(f.Label, f.Key))
+	}
+	recs, total, err := h.store.GetRecords(c.Context(), ic.u.AccountID, ic.src.ID, store.RecordQuery{Page: model.Page{Size: previewRows, Number: 1}}, true)
+	if err != nil {
+		return pv, err
+	}
+	pv.Total = total
+	for _, r := range recs {
+		byKey := map[string]string{}
+		for _, cell := range r.Cells {
+			byKey[cell.Key] = ingest.CellText(cell.Value)
+		}
+		row := make([]string, len(ic.src.Config.Fields))
+		for i, f := range ic.src.Config.Fields {
+			row[i] = byKey[f.Key]
+		}
+		pv.Rows = append(pv.Rows, row)
+	}
+	return pv, nil
+}
+
+// suggestColumns fills the mapping table with the engine's suggestion per column.
+func (h *Imports) suggestColumns(c *fiber.Ctx, ic *importCtx, dst *model.Sheet, p *views.ImportProps) error {
+	cols, plan, err := h.suggest.SuggestSheet(c.Context(), ic.u.AccountID, ic.space.EnvironmentID, ic.u.UserID, ic.src, dst)
+	if err != nil {
+		return err
+	}
+	p.DestName, p.AllowCustom, p.Threshold = dst.Name, dst.Config.AllowAdditionalFields, int(plan.Threshold*100+0.5)
+	for _, f := range dst.Config.Fields {
+		if !f.Readonly {
+			p.Fields = append(p.Fields, views.ImportField{Key: f.Key, Label: firstNonEmpty(f.Label, f.Key), Type: f.Type, Required: f.HasConstraint("required")})
+		}
+	}
+	for i, sg := range plan.Columns {
+		sf := ic.src.Config.Fields[i]
+		col := views.ImportColumn{Index: i, Key: sf.Key, Header: cols[i].Header, Samples: firstN(cols[i].Samples, 3), Reasons: sg.Reasons}
+		switch {
+		case sg.Destination != "" && sg.AutoApply:
+			col.Dest = sg.Destination
+		case sg.Destination != "":
+			col.Suggested = sg.Destination // offered, not applied: below the sheet's threshold
+		case dst.Config.AllowAdditionalFields:
+			col.Dest = customDest
+		}
+		if sg.Destination != "" {
+			col.Confidence = int(sg.Confidence*100 + 0.5)
+		}
+		if col.Dest != "" && col.Dest != customDest {
+			if col.Enum, err = h.enumMap(c, ic, dst, sf.Key, col.Dest); err != nil {
+				return err
+			}
+		}
+		p.Columns = append(p.Columns, col)
+	}
+	return nil
+}
+
+func firstN(s []string, n int) []string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}
+
+// enumMap proposes an option for each distinct value of a source column mapped onto an enum
+// field; nil when the field is not an enum.
+func (h *Imports) enumMap(c *fiber.Ctx, ic *importCtx, dst *model.Sheet, srcKey, destKey string) (*views.ImportEnum, error) {
+	f := dst.Config.FieldByKey(destKey)
+	if f == nil || f.Type != model.FieldEnum {
+		return nil, nil
+	}
+	vals, err := h.suggest.DistinctValues(c.Context(), ic.u.AccountID, ic.src.ID, srcKey, enumValues)
+	if err != nil {
+		return nil, err
+	}
+	e := &views.ImportEnum{}
+	if f.Config != nil {
+		for _, o := range f.Config.Options {
+			v := ingest.CellText(o.Value)
+			e.Options = append(e.Options, views.ImportOption{Value: v, Label: firstNonEmpty(o.Label, v)})
+		}
+	}
+	for _, sg := range mapping.SuggestEnum(vals, *f, mapping.History{}) {
+		row := views.ImportEnumRow{Source: sg.Source, Option: sg.Option}
+		if sg.Option != "" {
+			row.Confidence = int(sg.Confidence*100 + 0.5)
+		}
+		e.Rows = append(e.Rows, row)
+	}
+	return e, nil
+}
+
+// Enum handles GET /space/:spaceId/import/:fileId/enum?to=&col=&dest=: the enum value table
+// of one column, re-rendered when its destination changes.
+func (h *Imports) Enum(c *fiber.Ctx) error {
+	ic, err := h.load(c)
+	if err != nil {
+		return err
+	}
+	dst, err := h.destination(c, ic, c.Query("to"))
+	if err != nil {
+		return err
+	}
+	col := c.Query("col")
+	if ic.src.Config.FieldByKey(col) == nil {
+		return errs.NotFoundf("col", "Column not found")
+	}
+	e, err := h.enumMap(c, ic, dst, col, c.Query("dest"))
+	if err != nil {
+		return err
+	}
+	return Render(c, fiber.StatusOK, views.ImportEnumTable(col, e))
+}
+
+// Run handles POST /space/:spaceId/import/:fileId: the chosen mapping becomes an accepted
+// program and a map job; the answer is the job's progress panel.
+func (h *Imports) Run(c *fiber.Ctx) error {
+	ic, err := h.load(c)
+	if err != nil {
+		return err
+	}
+	if ic.space.ArchivedAt != nil {
+		return errs.Invalidf("spaceId", "This space is archived").WithMsg("space.archived_notice", nil)
+	}
+	dst, err := h.destination(c, ic, c.FormValue("to"))
+	if err != nil {
+		return err
+	}
+	rules, err := importRules(c, ic.src, dst)
+	if err != nil {
+		return err
+	}
+	now := c.Context().Time()
+	for _, r := range rules {
+		if r.Type == "assign" {
+			r.AcceptedAt, r.AcceptedBy = &now, ic.u.UserID
+		}
+	}
+	prog := &model.MappingProgram{AccountID: ic.u.AccountID, EnvironmentID: ic.space.EnvironmentID, Source: ic.src.Config, Destination: dst.Config, Rules: rules}
+	if err := h.store.CreateProgram(c.Context(), prog, ic.u.UserID, mapping.RuleKeys); err != nil {
+		return err
+	}
+	cfg, _ := json.Marshal(map[string]string{"sourceSheetId": ic.src.ID, "destinationSheetId": dst.ID})
+	in, _ := json.Marshal(map[string]any{"programId": prog.ID, "keepRecordIds": false})
+	j := &model.Job{AccountID: ic.u.AccountID, EnvironmentID: ic.space.EnvironmentID, Type: "workbook", Operation: ingest.MapOperation,
+		Source: ic.file.WorkbookID, Destination: dst.WorkbookID, Config: cfg, Input: in, Trigger: "immediate", Mode: "foreground"}
+	if err := h.jobs.Prepare(c.Context(), j); err != nil {
+		return err
+	}
+	if err := h.jobs.Create(c.Context(), j, ic.u.UserID); err != nil {
+		return err
+	}
+	return Render(c, fiber.StatusOK, views.JobProgress(jobProgress(ic.space.ID, j)))
+}
+
+// importRules reads the wizard's form: per source column (src, in order) its destination
+// (dest: a field key, "" to ignore, or +custom), and per enum column the chosen option of
+// each source value (ev:<col> and eo:<col>, in pairs).
+func importRules(c *fiber.Ctx, src, dst *model.Sheet) ([]*model.MappingRule, error) {
+	args := c.Request().PostArgs()
+	srcs, dests := args.PeekMulti("src"), args.PeekMulti("dest")
+	if len(srcs) != len(dests) {
+		return nil, errs.Invalidf("dest", "The mapping form is incomplete; reload the page")
+	}
+	var rules []*model.MappingRule
+	used := map[string]string{}
+	for i := range srcs {
+		sk, dk := string(srcs[i]), string(dests[i])
+		sf := src.Config.FieldByKey(sk)
+		if sf == nil {
+			return nil, errs.Invalidf("src", "The file has no column %q", sk)
+		}
+		header := firstNonEmpty(sf.Label, sf.Key)
+		switch dk {
+		case customDest:
+			if !dst.Config.AllowAdditionalFields {
+				return nil, errs.Invalidf("dest", "%s does not allow additional fields", dst.Name)
+			}
+			continue // an unmapped column becomes a custom field
+		case "":
+			rules = append(rules, &model.MappingRule{Name: "ignore " + header, Type: "ignore", Config: mustJSON(map[string]string{"sourceField": sk})})
+			continue
+		}
+		df := dst.Config.FieldByKey(dk)
+		if df == nil {
+			return nil, errs.Invalidf("dest", "%s has no field %q", dst.Name, dk)
+		}
+		if other, taken := used[dk]; taken {
+			return nil, errs.Invalidf("dest", "%s and %s both map onto %s; pick one", other, header, firstNonEmpty(df.Label, df.Key)).
+				WithMsg("map.duplicate", map[string]any{"A": other, "B": header, "Field": firstNonEmpty(df.Label, df.Key)})
+		}
+		used[dk] = header
+		rules = append(rules, &model.MappingRule{Name: header + " → " + firstNonEmpty(df.Label, df.Key), Type: "assign",
+			Config: mustJSON(map[string]string{"sourceField": sk, "destinationField": dk})})
+		if df.Type == model.FieldEnum {
+			if r := enumRule(args.PeekMulti("ev:"+sk), args.PeekMulti("eo:"+sk), dk); r != nil {
+				rules = append(rules, r)
+			}
+		}
+	}
+	return rules, nil
+}
+
+// enumRule turns the value → option pairs chosen for one column into an enum rule.
+func enumRule(vals, opts [][]byte, destKey string) *model.MappingRule {
+	m := map[string]string{}
+	for i := range vals {
+		if i < len(opts) && len(opts[i]) > 0 {
+			m[string(vals[i])] = string(opts[i])
+		}
+	}
+	if len(m) == 0 {
+		return nil
+	}
+	return &model.MappingRule{Name: "values of " + destKey, Type: "enum", Config: mustJSON(map[string]any{"destinationField": destKey, "mapping": m})}
+}
+
+func mustJSON(v any) json.RawMessage {
+	b, _ := json.Marshal(v)
+	return b
+}
+
+// Progress handles GET /space/:spaceId/jobs/:jobId/progress: the job's progress panel,
+// polled while it runs. A finished map job sends the browser on to its destination sheet,
+// filtered to the records with errors when there are any.
+func (h *Imports) Progress(c *fiber.Ctx) error {
+	u := userOf(c)
+	if err := guard(u, c.Params("spaceId")); err != nil {
+		return err
+	}
+	j, err := h.store.GetJob(c.Context(), u.AccountID, c.Params("jobId"))
+	if err != nil || j.SpaceID != c.Params("spaceId") {
+		return errs.NotFoundf("jobId", "Job not found")
+	}
+	p := jobProgress(j.SpaceID, j)
+	if j.Status == model.JobComplete && j.Operation == ingest.MapOperation && IsHTMX(c) {
+		var cfg struct{ DestinationSheetID string }
+		_ = json.Unmarshal(j.Config, &cfg)
+		if cfg.DestinationSheetID != "" {
+			to := "/space/" + j.SpaceID + "/sheet/" + cfg.DestinationSheetID
+			if counts, err := h.store.GetRecordCounts(c.Context(), u.AccountID, cfg.DestinationSheetID); err == nil && counts.Error > 0 {
+				to += "?filter=error"
+			}
+			c.Set("HX-Redirect", to)
+		}
+	}
+	return Render(c, fiber.StatusOK, views.JobProgress(p))
+}
+
+// jobProgress is what the progress panel shows of a job.
+func jobProgress(spaceID string, j *model.Job) views.JobProgressProps {
+	p := views.JobProgressProps{SpaceID: spaceID, JobID: j.ID, Status: string(j.Status), Percent: int(j.Progress), Info: j.Info,
+		Done: j.Finished(), Failed: j.Status == model.JobFailed || j.Status == model.JobCanceled}
+	if j.Status == model.JobComplete {
+		p.Percent = 100
+	}
+	var out struct {
+		Message string `json:"message"`
+	}
+	if len(j.Outcome) > 0 && json.Unmarshal(j.Outcome, &out) == nil {
+		p.Message = out.Message
+	}
+	if p.Info == "" && !p.Done {
+		p.Info = fmt.Sprintf("%s %s", j.Type, j.Operation)
+	}
+	p.Info = strings.TrimSpace(p.Info)
+	return p
+}

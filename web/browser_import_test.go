@@ -1,0 +1,91 @@
+package web_test
+
+import (
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+)
+
+// TestBrowserImport walks the import wizard in chromium: drop a CSV with awkward data on the
+// space, open the wizard from the file list, accept the suggested mapping, watch the job and
+// land on the destination sheet filtered to its errors.
+func TestBrowserImport(t *testing.T) {
+	e := newAPI(t)
+	ctx := browser(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go e.app.Listener(ln)
+	t.Cleanup(func() { e.app.Shutdown() })
+	base := "http://" + ln.Addr().String()
+	startWorker(t, e)
+	sp := e.mustCreateSpace(t, testSecret, map[string]any{"name": "Supplier onboarding"})
+	e.mustCreateWorkbook(t, map[string]any{"name": "Suppliers", "spaceId": sp["id"], "sheets": []any{map[string]any{"name": "Contacts", "fields": []any{
+		map[string]any{"key": "first_name", "type": "string", "label": "First name", "constraints": []any{map[string]any{"type": "required"}}},
+		map[string]any{"key": "last_name", "type": "string", "label": "Last name"},
+		map[string]any{"key": "email", "type": "string", "label": "Email", "constraints": []any{map[string]any{"type": "unique"}}},
+		map[string]any{"key": "country", "type": "enum", "label": "Country", "config": map[string]any{"options": []any{
+			map[string]any{"value": "DE", "label": "Germany"}, map[string]any{"value": "FR", "label": "France"}, map[string]any{"value": "GB", "label": "United Kingdom"}}}},
+		map[string]any{"key": "revenue", "type": "number", "label": "Annual revenue"},
+	}}}})
+	csv := filepath.Join(t.TempDir(), "suppliers.csv")
+	data := "Vorname;Nachname;E-Mail-Adresse;Land;Umsatz\n" +
+		"Zoë;Müller;zoe@example.com;Deutschland;12000\n" +
+		";Dupont;jean@example.fr;Frankreich;8 500\n" +
+		"Ada;King;zoe@example.com;UK;n/a\n" +
+		"\"Li\nMei\";Wong;mei@example.com;Germany;990\n"
+	if err := os.WriteFile(csv, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var buf []byte
+	var mapping, grid, tab string
+	err = chromedp.Run(ctx,
+		chromedp.Navigate(base+"/login"),
+		chromedp.WaitVisible(`[data-testid=login-form]`),
+		chromedp.SendKeys(`[data-testid=login-email]`, testEmail),
+		chromedp.SendKeys(`[data-testid=login-password]`, testPassword),
+		chromedp.Click(`[data-testid=login-submit]`),
+		chromedp.WaitVisible(`[data-testid=create-space-form]`),
+		chromedp.Navigate(base+"/space/"+sp["id"].(string)),
+		chromedp.WaitVisible(`[data-testid=upload-form]`),
+		htmxReady(),
+		chromedp.SetUploadFiles(`[data-testid=upload-file]`, []string{csv}),
+		step(t, "uploaded"),
+		chromedp.WaitVisible(`[data-testid=file-import]`),
+		shot("05-file-ready", &buf),
+		chromedp.Click(`[data-testid=file-import]`),
+		chromedp.WaitVisible(`[data-testid=import-mapping]`),
+		htmxReady(),
+		step(t, "wizard"),
+		chromedp.Text(`[data-testid=import-mapping]`, &mapping),
+		shot("06-import-mapping", &buf),
+		chromedp.Click(`[data-testid=import-run]`),
+		step(t, "import started"),
+		chromedp.WaitVisible(`[data-testid=grid]`),
+		step(t, "landed on the sheet"),
+		chromedp.Text(`[data-testid=grid]`, &grid),
+		chromedp.Text(`[data-testid=tab-error]`, &tab),
+		shot("07-imported-errors", &buf),
+	)
+	if err != nil {
+		var html string
+		_ = chromedp.Run(browserDiag(ctx), chromedp.OuterHTML("body", &html))
+		t.Fatalf("browser run: %v\nfiles: %v\npage: %.3000s", err, listOf(e.mustCall(t, "GET", "/v1/files", testSecret, nil)), html)
+	}
+	for _, want := range []string{"Vorname", "E-Mail-Adresse", "%"} {
+		if !strings.Contains(mapping, want) {
+			t.Errorf("mapping table %q lacks %q", mapping, want)
+		}
+	}
+	if !strings.Contains(grid, "Dupont") || strings.Contains(grid, "Wong") {
+		t.Errorf("grid %q: want the records with errors only (Dupont has no first name), not Wong", grid)
+	}
+	if strings.Join(strings.Fields(tab), " ") != "Errors 3" {
+		t.Errorf("error tab %q, want 3 (a missing first name, a duplicate e-mail twice, n/a revenue on one of them)", tab)
+	}
+}

@@ -1,0 +1,168 @@
+package web_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"mime/multipart"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/PuerkitoBio/goquery"
+
+	"github.com/sluice/sluice/ingest"
+	"github.com/sluice/sluice/jobs"
+)
+
+// startWorker runs the built-in jobs a page test needs (extraction, map), as cmd/sluice does.
+func startWorker(t *testing.T, e *apiEnv) {
+	t.Helper()
+	svc := jobs.New(e.db, e.db)
+	worker := jobs.NewWorker(svc, 50*time.Millisecond, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	files := &ingest.Service{DB: e.db, Jobs: svc, Dir: e.filesDir}
+	worker.Handle("file:"+ingest.Operation, files.Handle)
+	worker.HandleOutcome("workbook:"+ingest.MapOperation, files.Map)
+	worker.Start()
+	t.Cleanup(worker.Stop)
+}
+
+// mustUpload sends a file to a space over the API and waits for its extraction.
+func (e *apiEnv) mustUpload(t *testing.T, spaceID, name, content string) map[string]any {
+	t.Helper()
+	var body bytes.Buffer
+	w := multipart.NewWriter(&body)
+	_ = w.WriteField("spaceId", spaceID)
+	fw, _ := w.CreateFormFile("file", name)
+	_, _ = fw.Write([]byte(content))
+	_ = w.Close()
+	req := httptest.NewRequest("POST", "/v1/files", &body)
+	req.Header.Set("Content-Type", w.FormDataContentType())
+	req.Header.Set("Authorization", "Bearer "+testSecret)
+	resp, err := e.app.Test(req, -1)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("upload: %v %v", err, resp)
+	}
+	var out struct{ Data struct{ ID string } }
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+		t.Fatal(err)
+	}
+	id := out.Data.ID
+	for range 200 {
+		f := dataOf(e.mustCall(t, "GET", "/v1/files/"+id, testSecret, nil))
+		if f["status"] == "complete" || f["status"] == "failed" {
+			return f
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+	t.Fatalf("file %s was not extracted", id)
+	return nil
+}
+
+func TestImportWizard(t *testing.T) {
+	e := newAPI(t)
+	startWorker(t, e)
+	sp := e.mustCreateSpace(t, testSecret, map[string]any{"name": "import"})
+	spaceID := sp["id"].(string)
+	wb := e.mustCreateWorkbook(t, map[string]any{"name": "CRM", "spaceId": spaceID, "sheets": []any{map[string]any{"name": "Contacts", "allowAdditionalFields": true, "fields": []any{
+		map[string]any{"key": "first_name", "type": "string", "label": "First name", "constraints": []any{map[string]any{"type": "required"}}},
+		map[string]any{"key": "email", "type": "string", "label": "Email", "constraints": []any{map[string]any{"type": "unique"}}},
+		map[string]any{"key": "tier", "type": "enum", "label": "Tier", "config": map[string]any{"options": []any{
+			map[string]any{"value": "gold", "label": "Gold"}, map[string]any{"value": "silver", "label": "Silver"}}}},
+	}}}})
+	dest := wb["sheets"].([]any)[0].(map[string]any)["id"].(string)
+	f := e.mustUpload(t, spaceID, "leads.csv", "Vorname,E-Mail Adresse,Tier,Notiz,zzz\nZoë,zoe@x.io,GOLD,call back,1\n,ada@x.io,Silber,,2\nBo,zoe@x.io,gold,,3\n")
+	b := loggedIn(t, e)
+
+	_, doc := b.do(t, "GET", "/space/"+spaceID, nil, false)
+	href, _ := doc.Find(`[data-testid=file-import]`).Attr("href")
+	if href != "/space/"+spaceID+"/import/"+f["id"].(string) {
+		t.Fatalf("space page: got import link %q", href)
+	}
+	// One destination sheet: it is chosen, and the engine's suggestion fills the table.
+	_, doc = b.do(t, "GET", href, nil, false)
+	if got := doc.Find(`[data-testid=import-preview] tbody tr`).Length(); got != 3 {
+		t.Fatalf("preview: got %d rows, want 3", got)
+	}
+	chosen := map[string]string{}
+	doc.Find(`[data-testid=import-row]`).Each(func(_ int, s *goquery.Selection) {
+		col, _ := s.Attr("data-column")
+		v, _ := s.Find(`select[name=dest] option[selected]`).Attr("value")
+		chosen[col] = v
+	})
+	want := map[string]string{"Vorname": "first_name", "E-Mail Adresse": "email", "Tier": "tier", "Notiz": "+custom", "zzz": "+custom"}
+	for col, w := range want {
+		if chosen[col] != w {
+			t.Errorf("column %s: got %q, want %q (all: %v)", col, chosen[col], w, chosen)
+		}
+	}
+	if doc.Find(`[data-testid=import-confidence]`).Length() < 3 {
+		t.Error("suggestions carry no confidence")
+	}
+	enum := doc.Find(`[data-testid=import-enum]`)
+	if enum.Length() != 1 || !strings.Contains(enum.Text(), "Silber") {
+		t.Fatalf("enum table: got %q, want the Tier values", enum.Text())
+	}
+	if v, _ := enum.Find(`select option[selected]`).First().Attr("value"); v != "gold" {
+		t.Errorf("GOLD: got option %q, want gold", v)
+	}
+	// Changing a column's field re-renders its value table.
+	_, part := b.do(t, "GET", href+"/enum?to="+dest+"&col=Notiz&dest=tier", nil, true)
+	if part.Find(`[data-testid=import-enum]`).Length() != 1 {
+		t.Error("the enum partial for Notiz → tier is empty")
+	}
+
+	// Mapping two columns onto one field is refused with a readable message.
+	form := url.Values{"to": {dest}, "src": {"Vorname", "E-Mail Adresse", "Tier", "Notiz", "zzz"}, "dest": {"first_name", "first_name", "tier", "+custom", ""}}
+	resp, part := b.do(t, "POST", href, form, true)
+	if resp.StatusCode != 400 || !strings.Contains(part.Text(), "both map onto First name") {
+		t.Fatalf("duplicate: got %d %q", resp.StatusCode, part.Text())
+	}
+	// Run: Tier's values mapped by hand, Notiz added as a custom field, zzz ignored.
+	form = url.Values{"to": {dest}, "src": {"Vorname", "E-Mail Adresse", "Tier", "Notiz", "zzz"}, "dest": {"first_name", "email", "tier", "+custom", ""},
+		"ev:Tier": {"GOLD", "Silber", "gold"}, "eo:Tier": {"gold", "silver", "gold"}}
+	resp, part = b.do(t, "POST", href, form, true)
+	if resp.StatusCode != 200 || part.Find(`[data-testid=job-progress]`).Length() != 1 {
+		t.Fatalf("run: got %d %q", resp.StatusCode, part.Text())
+	}
+	progress, _ := part.Find(`[data-testid=job-progress]`).Attr("hx-get")
+	var redirect string
+	for range 200 {
+		resp, part = b.do(t, "GET", progress, nil, true)
+		if redirect = resp.Header.Get("HX-Redirect"); redirect != "" {
+			break
+		}
+		if st, _ := part.Find(`[data-testid=job-progress]`).Attr("data-status"); st == "failed" {
+			t.Fatalf("map job failed: %s", part.Text())
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+	if redirect != "/space/"+spaceID+"/sheet/"+dest+"?filter=error" {
+		t.Fatalf("got redirect %q, want the destination sheet filtered to errors", redirect)
+	}
+	recs := dataOf(e.mustCall(t, "GET", "/v1/sheets/"+dest+"/records", testSecret, nil))["records"].([]any)
+	if len(recs) != 3 {
+		t.Fatalf("got %d records, want 3", len(recs))
+	}
+	var tiers, notes []any
+	for _, r := range recs {
+		tiers = append(tiers, cellValue(r.(map[string]any), "tier"))
+		notes = append(notes, cellValue(r.(map[string]any), "Notiz"))
+	}
+	if tiers[0] != "gold" || tiers[1] != "silver" || tiers[2] != "gold" || notes[0] != "call back" {
+		t.Errorf("got tiers %v notes %v, want the mapped options and the custom field", tiers, notes)
+	}
+	sheet := dataOf(e.mustCall(t, "GET", "/v1/sheets/"+dest, testSecret, nil))
+	for _, fl := range sheet["config"].(map[string]any)["fields"].([]any) {
+		if fl.(map[string]any)["key"] == "zzz" {
+			t.Error("the ignored column was added as a field")
+		}
+	}
+	// Validation ran on write: a missing first name, and the same e-mail twice.
+	if c := dataOf(e.mustCall(t, "GET", "/v1/sheets/"+dest+"/counts", testSecret, nil))["counts"].(map[string]any); c["error"] != 3.0 {
+		t.Errorf("counts %v, want 3 errors (a missing first name, a duplicate e-mail twice)", c)
+	}
+}
