@@ -42,7 +42,7 @@ func browser(t *testing.T) context.Context {
 	}
 	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelB := chromedp.NewContext(actx)
-	ctx, cancelC := context.WithTimeout(ctx, 40*time.Second)
+	ctx, cancelC := context.WithTimeout(ctx, 90*time.Second)
 	t.Cleanup(func() {
 		_ = chromedp.Cancel(ctx) // closes the browser and waits for it
 		cancelC()
