@@ -147,10 +147,37 @@ func (db *DB) DeleteAction(ctx context.Context, accountID, id, actor string) err
 // first, else one inline in the workbook's `actions` or the sheet config's `actions` (those
 // have no id). It returns nil when there is none.
 func (db *DB) FindAction(ctx context.Context, accountID, targetID, operation string) (*model.Action, error) {
-	a, err := scanAction(db.r.QueryRowContext(ctx, `SELECT `+actionColumns+` FROM actions WHERE account_id = ? AND target_id = ? AND operation = ?
-		AND deleted_at IS NULL ORDER BY created_at LIMIT 1`, accountID, targetID, operation))
-	if err == nil || !errs.Is(err, errs.NotFound) {
-		return a, err
+	list, err := db.ActionsOn(ctx, accountID, targetID)
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range list {
+		if a.Config.Operation == operation {
+			return a, nil
+		}
+	}
+	return nil, nil
+}
+
+// ActionsOn lists the actions mounted on a target: its first-class actions, oldest first,
+// then those inline in a workbook's `actions` or a sheet config's `actions` (without ids).
+func (db *DB) ActionsOn(ctx context.Context, accountID, targetID string) ([]*model.Action, error) {
+	rows, err := db.r.QueryContext(ctx, `SELECT `+actionColumns+` FROM actions WHERE account_id = ? AND target_id = ?
+		AND deleted_at IS NULL ORDER BY created_at, id`, accountID, targetID)
+	if err != nil {
+		return nil, errs.Wrap(err, "list actions")
+	}
+	defer rows.Close()
+	var out []*model.Action
+	for rows.Next() {
+		a, err := scanAction(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, a)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
 	}
 	var inline sql.NullString
 	switch KindOf(targetID) {
@@ -160,22 +187,20 @@ func (db *DB) FindAction(ctx context.Context, accountID, targetID, operation str
 		err = db.r.QueryRowContext(ctx, `SELECT json_extract(s.config, '$.actions') FROM sheets s JOIN workbooks w ON w.id = s.workbook_id
 			WHERE s.id = ? AND w.account_id = ? AND s.deleted_at IS NULL`, targetID, accountID).Scan(&inline)
 	default:
-		return nil, nil
+		return out, nil
 	}
 	if err == sql.ErrNoRows || !inline.Valid {
-		return nil, nil
+		return out, nil
 	}
 	if err != nil {
 		return nil, errs.Wrap(err, "read inline actions")
 	}
 	var list []model.ActionConfig
 	if json.Unmarshal([]byte(inline.String), &list) != nil {
-		return nil, nil
+		return out, nil
 	}
 	for _, c := range list {
-		if c.Operation == operation {
-			return &model.Action{AccountID: accountID, TargetID: targetID, TargetType: KindOf(targetID), Config: c}, nil
-		}
+		out = append(out, &model.Action{AccountID: accountID, TargetID: targetID, TargetType: KindOf(targetID), Config: c})
 	}
-	return nil, nil
+	return out, nil
 }

@@ -188,13 +188,23 @@ func (tx *Tx) UnfinishedChildren(parentID string) (int, error) {
 // BlockingJob returns the unfinished job of a toolbarBlocking action mounted on the workbook,
 // or nil when there is none.
 func (tx *Tx) BlockingJob(workbookID string) (*model.Job, error) {
-	list, err := tx.queryJobs(`SELECT `+jobColumns+` FROM jobs WHERE workbook_id = ? AND type = 'workbook' AND mode = 'toolbarBlocking'
+	return blockingJob(tx.ctx, tx, workbookID)
+}
+
+// BlockingJob returns the unfinished toolbarBlocking action job mounted on a workbook, or
+// nil: while it runs, the workbook's actions and its sheets' toolbars are disabled.
+func (db *DB) BlockingJob(ctx context.Context, workbookID string) (*model.Job, error) {
+	return blockingJob(ctx, db.r, workbookID)
+}
+
+func blockingJob(ctx context.Context, q querier, workbookID string) (*model.Job, error) {
+	j, err := scanJob(q.QueryRowContext(ctx, `SELECT `+jobColumns+` FROM jobs WHERE workbook_id = ? AND type = 'workbook' AND mode = 'toolbarBlocking'
 		AND action_id <> '' AND deleted_at IS NULL AND status NOT IN (?, ?, ?) ORDER BY created_at LIMIT 1`,
-		workbookID, model.JobComplete, model.JobFailed, model.JobCanceled)
-	if err != nil || len(list) == 0 {
-		return nil, err
+		workbookID, model.JobComplete, model.JobFailed, model.JobCanceled))
+	if errs.Is(err, errs.NotFound) {
+		return nil, nil
 	}
-	return list[0], nil
+	return j, err
 }
 
 // EmitJob writes a job event with Flatfile's payload {domain, operation, job, status, info,

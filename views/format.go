@@ -1,6 +1,7 @@
 package views
 
 import (
+	"encoding/json"
 	"net/url"
 	"strconv"
 	"strings"
@@ -58,4 +59,22 @@ func firstReasons(r []string) []string {
 		return r[:2]
 	}
 	return r
+}
+
+func compactParam(compact bool) string {
+	if compact {
+		return "&compact=1"
+	}
+	return ""
+}
+
+// actionVals is the hx-vals of an action button without a dialog.
+func actionVals(target, operation string) string {
+	b, _ := json.Marshal(map[string]string{"target": target, "operation": operation})
+	return string(b)
+}
+
+func modeVals(mode string) string {
+	b, _ := json.Marshal(map[string]string{"mode": mode})
+	return string(b)
 }

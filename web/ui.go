@@ -17,6 +17,7 @@ import (
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/handlers/api"
 	"github.com/sluice/sluice/handlers/ui"
+	"github.com/sluice/sluice/jobs"
 	"github.com/sluice/sluice/locales"
 	"github.com/sluice/sluice/static"
 	"github.com/sluice/sluice/views"
@@ -133,10 +134,11 @@ func requireUser(s *cookieSessions, d Deps) fiber.Handler {
 }
 
 // uiRoutes registers the dashboard pages, one line each.
-func uiRoutes(app *fiber.App, d Deps, uploads *api.Files, suggest ui.Suggester, jobSvc ui.JobStarter) {
+func uiRoutes(app *fiber.App, d Deps, uploads *api.Files, suggest ui.Suggester, jobSvc *jobs.Service) {
 	sess := newCookieSessions(d.SessionSecret, d.BaseURL, d.Store.Now)
 	pages := ui.New(d.Store, sess)
 	imports := ui.NewImports(d.Store, suggest, jobSvc)
+	actions := ui.NewActionPages(d.Store, jobSvc)
 	bundle := newBundleOnce()
 	protect := csrf.New(csrf.Config{
 		CookieName: "sluice_csrf", ContextKey: "csrf", CookieSameSite: "Lax", CookieHTTPOnly: true, CookieSecure: sess.secure, Expiration: sessionTTL,
@@ -177,6 +179,10 @@ func uiRoutes(app *fiber.App, d Deps, uploads *api.Files, suggest ui.Suggester, 
 	app.Get("/space/:spaceId/import/:fileId/enum", with(signedIn, imports.Enum)...)
 	app.Post("/space/:spaceId/import/:fileId", with(signedIn, imports.Run)...)
 	app.Get("/space/:spaceId/jobs/:jobId/progress", with(signedIn, imports.Progress)...)
+	app.Get("/space/:spaceId/actions", with(signedIn, actions.Bar)...)
+	app.Post("/space/:spaceId/actions/run", with(signedIn, actions.Run)...)
+	app.Get("/space/:spaceId/jobs/:jobId/panel", with(signedIn, actions.Job)...)
+	app.Post("/space/:spaceId/jobs/:jobId/retry", with(signedIn, actions.Retry)...)
 
 	app.Use(localize(bundle), func(c *fiber.Ctx) error { return fiber.ErrNotFound })
 }

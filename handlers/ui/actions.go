@@ -1,0 +1,366 @@
+package ui
+
+import (
+	"context"
+	"encoding/json"
+	"strconv"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/sluice/sluice/errs"
+	"github.com/sluice/sluice/ingest"
+	"github.com/sluice/sluice/model"
+	"github.com/sluice/sluice/store"
+	"github.com/sluice/sluice/views"
+)
+
+// Actions in the dashboard: any page drops in views.ActionSlot for a workbook, sheet, file
+// or document, which loads that target's action bar. A button whose constraints do not hold
+// is disabled with the reason as its tooltip; a guardrail or input form opens a dialog
+// first; running creates the action's job exactly as the API does, and the job is followed
+// in a blocking overlay (foreground) or a toast (background, toolbarBlocking) until its
+// outcome, with the outcome's next step as a link or button.
+
+// ActionStore is what the action bar reads.
+type ActionStore interface {
+	GetSpace(ctx context.Context, accountID, id string) (*model.Space, error)
+	ResolveResource(ctx context.Context, accountID, key, id string) (*store.Resource, error)
+	ActionsOn(ctx context.Context, accountID, targetID string) ([]*model.Action, error)
+	FindAction(ctx context.Context, accountID, targetID, operation string) (*model.Action, error)
+	SheetIDsOfWorkbook(ctx context.Context, workbookID string) ([]string, error)
+	GetRecordCounts(ctx context.Context, accountID, sheetID string) (*store.Counts, error)
+	BlockingJob(ctx context.Context, workbookID string) (*model.Job, error)
+	GetJob(ctx context.Context, accountID, id string) (*model.Job, error)
+}
+
+// ActionRunner creates an action's job.
+type ActionRunner interface {
+	RunAction(ctx context.Context, a *model.Action, input json.RawMessage, actor string) (*model.Job, error)
+	Retry(ctx context.Context, accountID, id, actor string) (*model.Job, error)
+}
+
+// ActionPages serves the action bar, action runs and job panels.
+type ActionPages struct {
+	store  ActionStore
+	runner ActionRunner
+}
+
+// NewActionPages returns the action handlers.
+func NewActionPages(s ActionStore, r ActionRunner) *ActionPages { return &ActionPages{store: s, runner: r} }
+
+// target loads the space and checks the target belongs to it.
+func (h *ActionPages) target(c *fiber.Ctx, id string) (SessionUser, *model.Space, *store.Resource, error) {
+	u := userOf(c)
+	if err := guard(u, c.Params("spaceId")); err != nil {
+		return u, nil, nil, err
+	}
+	sp, err := h.store.GetSpace(c.Context(), u.AccountID, c.Params("spaceId"))
+	if err != nil {
+		return u, nil, nil, err
+	}
+	res, err := h.store.ResolveResource(c.Context(), u.AccountID, "target", id)
+	if err != nil || res.SpaceID != sp.ID {
+		return u, nil, nil, errs.NotFoundf("target", "Not found in this space")
+	}
+	return u, sp, res, nil
+}
+
+// Bar handles GET /space/:spaceId/actions?target=: the target's action buttons.
+func (h *ActionPages) Bar(c *fiber.Ctx) error {
+	u, sp, res, err := h.target(c, c.Query("target"))
+	if err != nil {
+		return err
+	}
+	list, err := h.store.ActionsOn(c.Context(), u.AccountID, c.Query("target"))
+	if err != nil {
+		return err
+	}
+	st, err := h.state(c.Context(), u.AccountID, c.Query("target"), res)
+	if err != nil {
+		return err
+	}
+	p := views.ActionBarProps{SpaceID: sp.ID, TargetID: c.Query("target"), Compact: c.Query("compact") == "1"}
+	for i, a := range list {
+		p.Buttons = append(p.Buttons, actionButton(c.Context(), i, a, st, sp.ArchivedAt != nil))
+	}
+	return Render(c, fiber.StatusOK, views.ActionBar(p))
+}
+
+// targetState is what decides whether a target's actions can run now.
+type targetState struct {
+	counted       bool
+	total, errors int64
+	blocking      *model.Job
+}
+
+func (h *ActionPages) state(ctx context.Context, accountID, targetID string, res *store.Resource) (targetState, error) {
+	var st targetState
+	var sheets []string
+	switch store.KindOf(targetID) {
+	case store.KindSheet:
+		sheets = []string{targetID}
+	case store.KindWorkbook:
+		var err error
+		if sheets, err = h.store.SheetIDsOfWorkbook(ctx, targetID); err != nil {
+			return st, err
+		}
+	}
+	for _, id := range sheets {
+		n, err := h.store.GetRecordCounts(ctx, accountID, id)
+		if err != nil {
+			return st, err
+		}
+		st.counted, st.total, st.errors = true, st.total+n.Total, st.errors+n.Error
+	}
+	if res.WorkbookID != "" {
+		var err error
+		if st.blocking, err = h.store.BlockingJob(ctx, res.WorkbookID); err != nil {
+			return st, err
+		}
+	}
+	return st, nil
+}
+
+// actionButton turns an action into its button: why it is disabled, its guide, guardrail
+// and input form.
+func actionButton(ctx context.Context, i int, a *model.Action, st targetState, archived bool) views.ActionButton {
+	cfg := a.Config
+	b := views.ActionButton{Index: i, Operation: cfg.Operation, Label: firstNonEmpty(cfg.Label, cfg.Operation), Description: cfg.Description,
+		Primary: cfg.Primary != nil && *cfg.Primary, Mode: firstNonEmpty(cfg.Mode, "foreground"), Tooltip: cfg.Tooltip}
+	if cfg.Guide != nil {
+		b.Guide = cfg.Guide.Content
+	}
+	if cfg.Guardrail != nil {
+		b.Guardrail = cfg.Guardrail.Content
+	}
+	needValid := cfg.Has(model.ConstraintHasAllValid) || isSet(cfg.RequireAllValid) || isSet(cfg.RequireAllValidTotal)
+	switch {
+	case archived:
+		b.Disabled = views.T(ctx, "action.archived")
+	case cfg.Operation == "":
+		b.Disabled = views.T(ctx, "action.no_operation")
+	case st.blocking != nil:
+		b.Disabled = views.Tf(ctx, "action.blocked", map[string]any{"Job": st.blocking.Name()})
+	case st.counted && cfg.Has(model.ConstraintHasData) && st.total == 0:
+		b.Disabled = views.T(ctx, "action.needs_data")
+	case st.counted && needValid && st.errors > 0:
+		b.Disabled = views.Tf(ctx, "action.needs_valid", map[string]any{"Count": st.errors})
+	}
+	if b.Disabled != "" {
+		for _, m := range cfg.Messages {
+			if m.Type == "error" && m.Content != "" {
+				b.Disabled = m.Content // the action's own wording for its error state
+			}
+		}
+	} else {
+		for _, m := range cfg.Messages {
+			if m.Type == "info" && m.Content != "" {
+				b.Tooltip = m.Content
+			}
+		}
+	}
+	if f := cfg.InputForm; f != nil {
+		for _, fl := range f.Fields {
+			in := views.ActionInput{Key: fl.Key, Label: firstNonEmpty(fl.Label, fl.Key), Description: fl.Description, Type: fl.Type,
+				Required: fl.Required(), Default: ingest.CellText(fl.DefaultValue)}
+			if fl.Config != nil {
+				for _, o := range fl.Config.Options {
+					v := ingest.CellText(o.Value)
+					in.Options = append(in.Options, views.ImportOption{Value: v, Label: firstNonEmpty(o.Label, v)})
+				}
+			}
+			b.Inputs = append(b.Inputs, in)
+		}
+	}
+	return b
+}
+
+func isSet(b *bool) bool { return b != nil && *b }
+
+// Run handles POST /space/:spaceId/actions/run (target, operation, in.<key> per input field):
+// it creates the action's job and answers its panel.
+func (h *ActionPages) Run(c *fiber.Ctx) error {
+	u, sp, _, err := h.target(c, c.FormValue("target"))
+	if err != nil {
+		return err
+	}
+	if sp.ArchivedAt != nil {
+		return errs.Invalidf("spaceId", "This space is archived").WithMsg("space.archived_notice", nil)
+	}
+	a, err := h.store.FindAction(c.Context(), u.AccountID, c.FormValue("target"), c.FormValue("operation"))
+	if err != nil {
+		return err
+	}
+	if a == nil {
+		return errs.NotFoundf("operation", "No action %q here", c.FormValue("operation"))
+	}
+	input, err := actionInput(c, a.Config.InputForm)
+	if err != nil {
+		return err
+	}
+	j, err := h.runner.RunAction(c.Context(), a, input, u.UserID)
+	if err != nil {
+		return err
+	}
+	return Render(c, fiber.StatusOK, views.JobPanel(jobPanel(c.Context(), sp.ID, j, j.Mode)))
+}
+
+// actionInput reads the input form's values from the posted form (in.<key>), typed as the
+// form says; the action's own checks (required, enum options) run when the job is created.
+func actionInput(c *fiber.Ctx, form *model.InputForm) (json.RawMessage, error) {
+	if form == nil {
+		return nil, nil
+	}
+	in := map[string]any{}
+	for _, f := range form.Fields {
+		raw := strings.TrimSpace(c.FormValue("in." + f.Key))
+		switch f.Type {
+		case model.InputBoolean:
+			in[f.Key] = raw == "true" || raw == "on"
+		case model.InputNumber:
+			if raw == "" {
+				continue
+			}
+			n, err := strconv.ParseFloat(strings.ReplaceAll(raw, ",", "."), 64)
+			if err != nil {
+				return nil, errs.Invalidf("input."+f.Key, "%s must be a number", firstNonEmpty(f.Label, f.Key)).
+					WithMsg("action.not_number", map[string]any{"Field": firstNonEmpty(f.Label, f.Key)})
+			}
+			in[f.Key] = n
+		case model.InputEnum:
+			if raw == "" {
+				continue
+			}
+			in[f.Key] = enumInput(f, raw)
+		default:
+			if raw == "" && !f.Required() {
+				continue
+			}
+			in[f.Key] = c.FormValue("in." + f.Key) // textareas keep their line breaks
+		}
+	}
+	return json.Marshal(in)
+}
+
+// enumInput gives an enum input the option's value as configured (a number stays a number).
+func enumInput(f model.InputField, text string) any {
+	if f.Config != nil {
+		for _, o := range f.Config.Options {
+			if ingest.CellText(o.Value) == text {
+				return o.Value
+			}
+		}
+	}
+	return text
+}
+
+// Job handles GET /space/:spaceId/jobs/:jobId/panel?mode=: an action job's panel, polled
+// until the job is finished.
+func (h *ActionPages) Job(c *fiber.Ctx) error {
+	u := userOf(c)
+	if err := guard(u, c.Params("spaceId")); err != nil {
+		return err
+	}
+	j, err := h.store.GetJob(c.Context(), u.AccountID, c.Params("jobId"))
+	if err != nil || j.SpaceID != c.Params("spaceId") {
+		return errs.NotFoundf("jobId", "Job not found")
+	}
+	if j.Finished() {
+		c.Set("HX-Trigger", "sl-job-done") // action bars refresh: a blocking job no longer blocks
+	}
+	return Render(c, fiber.StatusOK, views.JobPanel(jobPanel(c.Context(), j.SpaceID, j, c.Query("mode", j.Mode))))
+}
+
+// Retry handles POST /space/:spaceId/jobs/:jobId/retry: a failed job's outcome offered a
+// retry; the job runs again and its panel follows it.
+func (h *ActionPages) Retry(c *fiber.Ctx) error {
+	u := userOf(c)
+	if err := guard(u, c.Params("spaceId")); err != nil {
+		return err
+	}
+	j, err := h.store.GetJob(c.Context(), u.AccountID, c.Params("jobId"))
+	if err != nil || j.SpaceID != c.Params("spaceId") {
+		return errs.NotFoundf("jobId", "Job not found")
+	}
+	if j, err = h.runner.Retry(c.Context(), u.AccountID, j.ID, u.UserID); err != nil {
+		return err
+	}
+	return Render(c, fiber.StatusOK, views.JobPanel(jobPanel(c.Context(), j.SpaceID, j, c.FormValue("mode", j.Mode))))
+}
+
+// jobPanel is what an action job's panel shows: progress, then the outcome and its next step.
+func jobPanel(ctx context.Context, spaceID string, j *model.Job, mode string) views.JobPanelProps {
+	p := views.JobPanelProps{JobProgressProps: jobProgress(spaceID, j), Mode: firstNonEmpty(mode, "foreground"), Title: j.Name()}
+	var out struct {
+		Heading string          `json:"heading"`
+		Next    json.RawMessage `json:"next"`
+	}
+	if len(j.Outcome) > 0 && json.Unmarshal(j.Outcome, &out) == nil {
+		p.Heading = out.Heading
+		p.Next = outcomeNext(ctx, spaceID, out.Next)
+	}
+	return p
+}
+
+// outcomeNext turns an outcome's next into a link or button: id (a resource of the space, or
+// its path), url, download, files, view (a sheet with columns hidden) and retry.
+func outcomeNext(ctx context.Context, spaceID string, raw json.RawMessage) *views.JobNext {
+	var n struct {
+		Type          string   `json:"type"`
+		ID            string   `json:"id"`
+		Path          string   `json:"path"`
+		Query         string   `json:"query"`
+		Label         string   `json:"label"`
+		URL           string   `json:"url"`
+		FileName      string   `json:"fileName"`
+		SheetID       string   `json:"sheetId"`
+		HiddenColumns []string `json:"hiddenColumns"`
+		Files         []struct {
+			FileID string `json:"fileId"`
+		} `json:"files"`
+	}
+	if len(raw) == 0 || json.Unmarshal(raw, &n) != nil {
+		return nil
+	}
+	next := &views.JobNext{Label: n.Label}
+	switch n.Type {
+	case "id":
+		switch {
+		case n.Path != "" && strings.HasPrefix(n.Path, "/"):
+			next.URL = n.Path
+		case store.KindOf(n.ID) == store.KindSheet:
+			next.URL = "/space/" + spaceID + "/sheet/" + n.ID
+		default:
+			next.URL = "/space/" + spaceID
+		}
+		if n.Query != "" {
+			next.URL += "?" + strings.TrimPrefix(n.Query, "?")
+		}
+		next.Label = firstNonEmpty(n.Label, views.T(ctx, "action.open"))
+	case "url", "download":
+		if !strings.HasPrefix(n.URL, "https://") && !strings.HasPrefix(n.URL, "http://") && !strings.HasPrefix(n.URL, "/") {
+			return nil // javascript: and other schemes are not followed
+		}
+		next.URL, next.External, next.Download = n.URL, !strings.HasPrefix(n.URL, "/"), n.Type == "download"
+		next.Label = firstNonEmpty(n.Label, n.FileName, views.T(ctx, "action.open_link"))
+	case "files":
+		if len(n.Files) == 0 {
+			return nil
+		}
+		next.URL, next.Download = "/v1/files/"+n.Files[0].FileID+"/download", true
+		next.Label = firstNonEmpty(n.Label, views.Tf(ctx, "action.files", map[string]any{"Count": len(n.Files)}))
+	case "view":
+		next.URL = "/space/" + spaceID + "/sheet/" + n.SheetID
+		if len(n.HiddenColumns) > 0 {
+			next.URL += "?hide=" + strings.Join(n.HiddenColumns, ",")
+		}
+		next.Label = firstNonEmpty(n.Label, views.T(ctx, "action.view"))
+	case "retry":
+		next.Retry = true
+		next.Label = firstNonEmpty(n.Label, views.T(ctx, "action.retry"))
+	default:
+		return nil
+	}
+	return next
+}

@@ -1,0 +1,125 @@
+package web_test
+
+import (
+	"net/url"
+	"strings"
+	"testing"
+)
+
+func TestActionBarAndRuns(t *testing.T) {
+	e := newAPI(t)
+	sp := e.mustCreateSpace(t, testSecret, map[string]any{"name": "actions"})
+	spaceID := sp["id"].(string)
+	wb, sheet := e.mustCreateSheet(t, spaceID)
+	e.mustInsertRecords(t, sheet, "a@x.io", "")
+	submit := withTarget(fullAction, wb)
+	submit["messages"] = []any{} // the default wording first
+	a := dataOf(e.mustCall(t, "POST", "/v1/actions?spaceId="+spaceID, testSecret, submit))
+	b := loggedIn(t, e)
+	bar := "/space/" + spaceID + "/actions?target=" + wb
+
+	_, doc := b.do(t, "GET", bar, nil, true)
+	btn := doc.Find(`[data-testid=action-button][data-operation=submitAction]`)
+	if _, disabled := btn.Attr("disabled"); !disabled || !strings.Contains(btn.AttrOr("title", ""), "1 record(s) still have errors") {
+		t.Fatalf("with an invalid record: got button %q disabled=%v, want disabled with the reason", btn.AttrOr("title", ""), disabled)
+	}
+	if !strings.Contains(doc.Find(`[data-testid=action-tooltip]`).Text(), "**Read** me") {
+		t.Error("the guide is not shown")
+	}
+	// The action's own error message replaces the default wording.
+	e.mustCall(t, "PATCH", "/v1/actions/"+a["id"].(string), testSecret, map[string]any{"messages": []any{map[string]any{"type": "error", "content": "Fix errors first"}}})
+	_, doc = b.do(t, "GET", bar, nil, true)
+	if got := doc.Find(`[data-testid=action-button]`).AttrOr("title", ""); got != "Fix errors first" {
+		t.Errorf("got tooltip %q, want the action's error message", got)
+	}
+
+	// Valid data: the button opens its dialog with the guardrail and the input form.
+	e.mustCall(t, "DELETE", "/v1/sheets/"+sheet+"/records?filter=error", testSecret, nil)
+	_, doc = b.do(t, "GET", bar, nil, true)
+	btn = doc.Find(`[data-testid=action-button]`)
+	if _, disabled := btn.Attr("disabled"); disabled {
+		t.Fatalf("got disabled %q, want enabled", btn.AttrOr("title", ""))
+	}
+	dialog := doc.Find(`dialog#` + btn.AttrOr("data-dialog-open", "none"))
+	if !strings.Contains(dialog.Find(`[data-testid=action-guardrail]`).Text(), "Are you sure?") || dialog.Find(`[data-testid=action-input]`).Length() != 5 {
+		t.Fatalf("dialog: got %q with %d inputs", dialog.Text(), dialog.Find(`[data-testid=action-input]`).Length())
+	}
+	if v := dialog.Find(`select[name="in.dest"] option[selected]`).AttrOr("value", ""); v != "crm" {
+		t.Errorf("enum default: got %q, want crm", v)
+	}
+
+	run := "/space/" + spaceID + "/actions/run"
+	form := url.Values{"target": {wb}, "operation": {"submitAction"}, "in.note": {"line 1\nline 2"}, "in.dest": {"erp"}, "in.count": {"x"}}
+	if resp, part := b.do(t, "POST", run, form, true); resp.StatusCode != 400 || !strings.Contains(part.Text(), "Count must be a number") {
+		t.Fatalf("bad number: got %d %q", resp.StatusCode, part.Text())
+	}
+	form.Set("in.count", "3,5")
+	if resp, part := b.do(t, "POST", run, form, true); resp.StatusCode != 400 || !strings.Contains(part.Text(), `"Who" is required`) {
+		t.Fatalf("missing required: got %d %q", resp.StatusCode, part.Text())
+	}
+	form.Set("in.who", "Ann")
+	form.Set("in.notify", "true")
+	resp, part := b.do(t, "POST", run, form, true)
+	overlay := part.Find(`[data-testid=job-overlay]`)
+	if resp.StatusCode != 200 || overlay.Length() != 1 {
+		t.Fatalf("run: got %d %q, want the foreground overlay", resp.StatusCode, part.Text())
+	}
+	jobs := listOf(e.mustCall(t, "GET", "/v1/jobs?spaceId="+spaceID, testSecret, nil))
+	var job map[string]any
+	for _, j := range jobs {
+		if j.(map[string]any)["operation"] == "submitAction" {
+			job = j.(map[string]any)
+		}
+	}
+	in := job["input"].(map[string]any)
+	if in["count"] != 3.5 || in["notify"] != true || in["dest"] != "erp" || in["note"] != "line 1\nline 2" || in["who"] != "Ann" {
+		t.Fatalf("got job input %v, want the form's values typed", in)
+	}
+	jobID := job["id"].(string)
+
+	// An agent completes it; the panel shows the outcome and its next step, and the bars refresh.
+	e.mustCall(t, "POST", "/v1/jobs/"+jobID+"/ack", testSecret, map[string]any{"info": "working", "progress": 40})
+	_, part = b.do(t, "GET", "/space/"+spaceID+"/jobs/"+jobID+"/panel?mode=foreground", nil, true)
+	if got := part.Find(`progress`).AttrOr("value", ""); got != "40" {
+		t.Errorf("progress: got %q, want 40", got)
+	}
+	e.mustCall(t, "POST", "/v1/jobs/"+jobID+"/complete", testSecret, map[string]any{"outcome": map[string]any{
+		"message": "Sent 1 record", "next": map[string]any{"type": "id", "id": sheet, "label": "See the records"}}})
+	resp, part = b.do(t, "GET", "/space/"+spaceID+"/jobs/"+jobID+"/panel?mode=foreground", nil, true)
+	next := part.Find(`[data-testid=job-next] a`)
+	if resp.Header.Get("HX-Trigger") != "sl-job-done" || part.Find(`[data-testid=job-outcome]`).Text() != "Sent 1 record" ||
+		next.AttrOr("href", "") != "/space/"+spaceID+"/sheet/"+sheet || next.Text() != "See the records" {
+		t.Fatalf("outcome: got trigger %q, %q, next %q → %q", resp.Header.Get("HX-Trigger"), part.Text(), next.Text(), next.AttrOr("href", ""))
+	}
+
+	// A toolbarBlocking action running on the workbook disables the others; a failed job with
+	// a retry next runs again.
+	e.mustCall(t, "POST", "/v1/actions?spaceId="+spaceID, testSecret, map[string]any{"targetId": wb, "label": "Sync", "operation": "sync", "mode": "toolbarBlocking"})
+	resp, part = b.do(t, "POST", run, url.Values{"target": {wb}, "operation": {"sync"}}, true)
+	if resp.StatusCode != 200 || part.Find(`[data-testid=job-toast]`).Length() != 1 {
+		t.Fatalf("blocking run: got %d %q, want a toast", resp.StatusCode, part.Text())
+	}
+	_, doc = b.do(t, "GET", bar, nil, true)
+	if got := doc.Find(`[data-operation=submitAction]`).AttrOr("title", ""); !strings.Contains(got, "Fix errors first") && !strings.Contains(got, "Waiting for workbook:sync") {
+		t.Errorf("while sync runs: got %q, want the submit button blocked", got)
+	}
+	if _, disabled := doc.Find(`[data-operation=submitAction]`).Attr("disabled"); !disabled {
+		t.Error("submit is not disabled while a toolbarBlocking job runs")
+	}
+	syncJob := part.Find(`[data-testid=job-toast]`).AttrOr("id", "")[len("panel-"):]
+	e.mustCall(t, "POST", "/v1/jobs/"+syncJob+"/fail", testSecret, map[string]any{"outcome": map[string]any{"message": "CRM offline", "next": map[string]any{"type": "retry", "label": "Retry sync"}}})
+	_, part = b.do(t, "GET", "/space/"+spaceID+"/jobs/"+syncJob+"/panel?mode=toolbarBlocking", nil, true)
+	retry := part.Find(`[data-testid=job-next] button`)
+	if retry.Text() != "Retry sync" || !strings.Contains(part.Text(), "CRM offline") {
+		t.Fatalf("failed job: got %q", part.Text())
+	}
+	resp, _ = b.do(t, "POST", retry.AttrOr("hx-post", ""), url.Values{"mode": {"toolbarBlocking"}}, true)
+	if st := dataOf(e.mustCall(t, "GET", "/v1/jobs/"+syncJob, testSecret, nil))["status"]; resp.StatusCode != 200 || st != "ready" {
+		t.Errorf("retry: got %d and status %v, want the job ready again", resp.StatusCode, st)
+	}
+	// An archived space runs no actions.
+	e.mustCall(t, "POST", "/v1/spaces/"+spaceID+"/archive", testSecret, nil)
+	if resp, _ := b.do(t, "POST", run, url.Values{"target": {wb}, "operation": {"sync"}}, true); resp.StatusCode != 400 {
+		t.Errorf("archived: got %d, want 400", resp.StatusCode)
+	}
+}
