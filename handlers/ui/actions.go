@@ -47,7 +47,9 @@ type ActionPages struct {
 }
 
 // NewActionPages returns the action handlers.
-func NewActionPages(s ActionStore, r ActionRunner) *ActionPages { return &ActionPages{store: s, runner: r} }
+func NewActionPages(s ActionStore, r ActionRunner) *ActionPages {
+	return &ActionPages{store: s, runner: r}
+}
 
 // target loads the space and checks the target belongs to it.
 func (h *ActionPages) target(c *fiber.Ctx, id string) (SessionUser, *model.Space, *store.Resource, error) {
