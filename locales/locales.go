@@ -31,6 +31,26 @@ var Languages = func() []string {
 	return out
 }()
 
+// Flatfile's language codes that are not BCP 47 tags, and the tags they stand for.
+var bcp47 = map[string]string{"jp": "ja", "kr": "ko", "zh": "zh-Hans", "zh-hant": "zh-Hant", "zh-hant-HK": "zh-Hant-HK"}
+
+// BCP47 is the language tag of a language code (a folder name): Flatfile's codes jp, kr,
+// zh, zh-hant and zh-hant-HK become ja, ko, zh-Hans, zh-Hant and zh-Hant-HK.
+func BCP47(code string) string {
+	if t, ok := bcp47[code]; ok {
+		return t
+	}
+	return code
+}
+
+// Names are the languages in their own words, for the language menu.
+var Names = map[string]string{
+	"en": "English", "de": "Deutsch", "fr": "Français", "id": "Bahasa Indonesia", "pt": "Português", "pt-BR": "Português (Brasil)",
+	"es": "Español", "es-419": "Español (Latinoamérica)", "it": "Italiano", "jp": "日本語", "kr": "한국어", "tr": "Türkçe",
+	"vi": "Tiếng Việt", "zh": "简体中文", "ms": "Bahasa Melayu", "nl": "Nederlands", "pl": "Polski", "sv": "Svenska", "th": "ไทย",
+	"zh-hant": "繁體中文", "zh-hant-HK": "繁體中文（香港）",
+}
+
 // Files lists the message files of one language.
 func Files(lang string) []string {
 	names, _ := fs.Glob(FS, lang+"/*.toml")
@@ -40,5 +60,5 @@ func Files(lang string) []string {
 // Tag is the file name go-i18n needs to read lang from: it takes the language from the
 // part of the name before the format.
 func Tag(lang, file string) string {
-	return path.Base(file[:len(file)-len(".toml")]) + "." + lang + ".toml"
+	return path.Base(file[:len(file)-len(".toml")]) + "." + BCP47(lang) + ".toml"
 }

@@ -2,6 +2,7 @@ package web
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -52,30 +53,52 @@ func newBundle() *i18n.Bundle {
 	return b
 }
 
-// localize picks the page language (the lang cookie, then Accept-Language) and stores its
-// localizer for the views.
+// localize picks the page language: the user's choice (the lang cookie), then the
+// Accept-Language header; a space page may still switch to the space's languageOverride
+// (spaceLanguage). It stores the localizer for the views.
 func localize(b *i18n.Bundle) fiber.Handler {
 	tags := make([]language.Tag, len(locales.Languages))
 	for i, l := range locales.Languages {
-		tags[i] = language.Make(l)
+		tags[i] = language.Make(locales.BCP47(l))
 	}
 	matcher := language.NewMatcher(tags)
-	known := map[string]bool{}
-	for _, l := range locales.Languages {
-		known[l] = true
-	}
 	return func(c *fiber.Ctx) error {
 		pref := c.Cookies("lang")
-		if pref == "" {
-			tags, _, _ := language.ParseAcceptLanguage(c.Get(fiber.HeaderAcceptLanguage))
-			_, idx, _ := matcher.Match(tags...)
-			pref = locales.Languages[idx]
-		}
-		if !known[pref] {
+		if !knownLanguage(pref) {
+			accept, _, _ := language.ParseAcceptLanguage(c.Get(fiber.HeaderAcceptLanguage))
+			_, idx, conf := matcher.Match(accept...)
 			pref = locales.Default
+			if conf != language.No {
+				pref = locales.Languages[idx]
+			}
 		}
-		c.Locals(views.KeyLang, pref)
-		c.Locals(views.KeyLocalizer, i18n.NewLocalizer(b, pref))
+		setLanguage(c, b, pref)
+		return c.Next()
+	}
+}
+
+func knownLanguage(code string) bool {
+	_, ok := locales.Names[code]
+	return ok && code != "" && slices.Contains(locales.Languages, code)
+}
+
+func setLanguage(c *fiber.Ctx, b *i18n.Bundle, code string) {
+	c.Locals(views.KeyLang, code)
+	c.Locals(views.KeyLocalizer, i18n.NewLocalizer(b, locales.BCP47(code), locales.Default))
+}
+
+// spaceLanguage applies a space's languageOverride on its pages when the user has not
+// chosen a language.
+func spaceLanguage(d Deps, b *i18n.Bundle) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		id := c.Params("spaceId")
+		if id == "" || knownLanguage(c.Cookies("lang")) {
+			return c.Next()
+		}
+		u, _ := c.Locals(ui.UserKey).(ui.SessionUser)
+		if sp, err := d.Store.GetSpace(c.Context(), u.AccountID, id); err == nil && knownLanguage(sp.LanguageOverride) {
+			setLanguage(c, b, sp.LanguageOverride)
+		}
 		return c.Next()
 	}
 }
@@ -159,7 +182,7 @@ func uiRoutes(app *fiber.App, d Deps, uploads *api.Files, suggest ui.Suggester, 
 	app.Use("/static", filesystem.New(filesystem.Config{Root: static.HTTP(), MaxAge: 3600}))
 
 	page := []fiber.Handler{localize(bundle), protect, csrfToken}
-	signedIn := append(page[:len(page):len(page)], requireUser(sess, d))
+	signedIn := append(page[:len(page):len(page)], requireUser(sess, d), spaceLanguage(d, bundle))
 	app.Get("/login", with(page, pages.LoginPage)...)
 	app.Post("/login", with(page, pages.Login)...)
 	app.Post("/logout", with(page, pages.Logout)...)

@@ -1,11 +1,13 @@
 package ui
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/sluice/sluice/auth"
+	"github.com/sluice/sluice/locales"
 	"github.com/sluice/sluice/views"
 )
 
@@ -40,8 +42,8 @@ func (h *Handler) Logout(c *fiber.Ctx) error {
 // Language handles POST /lang: remembers the chosen language in a cookie.
 func (h *Handler) Language(c *fiber.Ctx) error {
 	lang := c.FormValue("lang")
-	if lang != "en" && lang != "de" {
-		lang = "en"
+	if !slices.Contains(locales.Languages, lang) {
+		lang = locales.Default
 	}
 	c.Cookie(&fiber.Cookie{Name: "lang", Value: lang, Path: "/", MaxAge: 365 * 24 * 3600, SameSite: fiber.CookieSameSiteLaxMode})
 	back := c.Get(fiber.HeaderReferer)

@@ -74,16 +74,17 @@ type Handler struct {
 // New returns the page handlers.
 func New(s Store, sess Sessions) *Handler { return &Handler{store: s, sessions: sess} }
 
-const userKey = "sluice.sessionUser"
+// UserKey is the request local holding the SessionUser.
+const UserKey = "sluice.sessionUser"
 
 // SetUser stores the session user of the request (the session middleware calls it).
 func SetUser(c *fiber.Ctx, u SessionUser) {
-	c.Locals(userKey, u)
+	c.Locals(UserKey, u)
 	c.Locals(views.KeyUser, u.Email)
 }
 
 func userOf(c *fiber.Ctx) SessionUser {
-	u, _ := c.Locals(userKey).(SessionUser)
+	u, _ := c.Locals(UserKey).(SessionUser)
 	return u
 }
 
