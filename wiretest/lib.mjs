@@ -109,13 +109,15 @@ export async function raw(baseURL, method, p, { token = SECRET, body, headers = 
 }
 
 /** rejects asserts that promise fails with the given HTTP status and an errors body. */
-export async function rejectsWith(promise, status) {
+export async function rejectsWith(promise, status, pattern) {
   try {
     await promise;
   } catch (err) {
     if (err.statusCode !== status) throw new Error(`got status ${err.statusCode} (${err.message}), want ${status}`);
     const errors = err.body?.errors;
     if (!Array.isArray(errors) || !errors[0]?.message) throw new Error(`got body ${JSON.stringify(err.body)}, want {errors:[{message}]}`);
+    const text = errors.map((e) => e.message).join(" | ");
+    if (pattern && !pattern.test(text)) throw new Error(`got messages "${text}", want ${pattern}`);
     return err;
   }
   throw new Error(`call succeeded, want HTTP ${status}`);
