@@ -141,8 +141,14 @@ type claims struct {
 
 // Issue signs a token for p that expires after the TTL; it returns the token and its expiry.
 func (t *Tokens) Issue(p *Principal) (string, time.Time, error) {
+	return t.IssueFor(p, t.TTL)
+}
+
+// IssueFor signs a token for p that expires after ttl (a data clip's public link lasts as
+// long as the clip: its guest grant is what revokes it).
+func (t *Tokens) IssueFor(p *Principal, ttl time.Duration) (string, time.Time, error) {
 	now := t.Now()
-	exp := now.Add(t.TTL)
+	exp := now.Add(ttl)
 	c := claims{Kind: p.Kind, AccountID: p.AccountID, EnvironmentID: p.EnvironmentID, SpaceID: p.SpaceID, Email: p.Email, Actor: p.ActorID,
 		RegisteredClaims: jwt.RegisteredClaims{Subject: p.UserID, IssuedAt: jwt.NewNumericDate(now), ExpiresAt: jwt.NewNumericDate(exp), Issuer: "sluice"}}
 	s, err := jwt.NewWithClaims(jwt.SigningMethodHS256, c).SignedString(t.Key)

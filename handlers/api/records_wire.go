@@ -24,9 +24,22 @@ type recordWriter struct {
 }
 
 func (w recordWriter) send(c *fiber.Ctx, recs []*store.Record, counts *store.Counts, versionID string) error {
+	return w.write(c, recs, counts, versionID, true)
+}
+
+// sendBare answers RecordsResponseData itself, without the data envelope (as Flatfile's
+// add-records of data clips does).
+func (w recordWriter) sendBare(c *fiber.Ctx, recs []*store.Record, versionID string) error {
+	return w.write(c, recs, nil, versionID, false)
+}
+
+func (w recordWriter) write(c *fiber.Ctx, recs []*store.Record, counts *store.Counts, versionID string, envelope bool) error {
 	var b bytes.Buffer
 	b.Grow(256 * (len(recs) + 1))
-	b.WriteString(`{"data":{"records":[`)
+	if envelope {
+		b.WriteString(`{"data":`)
+	}
+	b.WriteString(`{"records":[`)
 	for i, r := range recs {
 		if i > 0 {
 			b.WriteByte(',')
@@ -45,7 +58,10 @@ func (w recordWriter) send(c *fiber.Ctx, recs []*store.Record, counts *store.Cou
 		b.WriteString(`,"commitId":`)
 		b.Write(records.Quote(versionID))
 	}
-	b.WriteString(`,"success":true}}`)
+	b.WriteString(`,"success":true}`)
+	if envelope {
+		b.WriteByte('}')
+	}
 	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
 	return c.Send(b.Bytes())
 }
