@@ -157,6 +157,9 @@ func (h *Environments) reachable(c *fiber.Ctx) (*auth.Principal, string, error) 
 	if err := notPublishable(p); err != nil {
 		return nil, "", err
 	}
+	if p.Kind == auth.GuestToken {
+		return nil, "", forbidden("Guests cannot read or change environments")
+	}
 	id := c.Params("environmentId")
 	if !p.ReachesEnvironment(id) {
 		return nil, "", errs.NotFoundf("environmentId", "Environment not found")

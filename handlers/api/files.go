@@ -393,6 +393,9 @@ func (h *Files) Download(c *fiber.Ctx) error {
 // DetectHeader handles POST /v1/files/detect-header: which of the given rows is the header.
 // headerRow is the number of rows to skip to reach the data (1 when the header is first).
 func (h *Files) DetectHeader(c *fiber.Ctx) error {
+	if err := notPublishable(PrincipalOf(c)); err != nil {
+		return err
+	}
 	var in struct {
 		Options struct {
 			Algorithm    string   `json:"algorithm"`

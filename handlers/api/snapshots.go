@@ -101,6 +101,9 @@ func (h *Snapshots) snapshot(c *fiber.Ctx, withSummary bool) (*store.Snapshot, e
 
 // Create handles POST /v1/snapshots {sheetId, label?, threadId?}.
 func (h *Snapshots) Create(c *fiber.Ctx) error {
+	if err := notPublishable(PrincipalOf(c)); err != nil {
+		return err
+	}
 	var in struct {
 		SheetID  string `json:"sheetId"`
 		Label    string `json:"label"`
@@ -125,6 +128,9 @@ func (h *Snapshots) Create(c *fiber.Ctx) error {
 
 // List handles GET /v1/snapshots?sheetId=&threadId=.
 func (h *Snapshots) List(c *fiber.Ctx) error {
+	if err := notPublishable(PrincipalOf(c)); err != nil {
+		return err
+	}
 	sheetID := c.Query("sheetId")
 	if sheetID == "" {
 		return errs.Invalidf("sheetId", "sheetId is required")

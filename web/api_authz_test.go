@@ -1,0 +1,208 @@
+package web_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"net/http/httptest"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// authzWorld is two spaces of one environment with one of everything in each, a guest of
+// space A, and a token of every kind.
+type authzWorld struct {
+	ids    map[string]map[string]string // space label ("A", "B") → route parameter → id
+	tokens map[string]string            // token kind → token
+}
+
+func buildAuthzWorld(t *testing.T, e *apiEnv) *authzWorld {
+	t.Helper()
+	w := &authzWorld{ids: map[string]map[string]string{}, tokens: map[string]string{"secret key": testSecret, "publishable key": testPublic}}
+	for _, label := range []string{"A", "B"} {
+		sp := e.mustCreateSpace(t, testSecret, map[string]any{"name": "space " + label})
+		id := map[string]string{"spaceId": sp["id"].(string), "environmentId": e.envID}
+		wb := e.mustCreateWorkbook(t, map[string]any{"name": "W" + label, "spaceId": id["spaceId"], "sheets": []any{map[string]any{"name": "S", "slug": "s",
+			"fields": []any{map[string]any{"key": "email", "type": "string"}}}}})
+		id["workbookId"] = wb["id"].(string)
+		id["sheetId"] = wb["sheets"].([]any)[0].(map[string]any)["id"].(string)
+		id["fieldKey"] = "email"
+		ins := e.mustCall(t, "POST", "/v1/sheets/"+id["sheetId"]+"/records", testSecret, []any{map[string]any{"email": map[string]any{"value": label + "@x.io"}}})
+		id["commitId"] = dataOf(ins)["versionId"].(string)
+		id["documentId"] = dataOf(e.mustCall(t, "POST", "/v1/spaces/"+id["spaceId"]+"/documents", testSecret, map[string]any{"title": "Doc " + label, "body": "# hi"}))["id"].(string)
+		id["actionId"] = dataOf(e.mustCall(t, "POST", "/v1/actions?spaceId="+id["spaceId"], testSecret, map[string]any{"targetId": id["workbookId"], "label": "Go", "operation": "go"}))["id"].(string)
+		id["jobId"] = dataOf(e.mustCall(t, "POST", "/v1/jobs", testSecret, map[string]any{"type": "workbook", "operation": "custom", "source": id["workbookId"]}))["id"].(string)
+		id["viewId"] = dataOf(e.mustCall(t, "POST", "/v1/views", testSecret, map[string]any{"sheetId": id["sheetId"], "name": "mine", "config": map[string]any{"filter": "error"}}))["id"].(string)
+		id["snapshotId"] = dataOf(e.mustCall(t, "POST", "/v1/snapshots", testSecret, map[string]any{"sheetId": id["sheetId"]}))["id"].(string)
+		id["dataClipId"] = e.mustCallRaw(t, "POST", "/v1/data-clips", map[string]any{"name": "clip " + label, "sourceSheetId": id["sheetId"]})["id"].(string)
+		id["fileId"] = e.uploadNoWait(t, id["spaceId"], label+".csv", "email\n"+label+"@y.io\n")
+		evs := listOf(e.mustCall(t, "GET", "/v1/events?spaceId="+id["spaceId"]+"&topic=records:created", testSecret, nil))
+		id["eventId"] = evs[0].(map[string]any)["id"].(string)
+		w.ids[label] = id
+	}
+	g := listOf(e.mustCall(t, "POST", "/v1/guests", testSecret, []any{map[string]any{"environmentId": e.envID, "email": "g@partner.io", "name": "G",
+		"spaces": []any{map[string]any{"id": w.ids["A"]["spaceId"]}}}}))[0].(map[string]any)
+	w.ids["A"]["guestId"] = g["id"].(string)
+	w.tokens["guest of A"] = dataOf(e.mustCall(t, "GET", "/v1/guests/"+g["id"].(string)+"/token?spaceId="+w.ids["A"]["spaceId"], testSecret, nil))["token"].(string)
+	w.tokens["admin JWT"] = jwtFor(t, e)
+	w.tokens["user PAT"] = dataOf(e.mustCall(t, "POST", "/v1/auth/personal-access-tokens", w.tokens["admin JWT"], map[string]any{"name": "matrix"}))["token"].(string)
+	return w
+}
+
+// mustCallRaw is mustCall for answers without the data envelope.
+func (e *apiEnv) mustCallRaw(t *testing.T, method, path string, body any) map[string]any {
+	t.Helper()
+	status, out := e.callAny(t, method, path, testSecret, body)
+	m, ok := out.(map[string]any)
+	if status != http.StatusOK || !ok {
+		t.Fatalf("%s %s: got %d %v", method, path, status, out)
+	}
+	return m
+}
+
+// uploadNoWait sends a file over the API and returns its id without waiting for extraction.
+func (e *apiEnv) uploadNoWait(t *testing.T, spaceID, name, content string) string {
+	t.Helper()
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	_ = mw.WriteField("spaceId", spaceID)
+	fw, _ := mw.CreateFormFile("file", name)
+	_, _ = fw.Write([]byte(content))
+	_ = mw.Close()
+	req := httptest.NewRequest("POST", "/v1/files", &body)
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	req.Header.Set("Authorization", "Bearer "+testSecret)
+	resp, err := e.app.Test(req, -1)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("upload: %v %v", err, resp)
+	}
+	var out struct{ Data struct{ ID string } }
+	_ = json.NewDecoder(resp.Body).Decode(&out)
+	return out.Data.ID
+}
+
+// fill puts ids into a route's parameters; ok is false when a parameter has no id there.
+func fill(path string, ids map[string]string) (string, bool) {
+	parts := strings.Split(path, "/")
+	for i, p := range parts {
+		if !strings.HasPrefix(p, ":") {
+			continue
+		}
+		v, ok := ids[strings.TrimSuffix(p[1:], "?")]
+		if !ok {
+			return "", false
+		}
+		parts[i] = v
+	}
+	return strings.Join(parts, "/"), true
+}
+
+// request sends one call with a bearer token and an empty JSON object as body.
+func (e *apiEnv) request(t *testing.T, method, path, token string) (int, string) {
+	t.Helper()
+	req := httptest.NewRequest(method, path, strings.NewReader("{}"))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := e.app.Test(req, -1)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, path, err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// TestAuthorizationMatrix calls every /v1 route with every kind of token:
+//   - a guest of space A gets 401, 403 or 404 for every route that names a resource of space B,
+//     and no list it may read shows anything of space B;
+//   - a publishable key gets 401 or 403 everywhere but creating a space and the token exchange;
+//   - the secret key, an admin's JWT and the admin's personal access token are never refused
+//     (401/403) on the routes of their account, except the few that need a person (the
+//     personal access token routes refuse the secret key) or an account admin.
+func TestAuthorizationMatrix(t *testing.T) {
+	e := newAPI(t)
+	w := buildAuthzWorld(t, e)
+	b := w.ids["B"]
+	var routes []string
+	seen := map[string]bool{}
+	for _, r := range e.app.GetRoutes(true) {
+		if !strings.HasPrefix(r.Path, "/v1/") || r.Method == "HEAD" || r.Method == "OPTIONS" || r.Method == "CONNECT" || r.Method == "TRACE" {
+			continue
+		}
+		key := r.Method + " " + r.Path
+		if !seen[key] {
+			seen[key] = true
+			routes = append(routes, key)
+		}
+	}
+	sort.Strings(routes)
+	if len(routes) < 100 {
+		t.Fatalf("found only %d /v1 routes; the route table is not what this test expects", len(routes))
+	}
+	secretOnlyRefused := map[string]bool{ // routes that need a person, not an environment key
+		"POST /v1/auth/personal-access-tokens": true, "GET /v1/auth/personal-access-tokens": true,
+		"DELETE /v1/auth/personal-access-tokens/:accessTokenId": true,
+		"POST /v1/environments": true, "DELETE /v1/environments/:environmentId": true,
+	}
+	publicAllowed := map[string]bool{"POST /v1/spaces": true, "POST /v1/auth": true}
+	checked := 0
+	for _, route := range routes {
+		method, path, _ := strings.Cut(route, " ")
+		concrete, ok := fill(path, b)
+		if !ok {
+			concrete, _ = fill(path, map[string]string{"programId": "us_mp_none", "appId": "us_app_none", "constraintId": "us_ctr_none",
+				"agentId": "us_ag_none", "guestId": w.ids["A"]["guestId"], "mappingId": "us_mr_none", "instructionId": "us_ins_none",
+				"secretId": "us_sec_none", "agentVersionId": "us_agv_none", "accessTokenId": "us_pat_none", "version": "1",
+				"environmentId": e.envID, "spaceId": b["spaceId"], "sheetId": b["sheetId"], "workbookId": b["workbookId"], "jobId": b["jobId"],
+				"eventId": b["eventId"], "fileId": b["fileId"], "documentId": b["documentId"], "actionId": b["actionId"], "viewId": b["viewId"],
+				"snapshotId": b["snapshotId"], "commitId": b["commitId"], "dataClipId": b["dataClipId"], "fieldKey": "email"})
+		}
+		namesB := strings.Contains(path, ":")
+		for _, kind := range []string{"guest of A", "publishable key", "secret key", "admin JWT", "user PAT"} {
+			if method == "DELETE" && kind != "guest of A" && kind != "publishable key" {
+				continue // deleting B's things with a good token would change the world for later routes
+			}
+			if strings.HasSuffix(path, "/stream") {
+				continue // a live stream does not end; its authorization is tested in api_stream_test.go
+			}
+			status, body := e.request(t, method, concrete, w.tokens[kind])
+			checked++
+			where := fmt.Sprintf("%s %s as %s", method, concrete, kind)
+			switch kind {
+			case "guest of A":
+				switch {
+				case namesB && status != 401 && status != 403 && status != 404:
+					t.Errorf("%s: got %d, want 401/403/404 (B is not the guest's space): %.200s", where, status, body)
+				case !namesB && status < 300 && method == "GET":
+					for label, id := range b {
+						if label != "environmentId" && label != "fieldKey" && strings.Contains(body, id) {
+							t.Errorf("%s: the answer shows space B's %s %s", where, label, id)
+						}
+					}
+				}
+			case "publishable key":
+				if !publicAllowed[route] && status != 401 && status != 403 {
+					t.Errorf("%s: got %d, want 401/403: %.200s", where, status, body)
+				}
+			default:
+				if (status == 401 || status == 403) && !(kind == "secret key" && secretOnlyRefused[route]) {
+					t.Errorf("%s: got %d, want it allowed: %.200s", where, status, body)
+				}
+			}
+		}
+	}
+	t.Logf("%d routes, %d calls", len(routes), checked)
+
+	// And the guest does reach what is in space A.
+	a := w.ids["A"]
+	for _, path := range []string{"/v1/spaces/" + a["spaceId"], "/v1/workbooks/" + a["workbookId"], "/v1/sheets/" + a["sheetId"],
+		"/v1/sheets/" + a["sheetId"] + "/records", "/v1/files/" + a["fileId"], "/v1/jobs/" + a["jobId"], "/v1/events?spaceId=" + a["spaceId"],
+		"/v1/spaces/" + a["spaceId"] + "/documents/" + a["documentId"], "/v1/views/" + a["viewId"], "/v1/commits/" + a["commitId"]} {
+		if status, body := e.request(t, "GET", path, w.tokens["guest of A"]); status != http.StatusOK {
+			t.Errorf("GET %s as guest of A: got %d, want 200: %.200s", path, status, body)
+		}
+	}
+}
