@@ -145,7 +145,7 @@ func TestAuthorizationMatrix(t *testing.T) {
 	secretOnlyRefused := map[string]bool{ // routes that need a person, not an environment key
 		"POST /v1/auth/personal-access-tokens": true, "GET /v1/auth/personal-access-tokens": true,
 		"DELETE /v1/auth/personal-access-tokens/:accessTokenId": true,
-		"POST /v1/environments": true, "DELETE /v1/environments/:environmentId": true,
+		"POST /v1/environments":                                 true, "DELETE /v1/environments/:environmentId": true,
 	}
 	publicAllowed := map[string]bool{"POST /v1/spaces": true, "POST /v1/auth": true}
 	checked := 0
