@@ -78,3 +78,44 @@ func modeVals(mode string) string {
 	b, _ := json.Marshal(map[string]string{"mode": mode})
 	return string(b)
 }
+
+func joinLines(s []string) string { return strings.Join(s, "\n") }
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+func ariaCurrent(on bool) string {
+	if on {
+		return "page"
+	}
+	return "false"
+}
+
+// ffqlQuote writes a key or value as an FFQL string.
+func ffqlQuote(s string) string {
+	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s) + `"`
+}
+
+// ffqlEq is the filter-by-value query of one column.
+func ffqlEq(key, value string) string { return ffqlQuote(key) + " eq " + ffqlQuote(value) }
+
+// ffqlIs is the advanced filter on a column's validation state (error or valid).
+func ffqlIs(key, state string) string { return ffqlQuote(key) + " is " + state }
+
+func hasOption(opts []ImportOption, v string) bool {
+	for _, o := range opts {
+		if o.Value == v {
+			return true
+		}
+	}
+	return false
+}
+
+// lineCount sizes a cell's text area to its text (1 to 6 lines).
+func lineCount(s string) int { return min(6, max(1, strings.Count(s, "\n")+1)) }

@@ -1,76 +1,235 @@
 package ui
 
 import (
+	"context"
 	"encoding/json"
 	"net/url"
+	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/ingest"
 	"github.com/sluice/sluice/model"
+	"github.com/sluice/sluice/records"
 	"github.com/sluice/sluice/store"
 	"github.com/sluice/sluice/views"
 )
 
-// gridPage is how many records a grid page shows.
-const gridPage = 50
+// The sheet grid: a page of records with the schema's columns; tabs, search, an FFQL filter,
+// per-column error filter, filter by value and sort; saved views; add and delete rows; find
+// and replace; clear a column; inline editing with an editor per field type.
 
-// Sheet handles GET /space/:spaceId/sheet/:sheetId?filter=all|valid|error&search=&page=.
-func (h *Handler) Sheet(c *fiber.Ctx) error {
+// Page sizes of the grid.
+const (
+	gridPage    = 50
+	gridPageMax = 500
+	lookupLimit = 200 // reference look-up options offered
+	valueMenu   = 12  // values offered by a column's filter-by-value menu
+)
+
+// sheetCtx is what every grid request loads.
+type sheetCtx struct {
+	u     SessionUser
+	space *model.Space
+	sheet *model.Sheet
+	wb    *model.Workbook
+}
+
+func (h *Handler) loadSheet(c *fiber.Ctx) (*sheetCtx, error) {
 	u := userOf(c)
 	if err := guard(u, c.Params("spaceId")); err != nil {
-		return err
+		return nil, err
 	}
 	sp, err := h.store.GetSpace(c.Context(), u.AccountID, c.Params("spaceId"))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	sheet, w, err := h.store.GetSheet(c.Context(), u.AccountID, c.Params("sheetId"))
 	if err != nil || w.SpaceID != sp.ID {
-		return errs.NotFoundf("sheetId", "Sheet not found")
+		return nil, errs.NotFoundf("sheetId", "Sheet not found")
 	}
-	p := views.SheetProps{SpaceID: sp.ID, SpaceName: sp.Name, SheetID: sheet.ID, Name: sheet.Name, Filter: c.Query("filter", "all"), Search: c.Query("search")}
-	if p.Filter != "valid" && p.Filter != "error" {
-		p.Filter = "all"
+	return &sheetCtx{u: u, space: sp, sheet: sheet, wb: w}, nil
+}
+
+func (sc *sheetCtx) base() string { return "/space/" + sc.space.ID + "/sheet/" + sc.sheet.ID }
+
+// readonly says why the sheet takes no edits, or "".
+func (sc *sheetCtx) readonly(ctx context.Context) string {
+	switch {
+	case sc.space.ArchivedAt != nil:
+		return views.T(ctx, "space.archived_notice")
+	case sc.sheet.LockedAt != nil:
+		return views.T(ctx, "grid.locked")
+	case sc.sheet.Config.Readonly:
+		return views.T(ctx, "grid.readonly_sheet")
 	}
-	if p.Page, _ = strconv.Atoi(c.Query("page", "1")); p.Page < 1 {
-		p.Page = 1
+	return ""
+}
+
+// gridParams are the grid's query parameters.
+type gridParams struct {
+	filter, search, q, field, sort, dir, hide string
+	page, size                                int
+}
+
+func readGridParams(c *fiber.Ctx) gridParams {
+	p := gridParams{filter: c.Query("filter", "all"), search: c.Query("search"), q: strings.TrimSpace(c.Query("q")), field: c.Query("field"),
+		sort: c.Query("sort"), dir: c.Query("dir"), hide: c.Query("hide")}
+	if p.filter != "valid" && p.filter != "error" {
+		p.filter = "all"
 	}
-	counts, err := h.store.GetRecordCounts(c.Context(), u.AccountID, sheet.ID)
+	if p.dir != "desc" {
+		p.dir = "asc"
+	}
+	if p.page, _ = strconv.Atoi(c.Query("page", "1")); p.page < 1 {
+		p.page = 1
+	}
+	if p.size, _ = strconv.Atoi(c.Query("size")); p.size < 1 || p.size > gridPageMax {
+		p.size = gridPage
+	}
+	return p
+}
+
+func (p gridParams) values() url.Values {
+	v := url.Values{}
+	for k, s := range map[string]string{"filter": p.filter, "search": p.search, "q": p.q, "field": p.field, "sort": p.sort, "dir": p.dir, "hide": p.hide} {
+		if s != "" && !(k == "filter" && s == "all") && !(k == "dir" && (s == "asc" || p.sort == "")) {
+			v.Set(k, s)
+		}
+	}
+	if p.size != gridPage {
+		v.Set("size", strconv.Itoa(p.size))
+	}
+	return v
+}
+
+// Sheet handles GET /space/:spaceId/sheet/:sheetId with the grid's parameters (filter,
+// search, q, field, sort, dir, page, size, hide) or view=<saved view id>.
+func (h *Handler) Sheet(c *fiber.Ctx) error {
+	sc, err := h.loadSheet(c)
+	if err != nil {
+		return err
+	}
+	if id := c.Query("view"); id != "" {
+		return h.applyView(c, sc, id)
+	}
+	gp := readGridParams(c)
+	p := views.SheetProps{SpaceID: sc.space.ID, SpaceName: sc.space.Name, SheetID: sc.sheet.ID, Name: sc.sheet.Name, WorkbookID: sc.wb.ID,
+		Filter: gp.filter, Search: gp.search, Q: gp.q, Field: gp.field, Sort: gp.sort, Desc: gp.dir == "desc", Page: gp.page, Size: gp.size,
+		Query: gp.values(), Readonly: sc.readonly(c.Context()), Notice: gridNotice(c), Description: sc.sheet.Config.Description}
+	if b, err := h.store.BlockingJob(c.Context(), sc.wb.ID); err == nil && b != nil {
+		p.Blocked = b.Name()
+	}
+	counts, err := h.store.GetRecordCounts(c.Context(), sc.u.AccountID, sc.sheet.ID)
 	if err != nil {
 		return err
 	}
 	p.Total, p.Valid, p.Errors = counts.Total, counts.Valid, counts.Error
-	for _, f := range sheet.Config.Fields {
-		p.Columns = append(p.Columns, views.GridColumn{Key: f.Key, Label: firstNonEmpty(f.Label, f.Key), Type: f.Type,
-			Required: f.HasConstraint("required"), Unique: f.HasConstraint("unique"), Errors: counts.ErrorsByField[f.Key]})
+	hidden := map[string]bool{}
+	for _, k := range strings.Split(gp.hide, ",") {
+		hidden[k] = k != ""
 	}
-	q := store.RecordQuery{SearchValue: p.Search, Page: model.Page{Size: gridPage, Number: p.Page}}
-	if p.Filter != "all" {
-		q.Filter = p.Filter
+	var fields []model.Field
+	for _, f := range sc.sheet.Config.Fields {
+		if hidden[f.Key] {
+			p.Hidden++
+			continue
+		}
+		fields = append(fields, f)
+		p.Columns = append(p.Columns, views.GridColumn{Key: f.Key, Label: firstNonEmpty(f.Label, f.Key), Type: f.Type, Description: f.Description,
+			Required: f.HasConstraint("required"), Unique: f.HasConstraint("unique"), Readonly: f.Readonly, Errors: counts.ErrorsByField[f.Key]})
 	}
-	recs, matching, err := h.store.GetRecords(c.Context(), u.AccountID, sheet.ID, q, true)
+	q := store.RecordQuery{SearchValue: gp.search, Q: gp.q, SortField: gp.sort, SortDesc: gp.dir == "desc", Page: model.Page{Size: gp.size, Number: gp.page}}
+	if gp.filter != "all" {
+		q.Filter = gp.filter
+	}
+	if gp.field != "" {
+		if sc.sheet.Config.FieldByKey(gp.field) == nil {
+			return errs.Invalidf("field", "The sheet has no field %q", gp.field)
+		}
+		q.Filter, q.FilterField, p.Filter = "error", gp.field, "error"
+	}
+	recs, matching, err := h.store.GetRecords(c.Context(), sc.u.AccountID, sc.sheet.ID, q, true)
 	if err != nil {
-		return err
+		if e, ok := err.(*errs.Error); ok && e.Code == errs.Invalid {
+			p.QError = e.Message // a malformed filter is shown beside the filter box
+			recs, matching = nil, 0
+		} else {
+			return err
+		}
 	}
 	p.Matching = matching
-	if p.Pages = int((matching + gridPage - 1) / gridPage); p.Pages == 0 {
+	if p.Pages = int((matching + int64(gp.size) - 1) / int64(gp.size)); p.Pages == 0 {
 		p.Pages = 1
 	}
+	editable := p.Readonly == ""
 	for i, r := range recs {
-		row := views.GridRow{Number: (p.Page-1)*gridPage + i + 1, Valid: r.Valid}
-		byKey := map[string]store.Cell{}
-		for _, cell := range r.Cells {
-			byKey[cell.Key] = cell
-		}
-		for _, f := range sheet.Config.Fields {
-			row.Cells = append(row.Cells, gridCell(sp.ID, sheet.ID, r.ID, f.Key, byKey[f.Key]))
-		}
-		p.Rows = append(p.Rows, row)
+		p.Rows = append(p.Rows, gridRow(sc, fields, r, (gp.page-1)*gp.size+i+1, editable))
+	}
+	if err := h.columnMenus(c, sc, &p); err != nil {
+		return err
+	}
+	if err := h.sheetViews(c, sc, &p); err != nil {
+		return err
 	}
 	return Render(c, fiber.StatusOK, views.SheetPage(p))
+}
+
+// gridNotice turns ?notice=kind:n into the page's confirmation line.
+func gridNotice(c *fiber.Ctx) string {
+	kind, n, _ := strings.Cut(c.Query("notice"), ":")
+	count, _ := strconv.Atoi(n)
+	ids := map[string]string{"replaced": "grid.notice_replaced", "cleared": "grid.notice_cleared", "deleted": "grid.notice_deleted", "added": "grid.notice_added"}
+	if id, ok := ids[kind]; ok {
+		return views.Tf(c.Context(), id, map[string]any{"Count": count})
+	}
+	return ""
+}
+
+// gridRow builds one record's row.
+func gridRow(sc *sheetCtx, fields []model.Field, r *store.Record, n int, editable bool) views.GridRow {
+	row := views.GridRow{Number: n, ID: r.ID, Valid: r.Valid}
+	for _, m := range r.Messages {
+		row.Messages = append(row.Messages, m.Message)
+	}
+	cfg := recordReadonly(r.Config)
+	byKey := make(map[string]store.Cell, len(r.Cells))
+	for _, cell := range r.Cells {
+		byKey[cell.Key] = cell
+	}
+	for _, f := range fields {
+		gc := gridCell(sc.space.ID, sc.sheet.ID, r.ID, f.Key, byKey[f.Key])
+		gc.Readonly = !editable || f.Readonly || cfg.all || cfg.fields[f.Key]
+		row.Cells = append(row.Cells, gc)
+	}
+	return row
+}
+
+// readonlyConfig is what a record's config makes read-only.
+type readonlyConfig struct {
+	all    bool
+	fields map[string]bool
+}
+
+func recordReadonly(raw json.RawMessage) readonlyConfig {
+	var cfg struct {
+		Readonly bool `json:"readonly"`
+		Fields   map[string]struct {
+			Readonly bool `json:"readonly"`
+		} `json:"fields"`
+	}
+	out := readonlyConfig{fields: map[string]bool{}}
+	if len(raw) == 0 || json.Unmarshal(raw, &cfg) != nil {
+		return out
+	}
+	out.all = cfg.Readonly
+	for k, f := range cfg.Fields {
+		out.fields[k] = f.Readonly
+	}
+	return out
 }
 
 func firstNonEmpty(vals ...string) string {
@@ -82,86 +241,386 @@ func firstNonEmpty(vals ...string) string {
 	return ""
 }
 
-// gridCell builds a grid cell from a stored one: its text, and its first message.
+// gridCell builds a grid cell from a stored one: its text, its messages and their level.
 func gridCell(spaceID, sheetID, recordID, key string, cell store.Cell) views.GridCell {
-	gc := views.GridCell{SpaceID: spaceID, SheetID: sheetID, RecordID: recordID, Key: key, Value: ingest.CellText(cell.Value)}
+	gc := views.GridCell{SpaceID: spaceID, SheetID: sheetID, RecordID: recordID, Key: key, Value: ingest.CellText(cell.Value), Layer: cell.Layer}
+	var msgs []string
 	for _, m := range cell.Messages {
-		if m.Type == "error" {
-			gc.Error = true
+		switch {
+		case m.Type == records.LevelError:
+			gc.Level = "error"
+		case m.Type == "warning" && gc.Level != "error":
+			gc.Level = "warning"
+		case gc.Level == "":
+			gc.Level = "info"
 		}
-		if gc.Message == "" {
-			gc.Message = m.Message
-		}
+		msgs = append(msgs, m.Message)
 	}
+	gc.Error = gc.Level == "error"
+	gc.Message = strings.Join(msgs, "\n")
 	return gc
 }
 
-// cell loads one cell of a record of a sheet of the space.
-func (h *Handler) cell(c *fiber.Ctx) (views.GridCell, error) {
-	u := userOf(c)
-	if err := guard(u, c.Params("spaceId")); err != nil {
-		return views.GridCell{}, err
+// columnMenus fills each column's filter-by-value menu with the values of the current page.
+func (h *Handler) columnMenus(c *fiber.Ctx, sc *sheetCtx, p *views.SheetProps) error {
+	for i := range p.Columns {
+		seen := map[string]bool{}
+		for _, r := range p.Rows {
+			if v := r.Cells[i].Value; v != "" && !seen[v] && len(seen) < valueMenu {
+				seen[v] = true
+				p.Columns[i].Values = append(p.Columns[i].Values, v)
+			}
+		}
+		sort.Strings(p.Columns[i].Values)
 	}
-	sp, err := h.store.GetSpace(c.Context(), u.AccountID, c.Params("spaceId"))
+	return nil
+}
+
+// sheetViews lists the sheet's saved views: the user's own (My Views) and everyone's.
+func (h *Handler) sheetViews(c *fiber.Ctx, sc *sheetCtx, p *views.SheetProps) error {
+	list, _, err := h.store.ListViews(c.Context(), sc.sheet.ID, "", model.Page{Size: 100, Number: 1})
 	if err != nil {
-		return views.GridCell{}, err
+		return err
 	}
-	sheet, w, err := h.store.GetSheet(c.Context(), u.AccountID, c.Params("sheetId"))
-	if err != nil || w.SpaceID != sp.ID {
-		return views.GridCell{}, errs.NotFoundf("sheetId", "Sheet not found")
+	for _, v := range list {
+		item := views.ViewItem{ID: v.ID, Name: v.Name, Mine: v.CreatedBy == sc.u.UserID}
+		p.Views = append(p.Views, item)
+	}
+	return nil
+}
+
+// viewConfig is what a saved view keeps: the grid's query parameters.
+type viewConfig struct {
+	Filter      string `json:"filter,omitempty"`
+	FilterField string `json:"filterField,omitempty"`
+	SearchValue string `json:"searchValue,omitempty"`
+	Q           string `json:"q,omitempty"`
+	SortField   string `json:"sortField,omitempty"`
+	SortDir     string `json:"sortDirection,omitempty"`
+}
+
+// applyView redirects to the grid with a saved view's parameters.
+func (h *Handler) applyView(c *fiber.Ctx, sc *sheetCtx, id string) error {
+	v, err := h.store.GetView(c.Context(), sc.u.AccountID, id)
+	if err != nil || v.SheetID != sc.sheet.ID {
+		return errs.NotFoundf("view", "View not found")
+	}
+	var cfg viewConfig
+	_ = json.Unmarshal(v.Config, &cfg)
+	gp := gridParams{filter: cfg.Filter, field: cfg.FilterField, search: cfg.SearchValue, q: cfg.Q, sort: cfg.SortField, dir: cfg.SortDir, size: gridPage}
+	return c.Redirect(sc.base()+"?"+gp.values().Encode(), fiber.StatusSeeOther)
+}
+
+// SaveView handles POST …/views (name, and the grid's parameters): the current filter,
+// search and sort become a saved view of the sheet.
+func (h *Handler) SaveView(c *fiber.Ctx) error {
+	sc, err := h.loadSheet(c)
+	if err != nil {
+		return err
+	}
+	name := strings.TrimSpace(c.FormValue("name"))
+	if name == "" {
+		return errs.Invalidf("name", "Give the view a name").WithMsg("grid.view_name_required", nil)
+	}
+	cfg := viewConfig{Filter: c.FormValue("filter"), FilterField: c.FormValue("field"), SearchValue: c.FormValue("search"), Q: c.FormValue("q"),
+		SortField: c.FormValue("sort"), SortDir: c.FormValue("dir")}
+	if cfg.Filter == "all" {
+		cfg.Filter = ""
+	}
+	raw, _ := json.Marshal(cfg)
+	v := &store.View{AccountID: sc.u.AccountID, SheetID: sc.sheet.ID, Name: name, Config: raw, CreatedBy: sc.u.UserID}
+	if err := h.store.SaveView(c.Context(), v); err != nil {
+		return err
+	}
+	return hxRedirect(c, sc.base()+"?view="+v.ID)
+}
+
+// DeleteView handles POST …/views/:viewId/delete.
+func (h *Handler) DeleteView(c *fiber.Ctx) error {
+	sc, err := h.loadSheet(c)
+	if err != nil {
+		return err
+	}
+	v, err := h.store.GetView(c.Context(), sc.u.AccountID, c.Params("viewId"))
+	if err != nil || v.SheetID != sc.sheet.ID {
+		return errs.NotFoundf("viewId", "View not found")
+	}
+	if err := h.store.DeleteView(c.Context(), sc.u.AccountID, v.ID); err != nil {
+		return err
+	}
+	return hxRedirect(c, sc.base())
+}
+
+// hxRedirect sends htmx (or a plain form post) on to a page.
+func hxRedirect(c *fiber.Ctx, to string) error {
+	if IsHTMX(c) {
+		c.Set("HX-Redirect", to)
+		return c.SendStatus(fiber.StatusNoContent)
+	}
+	return c.Redirect(to, fiber.StatusSeeOther)
+}
+
+// writeOpts are the write options of a person's edit in the grid.
+func (sc *sheetCtx) writeOpts() store.WriteOptions {
+	return store.WriteOptions{Actor: sc.u.UserID, AccountID: sc.u.AccountID}
+}
+
+// checkWritable refuses edits of an archived space, a locked or read-only sheet.
+func (sc *sheetCtx) checkWritable(ctx context.Context) error {
+	if why := sc.readonly(ctx); why != "" {
+		return errs.E(errs.Forbidden, "sheetId", "%s", why)
+	}
+	return nil
+}
+
+// AddRow handles POST …/rows: an empty record is appended (manual entry stays possible while
+// a toolbarBlocking job runs) and the grid opens on the page that shows it.
+func (h *Handler) AddRow(c *fiber.Ctx) error {
+	sc, err := h.loadSheet(c)
+	if err != nil {
+		return err
+	}
+	if err := sc.checkWritable(c.Context()); err != nil {
+		return err
+	}
+	if _, err := h.store.InsertRecords(c.Context(), sc.sheet.ID, []store.RecordIn{{Values: map[string]store.CellIn{}}}, sc.writeOpts()); err != nil {
+		return err
+	}
+	counts, err := h.store.GetRecordCounts(c.Context(), sc.u.AccountID, sc.sheet.ID)
+	if err != nil {
+		return err
+	}
+	last := (counts.Total + gridPage - 1) / gridPage
+	return hxRedirect(c, sc.base()+"?page="+strconv.FormatInt(max(last, 1), 10)+"&notice=added:1")
+}
+
+// DeleteRows handles POST …/delete (ids: the selected records).
+func (h *Handler) DeleteRows(c *fiber.Ctx) error {
+	sc, err := h.loadSheet(c)
+	if err != nil {
+		return err
+	}
+	if err := h.toolbarAllowed(c, sc); err != nil {
+		return err
+	}
+	var ids []string
+	for _, b := range c.Request().PostArgs().PeekMulti("ids") {
+		ids = append(ids, string(b))
+	}
+	if len(ids) == 0 {
+		return errs.Invalidf("ids", "Select the rows to delete first").WithMsg("grid.select_rows", nil)
+	}
+	if _, err := h.store.DeleteRecords(c.Context(), sc.sheet.ID, ids, sc.writeOpts()); err != nil {
+		return err
+	}
+	return hxRedirect(c, sc.base()+"?notice=deleted:"+strconv.Itoa(len(ids)))
+}
+
+// toolbarAllowed refuses bulk edits on a locked or read-only sheet and while a
+// toolbarBlocking job of the workbook runs.
+func (h *Handler) toolbarAllowed(c *fiber.Ctx, sc *sheetCtx) error {
+	if err := sc.checkWritable(c.Context()); err != nil {
+		return err
+	}
+	if b, err := h.store.BlockingJob(c.Context(), sc.wb.ID); err != nil {
+		return err
+	} else if b != nil {
+		return errs.E(errs.Conflict, "sheetId", "The toolbar is blocked while %s runs", b.Name()).WithMsg("grid.blocked", map[string]any{"Job": b.Name()})
+	}
+	return nil
+}
+
+// FindReplace handles POST …/find-replace (field, find, replace, and the grid's filters):
+// the records the grid shows are searched, 10,000 per version.
+func (h *Handler) FindReplace(c *fiber.Ctx) error {
+	sc, err := h.loadSheet(c)
+	if err != nil {
+		return err
+	}
+	if err := h.toolbarAllowed(c, sc); err != nil {
+		return err
+	}
+	key := c.FormValue("field")
+	if sc.sheet.Config.FieldByKey(key) == nil {
+		return errs.Invalidf("field", "Choose a column").WithMsg("grid.choose_column", nil)
+	}
+	find, _ := json.Marshal(c.FormValue("find"))
+	var replace json.RawMessage
+	replace, _ = json.Marshal(c.FormValue("replace"))
+	q := store.RecordQuery{SearchValue: c.FormValue("search"), Q: c.FormValue("q")}
+	if f := c.FormValue("filter"); f == "valid" || f == "error" {
+		q.Filter = f
+	}
+	res, err := h.store.FindAndReplace(c.Context(), sc.sheet.ID, q, store.FindReplace{FieldKey: key, Find: find, Replace: replace, ExcludeReadOnly: true}, sc.writeOpts())
+	if err != nil {
+		return err
+	}
+	return hxRedirect(c, sc.base()+"?notice=replaced:"+strconv.Itoa(res.Count))
+}
+
+// ClearColumn handles POST …/clear/:fieldKey: the spec's messages for read-only columns and
+// sheets come from the store, which also snapshots the sheet first.
+func (h *Handler) ClearColumn(c *fiber.Ctx) error {
+	sc, err := h.loadSheet(c)
+	if err != nil {
+		return err
+	}
+	if b, err := h.store.BlockingJob(c.Context(), sc.wb.ID); err != nil {
+		return err
+	} else if b != nil {
+		return errs.E(errs.Conflict, "sheetId", "The toolbar is blocked while %s runs", b.Name()).WithMsg("grid.blocked", map[string]any{"Job": b.Name()})
 	}
 	key, _ := url.PathUnescape(c.Params("fieldKey"))
-	if sheet.Config.FieldByKey(key) == nil {
-		return views.GridCell{}, errs.NotFoundf("fieldKey", "Sheet has no field %q", key)
-	}
-	recs, _, err := h.store.GetRecords(c.Context(), u.AccountID, sheet.ID, store.RecordQuery{IDs: []string{c.Params("recordId")}, Page: model.Page{Size: 1, Number: 1}}, false)
+	res, err := h.store.ClearColumn(c.Context(), sc.sheet.ID, key, sc.writeOpts())
 	if err != nil {
-		return views.GridCell{}, err
+		return err
+	}
+	return hxRedirect(c, sc.base()+"?notice=cleared:"+strconv.Itoa(res.Count))
+}
+
+// cell loads one cell of a record of a sheet of the space.
+func (h *Handler) cell(c *fiber.Ctx) (*sheetCtx, views.GridCell, error) {
+	sc, err := h.loadSheet(c)
+	if err != nil {
+		return nil, views.GridCell{}, err
+	}
+	key, _ := url.PathUnescape(c.Params("fieldKey"))
+	f := sc.sheet.Config.FieldByKey(key)
+	if f == nil {
+		return nil, views.GridCell{}, errs.NotFoundf("fieldKey", "Sheet has no field %q", key)
+	}
+	recs, _, err := h.store.GetRecords(c.Context(), sc.u.AccountID, sc.sheet.ID, store.RecordQuery{IDs: []string{c.Params("recordId")}, Page: model.Page{Size: 1, Number: 1}}, false)
+	if err != nil {
+		return nil, views.GridCell{}, err
 	}
 	if len(recs) == 0 {
-		return views.GridCell{}, errs.NotFoundf("recordId", "Record not found")
+		return nil, views.GridCell{}, errs.NotFoundf("recordId", "Record not found")
 	}
-	var stored store.Cell
-	for _, cl := range recs[0].Cells {
-		if cl.Key == key {
-			stored = cl
-		}
-	}
-	return gridCell(sp.ID, sheet.ID, recs[0].ID, key, stored), nil
+	row := gridRow(sc, []model.Field{*f}, recs[0], 0, sc.readonly(c.Context()) == "")
+	return sc, row.Cells[0], nil
 }
 
 // Cell handles GET …/cell/:recordId/:fieldKey: the cell as shown (Escape while editing).
 func (h *Handler) Cell(c *fiber.Ctx) error {
-	gc, err := h.cell(c)
+	_, gc, err := h.cell(c)
 	if err != nil {
 		return err
 	}
 	return Render(c, fiber.StatusOK, views.GridCellView(gc))
 }
 
-// EditCell handles GET …/cell/:recordId/:fieldKey/edit: the cell's editor.
+// EditCell handles GET …/cell/:recordId/:fieldKey/edit: the cell's editor, by field type:
+// a select for enums (in config.sortBy order) and booleans, a look-up for references, a
+// text area that keeps line breaks for strings.
 func (h *Handler) EditCell(c *fiber.Ctx) error {
-	gc, err := h.cell(c)
+	sc, gc, err := h.cell(c)
 	if err != nil {
 		return err
 	}
-	return Render(c, fiber.StatusOK, views.GridCellEdit(gc))
+	if gc.Readonly {
+		return errs.E(errs.Forbidden, "fieldKey", "This cell is read-only").WithMsg("grid.cell_readonly", nil)
+	}
+	f := sc.sheet.Config.FieldByKey(gc.Key)
+	ed := views.CellEditor{Cell: gc, Type: f.Type}
+	switch f.Type {
+	case model.FieldEnum:
+		ed.Options = enumOptions(f)
+	case model.FieldBoolean:
+		ed.Options = []views.ImportOption{{Value: "true", Label: views.T(c.Context(), "grid.yes")}, {Value: "false", Label: views.T(c.Context(), "grid.no")}}
+	case model.FieldReference:
+		if ed.Options, err = h.lookup(c, sc, f); err != nil {
+			return err
+		}
+	}
+	return Render(c, fiber.StatusOK, views.GridCellEdit(ed))
+}
+
+// enumOptions lists an enum field's options in its config.sortBy order (label by default).
+func enumOptions(f *model.Field) []views.ImportOption {
+	if f.Config == nil {
+		return nil
+	}
+	opts := slicesClone(f.Config.Options)
+	switch f.Config.SortBy {
+	case "value":
+		sort.SliceStable(opts, func(i, j int) bool { return ingest.CellText(opts[i].Value) < ingest.CellText(opts[j].Value) })
+	case "ordinal":
+		sort.SliceStable(opts, func(i, j int) bool { return ordinal(opts[i]) < ordinal(opts[j]) })
+	default:
+		sort.SliceStable(opts, func(i, j int) bool {
+			return strings.ToLower(firstNonEmpty(opts[i].Label, ingest.CellText(opts[i].Value))) < strings.ToLower(firstNonEmpty(opts[j].Label, ingest.CellText(opts[j].Value)))
+		})
+	}
+	out := make([]views.ImportOption, len(opts))
+	for i, o := range opts {
+		v := ingest.CellText(o.Value)
+		out[i] = views.ImportOption{Value: v, Label: firstNonEmpty(o.Label, v)}
+	}
+	return out
+}
+
+func slicesClone(o []model.EnumOption) []model.EnumOption { return append([]model.EnumOption(nil), o...) }
+
+func ordinal(o model.EnumOption) int {
+	if o.Ordinal == nil {
+		return 1 << 30
+	}
+	return *o.Ordinal
+}
+
+// lookup offers the values of a reference field's target (config.ref, a sheet slug of the
+// workbook, and config.key, its field).
+func (h *Handler) lookup(c *fiber.Ctx, sc *sheetCtx, f *model.Field) ([]views.ImportOption, error) {
+	if f.Config == nil || f.Config.Ref == "" {
+		return nil, nil
+	}
+	wbs, err := h.store.ListWorkbooks(c.Context(), store.WorkbookFilter{AccountID: sc.u.AccountID, SpaceID: sc.space.ID, IncludeSheets: true})
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range wbs {
+		if w.ID != sc.wb.ID {
+			continue
+		}
+		for _, target := range w.Sheets {
+			if target.Slug != f.Config.Ref && target.Config.Slug != f.Config.Ref {
+				continue
+			}
+			recs, _, err := h.store.GetRecords(c.Context(), sc.u.AccountID, target.ID, store.RecordQuery{Page: model.Page{Size: lookupLimit, Number: 1}}, false)
+			if err != nil {
+				return nil, err
+			}
+			var out []views.ImportOption
+			for _, r := range recs {
+				for _, cell := range r.Cells {
+					if cell.Key == f.Config.Key {
+						v := ingest.CellText(cell.Value)
+						out = append(out, views.ImportOption{Value: v, Label: v})
+					}
+				}
+			}
+			return out, nil
+		}
+	}
+	return nil, nil
 }
 
 // SaveCell handles POST …/cell/:recordId/:fieldKey: the new value is written like any update
 // (validation, commit, hooks), as the signed-in user; an empty value empties the cell.
 func (h *Handler) SaveCell(c *fiber.Ctx) error {
-	gc, err := h.cell(c)
+	sc, gc, err := h.cell(c)
 	if err != nil {
 		return err
 	}
-	u := userOf(c)
+	if gc.Readonly {
+		return errs.E(errs.Forbidden, "fieldKey", "This cell is read-only").WithMsg("grid.cell_readonly", nil)
+	}
 	value := json.RawMessage("null")
 	if v := c.FormValue("value"); v != "" {
-		value, _ = json.Marshal(v)
+		value, _ = json.Marshal(strings.ReplaceAll(v, "\r\n", "\n"))
 	}
 	in := []store.RecordIn{{ID: gc.RecordID, Values: map[string]store.CellIn{gc.Key: {Value: value, HasValue: true}}}}
-	if _, err := h.store.UpdateRecords(c.Context(), gc.SheetID, in, store.WriteOptions{Actor: u.UserID, AccountID: u.AccountID}); err != nil {
+	if _, err := h.store.UpdateRecords(c.Context(), sc.sheet.ID, in, sc.writeOpts()); err != nil {
 		return err
 	}
 	return h.Cell(c)

@@ -63,6 +63,15 @@ type Store interface {
 	GetRecordCounts(ctx context.Context, accountID, sheetID string) (*store.Counts, error)
 	GetRecords(ctx context.Context, accountID, sheetID string, q store.RecordQuery, withTotal bool) ([]*store.Record, int64, error)
 	UpdateRecords(ctx context.Context, sheetID string, in []store.RecordIn, opt store.WriteOptions) (*store.WriteResult, error)
+	InsertRecords(ctx context.Context, sheetID string, in []store.RecordIn, opt store.WriteOptions) (*store.WriteResult, error)
+	DeleteRecords(ctx context.Context, sheetID string, ids []string, opt store.WriteOptions) (*store.WriteResult, error)
+	FindAndReplace(ctx context.Context, sheetID string, q store.RecordQuery, fr store.FindReplace, opt store.WriteOptions) (*store.BulkResult, error)
+	ClearColumn(ctx context.Context, sheetID, fieldKey string, opt store.WriteOptions) (*store.BulkResult, error)
+	BlockingJob(ctx context.Context, workbookID string) (*model.Job, error)
+	SaveView(ctx context.Context, v *store.View) error
+	GetView(ctx context.Context, accountID, id string) (*store.View, error)
+	ListViews(ctx context.Context, sheetID, createdBy string, p model.Page) ([]*store.View, int, error)
+	DeleteView(ctx context.Context, accountID, id string) error
 }
 
 // Handler serves the pages.

@@ -3,7 +3,11 @@
   document.addEventListener("click", (e) => {
     const open = e.target.closest("[data-dialog-open]");
     if (open) {
-      document.getElementById(open.dataset.dialogOpen)?.showModal();
+      const dialog = document.getElementById(open.dataset.dialogOpen);
+      const field = dialog?.querySelector("select[name=field]");
+      if (field && open.dataset.field) field.value = open.dataset.field; // a column menu's find & replace
+      open.closest("details")?.removeAttribute("open");
+      dialog?.showModal();
       return;
     }
     const close = e.target.closest("[data-dialog-close]");

@@ -1,0 +1,76 @@
+// Keyboard use of the sheet grid: arrows move the active cell, Enter edits it, Escape
+// cancels an edit, Enter saves it (Shift+Enter adds a line), Tab saves and moves right.
+(() => {
+  let after = null; // where the focus goes once an edited cell comes back: {record, key, move}
+
+  const cellAt = (record, key) => document.querySelector(`td[data-cell][data-record="${CSS.escape(record)}"][data-key="${CSS.escape(key)}"]`);
+
+  function focusCell(td) {
+    if (!td) return;
+    const grid = td.closest("[data-grid]");
+    grid?.querySelectorAll('td[data-cell][tabindex="0"]').forEach((c) => (c.tabIndex = -1));
+    td.tabIndex = 0;
+    td.focus();
+  }
+
+  function neighbour(td, dx, dy) {
+    const row = td.parentElement;
+    const index = Array.prototype.indexOf.call(row.children, td);
+    if (dy !== 0) {
+      const other = dy > 0 ? row.nextElementSibling : row.previousElementSibling;
+      const cell = other?.children[index];
+      return cell?.matches("td[data-cell]") ? cell : null;
+    }
+    let cell = dx > 0 ? td.nextElementSibling : td.previousElementSibling;
+    return cell?.matches("td[data-cell]") ? cell : null;
+  }
+
+  document.addEventListener("keydown", (e) => {
+    const td = e.target.matches?.("td[data-cell]") ? e.target : null;
+    if (td) {
+      const moves = { ArrowRight: [1, 0], ArrowLeft: [-1, 0], ArrowDown: [0, 1], ArrowUp: [0, -1] };
+      if (e.key === "Tab") moves.Tab = e.shiftKey ? [-1, 0] : [1, 0];
+      const m = moves[e.key];
+      if (m) {
+        const next = neighbour(td, m[0], m[1]);
+        if (next) {
+          e.preventDefault();
+          focusCell(next);
+        }
+      } else if (e.key === "Enter" && td.hasAttribute("hx-get")) {
+        e.preventDefault();
+        after = { record: td.dataset.record, key: td.dataset.key, move: 0 };
+        htmx.trigger(td, "edit");
+      }
+      return;
+    }
+    const editing = e.target.closest?.("td[data-editing]");
+    if (!editing) return;
+    const form = editing.querySelector("form");
+    if (e.key === "Enter" && !e.shiftKey) {
+      e.preventDefault();
+      after = { record: editing.dataset.record, key: editing.dataset.key, move: 0 };
+      form.requestSubmit();
+    } else if (e.key === "Tab") {
+      e.preventDefault();
+      after = { record: editing.dataset.record, key: editing.dataset.key, move: e.shiftKey ? -1 : 1 };
+      form.requestSubmit();
+    } else if (e.key === "Escape") {
+      after = { record: editing.dataset.record, key: editing.dataset.key, move: 0 };
+    }
+  });
+
+  document.addEventListener("htmx:afterSettle", () => {
+    if (!after) return;
+    const td = cellAt(after.record, after.key);
+    if (!td) return; // the editor is showing; focus stays in it
+    const target = after.move ? neighbour(td, after.move, 0) || td : td;
+    after = null;
+    focusCell(target);
+  });
+
+  document.addEventListener("click", (e) => {
+    const td = e.target.closest?.("td[data-cell]");
+    if (td) focusCell(td);
+  });
+})();

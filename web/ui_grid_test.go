@@ -1,0 +1,138 @@
+package web_test
+
+import (
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/PuerkitoBio/goquery"
+)
+
+// gridTexts is the text of one column of the grid's rows.
+func gridTexts(doc *goquery.Document, key string) []string {
+	var out []string
+	doc.Find(`[data-testid=grid-row] td[data-key="` + key + `"]`).Each(func(_ int, s *goquery.Selection) { out = append(out, strings.TrimSpace(s.Text())) })
+	return out
+}
+
+func TestGridTools(t *testing.T) {
+	e := newAPI(t)
+	sp := e.mustCreateSpace(t, testSecret, map[string]any{"name": "grid tools"})
+	wb := e.mustCreateWorkbook(t, map[string]any{"name": "W", "spaceId": sp["id"], "sheets": []any{map[string]any{"name": "People", "fields": []any{
+		map[string]any{"key": "name", "type": "string", "label": "Name", "constraints": []any{map[string]any{"type": "required"}}},
+		map[string]any{"key": "tier", "type": "enum", "label": "Tier", "config": map[string]any{"sortBy": "ordinal", "options": []any{
+			map[string]any{"value": "b", "label": "Bronze", "ordinal": 3}, map[string]any{"value": "g", "label": "Gold", "ordinal": 1}, map[string]any{"value": "s", "label": "Silver", "ordinal": 2}}}},
+		map[string]any{"key": "id", "type": "string", "label": "ID", "readonly": true},
+		map[string]any{"key": "note", "type": "string", "label": "Note"}}}}})
+	sheet := wb["sheets"].([]any)[0].(map[string]any)["id"].(string)
+	e.mustCall(t, "POST", "/v1/sheets/"+sheet+"/records", testSecret, []any{
+		map[string]any{"name": map[string]any{"value": "Cy"}, "tier": map[string]any{"value": "g"}, "id": map[string]any{"value": "1"}, "note": map[string]any{"value": "call"}},
+		map[string]any{"name": map[string]any{"value": "Ann"}, "tier": map[string]any{"value": "s"}, "id": map[string]any{"value": "2"}, "note": map[string]any{"value": "call back"}},
+		map[string]any{"tier": map[string]any{"value": "b"}, "id": map[string]any{"value": "3"}},
+	})
+	b := loggedIn(t, e)
+	base := "/space/" + sp["id"].(string) + "/sheet/" + sheet
+
+	_, doc := b.do(t, "GET", base+"?sort=name&dir=desc", nil, false)
+	if got := gridTexts(doc, "name"); strings.Join(got, ",") != "Cy,Ann," {
+		t.Errorf("sorted by name, descending: got %v", got)
+	}
+	_, doc = b.do(t, "GET", base+"?field=name", nil, false)
+	if got := gridTexts(doc, "id"); strings.Join(got, ",") != "3" {
+		t.Errorf("errors in name: got ids %v, want 3", got)
+	}
+	_, doc = b.do(t, "GET", base+"?q="+url.QueryEscape(`"note" eq "call"`), nil, false)
+	if got := gridTexts(doc, "id"); strings.Join(got, ",") != "1" {
+		t.Errorf("filter by value: got %v, want 1", got)
+	}
+	_, doc = b.do(t, "GET", base+"?q="+url.QueryEscape(`name is error`)+"&filter=error", nil, false)
+	if got := gridTexts(doc, "id"); strings.Join(got, ",") != "3" {
+		t.Errorf("is error with the error tab: got %v, want 3", got)
+	}
+	_, doc = b.do(t, "GET", base+"?q="+url.QueryEscape(`name eq`), nil, false)
+	if doc.Find(`[data-testid=grid-filter-error]`).Length() != 1 {
+		t.Error("a malformed filter shows no message")
+	}
+	if vals := doc.Find(`[data-testid=value-filter]`).Length(); vals != 0 {
+		t.Logf("value menu entries on an empty page: %d", vals)
+	}
+
+	// The enum editor lists options in ordinal order; the read-only column has no editor.
+	rec := dataOf(e.mustCall(t, "GET", "/v1/sheets/"+sheet+"/records", testSecret, nil))["records"].([]any)[0].(map[string]any)["id"].(string)
+	_, ed := b.do(t, "GET", base+"/cell/"+rec+"/tier/edit", nil, true)
+	var opts []string
+	ed.Find(`select option`).Each(func(_ int, s *goquery.Selection) { opts = append(opts, s.Text()) })
+	if strings.Join(opts, ",") != ",Gold,Silver,Bronze" {
+		t.Errorf("enum editor: got options %v, want Gold, Silver, Bronze (ordinal)", opts)
+	}
+	if resp, _ := b.do(t, "GET", base+"/cell/"+rec+"/id/edit", nil, true); resp.StatusCode != 403 {
+		t.Errorf("editing a read-only cell: got %d, want 403", resp.StatusCode)
+	}
+	// A line break survives the text area.
+	b.do(t, "POST", base+"/cell/"+rec+"/note", url.Values{"value": {"line 1\r\nline 2"}}, true)
+	if v := cellValue(dataOf(e.mustCall(t, "GET", "/v1/sheets/"+sheet+"/records?ids="+rec, testSecret, nil))["records"].([]any)[0].(map[string]any), "note"); v != "line 1\nline 2" {
+		t.Errorf("multi-line cell: got %q", v)
+	}
+
+	// Find and replace over the shown records, then clear a column (refused for read-only).
+	resp, _ := b.do(t, "POST", base+"/find-replace", url.Values{"field": {"note"}, "find": {"call"}, "replace": {"ring"}}, true)
+	if loc := resp.Header.Get("HX-Redirect"); !strings.Contains(loc, "notice=replaced%3A1") && !strings.Contains(loc, "notice=replaced:1") {
+		t.Errorf("find & replace: got redirect %q, want 1 replaced (the first note was rewritten above)", loc)
+	}
+	_, doc = b.do(t, "GET", base+"?notice=replaced:2", nil, false)
+	if !strings.Contains(doc.Find(`[data-testid=grid-notice]`).Text(), "2 record") {
+		t.Errorf("notice: got %q", doc.Find(`[data-testid=grid-notice]`).Text())
+	}
+	if resp, part := b.do(t, "POST", base+"/clear/id", nil, true); resp.StatusCode != 400 || !strings.Contains(part.Text(), "Column is readonly and cannot be cleared") {
+		t.Errorf("clearing a read-only column: got %d %q", resp.StatusCode, part.Text())
+	}
+	if resp, _ := b.do(t, "POST", base+"/clear/note", nil, true); !strings.Contains(resp.Header.Get("HX-Redirect"), "cleared") {
+		t.Errorf("clear column: got %d %q", resp.StatusCode, resp.Header.Get("HX-Redirect"))
+	}
+
+	// Add a row, then delete it with the selection.
+	before := len(dataOf(e.mustCall(t, "GET", "/v1/sheets/"+sheet+"/records", testSecret, nil))["records"].([]any))
+	if resp, _ := b.do(t, "POST", base+"/rows", nil, true); !strings.Contains(resp.Header.Get("HX-Redirect"), "added") {
+		t.Fatalf("add row: got %d %q", resp.StatusCode, resp.Header.Get("HX-Redirect"))
+	}
+	recs := dataOf(e.mustCall(t, "GET", "/v1/sheets/"+sheet+"/records", testSecret, nil))["records"].([]any)
+	if len(recs) != before+1 {
+		t.Fatalf("got %d records, want %d", len(recs), before+1)
+	}
+	last := recs[len(recs)-1].(map[string]any)["id"].(string)
+	if resp, part := b.do(t, "POST", base+"/delete", url.Values{}, true); resp.StatusCode != 400 || !strings.Contains(part.Text(), "Select the rows") {
+		t.Errorf("delete without a selection: got %d %q", resp.StatusCode, part.Text())
+	}
+	b.do(t, "POST", base+"/delete", url.Values{"ids": {last}}, true)
+	if n := len(dataOf(e.mustCall(t, "GET", "/v1/sheets/"+sheet+"/records", testSecret, nil))["records"].([]any)); n != before {
+		t.Errorf("after delete: got %d records, want %d", n, before)
+	}
+
+	// Save the current filter as a view; it is listed as mine and applies its parameters.
+	resp, _ = b.do(t, "POST", base+"/views", url.Values{"name": {"Missing names"}, "field": {"name"}, "sort": {"id"}, "dir": {"desc"}}, true)
+	loc := resp.Header.Get("HX-Redirect")
+	if !strings.Contains(loc, "?view=us_vi_") {
+		t.Fatalf("save view: got %d %q", resp.StatusCode, loc)
+	}
+	resp, _ = b.do(t, "GET", loc, nil, false)
+	if to := resp.Header.Get("Location"); !strings.Contains(to, "field=name") || !strings.Contains(to, "sort=id") || !strings.Contains(to, "dir=desc") {
+		t.Errorf("applying the view: got %q", to)
+	}
+	_, doc = b.do(t, "GET", base, nil, false)
+	if doc.Find(`[data-testid=view-link]`).Length() != 2 { // listed under My views and All views
+		t.Errorf("views menu: got %d links", doc.Find(`[data-testid=view-link]`).Length())
+	}
+	if resp, _ := b.do(t, "POST", base+"/views", url.Values{"name": {" "}}, true); resp.StatusCode != 400 {
+		t.Errorf("unnamed view: got %d, want 400", resp.StatusCode)
+	}
+
+	// A locked sheet shows why and offers no editing.
+	e.mustCall(t, "POST", "/v1/sheets/"+sheet+"/lock", testSecret, nil)
+	_, doc = b.do(t, "GET", base, nil, false)
+	if doc.Find(`[data-testid=grid-readonly]`).Length() != 1 || doc.Find(`[data-testid=add-row]`).Length() != 0 || doc.Find(`td[hx-get]`).Length() != 0 {
+		t.Error("a locked sheet still offers editing")
+	}
+	if resp, _ := b.do(t, "POST", base+"/rows", nil, true); resp.StatusCode != 403 {
+		t.Errorf("adding a row to a locked sheet: got %d, want 403", resp.StatusCode)
+	}
+}
