@@ -559,7 +559,9 @@ func enumOptions(f *model.Field) []views.ImportOption {
 	return out
 }
 
-func slicesClone(o []model.EnumOption) []model.EnumOption { return append([]model.EnumOption(nil), o...) }
+func slicesClone(o []model.EnumOption) []model.EnumOption {
+	return append([]model.EnumOption(nil), o...)
+}
 
 func ordinal(o model.EnumOption) int {
 	if o.Ordinal == nil {
