@@ -248,12 +248,32 @@ func (rc *readCtx) count(rs *recSheet, q *RecordQuery) (int64, error) {
 	if rs.sk == 0 {
 		return 0, nil
 	}
+	if q.plain() && (q.Filter == "" || q.Filter == "all" || q.Filter == "valid" || q.Filter == "error") {
+		// The whole sheet or one tab: the counts kept on write answer without a scan.
+		var total, valid int64
+		if err := rc.q.QueryRowContext(rc.ctx, `SELECT total, valid FROM record_sheets WHERE sk = ?`, rs.sk).Scan(&total, &valid); err != nil {
+			return 0, errs.Wrap(err, "read counts")
+		}
+		switch q.Filter {
+		case "valid":
+			return valid, nil
+		case "error":
+			return total - valid, nil
+		}
+		return total, nil
+	}
 	where, err := rc.where(rs, q)
 	if err != nil {
 		return 0, err
 	}
 	var n int64
-	if err := rc.q.QueryRowContext(rc.ctx, `SELECT count(*) FROM records r WHERE `+where.SQL, where.Args...).Scan(&n); err != nil {
+	query := `SELECT count(*) FROM records r WHERE ` + where.SQL
+	args := where.Args
+	if q.CountCap > 0 {
+		query = `SELECT count(*) FROM (SELECT 1 FROM records r WHERE ` + where.SQL + ` LIMIT ?)`
+		args = append(append([]any{}, args...), q.CountCap+1)
+	}
+	if err := rc.q.QueryRowContext(rc.ctx, query, args...).Scan(&n); err != nil {
 		return 0, errs.Wrap(err, "count records")
 	}
 	return n, nil

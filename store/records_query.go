@@ -23,9 +23,18 @@ type RecordQuery struct {
 	SortDesc        bool
 	ExcludeReadOnly bool // leave out records whose config is readonly
 	Page            model.Page
+	// CountCap stops counting the matches of a filtered query after this many (0: count all):
+	// a grid shows "10,000+" instead of scanning a large sheet to the end.
+	CountCap int
 
 	pre   string // FFQL a bulk operation adds to narrow its scan; does not count as filtering
 	after int64  // only records with a greater key (batches walk the sheet this way)
+}
+
+// plain reports whether the query selects by tab alone (or nothing), so kept counts answer it.
+func (q *RecordQuery) plain() bool {
+	return q.FilterField == "" && q.SearchValue == "" && q.Q == "" && len(q.IDs) == 0 && q.VersionID == "" && q.SinceVersionID == "" &&
+		!q.ExcludeReadOnly && q.pre == "" && q.after == 0
 }
 
 // filtering reports whether the query narrows the sheet, which turns ids into exclusions.

@@ -32,10 +32,11 @@ type apiEnv struct {
 	filesDir string
 	db       *store.DB
 	envID    string
+	account  string
 	now      time.Time
 }
 
-func newAPI(t *testing.T) *apiEnv {
+func newAPI(t testing.TB) *apiEnv {
 	t.Helper()
 	db, err := store.Open(filepath.Join(t.TempDir(), "test.db"))
 	if err != nil {
@@ -49,7 +50,7 @@ func newAPI(t *testing.T) *apiEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.envID = res.Environment.ID
+	e.envID, e.account = res.Environment.ID, res.Account.ID
 	e.filesDir = t.TempDir()
 	tokens := &auth.Tokens{Key: []byte("test-signing-key"), TTL: time.Hour, Now: db.Now}
 	sealer, _ := auth.NewSealer([]byte("0123456789abcdef0123456789abcdef"))

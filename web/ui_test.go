@@ -23,7 +23,7 @@ type browserSession struct {
 	csrf    string
 }
 
-func (b *browserSession) do(t *testing.T, method, path string, form url.Values, htmx bool) (*http.Response, *goquery.Document) {
+func (b *browserSession) do(t testing.TB, method, path string, form url.Values, htmx bool) (*http.Response, *goquery.Document) {
 	t.Helper()
 	var body io.Reader
 	if form != nil {
@@ -69,7 +69,7 @@ func (b *browserSession) do(t *testing.T, method, path string, form url.Values, 
 	return resp, doc
 }
 
-func loggedOut(t *testing.T, e *apiEnv) *browserSession {
+func loggedOut(t testing.TB, e *apiEnv) *browserSession {
 	t.Helper()
 	b := &browserSession{e: e, cookies: map[string]string{}}
 	b.do(t, "GET", "/login", nil, false)
@@ -79,7 +79,7 @@ func loggedOut(t *testing.T, e *apiEnv) *browserSession {
 	return b
 }
 
-func loggedIn(t *testing.T, e *apiEnv) *browserSession {
+func loggedIn(t testing.TB, e *apiEnv) *browserSession {
 	t.Helper()
 	b := loggedOut(t, e)
 	resp, _ := b.do(t, "POST", "/login", url.Values{"email": {testEmail}, "password": {testPassword}, "_csrf": {b.csrf}}, false)

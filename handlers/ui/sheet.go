@@ -26,8 +26,9 @@ import (
 const (
 	gridPage    = 50
 	gridPageMax = 500
-	lookupLimit = 200 // reference look-up options offered
-	valueMenu   = 12  // values offered by a column's filter-by-value menu
+	lookupLimit = 200   // reference look-up options offered
+	valueMenu   = 12    // values offered by a column's filter-by-value menu
+	countCap    = 10000 // a filtered grid counts its matches up to this many ("10,000+")
 )
 
 // sheetCtx is what every grid request loads.
@@ -142,7 +143,8 @@ func (h *Handler) Sheet(c *fiber.Ctx) error {
 		p.Columns = append(p.Columns, views.GridColumn{Key: f.Key, Label: firstNonEmpty(f.Label, f.Key), Type: f.Type, Description: f.Description,
 			Required: f.HasConstraint("required"), Unique: f.HasConstraint("unique"), Readonly: f.Readonly, Errors: counts.ErrorsByField[f.Key]})
 	}
-	q := store.RecordQuery{SearchValue: gp.search, Q: gp.q, SortField: gp.sort, SortDesc: gp.dir == "desc", Page: model.Page{Size: gp.size, Number: gp.page}}
+	q := store.RecordQuery{SearchValue: gp.search, Q: gp.q, SortField: gp.sort, SortDesc: gp.dir == "desc", Page: model.Page{Size: gp.size, Number: gp.page},
+		CountCap: countCap}
 	if gp.filter != "all" {
 		q.Filter = gp.filter
 	}
@@ -161,8 +163,15 @@ func (h *Handler) Sheet(c *fiber.Ctx) error {
 			return err
 		}
 	}
-	p.Matching = matching
-	if p.Pages = int((matching + int64(gp.size) - 1) / int64(gp.size)); p.Pages == 0 {
+	p.Matching, p.MoreThan = matching, matching > countCap
+	if p.MoreThan {
+		p.Matching = countCap
+		// Not counted to the end: offer the next page while this one is full.
+		p.Pages = gp.page
+		if len(recs) == gp.size {
+			p.Pages++
+		}
+	} else if p.Pages = int((matching + int64(gp.size) - 1) / int64(gp.size)); p.Pages == 0 {
 		p.Pages = 1
 	}
 	editable := p.Readonly == ""
