@@ -16,6 +16,7 @@ const (
 	KeyCSRF      = "sluice.csrf"
 	KeyUser      = "sluice.userEmail"
 	KeyLang      = "sluice.lang"
+	KeyTheme     = "sluice.themeCSS" // the space's theme as a :root rule (theme.CSS), already checked
 )
 
 // T translates a message id; a missing id shows the id itself so it is noticed.
@@ -48,6 +49,9 @@ func str(ctx context.Context, key string) string {
 	s, _ := ctx.Value(key).(string)
 	return s
 }
+
+// Theme is the page's theme rule, "" outside a themed space.
+func Theme(ctx context.Context) string { return str(ctx, KeyTheme) }
 
 // CSRF is the request's CSRF token.
 func CSRF(ctx context.Context) string { return str(ctx, KeyCSRF) }

@@ -21,6 +21,7 @@ import (
 	"github.com/sluice/sluice/jobs"
 	"github.com/sluice/sluice/locales"
 	"github.com/sluice/sluice/static"
+	"github.com/sluice/sluice/theme"
 	"github.com/sluice/sluice/views"
 )
 
@@ -87,16 +88,23 @@ func setLanguage(c *fiber.Ctx, b *i18n.Bundle, code string) {
 	c.Locals(views.KeyLocalizer, i18n.NewLocalizer(b, locales.BCP47(code), locales.Default))
 }
 
-// spaceLanguage applies a space's languageOverride on its pages when the user has not
-// chosen a language.
-func spaceLanguage(d Deps, b *i18n.Bundle) fiber.Handler {
+// spaceContext applies a space's settings on its pages: its theme, and its languageOverride
+// when the user has not chosen a language.
+func spaceContext(d Deps, b *i18n.Bundle) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		id := c.Params("spaceId")
-		if id == "" || knownLanguage(c.Cookies("lang")) {
+		if id == "" {
 			return c.Next()
 		}
 		u, _ := c.Locals(ui.UserKey).(ui.SessionUser)
-		if sp, err := d.Store.GetSpace(c.Context(), u.AccountID, id); err == nil && knownLanguage(sp.LanguageOverride) {
+		sp, err := d.Store.GetSpace(c.Context(), u.AccountID, id)
+		if err != nil {
+			return c.Next() // the page itself answers not found
+		}
+		if css := theme.CSS(sp.Metadata); css != "" {
+			c.Locals(views.KeyTheme, css)
+		}
+		if !knownLanguage(c.Cookies("lang")) && knownLanguage(sp.LanguageOverride) {
 			setLanguage(c, b, sp.LanguageOverride)
 		}
 		return c.Next()
@@ -182,7 +190,7 @@ func uiRoutes(app *fiber.App, d Deps, uploads *api.Files, suggest ui.Suggester, 
 	app.Use("/static", filesystem.New(filesystem.Config{Root: static.HTTP(), MaxAge: 3600}))
 
 	page := []fiber.Handler{localize(bundle), protect, csrfToken}
-	signedIn := append(page[:len(page):len(page)], requireUser(sess, d), spaceLanguage(d, bundle))
+	signedIn := append(page[:len(page):len(page)], requireUser(sess, d), spaceContext(d, bundle))
 	app.Get("/login", with(page, pages.LoginPage)...)
 	app.Post("/login", with(page, pages.Login)...)
 	app.Post("/logout", with(page, pages.Logout)...)
