@@ -131,7 +131,7 @@ func App(title string) templ.Component {
 				}()
 			}
 			ctx = templ.InitializeContext(ctx)
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 7, "<header class=\"border-b border-slate-200 bg-white\"><div class=\"mx-auto flex h-14 max-w-6xl items-center justify-between px-6\"><a href=\"/\" class=\"flex items-center gap-2 font-semibold tracking-tight text-slate-900\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 7, "<header class=\"border-b border-slate-200 bg-white\"><div class=\"mx-auto flex h-14 max-w-7xl items-center justify-between px-6\"><a href=\"/\" class=\"flex items-center gap-2 font-semibold tracking-tight text-slate-900\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -199,7 +199,7 @@ func App(title string) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 13, "</button></form></div></div></header><main class=\"mx-auto max-w-6xl px-6 py-8\"><div id=\"flash\" hidden class=\"mb-4 rounded-md border border-red-200 bg-red-50 px-4 py-3 text-sm text-red-800\" role=\"alert\"></div>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 13, "</button></form></div></div></header><main class=\"mx-auto max-w-7xl px-6 py-8\"><div id=\"flash\" hidden class=\"mb-4 rounded-md border border-red-200 bg-red-50 px-4 py-3 text-sm text-red-800\" role=\"alert\"></div>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

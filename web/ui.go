@@ -167,7 +167,7 @@ func requireUser(s *cookieSessions, d Deps) fiber.Handler {
 // uiRoutes registers the dashboard pages, one line each.
 func uiRoutes(app *fiber.App, d Deps, uploads *api.Files, suggest ui.Suggester, jobSvc *jobs.Service) {
 	sess := newCookieSessions(d.SessionSecret, d.BaseURL, d.Store.Now)
-	pages := ui.New(d.Store, sess)
+	pages := ui.New(d.Store, sess, func() time.Time { return d.Store.Now() })
 	imports := ui.NewImports(d.Store, suggest, jobSvc)
 	actions := ui.NewActionPages(d.Store, jobSvc)
 	bundle := newBundleOnce()
@@ -206,6 +206,8 @@ func uiRoutes(app *fiber.App, d Deps, uploads *api.Files, suggest ui.Suggester, 
 	app.Get("/space/:spaceId/sheet/:sheetId/cell/:recordId/:fieldKey", with(signedIn, pages.Cell)...)
 	app.Get("/space/:spaceId/sheet/:sheetId/cell/:recordId/:fieldKey/edit", with(signedIn, pages.EditCell)...)
 	app.Post("/space/:spaceId/sheet/:sheetId/cell/:recordId/:fieldKey", with(signedIn, pages.SaveCell)...)
+	app.Get("/space/:spaceId/sheet/:sheetId/embed", with(signedIn, pages.SheetEmbed)...)
+	app.Get("/space/:spaceId/document/:documentId", with(signedIn, pages.Document)...)
 	app.Post("/space/:spaceId/sheet/:sheetId/rows", with(signedIn, pages.AddRow)...)
 	app.Post("/space/:spaceId/sheet/:sheetId/delete", with(signedIn, pages.DeleteRows)...)
 	app.Post("/space/:spaceId/sheet/:sheetId/find-replace", with(signedIn, pages.FindReplace)...)

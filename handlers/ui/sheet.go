@@ -184,6 +184,9 @@ func (h *Handler) Sheet(c *fiber.Ctx) error {
 	if err := h.sheetViews(c, sc, &p); err != nil {
 		return err
 	}
+	if p.Sidebar, err = h.sidebar(c, sc.u, sc.space, sc.sheet.ID); err != nil {
+		return err
+	}
 	return Render(c, fiber.StatusOK, views.SheetPage(p))
 }
 

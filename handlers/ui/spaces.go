@@ -3,6 +3,7 @@ package ui
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
@@ -147,7 +148,15 @@ func (h *Handler) Space(c *fiber.Ctx) error {
 		return err
 	}
 	for _, d := range docs {
-		p.Documents = append(p.Documents, views.DocumentItem{ID: d.ID, Title: d.Title})
+		if !slices.Contains(d.Treatments, "ephemeral") {
+			p.Documents = append(p.Documents, views.DocumentItem{ID: d.ID, Title: d.Title})
+		}
+	}
+	if p.Sidebar, err = h.sidebar(c, u, s, ""); err != nil {
+		return err
+	}
+	if p.Ephemeral, err = h.ephemeralDocument(c, p.Sidebar); err != nil {
+		return err
 	}
 	return Render(c, fiber.StatusOK, views.SpacePage(p))
 }

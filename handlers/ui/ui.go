@@ -72,16 +72,21 @@ type Store interface {
 	GetView(ctx context.Context, accountID, id string) (*store.View, error)
 	ListViews(ctx context.Context, sheetID, createdBy string, p model.Page) ([]*store.View, int, error)
 	DeleteView(ctx context.Context, accountID, id string) error
+	GetDocument(ctx context.Context, spaceID, id string) (*model.Document, error)
+	ListJobs(ctx context.Context, f store.JobFilter) ([]*model.Job, int, error)
 }
 
 // Handler serves the pages.
 type Handler struct {
 	store    Store
 	sessions Sessions
+	now      func() time.Time
 }
 
-// New returns the page handlers.
-func New(s Store, sess Sessions) *Handler { return &Handler{store: s, sessions: sess} }
+// New returns the page handlers; now is the clock (the store's, so tests can move it).
+func New(s Store, sess Sessions, now func() time.Time) *Handler {
+	return &Handler{store: s, sessions: sess, now: now}
+}
 
 // UserKey is the request local holding the SessionUser.
 const UserKey = "sluice.sessionUser"

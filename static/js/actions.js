@@ -16,7 +16,7 @@
       return;
     }
     const dismiss = e.target.closest("[data-dismiss]");
-    if (dismiss) dismiss.closest("[id^=panel-]")?.remove();
+    if (dismiss) dismiss.closest("[data-dismissable], [id^=panel-]")?.remove();
   });
   // A dialog's form closes its dialog once the action's job is created; an error keeps it open.
   document.addEventListener("htmx:afterRequest", (e) => {
