@@ -75,6 +75,7 @@ func TestBrowserImport(t *testing.T) {
 		// Fix Dupont's missing first name with the keyboard: focus, Enter, type, Enter.
 		htmxReady(),
 		chromedp.Click(`//tr[contains(., "Dupont")]/td[@data-key="first_name"]`),
+		chromedp.Poll(`document.activeElement && document.activeElement.matches("td[data-cell]")`, nil),
 		chromedp.KeyEvent("\r"),
 		chromedp.WaitVisible(`[data-testid=grid-cell-editing] textarea`),
 		chromedp.SendKeys(`[data-testid=grid-cell-editing] textarea`, "Jean"),

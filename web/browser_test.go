@@ -225,3 +225,6 @@ func browserDiag(ctx context.Context) context.Context {
 	c, _ := chromedp.NewContext(ctx)
 	return c
 }
+
+// awaitPromise makes chromedp.Evaluate wait for a promise's value.
+func awaitPromise(p *runtime.EvaluateParams) *runtime.EvaluateParams { return p.WithAwaitPromise(true) }

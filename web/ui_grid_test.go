@@ -1,6 +1,8 @@
 package web_test
 
 import (
+	"io"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -134,5 +136,24 @@ func TestGridTools(t *testing.T) {
 	}
 	if resp, _ := b.do(t, "POST", base+"/rows", nil, true); resp.StatusCode != 403 {
 		t.Errorf("adding a row to a locked sheet: got %d, want 403", resp.StatusCode)
+	}
+}
+
+func TestGridExport(t *testing.T) {
+	e := newAPI(t)
+	sp := e.mustCreateSpace(t, testSecret, map[string]any{"name": "export"})
+	wb := e.mustCreateWorkbook(t, map[string]any{"name": "W", "spaceId": sp["id"], "sheets": []any{map[string]any{"name": "People", "slug": "people", "fields": []any{
+		map[string]any{"key": "name", "type": "string", "label": "Full name", "constraints": []any{map[string]any{"type": "required"}}}}}}})
+	sheet := wb["sheets"].([]any)[0].(map[string]any)["id"].(string)
+	e.mustCall(t, "POST", "/v1/sheets/"+sheet+"/records", testSecret, []any{map[string]any{"name": map[string]any{"value": "Zoë, \"Z\""}}, map[string]any{}})
+	b := loggedIn(t, e)
+	req := httptest.NewRequest("GET", "/space/"+sp["id"].(string)+"/sheet/"+sheet+"/export?format=csv&filter=valid", nil)
+	for k, v := range b.cookies {
+		req.Header.Add("Cookie", k+"="+v)
+	}
+	resp, _ := e.app.Test(req, -1)
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 || string(body) != "Full name\n\"Zoë, \"\"Z\"\"\"\n" || !strings.Contains(resp.Header.Get("Content-Disposition"), "people.csv") {
+		t.Errorf("export: got %d %q %q", resp.StatusCode, body, resp.Header.Get("Content-Disposition"))
 	}
 }

@@ -639,3 +639,33 @@ func (h *Handler) SaveCell(c *fiber.Ctx) error {
 	}
 	return h.Cell(c)
 }
+
+// Export handles GET …/export?format=csv|xlsx with the grid's filters: the records the grid
+// shows, every page of them, as a download (the header row carries the field labels).
+func (h *Handler) Export(c *fiber.Ctx) error {
+	sc, err := h.loadSheet(c)
+	if err != nil {
+		return err
+	}
+	gp := readGridParams(c)
+	q := store.RecordQuery{SearchValue: gp.search, Q: gp.q, SortField: gp.sort, SortDesc: gp.dir == "desc"}
+	if gp.filter != "all" {
+		q.Filter = gp.filter
+	}
+	if gp.field != "" {
+		q.Filter, q.FilterField = "error", gp.field
+	}
+	rr := h.store
+	name := sc.sheet.Slug
+	if name == "" {
+		name = "sheet"
+	}
+	if c.Query("format") == "xlsx" {
+		c.Set(fiber.HeaderContentType, "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet")
+		c.Set(fiber.HeaderContentDisposition, `attachment; filename="`+name+`.xlsx"`)
+		return ingest.WriteXLSX(c.Context(), rr, sc.u.AccountID, []*model.Sheet{sc.sheet}, q, c.Response().BodyWriter())
+	}
+	c.Set(fiber.HeaderContentType, "text/csv; charset=utf-8")
+	c.Set(fiber.HeaderContentDisposition, `attachment; filename="`+name+`.csv"`)
+	return ingest.WriteCSV(c.Context(), rr, sc.u.AccountID, sc.sheet, q, c.Response().BodyWriter())
+}

@@ -74,6 +74,7 @@ type Store interface {
 	DeleteView(ctx context.Context, accountID, id string) error
 	GetDocument(ctx context.Context, spaceID, id string) (*model.Document, error)
 	ListJobs(ctx context.Context, f store.JobFilter) ([]*model.Job, int, error)
+	EachRecord(ctx context.Context, accountID, sheetID string, q store.RecordQuery, fn func(*store.Record) error) error
 }
 
 // Handler serves the pages.

@@ -1,0 +1,189 @@
+package web_test
+
+import (
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// TestBrowserWalk walks the whole main job in chromium, once in English and once in German
+// with a space theme: log in, create a space, upload a CSV with awkward data, accept the
+// suggested mapping, fix an error in the grid, run an action with a guardrail and an input
+// form, see its outcome, export. Every step writes a screenshot (SLUICE_SCREENSHOTS).
+func TestBrowserWalk(t *testing.T) {
+	for _, run := range []struct {
+		lang, langName, spaceName string
+		theme                     map[string]any
+	}{
+		{lang: "en", langName: "English", spaceName: "Partner onboarding"},
+		{lang: "de", langName: "Deutsch", spaceName: "Lieferanten Q3", theme: map[string]any{
+			"root":  map[string]any{"borderColor": "#0f766e", "tabstripActiveColor": "#0f766e", "modalBorderRadius": "2px", "interactiveBorderRadius": "2px"},
+			"table": map[string]any{"column": map[string]any{"header": map[string]any{"fontFamily": "Georgia, serif"}}},
+		}},
+	} {
+		t.Run(run.lang, func(t *testing.T) { walk(t, run.lang, run.langName, run.spaceName, run.theme) })
+	}
+}
+
+func walk(t *testing.T, lang, langName, spaceName string, theme map[string]any) {
+	e := newAPI(t)
+	ctx := browser(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go e.app.Listener(ln)
+	t.Cleanup(func() { e.app.Shutdown() })
+	base := "http://" + ln.Addr().String()
+	startWorker(t, e)
+	csv := filepath.Join(t.TempDir(), "lieferanten.csv")
+	// Awkward on purpose: a title line before the header, semicolons, a BOM, an umlaut, a quoted
+	// line break, a missing required value, a duplicate e-mail and a number with a comma.
+	data := "\ufeffExport 2026-11-01\n\nVorname;Nachname;E-Mail;Umsatz\nZoë;Müller;zoe@example.com;12000\n;Dupont;jean@example.fr;8500\nAda;King;zoe@example.com;\"1,5\"\n\"Li\nMei\";Wong;mei@example.com;990\n"
+	if err := os.WriteFile(csv, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var buf []byte
+	shotName := func(n string) string { return "walk-" + lang + "-" + n }
+	var spaceURL string
+	var heading, outcome, exported, exportedErrors, border, font string
+	err = chromedp.Run(ctx,
+		chromedp.Navigate(base+"/login"),
+		chromedp.WaitVisible(`[data-testid=login-form]`),
+		chromedp.Evaluate(`document.cookie = "lang=`+lang+`; path=/"`, nil), // the language chosen in the header menu
+		chromedp.Reload(),
+		chromedp.WaitVisible(`[data-testid=login-form]`),
+		shot(shotName("01-login"), &buf),
+		chromedp.SendKeys(`[data-testid=login-email]`, testEmail),
+		chromedp.SendKeys(`[data-testid=login-password]`, testPassword),
+		chromedp.Click(`[data-testid=login-submit]`),
+		chromedp.WaitVisible(`[data-testid=create-space-form]`),
+		htmxReady(),
+		chromedp.SendKeys(`[data-testid=space-name]`, spaceName),
+		chromedp.Click(`[data-testid=create-space]`),
+		chromedp.WaitVisible(`//a[@data-testid="space-link" and contains(., "`+spaceName+`")]`),
+		chromedp.AttributeValue(`//a[@data-testid="space-link" and contains(., "`+spaceName+`")]`, "href", &spaceURL, nil),
+		shot(shotName("02-spaces"), &buf),
+	)
+	if err != nil {
+		t.Fatalf("log in and create a space: %v", err)
+	}
+	// What an agent would do on space:configure: a workbook with a sheet and an action, and
+	// the space's theme.
+	spaceID := strings.TrimPrefix(spaceURL, "/space/")
+	wb := e.mustCreateWorkbook(t, map[string]any{"name": "Lieferanten", "spaceId": spaceID, "sheets": []any{map[string]any{"name": "Kontakte", "slug": "contacts", "fields": []any{
+		map[string]any{"key": "first_name", "type": "string", "label": "First name", "constraints": []any{map[string]any{"type": "required"}}},
+		map[string]any{"key": "last_name", "type": "string", "label": "Last name"},
+		map[string]any{"key": "email", "type": "string", "label": "Email", "constraints": []any{map[string]any{"type": "unique"}}},
+		map[string]any{"key": "revenue", "type": "number", "label": "Revenue"}}}}})
+	e.mustCall(t, "POST", "/v1/actions?spaceId="+spaceID, testSecret, map[string]any{"targetId": wb["id"], "label": "Submit", "operation": "submit", "mode": "foreground", "primary": true,
+		"guardrail": map[string]any{"content": "Submitted records go to the ERP."},
+		"inputForm": map[string]any{"type": "simple", "fields": []any{map[string]any{"key": "batch", "label": "Batch", "type": "string", "constraints": []any{map[string]any{"type": "required"}}}}}})
+	if theme != nil {
+		e.mustCall(t, "PATCH", "/v1/spaces/"+spaceID, testSecret, map[string]any{"metadata": map[string]any{"theme": theme}})
+	}
+	go completeJob(t, e, spaceID, "submit", "Sent to the ERP", 60*time.Second)
+
+	err = chromedp.Run(ctx,
+		chromedp.Navigate(base+spaceURL),
+		chromedp.WaitVisible(`[data-testid=upload-form]`),
+		htmxReady(),
+		chromedp.SetUploadFiles(`[data-testid=upload-file]`, []string{csv}),
+		chromedp.WaitVisible(`[data-testid=file-import]`),
+		shot(shotName("03-uploaded"), &buf),
+		step(t, "uploaded"),
+		chromedp.Click(`[data-testid=file-import]`),
+		chromedp.WaitVisible(`[data-testid=import-mapping]`),
+		chromedp.Text(`h1`, &heading),
+		shot(shotName("04-mapping"), &buf),
+		step(t, "mapping"),
+		htmxReady(),
+		chromedp.Click(`[data-testid=import-run]`),
+		chromedp.WaitVisible(`[data-testid=grid]`),
+		shot(shotName("05-errors"), &buf),
+		step(t, "errors"),
+		htmxReady(),
+		chromedp.Click(`//tr[contains(., "Dupont")]/td[@data-key="first_name"]`),
+		chromedp.Poll(`document.activeElement && document.activeElement.matches("td[data-cell]")`, nil),
+		chromedp.KeyEvent("\r"),
+		chromedp.WaitVisible(`[data-testid=grid-cell-editing] textarea`),
+		chromedp.SendKeys(`[data-testid=grid-cell-editing] textarea`, "Jean"),
+		chromedp.KeyEvent("\r"),
+		chromedp.WaitVisible(`//tr[contains(., "Dupont")]/td[@data-key="first_name" and contains(., "Jean")]`),
+		shot(shotName("06-fixed"), &buf),
+		step(t, "fixed"),
+		chromedp.Evaluate(`fetch(document.querySelector("[data-testid=export-csv]").href).then(r => r.text())`, &exportedErrors, awaitPromise),
+		chromedp.Evaluate(`fetch(location.pathname + "/export?format=csv").then(r => r.text())`, &exported, awaitPromise),
+		chromedp.Evaluate(`getComputedStyle(document.querySelector(".card")).borderTopColor`, &border),
+		chromedp.Evaluate(`getComputedStyle(document.querySelector("[data-grid] thead th")).fontFamily`, &font),
+		chromedp.Navigate(base+spaceURL),
+		chromedp.WaitVisible(`[data-testid=action-button][data-operation=submit]`),
+		htmxReady(),
+		chromedp.Click(`[data-testid=action-button][data-operation=submit]`),
+		chromedp.WaitVisible(`[data-testid=action-guardrail]`),
+		chromedp.SendKeys(`dialog[open] input[name="in.batch"]`, "Q3"),
+		shot(shotName("07-action-dialog"), &buf),
+		step(t, "dialog"),
+		chromedp.Click(`dialog[open] [data-testid=action-confirm]`),
+		chromedp.WaitVisible(`[data-testid=job-outcome]`),
+		chromedp.Text(`[data-testid=job-outcome]`, &outcome),
+		shot(shotName("08-action-outcome"), &buf),
+	)
+	if err != nil {
+		t.Fatalf("walk: %v", err)
+	}
+	if lang == "de" && !strings.Contains(heading, "lieferanten.csv") {
+		t.Errorf("wizard heading %q", heading)
+	}
+	if !strings.Contains(exported, "Jean,Dupont,jean@example.fr") || !strings.Contains(exported, "\"Li\nMei\"") {
+		t.Errorf("export %q lacks the fixed record or the line break", exported)
+	}
+	if strings.Contains(exportedErrors, "Dupont") || !strings.Contains(exportedErrors, "zoe@example.com") {
+		t.Errorf("the export of the Errors tab %q should hold the duplicates only", exportedErrors)
+	}
+	if outcome != "Sent to the ERP" {
+		t.Errorf("outcome %q", outcome)
+	}
+	if theme != nil {
+		if border != "rgb(15, 118, 110)" || !strings.Contains(font, "Georgia") {
+			t.Errorf("theme not applied: card border %q, header font %q", border, font)
+		}
+	} else if border == "rgb(15, 118, 110)" {
+		t.Error("the theme leaked into an unthemed space")
+	}
+	if lang == "de" {
+		var label string
+		if err := chromedp.Run(ctx, chromedp.Navigate(base+spaceURL), chromedp.WaitVisible(`[data-testid=upload-form]`), chromedp.Text(`[data-testid=upload-form] label`, &label)); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(label, "Datei auswählen") {
+			t.Errorf("German page shows %q", label)
+		}
+	}
+}
+
+// completeJob plays an agent: it acknowledges the first ready job with the operation and
+// completes it with message.
+func completeJob(t *testing.T, e *apiEnv, spaceID, operation, message string, within time.Duration) {
+	deadline := time.Now().Add(within)
+	for time.Now().Before(deadline) {
+		status, out := e.call(t, "GET", "/v1/jobs?spaceId="+spaceID, testSecret, nil)
+		if status == 200 {
+			for _, j := range listOf(out) {
+				jm := j.(map[string]any)
+				if jm["operation"] == operation && jm["status"] == "ready" {
+					e.call(t, "POST", "/v1/jobs/"+jm["id"].(string)+"/ack", testSecret, map[string]any{"progress": 50})
+					time.Sleep(300 * time.Millisecond)
+					e.call(t, "POST", "/v1/jobs/"+jm["id"].(string)+"/complete", testSecret, map[string]any{"outcome": map[string]any{"message": message}})
+					return
+				}
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
