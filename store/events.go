@@ -73,6 +73,8 @@ type EventFilter struct {
 	Topic               string
 	Since               *time.Time
 	IncludeAcknowledged bool
+	ActorID             string
+	Newest              bool // newest first (the admin's event log); the API lists oldest first
 	Page                model.Page
 }
 
@@ -101,7 +103,14 @@ func (db *DB) ListEvents(ctx context.Context, f EventFilter) ([]*model.Event, er
 	if !f.IncludeAcknowledged {
 		where = append(where, "acknowledged_at IS NULL")
 	}
-	q := `SELECT ` + eventColumns + ` FROM events WHERE ` + strings.Join(where, " AND ") + ` ORDER BY seq LIMIT ? OFFSET ?`
+	if f.ActorID != "" {
+		add("json_extract(context, '$.actorId') = ?", f.ActorID)
+	}
+	order := "seq"
+	if f.Newest {
+		order = "seq DESC"
+	}
+	q := `SELECT ` + eventColumns + ` FROM events WHERE ` + strings.Join(where, " AND ") + ` ORDER BY ` + order + ` LIMIT ? OFFSET ?`
 	args = append(args, f.Page.Size, f.Page.Offset())
 	rows, err := db.r.QueryContext(ctx, q, args...)
 	if err != nil {

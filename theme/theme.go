@@ -229,6 +229,15 @@ func kebab(path string) string {
 	return b.String()
 }
 
+// VarName is the variable of a key as Keys names it ("root.borderColor" → --sl-border-color).
+func VarName(key string) string {
+	group, path, _ := strings.Cut(key, ".")
+	if group == "table" {
+		return "--sl-table-" + kebab(path)
+	}
+	return "--sl-" + kebab(path)
+}
+
 // CSS is the :root rule setting a space's theme variables, "" when it sets none. Its values
 // passed the checks above, so it holds no ; { } < > \ or url(.
 func CSS(metadata json.RawMessage) string {

@@ -17,6 +17,7 @@ const (
 	KeyUser      = "sluice.userEmail"
 	KeyLang      = "sluice.lang"
 	KeyTheme     = "sluice.themeCSS" // the space's theme as a :root rule (theme.CSS), already checked
+	KeyAdmin     = "sluice.admin"    // "1" for account users (not guests): the admin pages are theirs
 )
 
 // T translates a message id; a missing id shows the id itself so it is noticed.
@@ -52,6 +53,9 @@ func str(ctx context.Context, key string) string {
 
 // Theme is the page's theme rule, "" outside a themed space.
 func Theme(ctx context.Context) string { return str(ctx, KeyTheme) }
+
+// IsAdmin reports whether the signed-in person may open the admin pages.
+func IsAdmin(ctx context.Context) bool { return str(ctx, KeyAdmin) == "1" }
 
 // CSRF is the request's CSRF token.
 func CSRF(ctx context.Context) string { return str(ctx, KeyCSRF) }

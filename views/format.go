@@ -119,3 +119,15 @@ func hasOption(opts []ImportOption, v string) bool {
 
 // lineCount sizes a cell's text area to its text (1 to 6 lines).
 func lineCount(s string) int { return min(6, max(1, strings.Count(s, "\n")+1)) }
+
+func spaceVals(spaceID string) string {
+	b, _ := json.Marshal(map[string]string{"space": spaceID})
+	return string(b)
+}
+
+func placeholderFor(color bool) string {
+	if color {
+		return "#2563eb"
+	}
+	return "4px"
+}

@@ -170,6 +170,7 @@ func uiRoutes(app *fiber.App, d Deps, uploads *api.Files, suggest ui.Suggester, 
 	pages := ui.New(d.Store, sess, func() time.Time { return d.Store.Now() })
 	imports := ui.NewImports(d.Store, suggest, jobSvc)
 	actions := ui.NewActionPages(d.Store, jobSvc)
+	admin := ui.NewAdmin(d.Store, d.Tokens, d.Sealer, d.BaseURL)
 	bundle := newBundleOnce()
 	protect := csrf.New(csrf.Config{
 		CookieName: "sluice_csrf", ContextKey: "csrf", CookieSameSite: "Lax", CookieHTTPOnly: true, CookieSecure: sess.secure, Expiration: sessionTTL,
@@ -223,6 +224,24 @@ func uiRoutes(app *fiber.App, d Deps, uploads *api.Files, suggest ui.Suggester, 
 	app.Post("/space/:spaceId/actions/run", with(signedIn, actions.Run)...)
 	app.Get("/space/:spaceId/jobs/:jobId/panel", with(signedIn, actions.Job)...)
 	app.Post("/space/:spaceId/jobs/:jobId/retry", with(signedIn, actions.Retry)...)
+
+	app.Get("/admin", with(signedIn, func(c *fiber.Ctx) error { return c.Redirect("/admin/events", fiber.StatusSeeOther) })...)
+	app.Get("/admin/events", with(signedIn, admin.Events)...)
+	app.Get("/admin/jobs", with(signedIn, admin.Jobs)...)
+	app.Get("/admin/guests", with(signedIn, admin.Guests)...)
+	app.Post("/admin/guests", with(signedIn, admin.AddGuest)...)
+	app.Post("/admin/guests/:guestId/link", with(signedIn, admin.GuestLink)...)
+	app.Post("/admin/guests/:guestId/remove", with(signedIn, admin.RemoveGuest)...)
+	app.Get("/admin/tokens", with(signedIn, admin.Tokens)...)
+	app.Post("/admin/tokens", with(signedIn, admin.CreateToken)...)
+	app.Post("/admin/tokens/:tokenId/delete", with(signedIn, admin.DeleteToken)...)
+	app.Get("/admin/secrets", with(signedIn, admin.Secrets)...)
+	app.Post("/admin/secrets", with(signedIn, admin.SaveSecret)...)
+	app.Post("/admin/secrets/:secretId/delete", with(signedIn, admin.DeleteSecret)...)
+	app.Get("/admin/environment", with(signedIn, admin.Environment)...)
+	app.Post("/admin/environment", with(signedIn, admin.SaveEnvironment)...)
+	app.Get("/admin/theme", with(signedIn, admin.Theme)...)
+	app.Post("/admin/theme", with(signedIn, admin.SaveTheme)...)
 
 	app.Use(localize(bundle), func(c *fiber.Ctx) error { return fiber.ErrNotFound })
 }

@@ -96,6 +96,9 @@ const UserKey = "sluice.sessionUser"
 func SetUser(c *fiber.Ctx, u SessionUser) {
 	c.Locals(UserKey, u)
 	c.Locals(views.KeyUser, u.Email)
+	if u.GuestSpace == "" {
+		c.Locals(views.KeyAdmin, "1")
+	}
 }
 
 func userOf(c *fiber.Ctx) SessionUser {

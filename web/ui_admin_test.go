@@ -1,0 +1,86 @@
+package web_test
+
+import (
+	"net/url"
+	"strings"
+	"testing"
+)
+
+func TestAdminPages(t *testing.T) {
+	e := newAPI(t)
+	sp := e.mustCreateSpace(t, testSecret, map[string]any{"name": "admin space"})
+	spaceID := sp["id"].(string)
+	b := loggedIn(t, e)
+	for _, path := range []string{"/admin/events", "/admin/jobs", "/admin/guests", "/admin/tokens", "/admin/secrets", "/admin/environment", "/admin/theme"} {
+		if resp, doc := b.do(t, "GET", path, nil, false); resp.StatusCode != 200 || doc.Find(`[data-testid=admin-title]`).Length() != 1 {
+			t.Errorf("%s: got %d", path, resp.StatusCode)
+		}
+	}
+	// The event log names the actor.
+	_, doc := b.do(t, "GET", "/admin/events?topic=space:created", nil, false)
+	if got := doc.Find(`[data-testid=event-row]`).Length(); got != 1 {
+		t.Errorf("event log filtered to space:created: got %d rows", got)
+	}
+	// Personal access tokens: shown once, listed, revoked.
+	_, part := b.do(t, "POST", "/admin/tokens", url.Values{"name": {"ci"}}, true)
+	raw, _ := part.Find(`[data-testid=secret-value]`).Attr("value")
+	if !strings.HasPrefix(raw, "pat_") {
+		t.Fatalf("token: got %q", raw)
+	}
+	if st, _ := e.call(t, "GET", "/v1/spaces", raw, nil); st != 200 {
+		t.Errorf("the new token: got %d", st)
+	}
+	_, doc = b.do(t, "GET", "/admin/tokens", nil, false)
+	if !strings.Contains(doc.Find(`[data-testid=token-list]`).Text(), "ci") || strings.Contains(doc.Text(), raw) {
+		t.Error("token list: missing the token, or showing its value again")
+	}
+	revoke, _ := doc.Find(`[data-testid=token-list] button`).Attr("hx-post")
+	b.do(t, "POST", revoke, nil, true)
+	if st, _ := e.call(t, "GET", "/v1/spaces", raw, nil); st != 401 {
+		t.Errorf("revoked token: got %d, want 401", st)
+	}
+	// Secrets: names, never values.
+	b.do(t, "POST", "/admin/secrets", url.Values{"name": {"ERP password"}, "value": {"hunter2"}}, true)
+	_, doc = b.do(t, "GET", "/admin/secrets", nil, false)
+	if !strings.Contains(doc.Text(), "ERP password") || strings.Contains(doc.Text(), "hunter2") {
+		t.Error("secrets page: missing the name, or showing the value")
+	}
+	// Environment: showSpaceInfo off.
+	b.do(t, "POST", "/admin/environment", url.Values{"namespaces": {"crm, erp"}}, true)
+	env := dataOf(e.mustCall(t, "GET", "/v1/environments/"+e.envID, jwtFor(t, e), nil))
+	if env["metadata"].(map[string]any)["showSpaceInfo"] != false || len(env["namespaces"].([]any)) != 2 {
+		t.Errorf("environment after save: %v", env)
+	}
+	// Theme: a bad value is refused and named; good ones are stored on the space.
+	resp, part := b.do(t, "POST", "/admin/theme", url.Values{"space": {spaceID}, "root.borderColor": {"red;}"}}, true)
+	if resp.StatusCode != 400 || !strings.Contains(part.Text(), "root.borderColor") {
+		t.Errorf("bad theme: got %d %q", resp.StatusCode, part.Text())
+	}
+	b.do(t, "POST", "/admin/theme", url.Values{"space": {spaceID}, "root.borderColor": {"#0f766e"}, "table.cell.active.borderWidth": {"3px"}}, true)
+	meta := dataOf(e.mustCall(t, "GET", "/v1/spaces/"+spaceID, testSecret, nil))["metadata"].(map[string]any)
+	th := meta["theme"].(map[string]any)
+	if th["root"].(map[string]any)["borderColor"] != "#0f766e" || th["table"].(map[string]any)["cell.active.borderWidth"] != "3px" {
+		t.Errorf("stored theme: %v", th)
+	}
+	_, doc = b.do(t, "GET", "/admin/theme?space="+spaceID, nil, false)
+	if v, _ := doc.Find(`input[name="root.borderColor"]`).Attr("value"); v != "#0f766e" {
+		t.Errorf("editor shows %q", v)
+	}
+	// Guests: added, a link issued, then a guest's session cannot open the admin pages.
+	b.do(t, "POST", "/admin/guests", url.Values{"email": {"pat@partner.io"}, "name": {"Pat"}, "space": {spaceID}}, true)
+	_, doc = b.do(t, "GET", "/admin/guests", nil, false)
+	link, _ := doc.Find(`[data-testid=guest-link]`).Attr("hx-post")
+	_, part = b.do(t, "POST", link, url.Values{"space": {spaceID}}, true)
+	guestURL, _ := part.Find(`[data-testid=secret-value]`).Attr("value")
+	if !strings.Contains(guestURL, "/space/"+spaceID+"?token=") {
+		t.Fatalf("guest link: got %q", guestURL)
+	}
+	g := loggedOut(t, e)
+	u, _ := url.Parse(guestURL)
+	if resp, _ := g.do(t, "GET", u.RequestURI(), nil, false); resp.StatusCode != 303 {
+		t.Fatalf("opening the guest link: got %d", resp.StatusCode)
+	}
+	if resp, _ := g.do(t, "GET", "/admin/events", nil, false); resp.StatusCode != 403 {
+		t.Errorf("a guest opening the admin: got %d, want 403", resp.StatusCode)
+	}
+}
