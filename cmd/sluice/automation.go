@@ -4,13 +4,15 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"github.com/sluice/sluice/ingest"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"strconv"
 	"time"
 
 	"github.com/sluice/sluice/events"
 	"github.com/sluice/sluice/handlers/api"
+	"github.com/sluice/sluice/ingest"
 	"github.com/sluice/sluice/jobs"
 	"github.com/sluice/sluice/store"
 )
@@ -22,6 +24,7 @@ type automationConfig struct {
 	ReadinessWait      time.Duration
 	WebhookRetryBase   time.Duration
 	WebhookMaxAttempts int
+	RetentionEvery     time.Duration
 }
 
 // automationFlags registers the settings on fs, with defaults from the environment.
@@ -47,6 +50,7 @@ func automationFlags(fs *flag.FlagSet, getenv func(string) string, c *automation
 		{&c.JobAckWindow, "job-ack-window", "SLUICE_JOB_ACK_WINDOW", 5 * time.Minute, "executing jobs not acknowledged for this long fail"},
 		{&c.ReadinessWait, "readiness-wait", "SLUICE_READINESS_WAIT", 120 * time.Second, "space:configure jobs not done by then are stopped"},
 		{&c.WebhookRetryBase, "webhook-retry-base", "SLUICE_WEBHOOK_RETRY_BASE", time.Second, "first webhook retry delay, doubled per attempt"},
+		{&c.RetentionEvery, "retention-every", "SLUICE_RETENTION_EVERY", time.Hour, "routine purge of spaces past their environment's retention period"},
 	} {
 		if err := dur(d.dst, d.name, d.key, d.def, d.usage); err != nil {
 			return err
@@ -71,6 +75,8 @@ type automation struct {
 	scheduler *jobs.Scheduler
 	webhooks  *events.Webhooks
 	worker    *jobs.Worker
+	stopPurge context.CancelFunc
+	purged    chan struct{}
 }
 
 // startAutomation starts the background work on db.
@@ -98,7 +104,38 @@ func startAutomation(ctx context.Context, db *store.DB, c automationConfig, file
 	a.worker.HandleOutcome("workbook:"+ingest.MapOperation, files.Map)
 	a.worker.HandleOutcome("workbook:transform", files.Map) // the spec's transform job: a map job driven by input.programId
 	a.worker.Start()
+	a.startRetention(db, c.RetentionEvery, filesDir, log)
 	return a, nil
+}
+
+// startRetention runs the retention purge at start and then every period: spaces whose last
+// activity is older than their environment's metadata.retentionDays (default 365) lose their
+// data, and their files' bytes are removed from disk; events stay.
+func (a *automation) startRetention(db *store.DB, every time.Duration, filesDir string, log *slog.Logger) {
+	ctx, cancel := context.WithCancel(context.Background())
+	a.stopPurge, a.purged = cancel, make(chan struct{})
+	go func() {
+		defer close(a.purged)
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			res, err := db.PurgeExpired(ctx)
+			switch {
+			case err != nil && ctx.Err() == nil:
+				log.Error("retention purge failed", "err", err)
+			case res != nil && len(res.Spaces) > 0:
+				for _, id := range res.Files {
+					_ = os.Remove(filepath.Join(filesDir, id))
+				}
+				log.Info("retention purged expired spaces", "spaces", len(res.Spaces), "files", len(res.Files))
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+		}
+	}()
 }
 
 // StopStreams ends open event streams; call it before shutting the HTTP server down.
@@ -110,4 +147,6 @@ func (a *automation) Stop() {
 	a.scheduler.Stop()
 	a.webhooks.Stop()
 	a.worker.Stop()
+	a.stopPurge()
+	<-a.purged
 }
