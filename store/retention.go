@@ -160,4 +160,3 @@ func (db *DB) purgeSpace(ctx context.Context, spaceID string) ([]string, error) 
 	})
 	return files, err
 }
-
