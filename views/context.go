@@ -5,6 +5,8 @@ package views
 
 import (
 	"context"
+	"fmt"
+	"strings"
 
 	"github.com/nicksnyder/go-i18n/v2/i18n"
 )
@@ -18,10 +20,21 @@ const (
 	KeyLang      = "sluice.lang"
 	KeyTheme     = "sluice.themeCSS" // the space's theme as a :root rule (theme.CSS), already checked
 	KeyAdmin     = "sluice.admin"    // "1" for account users (not guests): the admin pages are theirs
+	KeyOverrides = "sluice.overrides" // the environment's translation overrides for the page's language
 )
+
+// override is an environment's own wording for a message id, if it has one.
+func override(ctx context.Context, id string) (string, bool) {
+	o, _ := ctx.Value(KeyOverrides).(map[string]string)
+	s, ok := o[id]
+	return s, ok && s != ""
+}
 
 // T translates a message id; a missing id shows the id itself so it is noticed.
 func T(ctx context.Context, id string) string {
+	if s, ok := override(ctx, id); ok {
+		return s
+	}
 	loc, _ := ctx.Value(KeyLocalizer).(*i18n.Localizer)
 	if loc == nil {
 		return id
@@ -35,6 +48,12 @@ func T(ctx context.Context, id string) string {
 
 // Tf translates a message id with template data ({{.Name}} in the message).
 func Tf(ctx context.Context, id string, data map[string]any) string {
+	if s, ok := override(ctx, id); ok {
+		for k, v := range data {
+			s = strings.ReplaceAll(s, "{{."+k+"}}", fmt.Sprint(v))
+		}
+		return s
+	}
 	loc, _ := ctx.Value(KeyLocalizer).(*i18n.Localizer)
 	if loc == nil {
 		return id

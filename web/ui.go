@@ -107,6 +107,12 @@ func spaceContext(d Deps, b *i18n.Bundle) fiber.Handler {
 		if !knownLanguage(c.Cookies("lang")) && knownLanguage(sp.LanguageOverride) {
 			setLanguage(c, b, sp.LanguageOverride)
 		}
+		if env, err := d.Store.GetEnvironment(c.Context(), u.AccountID, sp.EnvironmentID); err == nil {
+			lang, _ := c.Locals(views.KeyLang).(string)
+			if o := ui.TranslationOverrides(env.Metadata, lang); len(o) > 0 {
+				c.Locals(views.KeyOverrides, o)
+			}
+		}
 		return c.Next()
 	}
 }
@@ -240,6 +246,8 @@ func uiRoutes(app *fiber.App, d Deps, uploads *api.Files, suggest ui.Suggester, 
 	app.Post("/admin/secrets/:secretId/delete", with(signedIn, admin.DeleteSecret)...)
 	app.Get("/admin/environment", with(signedIn, admin.Environment)...)
 	app.Post("/admin/environment", with(signedIn, admin.SaveEnvironment)...)
+	app.Get("/admin/translations", with(signedIn, admin.Translations)...)
+	app.Post("/admin/translations", with(signedIn, admin.SaveTranslations)...)
 	app.Get("/admin/theme", with(signedIn, admin.Theme)...)
 	app.Post("/admin/theme", with(signedIn, admin.SaveTheme)...)
 

@@ -84,3 +84,33 @@ func TestAdminPages(t *testing.T) {
 		t.Errorf("a guest opening the admin: got %d, want 403", resp.StatusCode)
 	}
 }
+
+func TestTranslationOverrides(t *testing.T) {
+	e := newAPI(t)
+	sp := e.mustCreateSpace(t, testSecret, map[string]any{"name": "wording"})
+	b := loggedIn(t, e)
+	_, doc := b.do(t, "GET", "/admin/translations?lang=en&q=upload.choose", nil, false)
+	if v, ok := doc.Find(`input[name="o:upload.choose"]`).Attr("value"); !ok || v != "" {
+		t.Fatalf("overrides page: %q %v", v, ok)
+	}
+	long := strings.Repeat("x", 501)
+	if resp, _ := b.do(t, "POST", "/admin/translations", url.Values{"lang": {"en"}, "o:upload.choose": {long}}, true); resp.StatusCode != 400 {
+		t.Errorf("a too long wording: got %d", resp.StatusCode)
+	}
+	b.do(t, "POST", "/admin/translations", url.Values{"lang": {"en"}, "o:upload.choose": {"Pick your spreadsheet"}, "o:not.an.id": {"x"}, "o:grid.notice_deleted": {"Gone: {{.Count}}"}}, true)
+	_, doc = b.do(t, "GET", "/space/"+sp["id"].(string), nil, false)
+	if got := doc.Find(`[data-testid=upload-form] label`).Text(); !strings.Contains(got, "Pick your spreadsheet") {
+		t.Errorf("space page with the override: %q", got)
+	}
+	env := dataOf(e.mustCall(t, "GET", "/v1/environments/"+e.envID, jwtFor(t, e), nil))
+	tr := env["metadata"].(map[string]any)["translations"].(map[string]any)["en"].(map[string]any)
+	if len(tr) != 2 || tr["upload.choose"] != "Pick your spreadsheet" {
+		t.Errorf("stored overrides: %v (unknown ids must be dropped)", tr)
+	}
+	// Emptying the field returns to the shipped wording.
+	b.do(t, "POST", "/admin/translations", url.Values{"lang": {"en"}, "o:upload.choose": {""}}, true)
+	_, doc = b.do(t, "GET", "/space/"+sp["id"].(string), nil, false)
+	if got := doc.Find(`[data-testid=upload-form] label`).Text(); !strings.Contains(got, "Choose a file") {
+		t.Errorf("after clearing the override: %q", got)
+	}
+}
