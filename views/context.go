@@ -18,8 +18,8 @@ const (
 	KeyCSRF      = "sluice.csrf"
 	KeyUser      = "sluice.userEmail"
 	KeyLang      = "sluice.lang"
-	KeyTheme     = "sluice.themeCSS" // the space's theme as a :root rule (theme.CSS), already checked
-	KeyAdmin     = "sluice.admin"    // "1" for account users (not guests): the admin pages are theirs
+	KeyTheme     = "sluice.themeCSS"  // the space's theme as a :root rule (theme.CSS), already checked
+	KeyAdmin     = "sluice.admin"     // "1" for account users (not guests): the admin pages are theirs
 	KeyOverrides = "sluice.overrides" // the environment's translation overrides for the page's language
 )
 
