@@ -11,10 +11,15 @@ func TestAdminPages(t *testing.T) {
 	sp := e.mustCreateSpace(t, testSecret, map[string]any{"name": "admin space"})
 	spaceID := sp["id"].(string)
 	b := loggedIn(t, e)
-	for _, path := range []string{"/admin/events", "/admin/jobs", "/admin/guests", "/admin/tokens", "/admin/secrets", "/admin/environment", "/admin/theme"} {
+	e.mustCall(t, "POST", "/v1/apps", testSecret, map[string]any{"name": "Vendor portal", "namespace": "vendors", "type": "PORTAL"})
+	for _, path := range []string{"/admin/events", "/admin/jobs", "/admin/guests", "/admin/tokens", "/admin/secrets", "/admin/environment", "/admin/theme",
+		"/admin/agents", "/admin/apps", "/admin/translations"} {
 		if resp, doc := b.do(t, "GET", path, nil, false); resp.StatusCode != 200 || doc.Find(`[data-testid=admin-title]`).Length() != 1 {
 			t.Errorf("%s: got %d", path, resp.StatusCode)
 		}
+	}
+	if _, doc := b.do(t, "GET", "/admin/apps", nil, false); !strings.Contains(doc.Find(`[data-testid=app-list]`).Text(), "Vendor portal") {
+		t.Error("apps page lacks the app")
 	}
 	// The event log names the actor.
 	_, doc := b.do(t, "GET", "/admin/events?topic=space:created", nil, false)
@@ -112,5 +117,25 @@ func TestTranslationOverrides(t *testing.T) {
 	_, doc = b.do(t, "GET", "/space/"+sp["id"].(string), nil, false)
 	if got := doc.Find(`[data-testid=upload-form] label`).Text(); !strings.Contains(got, "Choose a file") {
 		t.Errorf("after clearing the override: %q", got)
+	}
+}
+
+func TestAdminAgentsRevert(t *testing.T) {
+	e := newAPI(t)
+	path := "/v1/agents?environmentId=" + e.envID
+	e.mustCall(t, "POST", path, testSecret, map[string]any{"topics": []string{"job:ready"}, "compiler": "js", "source": "module.exports = 1", "slug": "hooks"})
+	a := dataOf(e.mustCall(t, "POST", path, testSecret, map[string]any{"topics": []string{"job:ready"}, "compiler": "js", "source": "module.exports = 2", "slug": "hooks"}))
+	b := loggedIn(t, e)
+	_, doc := b.do(t, "GET", "/admin/agents", nil, false)
+	agent := doc.Find(`[data-testid=agent]`)
+	if !strings.Contains(agent.Text(), "hooks") || agent.Find(`select[name=version] option`).Length() != 2 {
+		t.Fatalf("agents page: %q", agent.Text())
+	}
+	versions := listOf(e.mustCall(t, "GET", "/v1/agents/"+a["id"].(string)+"/versions", testSecret, nil))
+	v1 := versions[0].(map[string]any)["id"].(string)
+	b.do(t, "POST", "/admin/agents/"+a["id"].(string)+"/revert", url.Values{"version": {v1}}, true)
+	got := dataOf(e.mustCall(t, "GET", "/v1/agents/"+a["id"].(string), testSecret, nil))
+	if got["source"] != "module.exports = 1" || got["version"] != 3.0 {
+		t.Errorf("after revert from the admin: %v", got)
 	}
 }

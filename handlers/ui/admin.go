@@ -40,6 +40,7 @@ type AdminStore interface {
 	DeleteSecret(ctx context.Context, accountID, id string) (*store.Secret, error)
 	ListEnvironments(ctx context.Context, accountID, envID string, p model.Page) ([]*model.Environment, int, error)
 	UpdateEnvironment(ctx context.Context, accountID, id string, up store.EnvironmentUpdate, actor string) (*model.Environment, error)
+	AgentAdminStore
 }
 
 // Admin serves /admin.
