@@ -10,6 +10,7 @@ import (
 
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/ingest"
+	"github.com/sluice/sluice/markup"
 	"github.com/sluice/sluice/model"
 	"github.com/sluice/sluice/store"
 	"github.com/sluice/sluice/views"
@@ -131,10 +132,10 @@ func actionButton(ctx context.Context, i int, a *model.Action, st targetState, a
 	b := views.ActionButton{Index: i, Operation: cfg.Operation, Label: firstNonEmpty(cfg.Label, cfg.Operation), Description: cfg.Description,
 		Primary: cfg.Primary != nil && *cfg.Primary, Mode: firstNonEmpty(cfg.Mode, "foreground"), Tooltip: cfg.Tooltip}
 	if cfg.Guide != nil {
-		b.Guide = cfg.Guide.Content
+		b.Guide = markup.HTML(cfg.Guide.Content)
 	}
 	if cfg.Guardrail != nil {
-		b.Guardrail = cfg.Guardrail.Content
+		b.Guardrail = markup.HTML(cfg.Guardrail.Content)
 	}
 	needValid := cfg.Has(model.ConstraintHasAllValid) || isSet(cfg.RequireAllValid) || isSet(cfg.RequireAllValidTotal)
 	switch {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/ingest"
+	"github.com/sluice/sluice/markup"
 	"github.com/sluice/sluice/model"
 	"github.com/sluice/sluice/records"
 	"github.com/sluice/sluice/store"
@@ -141,7 +142,8 @@ func (h *Handler) Sheet(c *fiber.Ctx) error {
 		}
 		fields = append(fields, f)
 		p.Columns = append(p.Columns, views.GridColumn{Key: f.Key, Label: firstNonEmpty(f.Label, f.Key), Type: f.Type, Description: f.Description,
-			Required: f.HasConstraint("required"), Unique: f.HasConstraint("unique"), Readonly: f.Readonly, Errors: counts.ErrorsByField[f.Key]})
+			DescriptionHTML: markup.HTML(f.Description),
+			Required:        f.HasConstraint("required"), Unique: f.HasConstraint("unique"), Readonly: f.Readonly, Errors: counts.ErrorsByField[f.Key]})
 	}
 	q := store.RecordQuery{SearchValue: gp.search, Q: gp.q, SortField: gp.sort, SortDesc: gp.dir == "desc", Page: model.Page{Size: gp.size, Number: gp.page},
 		CountCap: countCap}
