@@ -23,7 +23,7 @@ func TestActionBarAndRuns(t *testing.T) {
 	if _, disabled := btn.Attr("disabled"); !disabled || !strings.Contains(btn.AttrOr("title", ""), "1 record(s) still have errors") {
 		t.Fatalf("with an invalid record: got button %q disabled=%v, want disabled with the reason", btn.AttrOr("title", ""), disabled)
 	}
-	if tip := doc.Find(`[data-testid=action-tooltip]`); tip.Find("strong").Text() != "Read" || !strings.Contains(tip.Text(), "Read me") {
+	if tip := doc.Find(`[data-testid=action-tooltip]`); tip.Find(".sl-prose strong").Text() != "Read" || !strings.Contains(tip.Text(), "Read me") {
 		t.Error("the guide is not shown as rendered Markdown")
 	}
 	// The action's own error message replaces the default wording.
