@@ -1,7 +1,6 @@
 package web_test
 
 import (
-	"net"
 	"strings"
 	"testing"
 	"time"
@@ -14,13 +13,7 @@ import (
 func TestBrowserAction(t *testing.T) {
 	e := newAPI(t)
 	ctx := browser(t)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go e.app.Listener(ln)
-	t.Cleanup(func() { e.app.Shutdown() })
-	base := "http://" + ln.Addr().String()
+	base := serve(t, e)
 	sp := e.mustCreateSpace(t, testSecret, map[string]any{"name": "Quarterly payouts"})
 	spaceID := sp["id"].(string)
 	wb, sheet := e.mustCreateSheet(t, spaceID)
@@ -61,7 +54,7 @@ func TestBrowserAction(t *testing.T) {
 	var buf []byte
 	var outcome, href string
 	var flashHidden bool
-	err = chromedp.Run(ctx,
+	err := chromedp.Run(ctx,
 		chromedp.Navigate(base+"/login"),
 		chromedp.WaitVisible(`[data-testid=login-form]`),
 		chromedp.SendKeys(`[data-testid=login-email]`, testEmail),

@@ -1,7 +1,6 @@
 package web_test
 
 import (
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,13 +15,7 @@ import (
 func TestBrowserImport(t *testing.T) {
 	e := newAPI(t)
 	ctx := browser(t)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go e.app.Listener(ln)
-	t.Cleanup(func() { e.app.Shutdown() })
-	base := "http://" + ln.Addr().String()
+	base := serve(t, e)
 	startWorker(t, e)
 	sp := e.mustCreateSpace(t, testSecret, map[string]any{"name": "Supplier onboarding"})
 	e.mustCreateWorkbook(t, map[string]any{"name": "Suppliers", "spaceId": sp["id"], "sheets": []any{map[string]any{"name": "Contacts", "fields": []any{
@@ -45,7 +38,7 @@ func TestBrowserImport(t *testing.T) {
 	var buf []byte
 	var mapping, grid, tab string
 	firstNameErrors := -1
-	err = chromedp.Run(ctx,
+	err := chromedp.Run(ctx,
 		chromedp.Navigate(base+"/login"),
 		chromedp.WaitVisible(`[data-testid=login-form]`),
 		chromedp.SendKeys(`[data-testid=login-email]`, testEmail),
@@ -74,11 +67,12 @@ func TestBrowserImport(t *testing.T) {
 		shot("07-imported-errors", &buf),
 		// Fix Dupont's missing first name with the keyboard: focus, Enter, type, Enter.
 		htmxReady(),
-		chromedp.Click(`//tr[contains(., "Dupont")]/td[@data-key="first_name"]`),
+		chromedp.Focus(`//tr[contains(., "Dupont")]/td[@data-key="first_name"]`), // the keyboard path: focus the cell, Enter edits
 		chromedp.Poll(`document.activeElement && document.activeElement.matches("td[data-cell]")`, nil),
 		chromedp.KeyEvent("\r"),
 		chromedp.WaitVisible(`[data-testid=grid-cell-editing] textarea`),
-		chromedp.SendKeys(`[data-testid=grid-cell-editing] textarea`, "Jean"),
+		chromedp.Poll(`document.activeElement && document.activeElement.name === "value"`, nil), // the editor takes the focus
+		chromedp.KeyEvent("Jean"),
 		shot("07b-editing", &buf),
 		chromedp.KeyEvent("\r"),
 		chromedp.WaitVisible(`//tr[contains(., "Dupont")]/td[@data-key="first_name" and not(@data-level="error") and contains(., "Jean")]`),

@@ -81,6 +81,18 @@ func browser(t *testing.T) context.Context {
 	return ctx
 }
 
+// serve runs the app on a local port for a browser and returns its base address.
+func serve(t *testing.T, e *apiEnv) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go e.app.Listener(ln)
+	t.Cleanup(func() { e.app.Shutdown() })
+	return "http://" + ln.Addr().String()
+}
+
 // step logs how far a browser run got, so a timeout says where it stopped.
 func step(t *testing.T, name string) chromedp.Action {
 	return chromedp.ActionFunc(func(context.Context) error { t.Log("browser: " + name); return nil })
@@ -125,13 +137,7 @@ func shot(name string, buf *[]byte) chromedp.Action {
 func TestBrowserLoginAndCreateSpace(t *testing.T) {
 	e := newAPI(t)
 	ctx := browser(t)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go e.app.Listener(ln)
-	t.Cleanup(func() { e.app.Shutdown() })
-	base := "http://" + ln.Addr().String()
+	base := serve(t, e)
 	// The built-in worker runs extraction jobs, as cmd/sluice starts it.
 	svc := jobs.New(e.db, e.db)
 	worker := jobs.NewWorker(svc, 100*time.Millisecond, slog.New(slog.NewTextHandler(io.Discard, nil)))
@@ -148,7 +154,7 @@ func TestBrowserLoginAndCreateSpace(t *testing.T) {
 
 	var buf []byte
 	var rows, wrong, title, files, grid string
-	err = chromedp.Run(ctx,
+	err := chromedp.Run(ctx,
 		chromedp.Navigate(base+"/login"),
 		chromedp.WaitVisible(`[data-testid=login-form]`),
 		shot("01-login", &buf),

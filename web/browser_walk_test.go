@@ -1,7 +1,6 @@
 package web_test
 
 import (
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -33,13 +32,7 @@ func TestBrowserWalk(t *testing.T) {
 func walk(t *testing.T, lang, langName, spaceName string, theme map[string]any) {
 	e := newAPI(t)
 	ctx := browser(t)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go e.app.Listener(ln)
-	t.Cleanup(func() { e.app.Shutdown() })
-	base := "http://" + ln.Addr().String()
+	base := serve(t, e)
 	startWorker(t, e)
 	csv := filepath.Join(t.TempDir(), "lieferanten.csv")
 	// Awkward on purpose: a title line before the header, semicolons, a BOM, an umlaut, a quoted
@@ -52,7 +45,7 @@ func walk(t *testing.T, lang, langName, spaceName string, theme map[string]any) 
 	shotName := func(n string) string { return "walk-" + lang + "-" + n }
 	var spaceURL string
 	var heading, outcome, exported, exportedErrors, border, font string
-	err = chromedp.Run(ctx,
+	err := chromedp.Run(ctx,
 		chromedp.Navigate(base+"/login"),
 		chromedp.WaitVisible(`[data-testid=login-form]`),
 		chromedp.Evaluate(`document.cookie = "lang=`+lang+`; path=/"`, nil), // the language chosen in the header menu
@@ -108,11 +101,12 @@ func walk(t *testing.T, lang, langName, spaceName string, theme map[string]any) 
 		shot(shotName("05-errors"), &buf),
 		step(t, "errors"),
 		htmxReady(),
-		chromedp.Click(`//tr[contains(., "Dupont")]/td[@data-key="first_name"]`),
+		chromedp.Focus(`//tr[contains(., "Dupont")]/td[@data-key="first_name"]`), // the keyboard path: focus the cell, Enter edits
 		chromedp.Poll(`document.activeElement && document.activeElement.matches("td[data-cell]")`, nil),
 		chromedp.KeyEvent("\r"),
 		chromedp.WaitVisible(`[data-testid=grid-cell-editing] textarea`),
-		chromedp.SendKeys(`[data-testid=grid-cell-editing] textarea`, "Jean"),
+		chromedp.Poll(`document.activeElement && document.activeElement.name === "value"`, nil), // the editor takes the focus
+		chromedp.KeyEvent("Jean"),
 		chromedp.KeyEvent("\r"),
 		chromedp.WaitVisible(`//tr[contains(., "Dupont")]/td[@data-key="first_name" and contains(., "Jean")]`),
 		shot(shotName("06-fixed"), &buf),

@@ -54,11 +54,7 @@ func NewActionPages(s ActionStore, r ActionRunner) *ActionPages {
 
 // target loads the space and checks the target belongs to it.
 func (h *ActionPages) target(c *fiber.Ctx, id string) (SessionUser, *model.Space, *store.Resource, error) {
-	u := userOf(c)
-	if err := guard(u, c.Params("spaceId")); err != nil {
-		return u, nil, nil, err
-	}
-	sp, err := h.store.GetSpace(c.Context(), u.AccountID, c.Params("spaceId"))
+	u, sp, err := spaceOf(c, h.store)
 	if err != nil {
 		return u, nil, nil, err
 	}
@@ -261,13 +257,9 @@ func enumInput(f model.InputField, text string) any {
 // Job handles GET /space/:spaceId/jobs/:jobId/panel?mode=: an action job's panel, polled
 // until the job is finished.
 func (h *ActionPages) Job(c *fiber.Ctx) error {
-	u := userOf(c)
-	if err := guard(u, c.Params("spaceId")); err != nil {
+	_, j, err := jobOf(c, h.store)
+	if err != nil {
 		return err
-	}
-	j, err := h.store.GetJob(c.Context(), u.AccountID, c.Params("jobId"))
-	if err != nil || j.SpaceID != c.Params("spaceId") {
-		return errs.NotFoundf("jobId", "Job not found")
 	}
 	if j.Finished() {
 		c.Set("HX-Trigger", "sl-job-done") // action bars refresh: a blocking job no longer blocks
@@ -278,18 +270,29 @@ func (h *ActionPages) Job(c *fiber.Ctx) error {
 // Retry handles POST /space/:spaceId/jobs/:jobId/retry: a failed job's outcome offered a
 // retry; the job runs again and its panel follows it.
 func (h *ActionPages) Retry(c *fiber.Ctx) error {
-	u := userOf(c)
-	if err := guard(u, c.Params("spaceId")); err != nil {
+	u, j, err := jobOf(c, h.store)
+	if err != nil {
 		return err
-	}
-	j, err := h.store.GetJob(c.Context(), u.AccountID, c.Params("jobId"))
-	if err != nil || j.SpaceID != c.Params("spaceId") {
-		return errs.NotFoundf("jobId", "Job not found")
 	}
 	if j, err = h.runner.Retry(c.Context(), u.AccountID, j.ID, u.UserID); err != nil {
 		return err
 	}
 	return Render(c, fiber.StatusOK, views.JobPanel(jobPanel(c.Context(), j.SpaceID, j, c.FormValue("mode", j.Mode))))
+}
+
+// jobOf loads the request's :jobId, which must belong to its :spaceId.
+func jobOf(c *fiber.Ctx, s interface {
+	GetJob(ctx context.Context, accountID, id string) (*model.Job, error)
+}) (SessionUser, *model.Job, error) {
+	u := userOf(c)
+	if err := guard(u, c.Params("spaceId")); err != nil {
+		return u, nil, err
+	}
+	j, err := s.GetJob(c.Context(), u.AccountID, c.Params("jobId"))
+	if err != nil || j.SpaceID != c.Params("spaceId") {
+		return u, nil, errs.NotFoundf("jobId", "Job not found")
+	}
+	return u, j, nil
 }
 
 // jobPanel is what an action job's panel shows: progress, then the outcome and its next step.

@@ -79,6 +79,16 @@ func (h *Admin) environment(c *fiber.Ctx, u SessionUser) (*model.Environment, []
 	return envs[0], envs, nil
 }
 
+// page is every admin handler's start: an account user, the environment and the shell.
+func (h *Admin) page(c *fiber.Ctx, section string) (SessionUser, views.AdminShell, *model.Environment, error) {
+	u, err := h.admin(c)
+	if err != nil {
+		return u, views.AdminShell{}, nil, err
+	}
+	sh, env, err := h.shell(c, u, section)
+	return u, sh, env, err
+}
+
 func (h *Admin) shell(c *fiber.Ctx, u SessionUser, section string) (views.AdminShell, *model.Environment, error) {
 	env, envs, err := h.environment(c, u)
 	if err != nil {
@@ -116,11 +126,7 @@ func (h *Admin) actorName(ctx context.Context, accountID, id string, cache map[s
 
 // Events handles GET /admin/events (topic, space, actor): the newest events, polled live.
 func (h *Admin) Events(c *fiber.Ctx) error {
-	u, err := h.admin(c)
-	if err != nil {
-		return err
-	}
-	sh, env, err := h.shell(c, u, "events")
+	u, sh, env, err := h.page(c, "events")
 	if err != nil {
 		return err
 	}
@@ -149,11 +155,7 @@ func (h *Admin) Events(c *fiber.Ctx) error {
 
 // Jobs handles GET /admin/jobs: the newest jobs with their status and progress, polled live.
 func (h *Admin) Jobs(c *fiber.Ctx) error {
-	u, err := h.admin(c)
-	if err != nil {
-		return err
-	}
-	sh, env, err := h.shell(c, u, "jobs")
+	u, sh, env, err := h.page(c, "jobs")
 	if err != nil {
 		return err
 	}
@@ -178,11 +180,7 @@ func (h *Admin) Jobs(c *fiber.Ctx) error {
 
 // Guests handles GET /admin/guests.
 func (h *Admin) Guests(c *fiber.Ctx) error {
-	u, err := h.admin(c)
-	if err != nil {
-		return err
-	}
-	sh, env, err := h.shell(c, u, "guests")
+	u, sh, env, err := h.page(c, "guests")
 	if err != nil {
 		return err
 	}
@@ -212,11 +210,7 @@ func (h *Admin) Guests(c *fiber.Ctx) error {
 
 // AddGuest handles POST /admin/guests (email, name, space).
 func (h *Admin) AddGuest(c *fiber.Ctx) error {
-	u, err := h.admin(c)
-	if err != nil {
-		return err
-	}
-	_, env, err := h.shell(c, u, "guests")
+	u, _, env, err := h.page(c, "guests")
 	if err != nil {
 		return err
 	}
@@ -278,11 +272,7 @@ func (h *Admin) RemoveGuest(c *fiber.Ctx) error {
 
 // Tokens handles GET /admin/tokens: the signed-in user's personal access tokens.
 func (h *Admin) Tokens(c *fiber.Ctx) error {
-	u, err := h.admin(c)
-	if err != nil {
-		return err
-	}
-	sh, _, err := h.shell(c, u, "tokens")
+	u, sh, _, err := h.page(c, "tokens")
 	if err != nil {
 		return err
 	}
@@ -336,11 +326,7 @@ func (h *Admin) DeleteToken(c *fiber.Ctx) error {
 
 // Secrets handles GET /admin/secrets: names and scopes, never values.
 func (h *Admin) Secrets(c *fiber.Ctx) error {
-	u, err := h.admin(c)
-	if err != nil {
-		return err
-	}
-	sh, env, err := h.shell(c, u, "secrets")
+	u, sh, env, err := h.page(c, "secrets")
 	if err != nil {
 		return err
 	}
@@ -357,11 +343,7 @@ func (h *Admin) Secrets(c *fiber.Ctx) error {
 
 // SaveSecret handles POST /admin/secrets (name, value, space?): sealed at rest.
 func (h *Admin) SaveSecret(c *fiber.Ctx) error {
-	u, err := h.admin(c)
-	if err != nil {
-		return err
-	}
-	_, env, err := h.shell(c, u, "secrets")
+	u, _, env, err := h.page(c, "secrets")
 	if err != nil {
 		return err
 	}
@@ -391,11 +373,7 @@ func (h *Admin) DeleteSecret(c *fiber.Ctx) error {
 
 // Environment handles GET /admin/environment: its namespaces and showSpaceInfo.
 func (h *Admin) Environment(c *fiber.Ctx) error {
-	u, err := h.admin(c)
-	if err != nil {
-		return err
-	}
-	sh, env, err := h.shell(c, u, "environment")
+	_, sh, env, err := h.page(c, "environment")
 	if err != nil {
 		return err
 	}
@@ -410,11 +388,7 @@ func (h *Admin) Environment(c *fiber.Ctx) error {
 
 // SaveEnvironment handles POST /admin/environment (namespaces, showSpaceInfo).
 func (h *Admin) SaveEnvironment(c *fiber.Ctx) error {
-	u, err := h.admin(c)
-	if err != nil {
-		return err
-	}
-	_, env, err := h.shell(c, u, "environment")
+	u, _, env, err := h.page(c, "environment")
 	if err != nil {
 		return err
 	}
@@ -440,11 +414,7 @@ func (h *Admin) SaveEnvironment(c *fiber.Ctx) error {
 // Theme handles GET /admin/theme?space=: an editor for every theme key of a space with a
 // live preview.
 func (h *Admin) Theme(c *fiber.Ctx) error {
-	u, err := h.admin(c)
-	if err != nil {
-		return err
-	}
-	sh, env, err := h.shell(c, u, "theme")
+	u, sh, env, err := h.page(c, "theme")
 	if err != nil {
 		return err
 	}

@@ -24,11 +24,7 @@ type AgentAdminStore interface {
 // Agents handles GET /admin/agents: each agent with its versions (revert) and its latest
 // webhook deliveries (the logs).
 func (h *Admin) Agents(c *fiber.Ctx) error {
-	u, err := h.admin(c)
-	if err != nil {
-		return err
-	}
-	sh, env, err := h.shell(c, u, "agents")
+	u, sh, env, err := h.page(c, "agents")
 	if err != nil {
 		return err
 	}
@@ -75,11 +71,7 @@ func (h *Admin) RevertAgent(c *fiber.Ctx) error {
 
 // Apps handles GET /admin/apps: the account's apps.
 func (h *Admin) Apps(c *fiber.Ctx) error {
-	u, err := h.admin(c)
-	if err != nil {
-		return err
-	}
-	sh, _, err := h.shell(c, u, "apps")
+	u, sh, _, err := h.page(c, "apps")
 	if err != nil {
 		return err
 	}

@@ -75,11 +75,7 @@ type importCtx struct {
 }
 
 func (h *Imports) load(c *fiber.Ctx) (*importCtx, error) {
-	u := userOf(c)
-	if err := guard(u, c.Params("spaceId")); err != nil {
-		return nil, err
-	}
-	sp, err := h.store.GetSpace(c.Context(), u.AccountID, c.Params("spaceId"))
+	u, sp, err := spaceOf(c, h.store)
 	if err != nil {
 		return nil, err
 	}
@@ -389,13 +385,9 @@ func mustJSON(v any) json.RawMessage {
 // polled while it runs. A finished map job sends the browser on to its destination sheet,
 // filtered to the records with errors when there are any.
 func (h *Imports) Progress(c *fiber.Ctx) error {
-	u := userOf(c)
-	if err := guard(u, c.Params("spaceId")); err != nil {
+	u, j, err := jobOf(c, h.store)
+	if err != nil {
 		return err
-	}
-	j, err := h.store.GetJob(c.Context(), u.AccountID, c.Params("jobId"))
-	if err != nil || j.SpaceID != c.Params("spaceId") {
-		return errs.NotFoundf("jobId", "Job not found")
 	}
 	p := jobProgress(j.SpaceID, j)
 	if j.Status == model.JobComplete && j.Operation == ingest.MapOperation && IsHTMX(c) {

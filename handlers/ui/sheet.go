@@ -41,11 +41,7 @@ type sheetCtx struct {
 }
 
 func (h *Handler) loadSheet(c *fiber.Ctx) (*sheetCtx, error) {
-	u := userOf(c)
-	if err := guard(u, c.Params("spaceId")); err != nil {
-		return nil, err
-	}
-	sp, err := h.store.GetSpace(c.Context(), u.AccountID, c.Params("spaceId"))
+	u, sp, err := spaceOf(c, h.store)
 	if err != nil {
 		return nil, err
 	}

@@ -115,11 +115,7 @@ func (h *Handler) setArchived(c *fiber.Ctx, archived bool) error {
 
 // Space handles GET /space/:spaceId.
 func (h *Handler) Space(c *fiber.Ctx) error {
-	u := userOf(c)
-	if err := guard(u, c.Params("spaceId")); err != nil {
-		return err
-	}
-	s, err := h.store.GetSpace(c.Context(), u.AccountID, c.Params("spaceId"))
+	u, s, err := spaceOf(c, h.store)
 	if err != nil {
 		return err
 	}
@@ -189,11 +185,7 @@ func (h *Handler) fileItems(c *fiber.Ctx, u SessionUser, spaceID string) ([]view
 
 // Files handles GET /space/:spaceId/files: the files list partial, polled while extractions run.
 func (h *Handler) Files(c *fiber.Ctx) error {
-	u := userOf(c)
-	if err := guard(u, c.Params("spaceId")); err != nil {
-		return err
-	}
-	s, err := h.store.GetSpace(c.Context(), u.AccountID, c.Params("spaceId"))
+	u, s, err := spaceOf(c, h.store)
 	if err != nil {
 		return err
 	}

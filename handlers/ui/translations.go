@@ -54,11 +54,7 @@ func messages(lang string) map[string]string {
 // Translations handles GET /admin/translations?lang=: every message with the shipped wording
 // and the environment's override.
 func (h *Admin) Translations(c *fiber.Ctx) error {
-	u, err := h.admin(c)
-	if err != nil {
-		return err
-	}
-	sh, env, err := h.shell(c, u, "translations")
+	_, sh, env, err := h.page(c, "translations")
 	if err != nil {
 		return err
 	}
@@ -90,11 +86,7 @@ func (h *Admin) Translations(c *fiber.Ctx) error {
 // SaveTranslations handles POST /admin/translations (lang, and o:<id> per message): empty
 // fields fall back to the shipped wording.
 func (h *Admin) SaveTranslations(c *fiber.Ctx) error {
-	u, err := h.admin(c)
-	if err != nil {
-		return err
-	}
-	_, env, err := h.shell(c, u, "translations")
+	u, _, env, err := h.page(c, "translations")
 	if err != nil {
 		return err
 	}

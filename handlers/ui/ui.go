@@ -33,6 +33,22 @@ func guard(u SessionUser, spaceID string) error {
 	return nil
 }
 
+// spaceGetter is the one store method spaceOf needs.
+type spaceGetter interface {
+	GetSpace(ctx context.Context, accountID, id string) (*model.Space, error)
+}
+
+// spaceOf loads the space of the request's :spaceId for the signed-in user (a guest only
+// reaches their own space).
+func spaceOf(c *fiber.Ctx, s spaceGetter) (SessionUser, *model.Space, error) {
+	u := userOf(c)
+	if err := guard(u, c.Params("spaceId")); err != nil {
+		return u, nil, err
+	}
+	sp, err := s.GetSpace(c.Context(), u.AccountID, c.Params("spaceId"))
+	return u, sp, err
+}
+
 // staffOnly refuses what guests may not do.
 func staffOnly(u SessionUser) error {
 	if u.GuestSpace != "" {

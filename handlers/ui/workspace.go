@@ -107,11 +107,7 @@ func (h *Handler) unconfigured(c *fiber.Ctx, u SessionUser, sp *model.Space, emp
 
 // Document handles GET /space/:spaceId/document/:documentId.
 func (h *Handler) Document(c *fiber.Ctx) error {
-	u := userOf(c)
-	if err := guard(u, c.Params("spaceId")); err != nil {
-		return err
-	}
-	sp, err := h.store.GetSpace(c.Context(), u.AccountID, c.Params("spaceId"))
+	u, sp, err := spaceOf(c, h.store)
 	if err != nil {
 		return err
 	}
