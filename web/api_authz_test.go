@@ -155,7 +155,7 @@ func TestAuthorizationMatrix(t *testing.T) {
 		if !ok {
 			concrete, _ = fill(path, map[string]string{"programId": "us_mp_none", "appId": "us_app_none", "constraintId": "us_ctr_none",
 				"agentId": "us_ag_none", "guestId": w.ids["A"]["guestId"], "mappingId": "us_mr_none", "instructionId": "us_ins_none",
-				"secretId": "us_sec_none", "agentVersionId": "us_agv_none", "accessTokenId": "us_pat_none", "version": "1",
+				"secretId": "us_sec_none", "agentVersionId": "us_agv_none", "accessTokenId": "us_pat_none", "version": "1", "userId": "us_usr_none",
 				"environmentId": e.envID, "spaceId": b["spaceId"], "sheetId": b["sheetId"], "workbookId": b["workbookId"], "jobId": b["jobId"],
 				"eventId": b["eventId"], "fileId": b["fileId"], "documentId": b["documentId"], "actionId": b["actionId"], "viewId": b["viewId"],
 				"snapshotId": b["snapshotId"], "commitId": b["commitId"], "dataClipId": b["dataClipId"], "fieldKey": "email"})

@@ -12,6 +12,7 @@ import (
 
 	"github.com/sluice/sluice/auth"
 	"github.com/sluice/sluice/events"
+	"github.com/sluice/sluice/mail"
 	"github.com/sluice/sluice/store"
 )
 
@@ -39,6 +40,8 @@ type Deps struct {
 	FilesDir string
 	// Sealer encrypts secrets at rest.
 	Sealer *auth.Sealer
+	// SMTP sends mail (invitations); without a host mail stays in the outbox.
+	SMTP mail.SMTP
 }
 
 // New returns the configured fiber app.

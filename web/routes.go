@@ -6,6 +6,7 @@ import (
 
 	"github.com/sluice/sluice/handlers/api"
 	"github.com/sluice/sluice/jobs"
+	"github.com/sluice/sluice/mail"
 )
 
 // routes is the whole HTTP surface of Sluice, one line per route.
@@ -22,10 +23,16 @@ func routes(app *fiber.App, d Deps) {
 	export := api.NewExport(d.Store)
 	mappings := api.NewMapping(d.Store)
 	apps := api.NewApps(d.Store)
+	mailer, err := mail.New(d.Store, d.SMTP)
+	if err != nil {
+		panic(err) // the templates are embedded: this is a build error
+	}
+	users := api.NewUsers(d.Store, mailer, d.BaseURL)
 	clips := api.NewDataClips(d.Store, d.Tokens, d.BaseURL)
 	instructions := api.NewInstructions(d.Store)
 	secrets := api.NewSecrets(d.Store, d.Sealer)
 	guests := api.NewGuests(d.Store, d.Tokens, d.BaseURL)
+	guests.SetMailer(mailer)
 	views := api.NewViews(d.Store)
 	jobSvc := jobs.New(d.Store, d.Store)
 	jobsH := api.NewJobs(jobSvc, d.Store)
@@ -117,6 +124,14 @@ func routes(app *fiber.App, d Deps) {
 	v1.Delete("/files/:fileId", files.Delete)
 	v1.Get("/files/:fileId/download", files.Download)
 
+	v1.Get("/users", users.List)
+	v1.Post("/users/invite", users.Invite)
+	v1.Post("/invitations", guests.Invite) // the client's guests.invite
+	v1.Get("/users/:userId", users.Get)
+	v1.Patch("/users/:userId", users.Update)
+	v1.Delete("/users/:userId", users.Delete)
+	v1.Post("/users/:userId/resend-invite", users.ResendInvite)
+	v1.Get("/outbox", users.Outbox)
 	v1.Get("/data-clips", clips.List)
 	v1.Post("/data-clips", clips.Create)
 	v1.Get("/data-clips/:dataClipId", clips.Get)

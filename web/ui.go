@@ -202,6 +202,8 @@ func uiRoutes(app *fiber.App, d Deps, uploads *api.Files, suggest ui.Suggester, 
 	app.Post("/login", with(page, pages.Login)...)
 	app.Post("/logout", with(page, pages.Logout)...)
 	app.Post("/lang", with(page, pages.Language)...)
+	app.Get("/invite/:token", with(page, pages.InvitePage)...)
+	app.Post("/invite/:token", with(page, pages.AcceptInvite)...)
 	app.Get("/", with(signedIn, pages.Spaces)...)
 	app.Post("/space", with(signedIn, pages.CreateSpace)...)
 	app.Get("/space/:spaceId", with(signedIn, pages.Space)...)

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/sluice/sluice/auth"
+	"github.com/sluice/sluice/mail"
 	"github.com/sluice/sluice/store"
 	"github.com/sluice/sluice/web"
 )
@@ -119,6 +120,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	app := web.New(web.Deps{
 		Store: db, Auth: &auth.Authenticator{Keys: db, Tokens: tokens, PATs: db, Guests: db}, Tokens: tokens, Log: log,
 		BaseURL: cfg.BaseURL, SessionSecret: sessionKey[:], Events: auto.Notifier, FilesDir: filesDir, Sealer: sealer,
+		SMTP: mail.SMTP{Host: getenv("SLUICE_SMTP_HOST"), Port: getenv("SLUICE_SMTP_PORT"), User: getenv("SLUICE_SMTP_USER"),
+			Password: getenv("SLUICE_SMTP_PASSWORD"), From: firstNonEmptyEnv(getenv("SLUICE_SMTP_FROM"), "sluice@localhost")},
 	})
 
 	ln, err := net.Listen("tcp", cfg.Addr)
@@ -181,4 +184,14 @@ func bootstrap(ctx context.Context, db *store.DB, cfg config, stdout io.Writer) 
 		}
 	}
 	return nil
+}
+
+// firstNonEmptyEnv is the first non-empty of vals.
+func firstNonEmptyEnv(vals ...string) string {
+	for _, v := range vals {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
 }

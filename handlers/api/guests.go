@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -9,6 +10,7 @@ import (
 
 	"github.com/sluice/sluice/auth"
 	"github.com/sluice/sluice/errs"
+	"github.com/sluice/sluice/mail"
 	"github.com/sluice/sluice/model"
 	"github.com/sluice/sluice/store"
 )
@@ -29,6 +31,7 @@ type Guests struct {
 	store   GuestStore
 	tokens  *auth.Tokens
 	baseURL string
+	mailer  Mailer
 }
 
 // NewGuests returns the guest handlers; baseURL makes the guest links.
@@ -242,4 +245,79 @@ func (h *Guests) Token(c *fiber.Ctx) error {
 		base = c.BaseURL()
 	}
 	return data(c, fiber.Map{"token": tok, "accessToken": tok, "valid": true, "expires": Time(exp), "url": base + "/space/" + spaceID + "?token=" + tok})
+}
+
+// SetMailer gives the guest handlers a way to mail invitations.
+func (h *Guests) SetMailer(m Mailer) { h.mailer = m }
+
+// Invite handles POST /v1/guests/invite [{guestId, spaceId, fromName?, message?}]: each
+// guest gets a mail with a link to the space, in the space's theme.email (unless the
+// environment's metadata.emailTheming is false); the mail is kept in the outbox and sent
+// through SMTP when configured.
+func (h *Guests) Invite(c *fiber.Ctx) error {
+	p := PrincipalOf(c)
+	if err := notPublishable(p); err != nil {
+		return err
+	}
+	if p.Kind == auth.GuestToken {
+		return forbidden("Guests cannot invite guests")
+	}
+	var in []struct {
+		GuestID  string `json:"guestId"`
+		SpaceID  string `json:"spaceId"`
+		FromName string `json:"fromName"`
+		Message  string `json:"message"`
+	}
+	if err := bind(c, &in); err != nil {
+		return err
+	}
+	if len(in) == 0 {
+		return errs.Invalidf("body", "Send an array of {guestId, spaceId}")
+	}
+	for i, inv := range in {
+		g, err := h.store.GetGuest(c.Context(), p.AccountID, inv.GuestID)
+		if err != nil {
+			return err
+		}
+		granted := false
+		for _, s := range g.Spaces {
+			granted = granted || s == inv.SpaceID
+		}
+		if !granted {
+			return errs.Invalidf("spaceId", "Invite %d: guest %s has no access to space %s", i, g.ID, inv.SpaceID)
+		}
+		sp, err := h.store.GetSpace(c.Context(), p.AccountID, inv.SpaceID)
+		if err != nil {
+			return err
+		}
+		env, err := h.store.GetEnvironment(c.Context(), p.AccountID, sp.EnvironmentID)
+		if err != nil {
+			return err
+		}
+		var flags struct {
+			EmailTheming *bool `json:"emailTheming"`
+		}
+		_ = json.Unmarshal(env.Metadata, &flags)
+		tok, _, err := h.tokens.Issue(&auth.Principal{Kind: auth.GuestToken, AccountID: g.AccountID, EnvironmentID: g.EnvironmentID, SpaceID: sp.ID, Email: g.Email, ActorID: g.ID})
+		if err != nil {
+			return err
+		}
+		from := inv.FromName
+		if from == "" {
+			from = "Your team"
+		}
+		body := from + " invited you to bring data into " + sp.Name + "."
+		if inv.Message != "" {
+			body += " " + inv.Message
+		}
+		if h.mailer == nil {
+			continue
+		}
+		if _, err := h.mailer.Send(c.Context(), mail.Invitation{AccountID: p.AccountID, To: g.Email, Subject: from + " invited you to " + sp.Name,
+			Title: sp.Name, Body: body, Button: "Open " + sp.Name, Footer: "The link signs you in to this space only.",
+			Link: h.baseURL + "/space/" + sp.ID + "?token=" + tok, Theme: mail.ThemeOf(sp.Metadata, flags.EmailTheming == nil || *flags.EmailTheming)}); err != nil {
+			c.Set("X-Sluice-Mail-Error", err.Error()) // kept in the outbox with its error
+		}
+	}
+	return success(c)
 }

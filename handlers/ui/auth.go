@@ -52,3 +52,40 @@ func (h *Handler) Language(c *fiber.Ctx) error {
 	}
 	return c.Redirect(back, fiber.StatusSeeOther)
 }
+
+// minPassword is the shortest password an invited user may choose.
+const minPassword = 10
+
+// InvitePage handles GET /invite/:token: the form that sets an invited user's password.
+func (h *Handler) InvitePage(c *fiber.Ctx) error {
+	return Render(c, fiber.StatusOK, views.Invite(views.InviteProps{Token: c.Params("token")}))
+}
+
+// AcceptInvite handles POST /invite/:token (password, confirm): the password is set, the
+// invitation used up, and a dashboard session starts.
+func (h *Handler) AcceptInvite(c *fiber.Ctx) error {
+	p := views.InviteProps{Token: c.Params("token")}
+	pw := c.FormValue("password")
+	switch {
+	case len(pw) < minPassword:
+		p.Error = "admin.password_short"
+	case pw != c.FormValue("confirm"):
+		p.Error = "admin.password_mismatch"
+	}
+	if p.Error != "" {
+		return Render(c, fiber.StatusBadRequest, views.Invite(p))
+	}
+	hash, err := auth.HashPassword(pw)
+	if err != nil {
+		return err
+	}
+	u, err := h.store.AcceptInvitation(c.Context(), p.Token, hash)
+	if err != nil {
+		p.Error = "admin.invite_invalid"
+		return Render(c, fiber.StatusNotFound, views.Invite(p))
+	}
+	if err := h.sessions.Start(c, SessionUser{UserID: u.ID, AccountID: u.AccountID, Email: u.Email}); err != nil {
+		return err
+	}
+	return c.Redirect("/", fiber.StatusSeeOther)
+}

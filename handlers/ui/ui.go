@@ -91,6 +91,7 @@ type Store interface {
 	GetDocument(ctx context.Context, spaceID, id string) (*model.Document, error)
 	ListJobs(ctx context.Context, f store.JobFilter) ([]*model.Job, int, error)
 	EachRecord(ctx context.Context, accountID, sheetID string, q store.RecordQuery, fn func(*store.Record) error) error
+	AcceptInvitation(ctx context.Context, raw, passwordHash string) (*model.User, error)
 }
 
 // Handler serves the pages.
