@@ -225,3 +225,30 @@ func (db *DB) ListKeys(ctx context.Context, accountID, envID string) ([]*model.A
 	}
 	return out, rows.Err()
 }
+
+// RotateKey replaces an environment's key of one type (SECRET or PUBLISHABLE) with a new
+// one; the old value stops working at once. It returns the new key.
+func (db *DB) RotateKey(ctx context.Context, accountID, envID, typ string) (*model.APIKey, error) {
+	prefix := map[string]string{model.KeySecret: "sk_", model.KeyPublishable: "pk_"}[typ]
+	if prefix == "" {
+		return nil, errs.Invalidf("type", "type must be SECRET or PUBLISHABLE")
+	}
+	k := &model.APIKey{ID: NewID(PrefixKey), AccountID: accountID, EnvironmentID: envID, Type: typ, Raw: prefix + RandomString(32)}
+	err := db.Update(ctx, func(tx *Tx) error {
+		res, err := tx.exec(`UPDATE api_keys SET deleted_at = ? WHERE account_id = ? AND environment_id = ? AND type = ? AND deleted_at IS NULL`,
+			ms(tx.now), accountID, envID, typ)
+		if err != nil {
+			return errs.Wrap(err, "retire key")
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return errs.NotFoundf("environmentId", "Environment not found")
+		}
+		k.CreatedAt = tx.now
+		if _, err := tx.exec(`INSERT INTO api_keys (id, account_id, environment_id, type, raw, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
+			k.ID, accountID, envID, typ, k.Raw, ms(tx.now)); err != nil {
+			return errs.Wrap(err, "create key")
+		}
+		return nil
+	})
+	return k, err
+}

@@ -131,3 +131,8 @@ func placeholderFor(color bool) string {
 	}
 	return "4px"
 }
+
+func keyVals(typ, env string) string {
+	b, _ := json.Marshal(map[string]string{"type": typ, "env": env})
+	return string(b)
+}

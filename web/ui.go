@@ -248,6 +248,7 @@ func uiRoutes(app *fiber.App, d Deps, uploads *api.Files, suggest ui.Suggester, 
 	app.Post("/admin/secrets/:secretId/delete", with(signedIn, admin.DeleteSecret)...)
 	app.Get("/admin/environment", with(signedIn, admin.Environment)...)
 	app.Post("/admin/environment", with(signedIn, admin.SaveEnvironment)...)
+	app.Post("/admin/environment/keys", with(signedIn, admin.RotateKey)...)
 	app.Get("/admin/agents", with(signedIn, admin.Agents)...)
 	app.Post("/admin/agents/:agentId/revert", with(signedIn, admin.RevertAgent)...)
 	app.Get("/admin/apps", with(signedIn, admin.Apps)...)

@@ -88,6 +88,19 @@ func TestAdminPages(t *testing.T) {
 	if resp, _ := g.do(t, "GET", "/admin/events", nil, false); resp.StatusCode != 403 {
 		t.Errorf("a guest opening the admin: got %d, want 403", resp.StatusCode)
 	}
+	// Rotating the secret key: the new value is shown once and the old one stops working.
+	_, part = b.do(t, "POST", "/admin/environment/keys", url.Values{"type": {"SECRET"}}, true)
+	newKey, _ := part.Find(`[data-testid=secret-value]`).Attr("value")
+	if !strings.HasPrefix(newKey, "sk_") {
+		t.Fatalf("rotate: got %q", newKey)
+	}
+	if st, _ := e.call(t, "GET", "/v1/spaces", testSecret, nil); st != 401 {
+		t.Errorf("the old secret key after rotation: got %d, want 401", st)
+	}
+	if st, _ := e.call(t, "GET", "/v1/spaces", newKey, nil); st != 200 {
+		t.Errorf("the new secret key: got %d", st)
+	}
+	e.mustCall(t, "GET", "/v1/spaces", newKey, nil)
 }
 
 func TestTranslationOverrides(t *testing.T) {

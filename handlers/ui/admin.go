@@ -41,6 +41,8 @@ type AdminStore interface {
 	ListEnvironments(ctx context.Context, accountID, envID string, p model.Page) ([]*model.Environment, int, error)
 	UpdateEnvironment(ctx context.Context, accountID, id string, up store.EnvironmentUpdate, actor string) (*model.Environment, error)
 	AgentAdminStore
+	ListKeys(ctx context.Context, accountID, envID string) ([]*model.APIKey, error)
+	RotateKey(ctx context.Context, accountID, envID, typ string) (*model.APIKey, error)
 }
 
 // Admin serves /admin.
@@ -383,6 +385,17 @@ func (h *Admin) Environment(c *fiber.Ctx) error {
 	_ = json.Unmarshal(env.Metadata, &meta)
 	p := views.AdminEnvironmentProps{Shell: sh, Name: env.Name, Prod: env.IsProd, Namespaces: strings.Join(env.Namespaces, ", "),
 		ShowSpaceInfo: meta.ShowSpaceInfo == nil || *meta.ShowSpaceInfo}
+	keys, err := h.store.ListKeys(c.Context(), env.AccountID, env.ID)
+	if err != nil {
+		return err
+	}
+	for _, k := range keys {
+		shown := k.Raw // publishable keys are public
+		if k.Type == model.KeySecret && len(shown) > 7 {
+			shown = shown[:7] + "…" + shown[len(shown)-4:]
+		}
+		p.Keys = append(p.Keys, views.AdminOption{Value: k.Type, Label: shown})
+	}
 	return Render(c, fiber.StatusOK, views.AdminEnvironmentPage(p))
 }
 
@@ -409,6 +422,20 @@ func (h *Admin) SaveEnvironment(c *fiber.Ctx) error {
 		return err
 	}
 	return hxRedirect(c, "/admin/environment?env="+env.ID+"&saved=1")
+}
+
+// RotateKey handles POST /admin/environment/keys (type): a new key replaces the old one,
+// which stops working at once; the new value is shown once.
+func (h *Admin) RotateKey(c *fiber.Ctx) error {
+	u, _, env, err := h.page(c, "environment")
+	if err != nil {
+		return err
+	}
+	k, err := h.store.RotateKey(c.Context(), u.AccountID, env.ID, c.FormValue("type"))
+	if err != nil {
+		return err
+	}
+	return Render(c, fiber.StatusOK, views.AdminSecretOnce(k.Raw, views.T(c.Context(), "admin.key_once")))
 }
 
 // Theme handles GET /admin/theme?space=: an editor for every theme key of a space with a
