@@ -123,3 +123,27 @@ func TestActionBarAndRuns(t *testing.T) {
 		t.Errorf("archived: got %d, want 400", resp.StatusCode)
 	}
 }
+
+func TestFieldMountedActions(t *testing.T) {
+	e := newAPI(t)
+	sp := e.mustCreateSpace(t, testSecret, map[string]any{"name": "field actions"})
+	spaceID := sp["id"].(string)
+	_, sheet := e.mustCreateSheet(t, spaceID)
+	e.mustCall(t, "POST", "/v1/actions?spaceId="+spaceID, testSecret, map[string]any{"targetId": sheet, "label": "Verify e-mails", "operation": "verify",
+		"mount": map[string]any{"type": "field", "keys": []any{"email"}}})
+	e.mustCall(t, "POST", "/v1/actions?spaceId="+spaceID, testSecret, map[string]any{"targetId": sheet, "label": "Export", "operation": "export"})
+	b := loggedIn(t, e)
+	_, toolbar := b.do(t, "GET", "/space/"+spaceID+"/actions?target="+sheet, nil, true)
+	if got := toolbar.Find(`[data-testid=action-button]`).Text(); !strings.Contains(got, "Export") || strings.Contains(got, "Verify") {
+		t.Errorf("toolbar: %q, want only the sheet action", got)
+	}
+	_, email := b.do(t, "GET", "/space/"+spaceID+"/actions?target="+sheet+"&field=email", nil, true)
+	_, name := b.do(t, "GET", "/space/"+spaceID+"/actions?target="+sheet+"&field=name", nil, true)
+	if !strings.Contains(email.Text(), "Verify e-mails") || strings.Contains(name.Text(), "Verify") {
+		t.Errorf("column menus: email %q, name %q", email.Text(), name.Text())
+	}
+	_, doc := b.do(t, "GET", "/space/"+spaceID+"/sheet/"+sheet, nil, false)
+	if doc.Find(`[data-testid=field-action-slot]`).Length() != 2 {
+		t.Error("the column menus have no action slot")
+	}
+}

@@ -80,10 +80,33 @@ func (h *ActionPages) Bar(c *fiber.Ctx) error {
 		return err
 	}
 	p := views.ActionBarProps{SpaceID: sp.ID, TargetID: c.Query("target"), Compact: c.Query("compact") == "1"}
+	field := c.Query("field")
 	for i, a := range list {
+		// Actions mounted on fields sit in those columns' menus, the others in the toolbar.
+		if onField(a, field) != (field != "") {
+			continue
+		}
 		p.Buttons = append(p.Buttons, actionButton(c.Context(), i, a, st, sp.ArchivedAt != nil))
 	}
 	return Render(c, fiber.StatusOK, views.ActionBar(p))
+}
+
+// onField reports whether an action is mounted on fields and, when field is given, on that
+// one (mount {type: "field", keys}; no keys means every field).
+func onField(a *model.Action, field string) bool {
+	m := a.Config.Mount
+	if m == nil || m.Type != "field" {
+		return false
+	}
+	if field == "" || len(m.Keys) == 0 {
+		return true
+	}
+	for _, k := range m.Keys {
+		if k == field {
+			return true
+		}
+	}
+	return false
 }
 
 // targetState is what decides whether a target's actions can run now.
