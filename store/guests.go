@@ -25,6 +25,16 @@ type Guest struct {
 	UpdatedAt     time.Time
 }
 
+// Granted reports whether the guest may open the space.
+func (g *Guest) Granted(spaceID string) bool {
+	for _, s := range g.Spaces {
+		if s == spaceID {
+			return true
+		}
+	}
+	return false
+}
+
 func (tx *Tx) grant(g *Guest, spaceID, actor string) error {
 	var envID string
 	if err := tx.queryRow(`SELECT environment_id FROM spaces WHERE id = ? AND account_id = ? AND deleted_at IS NULL`, spaceID, g.AccountID).Scan(&envID); err != nil || envID != g.EnvironmentID {

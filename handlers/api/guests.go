@@ -229,11 +229,7 @@ func (h *Guests) Token(c *fiber.Ctx) error {
 	if spaceID == "" && len(g.Spaces) == 1 {
 		spaceID = g.Spaces[0]
 	}
-	granted := false
-	for _, sp := range g.Spaces {
-		granted = granted || sp == spaceID
-	}
-	if !granted {
+	if !g.Granted(spaceID) {
 		return errs.Invalidf("spaceId", "spaceId must be one of the guest's spaces")
 	}
 	tok, exp, err := h.tokens.Issue(&auth.Principal{Kind: auth.GuestToken, AccountID: g.AccountID, EnvironmentID: g.EnvironmentID, SpaceID: spaceID, Email: g.Email, ActorID: g.ID})
@@ -279,11 +275,7 @@ func (h *Guests) Invite(c *fiber.Ctx) error {
 		if err != nil {
 			return err
 		}
-		granted := false
-		for _, s := range g.Spaces {
-			granted = granted || s == inv.SpaceID
-		}
-		if !granted {
+		if !g.Granted(inv.SpaceID) {
 			return errs.Invalidf("spaceId", "Invite %d: guest %s has no access to space %s", i, g.ID, inv.SpaceID)
 		}
 		sp, err := h.store.GetSpace(c.Context(), p.AccountID, inv.SpaceID)

@@ -241,11 +241,7 @@ func (h *Admin) GuestLink(c *fiber.Ctx) error {
 		return err
 	}
 	spaceID := c.FormValue("space")
-	granted := false
-	for _, s := range g.Spaces {
-		granted = granted || s == spaceID
-	}
-	if !granted {
+	if !g.Granted(spaceID) {
 		return errs.Invalidf("space", "The guest has no access to that space")
 	}
 	tok, exp, err := h.tokens.Issue(&auth.Principal{Kind: auth.GuestToken, AccountID: g.AccountID, EnvironmentID: g.EnvironmentID, SpaceID: spaceID, Email: g.Email, ActorID: g.ID})
