@@ -40,15 +40,7 @@ func TestBrowserGuestLink(t *testing.T) {
 			chromedp.WaitVisible(`[data-testid=grid]`),
 			htmxReady(),
 			step(t, "guest on the grid"),
-			chromedp.Focus(`td[data-key="qty"]`), // the keyboard path: focus the cell, Enter edits
-			chromedp.Poll(`document.activeElement && document.activeElement.matches("td[data-cell]")`, nil),
-			chromedp.KeyEvent("\r"),
-			chromedp.WaitVisible(`[data-testid=grid-cell-editing] input[name=value]`),
-			chromedp.Poll(`document.activeElement && document.activeElement.name === "value"`, nil), // the editor takes the focus
-			chromedp.Evaluate(`document.activeElement.select()`, nil),
-			chromedp.KeyEvent("12"),
-			chromedp.KeyEvent("\r"),
-			chromedp.WaitVisible(`//td[@data-key="qty" and not(@data-level="error") and contains(., "12")]`),
+			editCell(t, `//td[@data-key="qty"]`, "12", `//td[@data-key="qty" and not(@data-level="error") and contains(., "12")]`),
 			shot("guest-02-edited", &buf),
 			step(t, "guest edited"),
 			chromedp.Navigate(base+"/space/"+other["id"].(string)),

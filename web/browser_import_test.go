@@ -67,15 +67,7 @@ func TestBrowserImport(t *testing.T) {
 		shot("07-imported-errors", &buf),
 		// Fix Dupont's missing first name with the keyboard: focus, Enter, type, Enter.
 		htmxReady(),
-		chromedp.Focus(`//tr[contains(., "Dupont")]/td[@data-key="first_name"]`), // the keyboard path: focus the cell, Enter edits
-		chromedp.Poll(`document.activeElement && document.activeElement.matches("td[data-cell]")`, nil),
-		chromedp.KeyEvent("\r"),
-		chromedp.WaitVisible(`[data-testid=grid-cell-editing] textarea`),
-		chromedp.Poll(`document.activeElement && document.activeElement.name === "value"`, nil), // the editor takes the focus
-		chromedp.KeyEvent("Jean"),
-		shot("07b-editing", &buf),
-		chromedp.KeyEvent("\r"),
-		chromedp.WaitVisible(`//tr[contains(., "Dupont")]/td[@data-key="first_name" and not(@data-level="error") and contains(., "Jean")]`),
+		editCell(t, `//tr[contains(., "Dupont")]/td[@data-key="first_name"]`, "Jean", `//tr[contains(., "Dupont")]/td[@data-key="first_name" and not(@data-level="error") and contains(., "Jean")]`),
 		step(t, "fixed in the grid"),
 		chromedp.Reload(),
 		chromedp.WaitVisible(`[data-testid=grid]`),

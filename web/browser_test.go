@@ -234,3 +234,41 @@ func browserDiag(ctx context.Context) context.Context {
 
 // awaitPromise makes chromedp.Evaluate wait for a promise's value.
 func awaitPromise(p *runtime.EvaluateParams) *runtime.EvaluateParams { return p.WithAwaitPromise(true) }
+
+// editCell edits a grid cell the way a keyboard user does: focus it, Enter opens the editor
+// (which takes the focus), the text replaces the value, Enter saves. done is the XPath of the
+// saved cell. When a step does not happen within 15 s the page's state is logged, so a
+// failure says what the browser showed instead of only "deadline exceeded".
+func editCell(t *testing.T, cell, text, done string) chromedp.Action {
+	return chromedp.ActionFunc(func(ctx context.Context) error {
+		within := func(d time.Duration, what string, actions ...chromedp.Action) error {
+			sctx, cancel := context.WithTimeout(ctx, d)
+			defer cancel()
+			if err := chromedp.Run(sctx, actions...); err != nil {
+				var active, row, trail string
+				_ = chromedp.Run(ctx,
+					chromedp.Evaluate(`JSON.stringify(window.__trail || ["page was reloaded: " + location.href + " " + performance.getEntriesByType("navigation")[0].type])`, &trail),
+					chromedp.Evaluate(`document.activeElement ? document.activeElement.outerHTML.slice(0, 300) : "none"`, &active),
+					chromedp.Evaluate(`(() => { const r = document.evaluate(`+"`"+cell+"`"+`, document, null, 9, null).singleNodeValue; return r ? r.parentElement.outerHTML.slice(0, 2000) : "no cell" })()`, &row))
+				return fmt.Errorf("%s: %w\nactive element: %s\nrow: %s\ntrail: %s", what, err, active, row, trail)
+			}
+			return nil
+		}
+		if err := chromedp.Evaluate(`window.__trail = []; ["htmx:beforeRequest", "htmx:afterSwap", "keydown"].forEach(n => document.addEventListener(n, e => __trail.push(n + " " + (e.key || "") + " " + (e.target.tagName || "") + (e.target.dataset && e.target.dataset.testid || "") + " " + (e.detail && e.detail.pathInfo ? e.detail.requestConfig.verb + e.detail.pathInfo.requestPath : "") + " " + Math.round(performance.now()))))`, nil).Do(ctx); err != nil {
+			return err
+		}
+		if err := within(15*time.Second, "open the editor",
+			chromedp.Focus(cell),
+			chromedp.Poll(`document.activeElement && document.activeElement.matches("td[data-cell]")`, nil),
+			chromedp.KeyEvent("\r"),
+			chromedp.WaitVisible(`[data-testid=grid-cell-editing] [name=value]`),
+			chromedp.Poll(`document.activeElement && document.activeElement.name === "value"`, nil)); err != nil {
+			return err
+		}
+		return within(15*time.Second, "save the cell",
+			chromedp.Evaluate(`document.activeElement.select && document.activeElement.select()`, nil),
+			chromedp.KeyEvent(text),
+			chromedp.KeyEvent("\r"),
+			chromedp.WaitVisible(done))
+	})
+}

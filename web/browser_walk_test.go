@@ -101,14 +101,7 @@ func walk(t *testing.T, lang, langName, spaceName string, theme map[string]any) 
 		shot(shotName("05-errors"), &buf),
 		step(t, "errors"),
 		htmxReady(),
-		chromedp.Focus(`//tr[contains(., "Dupont")]/td[@data-key="first_name"]`), // the keyboard path: focus the cell, Enter edits
-		chromedp.Poll(`document.activeElement && document.activeElement.matches("td[data-cell]")`, nil),
-		chromedp.KeyEvent("\r"),
-		chromedp.WaitVisible(`[data-testid=grid-cell-editing] textarea`),
-		chromedp.Poll(`document.activeElement && document.activeElement.name === "value"`, nil), // the editor takes the focus
-		chromedp.KeyEvent("Jean"),
-		chromedp.KeyEvent("\r"),
-		chromedp.WaitVisible(`//tr[contains(., "Dupont")]/td[@data-key="first_name" and contains(., "Jean")]`),
+		editCell(t, `//tr[contains(., "Dupont")]/td[@data-key="first_name"]`, "Jean", `//tr[contains(., "Dupont")]/td[@data-key="first_name" and contains(., "Jean")]`),
 		shot(shotName("06-fixed"), &buf),
 		step(t, "fixed"),
 		chromedp.Evaluate(`fetch(document.querySelector("[data-testid=export-csv]").href).then(r => r.text())`, &exportedErrors, awaitPromise),

@@ -47,6 +47,9 @@
     const editing = e.target.closest?.("td[data-editing]");
     if (!editing) return;
     const form = editing.querySelector("form");
+    // The browser autofocuses a new editor before htmx has wired it (htmx does that when the
+    // swap settles, 20 ms later); keys typed in between must not submit the form natively.
+    htmx.process(editing);
     if (e.key === "Enter" && !e.shiftKey) {
       e.preventDefault();
       after = { record: editing.dataset.record, key: editing.dataset.key, move: 0 };

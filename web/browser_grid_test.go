@@ -1,0 +1,66 @@
+package web_test
+
+import (
+	"testing"
+
+	"github.com/chromedp/chromedp"
+)
+
+// logIn signs the browser in as the test user.
+func logIn(base string) chromedp.Action {
+	return chromedp.Tasks{
+		chromedp.Navigate(base + "/login"),
+		chromedp.WaitVisible(`[data-testid=login-form]`),
+		chromedp.SendKeys(`[data-testid=login-email]`, testEmail),
+		chromedp.SendKeys(`[data-testid=login-password]`, testPassword),
+		chromedp.Click(`[data-testid=login-submit]`),
+		chromedp.WaitVisible(`[data-testid=create-space-form]`),
+	}
+}
+
+// TestBrowserGridFastTyping types into a cell editor and presses Enter in the moment between
+// htmx swapping the editor in and wiring it (the browser autofocuses it at once, htmx wires
+// it when the swap settles). The edit must be saved through htmx, not submitted as a native
+// form that navigates away and loses it — what a fast typist (and CI) once hit.
+func TestBrowserGridFastTyping(t *testing.T) {
+	e := newAPI(t)
+	ctx := browser(t)
+	base := serve(t, e)
+	spaceID, sheetID := e.mustCreateRecordSheet(t, `[{"key":"name","type":"string","label":"Name"}]`)
+	e.mustCall(t, "POST", "/v1/sheets/"+sheetID+"/records", testSecret, []any{map[string]any{"name": map[string]any{"value": "Ada"}}})
+	var result string
+	err := chromedp.Run(ctx,
+		logIn(base),
+		chromedp.Navigate(base+"/space/"+spaceID+"/sheet/"+sheetID),
+		chromedp.WaitVisible(`td[data-key=name]`),
+		htmxReady(),
+		chromedp.Evaluate(`new Promise((resolve) => {
+			const td = document.querySelector("td[data-key=name]");
+			const marker = window.__samePage = Math.random();
+			document.addEventListener("htmx:afterSwap", function typed(ev) {
+				const ta = document.querySelector("[data-testid=grid-cell-editing] [name=value]");
+				if (!ta) return;
+				document.removeEventListener("htmx:afterSwap", typed);
+				ta.focus();
+				ta.value = "Grace";
+				ta.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", bubbles: true, cancelable: true }));
+			});
+			document.addEventListener("htmx:afterSettle", function saved() {
+				const cell = document.querySelector("td[data-cell][data-key=name]");
+				if (cell && cell.textContent.includes("Grace")) resolve(window.__samePage === marker ? "saved" : "reloaded");
+			});
+			td.focus();
+			td.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", bubbles: true, cancelable: true }));
+		})`, &result, awaitPromise),
+	)
+	if err != nil {
+		t.Fatalf("browser: %v", err)
+	}
+	if result != "saved" {
+		t.Fatalf("the fast edit %s", result)
+	}
+	recs := recordsOf(t, e.mustCall(t, "GET", "/v1/sheets/"+sheetID+"/records", testSecret, nil))
+	if len(recs) != 1 || recs[0]["values"].(map[string]any)["name"].(map[string]any)["value"] != "Grace" {
+		t.Fatalf("stored records %v", recs)
+	}
+}
