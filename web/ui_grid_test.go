@@ -157,3 +157,25 @@ func TestGridExport(t *testing.T) {
 		t.Errorf("export: got %d %q %q", resp.StatusCode, body, resp.Header.Get("Content-Disposition"))
 	}
 }
+
+// TestGridCellMessageLevels shows each message type an agent writes (Flatfile's error, warn
+// and info) in its own colour on the cell and marks the row that has an error.
+func TestGridCellMessageLevels(t *testing.T) {
+	e := newAPI(t)
+	spaceID, sheetID := e.mustCreateRecordSheet(t, `[{"key":"a","type":"string"},{"key":"b","type":"string"},{"key":"c","type":"string"}]`)
+	msg := func(v, typ, text string) map[string]any {
+		return map[string]any{"value": v, "messages": []any{map[string]any{"type": typ, "message": text}}}
+	}
+	e.mustCall(t, "POST", "/v1/sheets/"+sheetID+"/records", testSecret, []any{
+		map[string]any{"a": msg("x", "error", "Not allowed"), "b": msg("y", "warn", "Looks odd"), "c": msg("z", "info", "Normalised")}})
+	_, doc := loggedIn(t, e).do(t, "GET", "/space/"+spaceID+"/sheet/"+sheetID, nil, false)
+	for key, want := range map[string]string{"a": "error", "b": "warning", "c": "info"} {
+		cell := doc.Find(`[data-testid=grid-row] td[data-key="` + key + `"]`)
+		if level, _ := cell.Attr("data-level"); level != want {
+			t.Errorf("cell %s: level %q, want %q", key, level, want)
+		}
+	}
+	if title, _ := doc.Find(`[data-testid=grid-row] td[data-key="b"]`).Attr("title"); title != "Looks odd" {
+		t.Errorf("the warning's text is not on the cell: %q", title)
+	}
+}

@@ -259,7 +259,7 @@ func gridCell(spaceID, sheetID, recordID, key string, cell store.Cell) views.Gri
 		switch {
 		case m.Type == records.LevelError:
 			gc.Level = "error"
-		case m.Type == "warning" && gc.Level != "error":
+		case (m.Type == records.LevelWarn || m.Type == "warning") && gc.Level != "error": // Flatfile writes "warn"
 			gc.Level = "warning"
 		case gc.Level == "":
 			gc.Level = "info"
