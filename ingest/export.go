@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -47,7 +48,7 @@ func (s *Service) Export(ctx context.Context, j *model.Job) (jobs.Outcome, error
 	if len(j.Input) > 0 {
 		_ = json.Unmarshal(j.Input, &in)
 	}
-	format := strings.ToLower(firstNonEmpty(in.Format, cfg.Format))
+	format := strings.ToLower(cmp.Or(in.Format, cfg.Format))
 	q := store.RecordQuery{Filter: cfg.Options.Filter, FilterField: cfg.Options.FilterField, SearchValue: cfg.Options.SearchValue,
 		SearchField: cfg.Options.SearchField, Q: cfg.Options.Q, IDs: cfg.Options.IDs, SortField: cfg.Options.SortField,
 		SortDesc: strings.EqualFold(cfg.Options.SortDirection, "desc")}
@@ -139,13 +140,4 @@ type countingReader struct {
 
 func (c *countingReader) EachRecord(ctx context.Context, accountID, sheetID string, q store.RecordQuery, fn func(*store.Record) error) error {
 	return c.rr.EachRecord(ctx, accountID, sheetID, q, func(r *store.Record) error { c.n++; return fn(r) })
-}
-
-func firstNonEmpty(vals ...string) string {
-	for _, v := range vals {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -412,7 +413,7 @@ func (s *Service) addCustomFields(ctx context.Context, j *model.Job, p *Plan) ([
 				key = fmt.Sprintf("%s_%d", src.Key, i)
 			}
 			taken[strings.ToLower(key)] = true
-			f := model.Field{Key: key, Label: firstNonEmpty(src.Label, src.Key), Type: model.FieldString, Treatments: []string{"additional"}}
+			f := model.Field{Key: key, Label: cmp.Or(src.Label, src.Key), Type: model.FieldString, Treatments: []string{"additional"}}
 			sh.Config.Fields = append(sh.Config.Fields, f)
 			edges = append(edges, Edge{Source: src, Destination: f, Confidence: mapping.MaxConfidence, Certainty: "absolute",
 				Reasons: []string{"added as a custom field: the sheet allows additional fields"}, Apply: true})

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"cmp"
 	"context"
 
 	"github.com/sluice/sluice/mapping"
@@ -15,7 +16,7 @@ func (s *Service) SuggestSheet(ctx context.Context, accountID, envID, actor stri
 	cols := make([]mapping.Column, len(src.Config.Fields))
 	keys := make([]string, len(cols))
 	for i, f := range src.Config.Fields {
-		cols[i] = mapping.Column{Header: firstNonEmpty(f.Label, f.Key)}
+		cols[i] = mapping.Column{Header: cmp.Or(f.Label, f.Key)}
 		keys[i] = mapping.Normalize(cols[i].Header)
 	}
 	if err := s.samples(ctx, accountID, src, cols); err != nil {

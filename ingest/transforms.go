@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"cmp"
 	"encoding/json"
 	"strings"
 
@@ -63,7 +64,7 @@ func compileTransforms(rules []*model.MappingRule, src, dst *model.Sheet) ([]tra
 		case "split":
 			t.sources, t.dests, t.separator = []string{c.SourceField}, c.DestinationFields, ","
 		case "trim", "case":
-			t.dests = []string{firstNonEmpty(c.Field, c.DestinationField)}
+			t.dests = []string{cmp.Or(c.Field, c.DestinationField)}
 		case "enum":
 			t.dests = []string{c.DestinationField}
 		default:

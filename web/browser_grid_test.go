@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
@@ -21,7 +22,8 @@ func logIn(base string) chromedp.Action {
 // TestBrowserGridFastTyping types into a cell editor and presses Enter in the moment between
 // htmx swapping the editor in and wiring it (the browser autofocuses it at once, htmx wires
 // it when the swap settles). The edit must be saved through htmx, not submitted as a native
-// form that navigates away and loses it — what a fast typist (and CI) once hit.
+// form that navigates away and loses it — what a fast typist (and CI) once hit. Then the
+// column menu loads its filter-by-value entries when it opens.
 func TestBrowserGridFastTyping(t *testing.T) {
 	e := newAPI(t)
 	ctx := browser(t)
@@ -55,6 +57,18 @@ func TestBrowserGridFastTyping(t *testing.T) {
 	)
 	if err != nil {
 		t.Fatalf("browser: %v", err)
+	}
+	// The column menu loads its filter-by-value entries when it opens.
+	var entry string
+	if err := chromedp.Run(ctx,
+		chromedp.Click(`th[data-key=name] summary`),
+		chromedp.WaitVisible(`th[data-key=name] [data-testid=value-filter]`),
+		chromedp.Text(`th[data-key=name] [data-testid=value-filter]`, &entry),
+	); err != nil {
+		t.Fatalf("column menu: %v", err)
+	}
+	if strings.Join(strings.Fields(entry), " ") != "Grace 1" {
+		t.Errorf("filter-by-value entry %q, want Grace 1", entry)
 	}
 	if result != "saved" {
 		t.Fatalf("the fast edit %s", result)

@@ -217,6 +217,7 @@ func uiRoutes(app *fiber.App, d Deps, uploads *api.Files, suggest ui.Suggester, 
 	app.Post("/space/:spaceId/sheet/:sheetId/cell/:recordId/:fieldKey", with(signedIn, pages.SaveCell)...)
 	app.Get("/space/:spaceId/sheet/:sheetId/embed", with(signedIn, pages.SheetEmbed)...)
 	app.Get("/space/:spaceId/sheet/:sheetId/export", with(signedIn, pages.Export)...)
+	app.Get("/space/:spaceId/sheet/:sheetId/values/:fieldKey", with(signedIn, pages.ColumnValues)...)
 	app.Get("/space/:spaceId/document/:documentId", with(signedIn, pages.Document)...)
 	app.Post("/space/:spaceId/sheet/:sheetId/rows", with(signedIn, pages.AddRow)...)
 	app.Post("/space/:spaceId/sheet/:sheetId/delete", with(signedIn, pages.DeleteRows)...)

@@ -55,8 +55,29 @@ func TestGridTools(t *testing.T) {
 	if doc.Find(`[data-testid=grid-filter-error]`).Length() != 1 {
 		t.Error("a malformed filter shows no message")
 	}
-	if vals := doc.Find(`[data-testid=value-filter]`).Length(); vals != 0 {
-		t.Logf("value menu entries on an empty page: %d", vals)
+	// The filter-by-value menu loads when a column menu opens: the values of the whole sheet,
+	// the most frequent first, each a link that keeps the grid's other parameters.
+	_, doc = b.do(t, "GET", base+"?filter=error&page=1", nil, false)
+	if src, _ := doc.Find(`th[data-key=tier] [data-testid=value-menu]`).Attr("hx-get"); src != base+"/values/tier?filter=error" {
+		t.Errorf("tier's value menu loads from %q", src)
+	}
+	e.mustCall(t, "POST", "/v1/sheets/"+sheet+"/records", testSecret, []any{map[string]any{"name": map[string]any{"value": "Di"}, "tier": map[string]any{"value": "g"}}})
+	_, doc = b.do(t, "GET", base+"/values/tier?filter=error", nil, true)
+	var entries []string
+	doc.Find(`[data-testid=value-filter]`).Each(func(_ int, s *goquery.Selection) {
+		href, _ := s.Attr("href")
+		entries = append(entries, strings.Join(strings.Fields(s.Text()), " ")+" "+href)
+	})
+	if want := []string{"Gold 2 " + base + "?filter=error&q=" + url.QueryEscape(`"tier" eq "g"`), "Bronze 1", "Silver 1"}; len(entries) != 3 || entries[0] != want[0] || !strings.HasPrefix(entries[1], want[1]) || !strings.HasPrefix(entries[2], want[2]) {
+		t.Errorf("tier's values: got %q, want Gold (2), then Bronze and Silver, labelled, filtering on the value", entries)
+	}
+	// Enum cells show their option's label.
+	_, doc = b.do(t, "GET", base, nil, false)
+	if got := gridTexts(doc, "tier"); strings.Join(got, ",") != "Gold,Silver,Bronze,Gold" {
+		t.Errorf("enum cells: got %v, want their labels", got)
+	}
+	if resp, _ := b.do(t, "GET", base+"/values/nope", nil, true); resp.StatusCode != 400 {
+		t.Errorf("values of an unknown column: got %d, want 400", resp.StatusCode)
 	}
 
 	// The enum editor lists options in ordinal order; the read-only column has no editor.

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -382,7 +383,7 @@ func (h *Mapping) Forget(c *fiber.Ctx) error {
 	if err := bind(c, &in); err != nil {
 		return err
 	}
-	envID, err := environmentScope(p, firstOf(in.EnvironmentID, c.Query("environmentId")))
+	envID, err := environmentScope(p, cmp.Or(in.EnvironmentID, c.Query("environmentId")))
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"net/url"
@@ -85,8 +86,8 @@ func recordQuery(c *fiber.Ctx) (store.RecordQuery, error) {
 	if len(q.IDs) > maxIDs {
 		return q, errs.Invalidf("ids", "At most %d ids may be given, got %d", maxIDs, len(q.IDs))
 	}
-	q.VersionID = firstOf(c.Query("commitId"), c.Query("versionId"))
-	q.SinceVersionID = firstOf(c.Query("sinceCommitId"), c.Query("sinceVersionId"))
+	q.VersionID = cmp.Or(c.Query("commitId"), c.Query("versionId"))
+	q.SinceVersionID = cmp.Or(c.Query("sinceCommitId"), c.Query("sinceVersionId"))
 	var err error
 	if q.SortDesc, err = sortDesc(c); err != nil {
 		return q, err
@@ -97,15 +98,6 @@ func recordQuery(c *fiber.Ctx) (store.RecordQuery, error) {
 	}
 	q.ExcludeReadOnly = ro != nil && *ro
 	return q, nil
-}
-
-func firstOf(vals ...string) string {
-	for _, v := range vals {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }
 
 // Get handles GET /v1/sheets/:sheetId/records.
@@ -162,7 +154,7 @@ func (h *Records) forEvent(c *fiber.Ctx, p *auth.Principal, q *store.RecordQuery
 		return errs.Invalidf("for", "Unknown event %q", id)
 	}
 	if q.VersionID == "" {
-		q.VersionID = firstOf(ev.Context.CommitID, ev.Context.VersionID)
+		q.VersionID = cmp.Or(ev.Context.CommitID, ev.Context.VersionID)
 	}
 	return nil
 }
@@ -258,7 +250,7 @@ func (h *Records) Update(c *fiber.Ctx) error {
 	opt := writeOptions(c, p)
 	// A record hook writes back to its commit's dataUrl (…/records?commitId=…): that
 	// answers the commit.
-	opt.Completes = firstOf(c.Query("commitId"), c.Query("versionId"))
+	opt.Completes = cmp.Or(c.Query("commitId"), c.Query("versionId"))
 	res, err := h.store.UpdateRecords(c.Context(), sc.SheetID, in, opt)
 	if err != nil {
 		return err
@@ -317,7 +309,7 @@ func (h *Records) FindReplace(c *fiber.Ctx) error {
 		return err
 	}
 	if in.FieldKey == "" {
-		in.FieldKey = firstOf(c.Query("fieldKey"), c.Query("field"))
+		in.FieldKey = cmp.Or(c.Query("fieldKey"), c.Query("field"))
 	}
 	if in.FieldKey == "" {
 		return errs.Invalidf("fieldKey", "fieldKey is required")
@@ -347,7 +339,7 @@ func (h *Records) FindReplace(c *fiber.Ctx) error {
 	// excludeReadOnly on the query of find-replace is an option, not a record filter.
 	q.ExcludeReadOnly = false
 	opt := writeOptions(c, p)
-	if actor := firstOf(in.ActorID, c.Query("actorId")); actor != "" {
+	if actor := cmp.Or(in.ActorID, c.Query("actorId")); actor != "" {
 		opt.Actor = actor
 	}
 	res, err := h.store.FindAndReplace(c.Context(), sc.SheetID, q, fr, opt)

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"strconv"
@@ -148,8 +149,8 @@ func (h *ActionPages) state(ctx context.Context, accountID, targetID string, res
 // and input form.
 func actionButton(ctx context.Context, i int, a *model.Action, st targetState, archived bool) views.ActionButton {
 	cfg := a.Config
-	b := views.ActionButton{Index: i, Operation: cfg.Operation, Label: firstNonEmpty(cfg.Label, cfg.Operation), Description: cfg.Description,
-		Primary: cfg.Primary != nil && *cfg.Primary, Mode: firstNonEmpty(cfg.Mode, "foreground"), Tooltip: cfg.Tooltip}
+	b := views.ActionButton{Index: i, Operation: cfg.Operation, Label: cmp.Or(cfg.Label, cfg.Operation), Description: cfg.Description,
+		Primary: cfg.Primary != nil && *cfg.Primary, Mode: cmp.Or(cfg.Mode, "foreground"), Tooltip: cfg.Tooltip}
 	if cfg.Guide != nil {
 		b.Guide = markup.HTML(cfg.Guide.Content)
 	}
@@ -184,12 +185,12 @@ func actionButton(ctx context.Context, i int, a *model.Action, st targetState, a
 	}
 	if f := cfg.InputForm; f != nil {
 		for _, fl := range f.Fields {
-			in := views.ActionInput{Key: fl.Key, Label: firstNonEmpty(fl.Label, fl.Key), Description: fl.Description, Type: fl.Type,
+			in := views.ActionInput{Key: fl.Key, Label: cmp.Or(fl.Label, fl.Key), Description: fl.Description, Type: fl.Type,
 				Required: fl.Required(), Default: ingest.CellText(fl.DefaultValue)}
 			if fl.Config != nil {
 				for _, o := range fl.Config.Options {
 					v := ingest.CellText(o.Value)
-					in.Options = append(in.Options, views.ImportOption{Value: v, Label: firstNonEmpty(o.Label, v)})
+					in.Options = append(in.Options, views.ImportOption{Value: v, Label: cmp.Or(o.Label, v)})
 				}
 			}
 			b.Inputs = append(b.Inputs, in)
@@ -246,8 +247,8 @@ func actionInput(c *fiber.Ctx, form *model.InputForm) (json.RawMessage, error) {
 			}
 			n, err := strconv.ParseFloat(strings.ReplaceAll(raw, ",", "."), 64)
 			if err != nil {
-				return nil, errs.Invalidf("input."+f.Key, "%s must be a number", firstNonEmpty(f.Label, f.Key)).
-					WithMsg("action.not_number", map[string]any{"Field": firstNonEmpty(f.Label, f.Key)})
+				return nil, errs.Invalidf("input."+f.Key, "%s must be a number", cmp.Or(f.Label, f.Key)).
+					WithMsg("action.not_number", map[string]any{"Field": cmp.Or(f.Label, f.Key)})
 			}
 			in[f.Key] = n
 		case model.InputEnum:
@@ -320,7 +321,7 @@ func jobOf(c *fiber.Ctx, s interface {
 
 // jobPanel is what an action job's panel shows: progress, then the outcome and its next step.
 func jobPanel(ctx context.Context, spaceID string, j *model.Job, mode string) views.JobPanelProps {
-	p := views.JobPanelProps{JobProgressProps: jobProgress(spaceID, j), Mode: firstNonEmpty(mode, "foreground"), Title: j.Name()}
+	p := views.JobPanelProps{JobProgressProps: jobProgress(spaceID, j), Mode: cmp.Or(mode, "foreground"), Title: j.Name()}
 	var out struct {
 		Heading string          `json:"heading"`
 		Next    json.RawMessage `json:"next"`
@@ -366,28 +367,28 @@ func outcomeNext(ctx context.Context, spaceID string, raw json.RawMessage) *view
 		if n.Query != "" {
 			next.URL += "?" + strings.TrimPrefix(n.Query, "?")
 		}
-		next.Label = firstNonEmpty(n.Label, views.T(ctx, "action.open"))
+		next.Label = cmp.Or(n.Label, views.T(ctx, "action.open"))
 	case "url", "download":
 		if !strings.HasPrefix(n.URL, "https://") && !strings.HasPrefix(n.URL, "http://") && !strings.HasPrefix(n.URL, "/") {
 			return nil // javascript: and other schemes are not followed
 		}
 		next.URL, next.External, next.Download = n.URL, !strings.HasPrefix(n.URL, "/"), n.Type == "download"
-		next.Label = firstNonEmpty(n.Label, n.FileName, views.T(ctx, "action.open_link"))
+		next.Label = cmp.Or(n.Label, n.FileName, views.T(ctx, "action.open_link"))
 	case "files":
 		if len(n.Files) == 0 {
 			return nil
 		}
 		next.URL, next.Download = "/v1/files/"+n.Files[0].FileID+"/download", true
-		next.Label = firstNonEmpty(n.Label, views.Tf(ctx, "action.files", map[string]any{"Count": len(n.Files)}))
+		next.Label = cmp.Or(n.Label, views.Tf(ctx, "action.files", map[string]any{"Count": len(n.Files)}))
 	case "view":
 		next.URL = "/space/" + spaceID + "/sheet/" + n.SheetID
 		if len(n.HiddenColumns) > 0 {
 			next.URL += "?hide=" + strings.Join(n.HiddenColumns, ",")
 		}
-		next.Label = firstNonEmpty(n.Label, views.T(ctx, "action.view"))
+		next.Label = cmp.Or(n.Label, views.T(ctx, "action.view"))
 	case "retry":
 		next.Retry = true
-		next.Label = firstNonEmpty(n.Label, views.T(ctx, "action.retry"))
+		next.Label = cmp.Or(n.Label, views.T(ctx, "action.retry"))
 	default:
 		return nil
 	}

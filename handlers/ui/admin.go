@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -115,11 +116,11 @@ func (h *Admin) actorName(ctx context.Context, accountID, id string, cache map[s
 	switch {
 	case strings.HasPrefix(id, store.PrefixUser):
 		if u, err := h.store.GetUser(ctx, id); err == nil {
-			name = firstNonEmpty(u.Name, u.Email)
+			name = cmp.Or(u.Name, u.Email)
 		}
 	case strings.HasPrefix(id, "us_g_"):
 		if g, err := h.store.GetGuest(ctx, accountID, id); err == nil {
-			name = firstNonEmpty(g.Name, g.Email) + " (guest)"
+			name = cmp.Or(g.Name, g.Email) + " (guest)"
 		}
 	}
 	cache[id] = name
@@ -171,7 +172,7 @@ func (h *Admin) Jobs(c *fiber.Ctx) error {
 			Message string `json:"message"`
 		}
 		_ = json.Unmarshal(j.Outcome, &out)
-		p.Rows = append(p.Rows, views.AdminJob{ID: j.ID, Name: j.Name(), Status: j.Status, Progress: int(j.Progress), Info: firstNonEmpty(out.Message, j.Info),
+		p.Rows = append(p.Rows, views.AdminJob{ID: j.ID, Name: j.Name(), Status: j.Status, Progress: int(j.Progress), Info: cmp.Or(out.Message, j.Info),
 			Space: j.SpaceID, Created: j.CreatedAt.UTC().Format("2006-01-02 15:04:05")})
 	}
 	if IsHTMX(c) && c.Query("partial") == "1" {
@@ -203,7 +204,7 @@ func (h *Admin) Guests(c *fiber.Ctx) error {
 	for _, g := range gs {
 		row := views.AdminGuest{ID: g.ID, Name: g.Name, Email: g.Email}
 		for _, sp := range g.Spaces {
-			row.Spaces = append(row.Spaces, views.AdminOption{Value: sp, Label: firstNonEmpty(names[sp], sp)})
+			row.Spaces = append(row.Spaces, views.AdminOption{Value: sp, Label: cmp.Or(names[sp], sp)})
 		}
 		p.Rows = append(p.Rows, row)
 	}

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"cmp"
 	"context"
 	"strconv"
 	"strings"
@@ -35,7 +36,7 @@ func (h *Admin) Agents(c *fiber.Ctx) error {
 	}
 	p := views.AdminAgentsProps{Shell: sh}
 	for _, a := range list {
-		row := views.AdminAgent{ID: a.ID, Slug: firstNonEmpty(a.Config.Slug, a.ID), Topics: strings.Join(a.Config.Topics, ", "), Version: a.Version, URL: a.Config.URL}
+		row := views.AdminAgent{ID: a.ID, Slug: cmp.Or(a.Config.Slug, a.ID), Topics: strings.Join(a.Config.Topics, ", "), Version: a.Version, URL: a.Config.URL}
 		vs, err := as.ListAgentVersions(c.Context(), a.ID)
 		if err != nil {
 			return err

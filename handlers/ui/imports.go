@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -159,7 +160,7 @@ func (h *Imports) Page(c *fiber.Ctx) error {
 func (h *Imports) preview(c *fiber.Ctx, ic *importCtx) (views.ImportPreview, error) {
 	var pv views.ImportPreview
 	for _, f := range ic.src.Config.Fields {
-		pv.Headers = append(pv.Headers, firstNonEmpty(f.Label, f.Key))
+		pv.Headers = append(pv.Headers, cmp.Or(f.Label, f.Key))
 	}
 	recs, total, err := h.store.GetRecords(c.Context(), ic.u.AccountID, ic.src.ID, store.RecordQuery{Page: model.Page{Size: previewRows, Number: 1}}, true)
 	if err != nil {
@@ -189,7 +190,7 @@ func (h *Imports) suggestColumns(c *fiber.Ctx, ic *importCtx, dst *model.Sheet, 
 	p.DestName, p.AllowCustom, p.Threshold = dst.Name, dst.Config.AllowAdditionalFields, int(plan.Threshold*100+0.5)
 	for _, f := range dst.Config.Fields {
 		if !f.Readonly {
-			p.Fields = append(p.Fields, views.ImportField{Key: f.Key, Label: firstNonEmpty(f.Label, f.Key), Type: f.Type, Required: f.HasConstraint("required")})
+			p.Fields = append(p.Fields, views.ImportField{Key: f.Key, Label: cmp.Or(f.Label, f.Key), Type: f.Type, Required: f.HasConstraint("required")})
 		}
 	}
 	for i, sg := range plan.Columns {
@@ -238,7 +239,7 @@ func (h *Imports) enumMap(c *fiber.Ctx, ic *importCtx, dst *model.Sheet, srcKey,
 	if f.Config != nil {
 		for _, o := range f.Config.Options {
 			v := ingest.CellText(o.Value)
-			e.Options = append(e.Options, views.ImportOption{Value: v, Label: firstNonEmpty(o.Label, v)})
+			e.Options = append(e.Options, views.ImportOption{Value: v, Label: cmp.Or(o.Label, v)})
 		}
 	}
 	for _, sg := range mapping.SuggestEnum(vals, *f, mapping.History{}) {
@@ -331,7 +332,7 @@ func importRules(c *fiber.Ctx, src, dst *model.Sheet) ([]*model.MappingRule, err
 		if sf == nil {
 			return nil, errs.Invalidf("src", "The file has no column %q", sk)
 		}
-		header := firstNonEmpty(sf.Label, sf.Key)
+		header := cmp.Or(sf.Label, sf.Key)
 		switch dk {
 		case customDest:
 			if !dst.Config.AllowAdditionalFields {
@@ -347,11 +348,11 @@ func importRules(c *fiber.Ctx, src, dst *model.Sheet) ([]*model.MappingRule, err
 			return nil, errs.Invalidf("dest", "%s has no field %q", dst.Name, dk)
 		}
 		if other, taken := used[dk]; taken {
-			return nil, errs.Invalidf("dest", "%s and %s both map onto %s; pick one", other, header, firstNonEmpty(df.Label, df.Key)).
-				WithMsg("map.duplicate", map[string]any{"A": other, "B": header, "Field": firstNonEmpty(df.Label, df.Key)})
+			return nil, errs.Invalidf("dest", "%s and %s both map onto %s; pick one", other, header, cmp.Or(df.Label, df.Key)).
+				WithMsg("map.duplicate", map[string]any{"A": other, "B": header, "Field": cmp.Or(df.Label, df.Key)})
 		}
 		used[dk] = header
-		rules = append(rules, &model.MappingRule{Name: header + " → " + firstNonEmpty(df.Label, df.Key), Type: "assign",
+		rules = append(rules, &model.MappingRule{Name: header + " → " + cmp.Or(df.Label, df.Key), Type: "assign",
 			Config: mustJSON(map[string]string{"sourceField": sk, "destinationField": dk})})
 		if df.Type == model.FieldEnum {
 			if r := enumRule(args.PeekMulti("ev:"+sk), args.PeekMulti("eo:"+sk), dk); r != nil {

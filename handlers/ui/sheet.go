@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"net/url"
@@ -137,7 +138,7 @@ func (h *Handler) Sheet(c *fiber.Ctx) error {
 			continue
 		}
 		fields = append(fields, f)
-		p.Columns = append(p.Columns, views.GridColumn{Key: f.Key, Label: firstNonEmpty(f.Label, f.Key), Type: f.Type, Description: f.Description,
+		p.Columns = append(p.Columns, views.GridColumn{Key: f.Key, Label: cmp.Or(f.Label, f.Key), Type: f.Type, Description: f.Description,
 			DescriptionHTML: markup.HTML(f.Description),
 			Required:        f.HasConstraint("required"), Unique: f.HasConstraint("unique"), Readonly: f.Readonly, Errors: counts.ErrorsByField[f.Key]})
 	}
@@ -176,9 +177,6 @@ func (h *Handler) Sheet(c *fiber.Ctx) error {
 	for i, r := range recs {
 		p.Rows = append(p.Rows, gridRow(sc, fields, r, (gp.page-1)*gp.size+i+1, editable))
 	}
-	if err := h.columnMenus(c, sc, &p); err != nil {
-		return err
-	}
 	if err := h.sheetViews(c, sc, &p); err != nil {
 		return err
 	}
@@ -213,6 +211,7 @@ func gridRow(sc *sheetCtx, fields []model.Field, r *store.Record, n int, editabl
 	for _, f := range fields {
 		gc := gridCell(sc.space.ID, sc.sheet.ID, r.ID, f.Key, byKey[f.Key])
 		gc.Readonly = !editable || f.Readonly || cfg.all || cfg.fields[f.Key]
+		gc.Label = enumLabel(&f, gc.Value)
 		row.Cells = append(row.Cells, gc)
 	}
 	return row
@@ -242,15 +241,6 @@ func recordReadonly(raw json.RawMessage) readonlyConfig {
 	return out
 }
 
-func firstNonEmpty(vals ...string) string {
-	for _, v := range vals {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
-}
-
 // gridCell builds a grid cell from a stored one: its text, its messages and their level.
 func gridCell(spaceID, sheetID, recordID, key string, cell store.Cell) views.GridCell {
 	gc := views.GridCell{SpaceID: spaceID, SheetID: sheetID, RecordID: recordID, Key: key, Value: ingest.CellText(cell.Value), Layer: cell.Layer}
@@ -271,19 +261,30 @@ func gridCell(spaceID, sheetID, recordID, key string, cell store.Cell) views.Gri
 	return gc
 }
 
-// columnMenus fills each column's filter-by-value menu with the values of the current page.
-func (h *Handler) columnMenus(c *fiber.Ctx, sc *sheetCtx, p *views.SheetProps) error {
-	for i := range p.Columns {
-		seen := map[string]bool{}
-		for _, r := range p.Rows {
-			if v := r.Cells[i].Value; v != "" && !seen[v] && len(seen) < valueMenu {
-				seen[v] = true
-				p.Columns[i].Values = append(p.Columns[i].Values, v)
-			}
-		}
-		sort.Strings(p.Columns[i].Values)
+// ColumnValues handles GET /space/:spaceId/sheet/:sheetId/values/:fieldKey with the grid's
+// parameters: a column's filter-by-value menu, the field's most frequent values across the
+// whole sheet with their counts. The menu loads it when it opens (it scans the sheet).
+func (h *Handler) ColumnValues(c *fiber.Ctx) error {
+	sc, err := h.loadSheet(c)
+	if err != nil {
+		return err
 	}
-	return nil
+	key := c.Params("fieldKey")
+	vals, err := h.store.FieldValues(c.Context(), sc.u.AccountID, sc.sheet.ID, key, valueMenu)
+	if err != nil {
+		return err
+	}
+	gp := readGridParams(c)
+	p := views.SheetProps{SpaceID: sc.space.ID, SheetID: sc.sheet.ID, Query: gp.values()}
+	f := sc.sheet.Config.FieldByKey(key)
+	out := make([]views.ValueCount, len(vals))
+	for i, v := range vals {
+		out[i] = views.ValueCount{Value: ingest.CellText(v.Value), Count: v.Count}
+		if f != nil {
+			out[i].Label = enumLabel(f, out[i].Value)
+		}
+	}
+	return Render(c, fiber.StatusOK, views.ColumnValues(p, key, out))
 }
 
 // sheetViews lists the sheet's saved views: the user's own (My Views) and everyone's.
@@ -558,15 +559,29 @@ func enumOptions(f *model.Field) []views.ImportOption {
 		sort.SliceStable(opts, func(i, j int) bool { return ordinal(opts[i]) < ordinal(opts[j]) })
 	default:
 		sort.SliceStable(opts, func(i, j int) bool {
-			return strings.ToLower(firstNonEmpty(opts[i].Label, ingest.CellText(opts[i].Value))) < strings.ToLower(firstNonEmpty(opts[j].Label, ingest.CellText(opts[j].Value)))
+			return strings.ToLower(cmp.Or(opts[i].Label, ingest.CellText(opts[i].Value))) < strings.ToLower(cmp.Or(opts[j].Label, ingest.CellText(opts[j].Value)))
 		})
 	}
 	out := make([]views.ImportOption, len(opts))
 	for i, o := range opts {
 		v := ingest.CellText(o.Value)
-		out[i] = views.ImportOption{Value: v, Label: firstNonEmpty(o.Label, v)}
+		out[i] = views.ImportOption{Value: v, Label: cmp.Or(o.Label, v)}
 	}
 	return out
+}
+
+// enumLabel is the label of an enum field's option with value v; "" when f is not an enum,
+// v is not one of its options or the option has no label.
+func enumLabel(f *model.Field, v string) string {
+	if f.Type != "enum" || f.Config == nil || v == "" {
+		return ""
+	}
+	for _, o := range f.Config.Options {
+		if ingest.CellText(o.Value) == v {
+			return o.Label
+		}
+	}
+	return ""
 }
 
 func slicesClone(o []model.EnumOption) []model.EnumOption {

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"cmp"
 	"encoding/json"
 	"slices"
 	"time"
@@ -150,7 +151,7 @@ func (h *Handler) SheetEmbed(c *fiber.Ctx) error {
 	}
 	p := views.SheetEmbedProps{SpaceID: sc.space.ID, SheetID: sc.sheet.ID, Name: sc.sheet.Name, Total: total}
 	for _, f := range sc.sheet.Config.Fields {
-		p.Columns = append(p.Columns, firstNonEmpty(f.Label, f.Key))
+		p.Columns = append(p.Columns, cmp.Or(f.Label, f.Key))
 	}
 	for _, r := range recs {
 		byKey := map[string]string{}

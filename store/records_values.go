@@ -1,0 +1,53 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/sluice/sluice/errs"
+)
+
+// ValueCount is one distinct value of a field and how many records hold it.
+type ValueCount struct {
+	Value json.RawMessage // the JSON value as stored
+	Count int64
+}
+
+// FieldValues returns the most frequent non-empty values of one field across the sheet, the
+// most frequent first (ties in value order), at most limit. It scans the sheet: the grid
+// asks for it only when a column's menu opens. Errors: not_found, invalid (unknown field).
+func (db *DB) FieldValues(ctx context.Context, accountID, sheetID, key string, limit int) ([]ValueCount, error) {
+	rs, err := db.readSheet(ctx, accountID, sheetID)
+	if err != nil {
+		return nil, err
+	}
+	if rs.Schema.Rule(key) == nil {
+		return nil, errs.Invalidf("field", "The sheet has no field %q", key)
+	}
+	if rs.sk == 0 {
+		return nil, nil
+	}
+	where, err := (&readCtx{ctx: ctx, q: db.r}).where(rs, &RecordQuery{})
+	if err != nil {
+		return nil, err
+	}
+	v, args := rs.valueExpr("r", key)
+	args = append(append(args, where.Args...), limit)
+	rows, err := db.r.QueryContext(ctx, `SELECT json_quote(v), count(*) AS n FROM (SELECT `+v+` AS v FROM records r WHERE `+where.SQL+`)
+		WHERE v IS NOT NULL AND v <> '' GROUP BY v ORDER BY n DESC, v LIMIT ?`, args...)
+	if err != nil {
+		return nil, errs.Wrap(err, "field values")
+	}
+	defer rows.Close()
+	var out []ValueCount
+	for rows.Next() {
+		var vc ValueCount
+		var raw string
+		if err := rows.Scan(&raw, &vc.Count); err != nil {
+			return nil, errs.Wrap(err, "scan field values")
+		}
+		vc.Value = json.RawMessage(raw)
+		out = append(out, vc)
+	}
+	return out, rows.Err()
+}
