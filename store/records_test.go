@@ -543,18 +543,21 @@ func TestFieldValues(t *testing.T) {
 		map[string]any{"name": "Ann", "age": "42"}, map[string]any{"name": "Bob", "age": "42"},
 		map[string]any{"name": "Ann", "age": "7"}, map[string]any{"name": "", "age": "old"}, map[string]any{"name": "Cy"},
 	))
-	got, err := e.db.FieldValues(t.Context(), e.account, sh, "name", 2)
+	got, err := e.db.FieldValues(t.Context(), e.account, sh, "name", 2, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(got) != 2 || string(got[0].Value) != `"Ann"` || got[0].Count != 2 || string(got[1].Value) != `"Bob"` || got[1].Count != 1 {
 		t.Errorf("names: got %s", fmt.Sprint(got))
 	}
-	got, _ = e.db.FieldValues(t.Context(), e.account, sh, "age", 10)
+	got, _ = e.db.FieldValues(t.Context(), e.account, sh, "age", 10, 0)
 	if len(got) != 3 || string(got[0].Value) != "42" || got[0].Count != 2 || string(got[2].Value) != `"old"` {
 		t.Errorf("ages (numbers stay numbers, the invalid text stays text): got %s", fmt.Sprint(got))
 	}
-	if _, err := e.db.FieldValues(t.Context(), e.account, sh, "nope", 10); err == nil {
+	if got, _ = e.db.FieldValues(t.Context(), e.account, sh, "name", 10, 2); len(got) != 2 || got[0].Count != 1 {
+		t.Errorf("names among the first two records: got %s", fmt.Sprint(got))
+	}
+	if _, err := e.db.FieldValues(t.Context(), e.account, sh, "nope", 10, 0); err == nil {
 		t.Error("an unknown field is not refused")
 	}
 }

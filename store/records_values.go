@@ -13,10 +13,11 @@ type ValueCount struct {
 	Count int64
 }
 
-// FieldValues returns the most frequent non-empty values of one field across the sheet, the
-// most frequent first (ties in value order), at most limit. It scans the sheet: the grid
-// asks for it only when a column's menu opens. Errors: not_found, invalid (unknown field).
-func (db *DB) FieldValues(ctx context.Context, accountID, sheetID, key string, limit int) ([]ValueCount, error) {
+// FieldValues returns the most frequent non-empty values of one field among the sheet's
+// first scan records (0: all of them), the most frequent first (ties in value order), at
+// most limit. It is a scan: the grid asks for it only when a column's menu opens, and caps
+// it so the menu opens quickly on big sheets. Errors: not_found, invalid (unknown field).
+func (db *DB) FieldValues(ctx context.Context, accountID, sheetID, key string, limit, scan int) ([]ValueCount, error) {
 	rs, err := db.readSheet(ctx, accountID, sheetID)
 	if err != nil {
 		return nil, err
@@ -32,8 +33,11 @@ func (db *DB) FieldValues(ctx context.Context, accountID, sheetID, key string, l
 		return nil, err
 	}
 	v, args := rs.valueExpr("r", key)
-	args = append(append(args, where.Args...), limit)
-	rows, err := db.r.QueryContext(ctx, `SELECT json_quote(v), count(*) AS n FROM (SELECT `+v+` AS v FROM records r WHERE `+where.SQL+`)
+	if scan <= 0 {
+		scan = -1 // SQLite: no limit
+	}
+	args = append(append(args, where.Args...), scan, limit)
+	rows, err := db.r.QueryContext(ctx, `SELECT json_quote(v), count(*) AS n FROM (SELECT `+v+` AS v FROM records r WHERE `+where.SQL+` ORDER BY r.rid LIMIT ?)
 		WHERE v IS NOT NULL AND v <> '' GROUP BY v ORDER BY n DESC, v LIMIT ?`, args...)
 	if err != nil {
 		return nil, errs.Wrap(err, "field values")

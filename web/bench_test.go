@@ -38,6 +38,7 @@ func BenchmarkSheetPage(b *testing.B) {
 		{"errors tab", base + "&filter=error"},
 		{"search \"Basel\"", base + "&search=Basel"},
 		{"FFQL age gt 60", base + "&q=age%20gt%2060"},
+		{"column menu values (city)", "/space/" + sp + "/sheet/" + ws + "/values/city"},
 	}
 	b.ResetTimer()
 	fmt.Printf("\nSheet page, %d records, 100 rows a page (median of 7 requests)\n", n)

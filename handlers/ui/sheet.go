@@ -30,6 +30,7 @@ const (
 	gridPageMax = 500
 	lookupLimit = 200   // reference look-up options offered
 	valueMenu   = 12    // values offered by a column's filter-by-value menu
+	valueScan   = 50000 // records it counts them in (a scan; the first ones on bigger sheets)
 	countCap    = 10000 // a filtered grid counts its matches up to this many ("10,000+")
 )
 
@@ -270,7 +271,11 @@ func (h *Handler) ColumnValues(c *fiber.Ctx) error {
 		return err
 	}
 	key := c.Params("fieldKey")
-	vals, err := h.store.FieldValues(c.Context(), sc.u.AccountID, sc.sheet.ID, key, valueMenu)
+	vals, err := h.store.FieldValues(c.Context(), sc.u.AccountID, sc.sheet.ID, key, valueMenu, valueScan)
+	if err != nil {
+		return err
+	}
+	counts, err := h.store.GetRecordCounts(c.Context(), sc.u.AccountID, sc.sheet.ID)
 	if err != nil {
 		return err
 	}
@@ -284,7 +289,11 @@ func (h *Handler) ColumnValues(c *fiber.Ctx) error {
 			out[i].Label = enumLabel(f, out[i].Value)
 		}
 	}
-	return Render(c, fiber.StatusOK, views.ColumnValues(p, key, out))
+	sampledIn := 0
+	if counts.Total > valueScan {
+		sampledIn = valueScan
+	}
+	return Render(c, fiber.StatusOK, views.ColumnValues(p, key, out, sampledIn))
 }
 
 // sheetViews lists the sheet's saved views: the user's own (My Views) and everyone's.
