@@ -136,4 +136,3 @@ func keyVals(typ, env string) string {
 	b, _ := json.Marshal(map[string]string{"type": typ, "env": env})
 	return string(b)
 }
-
