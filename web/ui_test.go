@@ -306,6 +306,37 @@ func TestLocalesAreComplete(t *testing.T) {
 	}
 }
 
+// TestEveryLanguageRenders opens the login page and the spaces page in every language of
+// locales/: the page is tagged with the language's BCP 47 tag and shows that language's
+// own words (so a file go-i18n cannot match to its language fails here).
+func TestEveryLanguageRenders(t *testing.T) {
+	e := newAPI(t)
+	b := loggedIn(t, e)
+	for _, lang := range locales.Languages {
+		var want struct {
+			Title  string `toml:"spaces.title"`
+			Create string `toml:"spaces.create"`
+		}
+		if _, err := toml.Decode(mustRead(t, "../locales/"+lang+"/core.toml"), &want); err != nil {
+			t.Fatal(err)
+		}
+		b.cookies["lang"] = lang
+		_, doc := b.do(t, "GET", "/", nil, false)
+		if tag, _ := doc.Find("html").Attr("lang"); tag != locales.BCP47(lang) {
+			t.Errorf("%s: html lang %q, want %q", lang, tag, locales.BCP47(lang))
+		}
+		if got := strings.TrimSpace(doc.Find("h1").First().Text()); got != want.Title {
+			t.Errorf("%s: spaces page heading %q, want %q", lang, got, want.Title)
+		}
+		if !strings.Contains(doc.Find(`[data-testid=create-space]`).Text(), want.Create) {
+			t.Errorf("%s: create button %q, want %q", lang, doc.Find(`[data-testid=create-space]`).Text(), want.Create)
+		}
+		if sel, _ := doc.Find(`option[value="` + lang + `"]`).Attr("selected"); sel != "selected" && !doc.Find(`option[value="` + lang + `"][selected]`).Is("option") {
+			t.Errorf("%s: not the selected language of the menu", lang)
+		}
+	}
+}
+
 func TestSheetGridPage(t *testing.T) {
 	e := newAPI(t)
 	sp := e.mustCreateSpace(t, testSecret, map[string]any{"name": "grid"})
