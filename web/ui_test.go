@@ -331,7 +331,7 @@ func TestEveryLanguageRenders(t *testing.T) {
 		if !strings.Contains(doc.Find(`[data-testid=create-space]`).Text(), want.Create) {
 			t.Errorf("%s: create button %q, want %q", lang, doc.Find(`[data-testid=create-space]`).Text(), want.Create)
 		}
-		if sel, _ := doc.Find(`option[value="` + lang + `"]`).Attr("selected"); sel != "selected" && !doc.Find(`option[value="` + lang + `"][selected]`).Is("option") {
+		if sel, _ := doc.Find(`option[value="` + lang + `"]`).Attr("selected"); sel != "selected" && !doc.Find(`option[value="`+lang+`"][selected]`).Is("option") {
 			t.Errorf("%s: not the selected language of the menu", lang)
 		}
 	}
