@@ -25,9 +25,10 @@ var migrations embed.FS
 // DB is the SQLite store. Writes go through one connection so SQLite never sees two writers;
 // reads use a pool that runs beside the writer thanks to WAL.
 type DB struct {
-	w   *sql.DB
-	r   *sql.DB
-	Now func() time.Time // the clock; tests replace it
+	w     *sql.DB
+	r     *sql.DB
+	Now   func() time.Time // the clock; tests replace it
+	sorts sortCache        // the full order of recent sorted record queries
 }
 
 // Open opens (creating when missing) the database file at path and applies migrations.
@@ -130,8 +131,9 @@ func (db *DB) applyMigration(ctx context.Context, name string) error {
 // Tx is a write transaction with the time fixed once for everything it writes.
 type Tx struct {
 	*sql.Tx
-	ctx context.Context
-	now time.Time
+	ctx     context.Context
+	now     time.Time
+	touched map[int64]bool // sheets whose records this transaction changes (sortCache)
 }
 
 // Now is the transaction's time.
@@ -151,6 +153,7 @@ func (db *DB) Update(ctx context.Context, fn func(tx *Tx) error) error {
 	if err := sqlTx.Commit(); err != nil {
 		return errs.Wrap(err, "commit transaction")
 	}
+	db.sorts.bump(tx.touched)
 	return nil
 }
 

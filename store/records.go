@@ -72,8 +72,9 @@ type WriteResult struct {
 
 // readCtx runs read queries on the reader pool or inside a transaction.
 type readCtx struct {
-	ctx context.Context
-	q   querier
+	ctx   context.Context
+	q     querier
+	sorts *sortCache // nil inside a write transaction
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
@@ -144,7 +145,7 @@ func (db *DB) GetRecords(ctx context.Context, accountID, sheetID string, q Recor
 	if err != nil {
 		return nil, 0, err
 	}
-	rc := &readCtx{ctx: ctx, q: db.r}
+	rc := &readCtx{ctx: ctx, q: db.r, sorts: &db.sorts}
 	if q.Page.Size <= 0 {
 		q.Page = recordPage
 	}
@@ -176,8 +177,22 @@ func (rc *readCtx) page(rs *recSheet, q *RecordQuery) ([]*Record, error) {
 	if q.Filter == "error" && q.SortField == "" {
 		hint = " INDEXED BY records_errors"
 	}
-	args := append(append(append([]any{}, where.Args...), order.Args...), q.Page.Size, q.Page.Offset())
-	rids, err := queryRids(rc.ctx, rc.q, "select records", `SELECT r.rid FROM records r`+hint+` WHERE `+where.SQL+` ORDER BY `+order.SQL+` LIMIT ? OFFSET ?`, args...)
+	args := append(append([]any{}, where.Args...), order.Args...)
+	query := `SELECT r.rid FROM records r` + hint + ` WHERE ` + where.SQL + ` ORDER BY ` + order.SQL
+	if q.SortField != "" && rc.sorts != nil {
+		// A sorted query reads every value anyway: its whole order is computed once in the
+		// background and kept, so the next pages are slices of it.
+		gen, key := rc.sorts.gen(rs.sk), sortKey(query, args)
+		if all, ok := rc.sorts.get(rs.sk, gen, key); ok {
+			from := min(q.Page.Offset(), len(all))
+			return rc.load(rs, all[from:min(from+q.Page.Size, len(all))])
+		}
+		reader := rc.q
+		rc.sorts.build(rs.sk, gen, key, func(ctx context.Context) ([]int64, error) {
+			return queryRids(ctx, reader, "sort records", query, args...)
+		})
+	}
+	rids, err := queryRids(rc.ctx, rc.q, "select records", query+` LIMIT ? OFFSET ?`, append(args, q.Page.Size, q.Page.Offset())...)
 	if err != nil {
 		return nil, err
 	}

@@ -144,6 +144,7 @@ func (tx *Tx) prepareWrite(rs *recSheet) error {
 		if err := tx.revalidate(rs); err != nil {
 			return err
 		}
+		tx.touch(rs.sk)
 		if _, err := tx.exec(`UPDATE record_sheets SET schema_hash = ? WHERE sk = ?`, h, rs.sk); err != nil {
 			return errs.Wrap(err, "store schema hash")
 		}
@@ -177,6 +178,7 @@ func (rs *recSheet) eventContext(actor, versionID string) model.EventContext {
 // revalidate rechecks every record of the sheet against its current schema: the unique
 // index and counts are rebuilt from scratch, a batch at a time, under one new version.
 func (tx *Tx) revalidate(rs *recSheet) error {
+	tx.touch(rs.sk)
 	known := []any{rs.sk}
 	for uc := range rs.byUC {
 		known = append(known, uc)

@@ -194,6 +194,7 @@ func (d *countDelta) tallyStatus(rs *recSheet, efs []string, dups []int64, sign 
 
 // apply writes the delta to the counts tables.
 func (tx *Tx) applyCounts(rs *recSheet, d *countDelta) error {
+	tx.touch(rs.sk)
 	if _, err := tx.exec(`UPDATE record_sheets SET total = total + ?, valid = valid + ? WHERE sk = ?`, d.total, d.valid, rs.sk); err != nil {
 		return errs.Wrap(err, "update counts")
 	}

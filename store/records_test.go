@@ -561,3 +561,39 @@ func TestFieldValues(t *testing.T) {
 		t.Error("an unknown field is not refused")
 	}
 }
+
+// TestSortedPagesFollowWrites pages through a sorted query (whose order the store keeps
+// between pages) and changes the sheet between pages: every page reflects the data as it
+// is now, never an order computed before a write.
+func TestSortedPagesFollowWrites(t *testing.T) {
+	e := mustOpenDB(t)
+	sh := e.mustCreateSheet(t, contacts)
+	res := e.mustInsert(t, sh, rows(map[string]any{"name": "Cy"}, map[string]any{"name": "Ann"}, map[string]any{"name": "Bob"}, map[string]any{"name": "Dee"}))
+	names := func(page int) string {
+		var out []string
+		for _, r := range e.mustGet(t, sh, store.RecordQuery{SortField: "name", Page: model.Page{Size: 2, Number: page}}) {
+			out = append(out, value(r, "name"))
+		}
+		return strings.Join(out, ",")
+	}
+	if p1, p2 := names(1), names(2); p1 != `"Ann","Bob"` || p2 != `"Cy","Dee"` {
+		t.Fatalf("sorted pages: %s | %s", p1, p2)
+	}
+	// Cy becomes Aaron: the first page changes at once.
+	if _, err := e.db.UpdateRecords(t.Context(), sh, []store.RecordIn{{ID: res.Records[0].ID, Values: map[string]store.CellIn{"name": {Value: json.RawMessage(`"Aaron"`), HasValue: true}}}}, store.WriteOptions{Actor: "us_usr_test"}); err != nil {
+		t.Fatal(err)
+	}
+	if p1, p2 := names(1), names(2); p1 != `"Aaron","Ann"` || p2 != `"Bob","Dee"` {
+		t.Fatalf("after the update: %s | %s", p1, p2)
+	}
+	if _, err := e.db.DeleteRecords(t.Context(), sh, []string{res.Records[1].ID}, store.WriteOptions{Actor: "us_usr_test"}); err != nil {
+		t.Fatal(err)
+	}
+	if p1, p2 := names(1), names(2); p1 != `"Aaron","Bob"` || p2 != `"Dee"` {
+		t.Fatalf("after the delete: %s | %s", p1, p2)
+	}
+	e.mustInsert(t, sh, rows(map[string]any{"name": "Al"}))
+	if p1 := names(1); p1 != `"Aaron","Al"` {
+		t.Fatalf("after an insert: %s", p1)
+	}
+}

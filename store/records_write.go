@@ -77,6 +77,7 @@ func (tx *Tx) newVersion(rs *recSheet, w *writeCtx) error {
 		return err
 	}
 	w.versionID = c.ID
+	tx.touch(rs.sk)
 	res, err := tx.exec(`INSERT INTO record_versions (id, sk, created_at) VALUES (?, ?, ?)`, w.versionID, rs.sk, ms(tx.now))
 	if err != nil {
 		return errs.Wrap(err, "create version")

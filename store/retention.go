@@ -81,6 +81,7 @@ func (db *DB) purgeSpace(ctx context.Context, spaceID string) ([]string, error) 
 		for {
 			var n int64
 			err := db.Update(ctx, func(tx *Tx) error {
+				tx.touch(sk)
 				res, err := tx.exec(`DELETE FROM records WHERE rid IN (SELECT rid FROM records WHERE rid >= ? AND rid < ? LIMIT ?)`,
 					sk<<seqBits, (sk+1)<<seqBits, purgeBatch)
 				if err != nil {

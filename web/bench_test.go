@@ -19,8 +19,9 @@ import (
 // BenchmarkSheetPage renders the sheet grid of a SLUICE_BENCH_ROWS-record sheet (default
 // 1,000,000, 8 fields, ~10% invalid) with 100 rows a page, and prints the median server time
 // (the request through the whole app, session and CSRF included) of the first page, a page
-// deep in the sheet, a sorted page, the error filter, a search and an FFQL filter. Target:
-// ≤ 100 ms each.
+// deep in the sheet, a sorted page, the error filter, a search, an FFQL filter and a column's
+// filter-by-value menu. Target: ≤ 100 ms each. The first sort by a field reads every value
+// once (the store then keeps the order for the next pages); it is measured on its own.
 func BenchmarkSheetPage(b *testing.B) {
 	n := 1000000
 	if v, err := strconv.Atoi(os.Getenv("SLUICE_BENCH_ROWS")); err == nil && v > 0 {
@@ -31,20 +32,28 @@ func BenchmarkSheetPage(b *testing.B) {
 	sp, ws := e.benchSheet(b, n)
 	s := loggedIn(b, e)
 	base := "/space/" + sp + "/sheet/" + ws + "?size=100"
-	cases := []struct{ name, path string }{
-		{"first page", base},
-		{"page 5,000 (offset 499,900)", base + "&page=5000"},
-		{"sorted by name, page 2", base + "&sort=name&page=2"},
-		{"errors tab", base + "&filter=error"},
-		{"search \"Basel\"", base + "&search=Basel"},
-		{"FFQL age gt 60", base + "&q=age%20gt%2060"},
-		{"column menu values (city)", "/space/" + sp + "/sheet/" + ws + "/values/city"},
+	cases := []struct {
+		name, path string
+		once       bool // one request: the first sort by a field computes its whole order
+	}{
+		{"first page", base, false},
+		{"page 5,000 (offset 499,900)", base + "&page=5000", false},
+		{"first sort by city (1 request)", base + "&sort=city", true},
+		{"sorted by name, page 2", base + "&sort=name&page=2", false},
+		{"errors tab", base + "&filter=error", false},
+		{"search \"Basel\"", base + "&search=Basel", false},
+		{"FFQL age gt 60", base + "&q=age%20gt%2060", false},
+		{"column menu values (city)", "/space/" + sp + "/sheet/" + ws + "/values/city", false},
 	}
 	b.ResetTimer()
 	fmt.Printf("\nSheet page, %d records, 100 rows a page (median of 7 requests)\n", n)
 	for _, c := range cases {
 		var d []time.Duration
-		for range 7 {
+		n := 7
+		if c.once {
+			n = 1
+		}
+		for range n {
 			req := httptest.NewRequest("GET", c.path, nil)
 			for k, v := range s.cookies {
 				req.Header.Add("Cookie", k+"="+v)
