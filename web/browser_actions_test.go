@@ -55,12 +55,7 @@ func TestBrowserAction(t *testing.T) {
 	var outcome, href string
 	var flashHidden bool
 	err := chromedp.Run(ctx,
-		chromedp.Navigate(base+"/login"),
-		chromedp.WaitVisible(`[data-testid=login-form]`),
-		chromedp.SendKeys(`[data-testid=login-email]`, testEmail),
-		chromedp.SendKeys(`[data-testid=login-password]`, testPassword),
-		chromedp.Click(`[data-testid=login-submit]`),
-		chromedp.WaitVisible(`[data-testid=create-space-form]`),
+		logIn(base),
 		chromedp.Navigate(base+"/space/"+spaceID),
 		chromedp.WaitVisible(`[data-testid=action-button][data-operation=send]`),
 		htmxReady(),

@@ -61,11 +61,7 @@ func TestBrowserGuestLink(t *testing.T) {
 	admin := browser(t)
 	var actor string
 	err := chromedp.Run(admin,
-		chromedp.Navigate(base+"/login"),
-		chromedp.WaitVisible(`[data-testid=login-form]`),
-		chromedp.SendKeys(`[data-testid=login-email]`, testEmail),
-		chromedp.SendKeys(`[data-testid=login-password]`, testPassword),
-		chromedp.Click(`[data-testid=login-submit]`),
+		logIn(base),
 		chromedp.WaitVisible(`[data-testid=admin-link]`),
 		chromedp.Navigate(base+"/admin/events?topic=records:updated"),
 		chromedp.WaitVisible(`[data-testid=event-row]`),

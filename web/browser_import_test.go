@@ -39,12 +39,7 @@ func TestBrowserImport(t *testing.T) {
 	var mapping, grid, tab string
 	firstNameErrors := -1
 	err := chromedp.Run(ctx,
-		chromedp.Navigate(base+"/login"),
-		chromedp.WaitVisible(`[data-testid=login-form]`),
-		chromedp.SendKeys(`[data-testid=login-email]`, testEmail),
-		chromedp.SendKeys(`[data-testid=login-password]`, testPassword),
-		chromedp.Click(`[data-testid=login-submit]`),
-		chromedp.WaitVisible(`[data-testid=create-space-form]`),
+		logIn(base),
 		chromedp.Navigate(base+"/space/"+sp["id"].(string)),
 		chromedp.WaitVisible(`[data-testid=upload-form]`),
 		htmxReady(),

@@ -214,6 +214,7 @@ func uiRoutes(app *fiber.App, d Deps, uploads *api.Files, suggest ui.Suggester, 
 	app.Get("/space/:spaceId/sheet/:sheetId", with(signedIn, pages.Sheet)...)
 	app.Get("/space/:spaceId/sheet/:sheetId/cell/:recordId/:fieldKey", with(signedIn, pages.Cell)...)
 	app.Get("/space/:spaceId/sheet/:sheetId/cell/:recordId/:fieldKey/edit", with(signedIn, pages.EditCell)...)
+	app.Get("/space/:spaceId/sheet/:sheetId/cell/:recordId/:fieldKey/lookup", with(signedIn, pages.Lookup)...)
 	app.Post("/space/:spaceId/sheet/:sheetId/cell/:recordId/:fieldKey", with(signedIn, pages.SaveCell)...)
 	app.Get("/space/:spaceId/sheet/:sheetId/embed", with(signedIn, pages.SheetEmbed)...)
 	app.Get("/space/:spaceId/sheet/:sheetId/export", with(signedIn, pages.Export)...)

@@ -4,6 +4,7 @@ import (
 	"io"
 	"net/http/httptest"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -198,5 +199,48 @@ func TestGridCellMessageLevels(t *testing.T) {
 	}
 	if title, _ := doc.Find(`[data-testid=grid-row] td[data-key="b"]`).Attr("title"); title != "Looks odd" {
 		t.Errorf("the warning's text is not on the cell: %q", title)
+	}
+}
+
+// TestGridReferenceLookup edits a reference cell: the editor suggests the referenced sheet's
+// keys, the suggestions follow what is typed (reaching past the first 200), and a key chosen
+// that way saves as a valid reference.
+func TestGridReferenceLookup(t *testing.T) {
+	e := newAPI(t)
+	sp := e.mustCreateSpace(t, testSecret, map[string]any{"name": "refs"})
+	wb := e.mustCreateWorkbook(t, map[string]any{"name": "CRM", "spaceId": sp["id"], "sheets": []any{
+		map[string]any{"name": "Companies", "slug": "companies", "fields": []any{map[string]any{"key": "name", "type": "string", "label": "Name"}}},
+		map[string]any{"name": "Contacts", "slug": "contacts", "fields": []any{
+			map[string]any{"key": "who", "type": "string", "label": "Who"},
+			map[string]any{"key": "company", "type": "reference", "label": "Company", "config": map[string]any{"ref": "companies", "key": "name", "relationship": "has-one"}}}}}})
+	sheets := wb["sheets"].([]any)
+	companies, contacts := sheets[0].(map[string]any)["id"].(string), sheets[1].(map[string]any)["id"].(string)
+	var many []any
+	for i := 1; i <= 250; i++ {
+		many = append(many, map[string]any{"name": map[string]any{"value": "Company " + strconv.Itoa(i)}})
+	}
+	e.mustCall(t, "POST", "/v1/sheets/"+companies+"/records", testSecret, many)
+	e.mustCall(t, "POST", "/v1/sheets/"+contacts+"/records", testSecret, []any{map[string]any{"who": map[string]any{"value": "Ada"}}})
+	rec := dataOf(e.mustCall(t, "GET", "/v1/sheets/"+contacts+"/records", testSecret, nil))["records"].([]any)[0].(map[string]any)["id"].(string)
+	b := loggedIn(t, e)
+	cellURL := "/space/" + sp["id"].(string) + "/sheet/" + contacts + "/cell/" + rec + "/company"
+
+	_, ed := b.do(t, "GET", cellURL+"/edit", nil, true)
+	list, _ := ed.Find(`input[name=value]`).Attr("list")
+	if list == "" || ed.Find(`datalist#`+list+` option`).Length() != 200 {
+		t.Fatalf("reference editor: input list %q with %d suggestions, want a datalist of the first 200", list, ed.Find(`datalist option`).Length())
+	}
+	_, opts := b.do(t, "GET", cellURL+"/lookup?value="+url.QueryEscape("company 25"), nil, true)
+	var got []string
+	opts.Find("option").Each(func(_ int, s *goquery.Selection) { v, _ := s.Attr("value"); got = append(got, v) })
+	if strings.Join(got, ",") != "Company 25,Company 250" {
+		t.Fatalf("look-up of %q: got %v", "company 25", got)
+	}
+	resp, doc := b.do(t, "POST", cellURL, url.Values{"value": {"Company 250"}}, true)
+	if level, _ := doc.Find(`[data-testid=grid-cell]`).Attr("data-level"); resp.StatusCode != 200 || level != "" {
+		t.Fatalf("saving a looked-up reference: %d, level %q", resp.StatusCode, level)
+	}
+	if resp, _ := b.do(t, "GET", "/space/"+sp["id"].(string)+"/sheet/"+contacts+"/cell/"+rec+"/who/lookup", nil, true); resp.StatusCode != 400 {
+		t.Errorf("look-up on a text field: got %d, want 400", resp.StatusCode)
 	}
 }

@@ -548,11 +548,30 @@ func (h *Handler) EditCell(c *fiber.Ctx) error {
 	case model.FieldBoolean:
 		ed.Options = []views.ImportOption{{Value: "true", Label: views.T(c.Context(), "grid.yes")}, {Value: "false", Label: views.T(c.Context(), "grid.no")}}
 	case model.FieldReference:
-		if ed.Options, err = h.lookup(c, sc, f); err != nil {
+		if ed.Options, err = h.lookup(c, sc, f, ""); err != nil {
 			return err
 		}
+		ed.Lookup = true
 	}
 	return Render(c, fiber.StatusOK, views.GridCellEdit(ed))
+}
+
+// Lookup handles GET /space/:spaceId/sheet/:sheetId/cell/:recordId/:fieldKey/lookup?value=…:
+// the options of a reference cell's look-up whose key contains the text typed so far.
+func (h *Handler) Lookup(c *fiber.Ctx) error {
+	sc, gc, err := h.cell(c)
+	if err != nil {
+		return err
+	}
+	f := sc.sheet.Config.FieldByKey(gc.Key)
+	if f.Type != model.FieldReference {
+		return errs.Invalidf("fieldKey", "%s is not a reference field", gc.Key)
+	}
+	opts, err := h.lookup(c, sc, f, strings.TrimSpace(c.Query("value")))
+	if err != nil {
+		return err
+	}
+	return Render(c, fiber.StatusOK, views.LookupOptions(opts))
 }
 
 // enumOptions lists an enum field's options in its config.sortBy order (label by default).
@@ -606,7 +625,7 @@ func ordinal(o model.EnumOption) int {
 
 // lookup offers the values of a reference field's target (config.ref, a sheet slug of the
 // workbook, and config.key, its field).
-func (h *Handler) lookup(c *fiber.Ctx, sc *sheetCtx, f *model.Field) ([]views.ImportOption, error) {
+func (h *Handler) lookup(c *fiber.Ctx, sc *sheetCtx, f *model.Field, search string) ([]views.ImportOption, error) {
 	if f.Config == nil || f.Config.Ref == "" {
 		return nil, nil
 	}
@@ -622,7 +641,11 @@ func (h *Handler) lookup(c *fiber.Ctx, sc *sheetCtx, f *model.Field) ([]views.Im
 			if target.Slug != f.Config.Ref && target.Config.Slug != f.Config.Ref {
 				continue
 			}
-			recs, _, err := h.store.GetRecords(c.Context(), sc.u.AccountID, target.ID, store.RecordQuery{Page: model.Page{Size: lookupLimit, Number: 1}}, false)
+			q := store.RecordQuery{Page: model.Page{Size: lookupLimit, Number: 1}}
+			if search != "" {
+				q.SearchField, q.SearchValue = f.Config.Key, search
+			}
+			recs, _, err := h.store.GetRecords(c.Context(), sc.u.AccountID, target.ID, q, false)
 			if err != nil {
 				return nil, err
 			}
