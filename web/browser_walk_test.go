@@ -44,7 +44,8 @@ func walk(t *testing.T, lang, langName, spaceName string, theme map[string]any) 
 	var buf []byte
 	shotName := func(n string) string { return "walk-" + lang + "-" + n }
 	var spaceURL string
-	var heading, outcome, exported, exportedErrors, border, font string
+	var heading, outcome, exported, exportedErrors, border, font, errorsLeft string
+	var firstNameClean bool
 	err := chromedp.Run(ctx,
 		chromedp.Navigate(base+"/login"),
 		chromedp.WaitVisible(`[data-testid=login-form]`),
@@ -102,6 +103,9 @@ func walk(t *testing.T, lang, langName, spaceName string, theme map[string]any) 
 		step(t, "errors"),
 		htmxReady(),
 		editCell(t, `//tr[contains(., "Dupont")]/td[@data-key="first_name"]`, "Jean", `//tr[contains(., "Dupont")]/td[@data-key="first_name" and contains(., "Jean")]`),
+		chromedp.WaitVisible(`//tr[contains(., "Dupont")]//*[@data-testid="row-flag" and @data-valid="true"]`), // the row's red edge goes
+		chromedp.Text(`[data-testid=tab-count-error]`, &errorsLeft),
+		chromedp.Evaluate(`document.querySelector("[data-column-errors=first_name]").hidden`, &firstNameClean),
 		shot(shotName("06-fixed"), &buf),
 		step(t, "fixed"),
 		chromedp.Evaluate(`fetch(document.querySelector("[data-testid=export-csv]").href).then(r => r.text())`, &exportedErrors, awaitPromise),
@@ -132,6 +136,12 @@ func walk(t *testing.T, lang, langName, spaceName string, theme map[string]any) 
 	}
 	if strings.Contains(exportedErrors, "Dupont") || !strings.Contains(exportedErrors, "zoe@example.com") {
 		t.Errorf("the export of the Errors tab %q should hold the duplicates only", exportedErrors)
+	}
+	if !firstNameClean {
+		t.Error("after the fix the First name column still shows an error count")
+	}
+	if errorsLeft != "2" {
+		t.Errorf("after the fix the Errors tab counts %q, want 2 (the two duplicate e-mails)", errorsLeft)
 	}
 	if outcome != "Sent to the ERP" {
 		t.Errorf("outcome %q", outcome)

@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -376,6 +377,22 @@ func TestSheetGridPage(t *testing.T) {
 	resp, doc := b.do(t, "POST", cellURL, url.Values{"value": {"44"}}, true)
 	if resp.StatusCode != 200 || strings.TrimSpace(doc.Find(`[data-testid=grid-cell]`).Text()) != "44" || doc.Find("td.bg-red-100\\/70").Length() != 0 {
 		t.Fatalf("save: got %d %q, want the fixed value without an error", resp.StatusCode, doc.Find("td").Text())
+	}
+	// With the save comes what it changed around the cell, for grid.js to apply: the record's
+	// state, the tab counts and every column's error count.
+	var saved struct {
+		Event struct {
+			Record       string
+			Valid        bool
+			Counts       map[string]int64
+			ColumnErrors map[string]int64
+		} `json:"sl-cell-saved"`
+	}
+	if err := json.Unmarshal([]byte(resp.Header.Get("HX-Trigger")), &saved); err != nil {
+		t.Fatalf("HX-Trigger %q: %v", resp.Header.Get("HX-Trigger"), err)
+	}
+	if ev := saved.Event; ev.Record == "" || !ev.Valid || ev.Counts["error"] != 0 || ev.Counts["valid"] != 3 || ev.Counts["all"] != 3 || ev.ColumnErrors["age"] != 0 || len(ev.ColumnErrors) != 2 {
+		t.Errorf("sl-cell-saved: %+v", ev)
 	}
 	if c := dataOf(e.mustCall(t, "GET", "/v1/sheets/"+sheet+"/counts", testSecret, nil))["counts"].(map[string]any); c["error"] != 0.0 {
 		t.Fatalf("counts after the fix: %v, want no errors", c)

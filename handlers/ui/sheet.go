@@ -500,24 +500,32 @@ func (h *Handler) ClearColumn(c *fiber.Ctx) error {
 
 // cell loads one cell of a record of a sheet of the space.
 func (h *Handler) cell(c *fiber.Ctx) (*sheetCtx, views.GridCell, error) {
-	sc, err := h.loadSheet(c)
+	sc, row, err := h.cellRow(c)
 	if err != nil {
 		return nil, views.GridCell{}, err
+	}
+	return sc, row.Cells[0], nil
+}
+
+// cellRow is the record of the route's cell as a grid row holding that one cell.
+func (h *Handler) cellRow(c *fiber.Ctx) (*sheetCtx, views.GridRow, error) {
+	sc, err := h.loadSheet(c)
+	if err != nil {
+		return nil, views.GridRow{}, err
 	}
 	key, _ := url.PathUnescape(c.Params("fieldKey"))
 	f := sc.sheet.Config.FieldByKey(key)
 	if f == nil {
-		return nil, views.GridCell{}, errs.NotFoundf("fieldKey", "Sheet has no field %q", key)
+		return nil, views.GridRow{}, errs.NotFoundf("fieldKey", "Sheet has no field %q", key)
 	}
 	recs, _, err := h.store.GetRecords(c.Context(), sc.u.AccountID, sc.sheet.ID, store.RecordQuery{IDs: []string{c.Params("recordId")}, Page: model.Page{Size: 1, Number: 1}}, false)
 	if err != nil {
-		return nil, views.GridCell{}, err
+		return nil, views.GridRow{}, err
 	}
 	if len(recs) == 0 {
-		return nil, views.GridCell{}, errs.NotFoundf("recordId", "Record not found")
+		return nil, views.GridRow{}, errs.NotFoundf("recordId", "Record not found")
 	}
-	row := gridRow(sc, []model.Field{*f}, recs[0], 0, sc.readonly(c.Context()) == "")
-	return sc, row.Cells[0], nil
+	return sc, gridRow(sc, []model.Field{*f}, recs[0], 0, sc.readonly(c.Context()) == ""), nil
 }
 
 // Cell handles GET …/cell/:recordId/:fieldKey: the cell as shown (Escape while editing).
@@ -682,7 +690,24 @@ func (h *Handler) SaveCell(c *fiber.Ctx) error {
 	if _, err := h.store.UpdateRecords(c.Context(), sc.sheet.ID, in, sc.writeOpts()); err != nil {
 		return err
 	}
-	return h.Cell(c)
+	// The saved cell; what the save changed around it (the record's state, the tab counts,
+	// every column's error count) goes in an event grid.js applies to the page.
+	sc, row, err := h.cellRow(c)
+	if err != nil {
+		return err
+	}
+	counts, err := h.store.GetRecordCounts(c.Context(), sc.u.AccountID, sc.sheet.ID)
+	if err != nil {
+		return err
+	}
+	cols := map[string]int64{}
+	for _, f := range sc.sheet.Config.Fields {
+		cols[f.Key] = counts.ErrorsByField[f.Key]
+	}
+	saved, _ := json.Marshal(map[string]any{"sl-cell-saved": map[string]any{"record": row.ID, "valid": row.Valid,
+		"counts": map[string]int64{"all": counts.Total, "valid": counts.Valid, "error": counts.Error}, "columnErrors": cols}})
+	c.Set("HX-Trigger", string(saved))
+	return Render(c, fiber.StatusOK, views.GridCellView(row.Cells[0]))
 }
 
 // Export handles GET …/export?format=csv|xlsx with the grid's filters: the records the grid

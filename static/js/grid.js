@@ -72,6 +72,25 @@
     focusCell(target);
   });
 
+  // A saved cell's response says what the save changed around it (SaveCell's HX-Trigger):
+  // the record's red edge, the tab counts and each column's error badge.
+  document.body.addEventListener("sl-cell-saved", (e) => {
+    const d = e.detail || {};
+    document.querySelectorAll("[data-row-flag]").forEach((flag) => {
+      if (flag.dataset.rowFlag === d.record) flag.dataset.valid = String(!!d.valid);
+    });
+    for (const [tab, n] of Object.entries(d.counts || {})) {
+      const el = document.getElementById("tab-count-" + tab);
+      if (el) el.textContent = String(n);
+    }
+    document.querySelectorAll("[data-column-errors]").forEach((badge) => {
+      const n = (d.columnErrors || {})[badge.dataset.columnErrors];
+      if (n === undefined) return;
+      badge.textContent = String(n);
+      badge.hidden = n === 0;
+    });
+  });
+
   document.addEventListener("click", (e) => {
     const td = e.target.closest?.("td[data-cell]");
     if (td) focusCell(td);
