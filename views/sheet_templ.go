@@ -1788,7 +1788,7 @@ func columnHeader(p SheetProps, c GridColumn) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 141, "<span class=\"sl-icon\" aria-hidden=\"true\">▾</span></summary><div class=\"sl-popover absolute left-0 z-20 mt-1 w-64 border py-1 text-sm font-normal normal-case text-slate-700 shadow-lg\" data-testid=\"column-menu\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 141, "<span class=\"sl-icon\" aria-hidden=\"true\">▾</span></summary><div class=\"sl-popover absolute left-0 z-20 mt-1 w-64 whitespace-normal border py-1 text-sm font-normal normal-case text-slate-700 shadow-lg\" data-testid=\"column-menu\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -1962,7 +1962,7 @@ func columnHeader(p SheetProps, c GridColumn) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 156, "\" hx-trigger=\"toggle once from:closest details\" hx-swap=\"innerHTML\" data-testid=\"value-menu\"></div><div class=\"border-t border-slate-100 px-3 py-1 empty:hidden [&:has([data-testid=action-bar])]:block\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 156, "\" hx-trigger=\"toggle once from:closest details\" hx-swap=\"innerHTML\" data-testid=\"value-menu\"></div><div class=\"hidden border-t border-slate-100 px-3 py-1 [&:has([data-testid=action-bar])]:block\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

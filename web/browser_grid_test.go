@@ -59,13 +59,24 @@ func TestBrowserGridFastTyping(t *testing.T) {
 		t.Fatalf("browser: %v", err)
 	}
 	// The column menu loads its filter-by-value entries when it opens.
+	// It opens over the page: its last item is really on top at its place, not clipped by
+	// the grid's scrolling box (a one-row sheet is shorter than the menu).
 	var entry string
+	var onTop bool
 	if err := chromedp.Run(ctx,
 		chromedp.Click(`th[data-key=name] summary`),
 		chromedp.WaitVisible(`th[data-key=name] [data-testid=value-filter]`),
 		chromedp.Text(`th[data-key=name] [data-testid=value-filter]`, &entry),
+		chromedp.Evaluate(`(() => {
+			const items = document.querySelectorAll("th[data-key=name] [data-testid=column-menu] a, th[data-key=name] [data-testid=column-menu] button");
+			const last = items[items.length - 1].getBoundingClientRect();
+			return items[items.length - 1].contains(document.elementFromPoint(last.left + 5, last.top + last.height / 2));
+		})()`, &onTop),
 	); err != nil {
 		t.Fatalf("column menu: %v", err)
+	}
+	if !onTop {
+		t.Error("the column menu's last item is hidden (clipped by the grid)")
 	}
 	if strings.Join(strings.Fields(entry), " ") != "Grace 1" {
 		t.Errorf("filter-by-value entry %q, want Grace 1", entry)

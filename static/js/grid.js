@@ -94,5 +94,38 @@
   document.addEventListener("click", (e) => {
     const td = e.target.closest?.("td[data-cell]");
     if (td) focusCell(td);
+    // A click outside an open column menu closes it.
+    document.querySelectorAll("[data-grid] th details[open]").forEach((d) => {
+      if (!d.contains(e.target)) d.open = false;
+    });
+  });
+
+  // Column menus open over the page, not inside the grid's scrolling box (which would clip
+  // them on a short sheet): fixed at the header, kept inside the window.
+  const closeMenus = () => document.querySelectorAll("[data-grid] th details[open]").forEach((d) => (d.open = false));
+  document.addEventListener(
+    "toggle",
+    (e) => {
+      const d = e.target;
+      if (!(d instanceof HTMLDetailsElement) || !d.open || !d.closest("[data-grid] th")) return;
+      document.querySelectorAll("[data-grid] th details[open]").forEach((other) => {
+        if (other !== d) other.open = false;
+      });
+      const menu = d.querySelector(".sl-popover");
+      if (!menu) return;
+      const at = d.querySelector("summary").getBoundingClientRect();
+      menu.style.position = "fixed";
+      menu.style.top = at.bottom + 4 + "px";
+      menu.style.left = Math.max(8, Math.min(at.left, window.innerWidth - menu.offsetWidth - 8)) + "px";
+      menu.style.maxHeight = Math.max(160, window.innerHeight - at.bottom - 12) + "px";
+      menu.style.overflowY = "auto";
+    },
+    true,
+  );
+  document.addEventListener("scroll", (e) => {
+    if (!e.target.closest?.(".sl-popover")) closeMenus();
+  }, true);
+  document.addEventListener("keydown", (e) => {
+    if (e.key === "Escape") closeMenus();
   });
 })();
