@@ -1,6 +1,7 @@
 package views
 
 import (
+	"context"
 	"encoding/json"
 	"net/url"
 	"strconv"
@@ -135,4 +136,13 @@ func placeholderFor(color bool) string {
 func keyVals(typ, env string) string {
 	b, _ := json.Marshal(map[string]string{"type": typ, "env": env})
 	return string(b)
+}
+
+// statusLabel is a file's or job's status in the page's language (the raw status when the
+// locales have no word for it).
+func statusLabel(ctx context.Context, status string) string {
+	if s := T(ctx, "status."+status); s != "status."+status {
+		return s
+	}
+	return status
 }

@@ -180,7 +180,7 @@ func TestBrowserLoginAndCreateSpace(t *testing.T) {
 		htmxReady(),
 		chromedp.SetUploadFiles(`[data-testid=upload-file]`, []string{csv}), // choosing a file sends it
 		step(t, "uploaded"),
-		chromedp.WaitVisible(`//span[@data-testid="file-status" and text()="complete"]`),
+		chromedp.WaitVisible(`//span[@data-testid="file-status" and @data-status="complete"]`),
 		step(t, "extracted"),
 		chromedp.Text(`[data-testid=files]`, &files),
 		chromedp.Reload(),

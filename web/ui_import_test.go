@@ -166,3 +166,21 @@ func TestImportWizard(t *testing.T) {
 		t.Errorf("counts %v, want 3 errors (a missing first name, a duplicate e-mail twice)", c)
 	}
 }
+
+// TestFileStatusInTheUserLanguage shows a file's status in the page's language, keeping the
+// raw status for scripts.
+func TestFileStatusInTheUserLanguage(t *testing.T) {
+	e := newAPI(t)
+	startWorker(t, e)
+	sp := e.mustCreateSpace(t, testSecret, map[string]any{"name": "status"})
+	e.mustUpload(t, sp["id"].(string), "a.csv", "name\nAda\n")
+	b := loggedIn(t, e)
+	for lang, want := range map[string]string{"en": "Complete", "de": "Fertig", "jp": "完了"} {
+		b.cookies["lang"] = lang
+		_, doc := b.do(t, "GET", "/space/"+sp["id"].(string), nil, false)
+		st := doc.Find(`[data-testid=file-status]`)
+		if raw, _ := st.Attr("data-status"); raw != "complete" || strings.TrimSpace(st.Text()) != want {
+			t.Errorf("%s: file status %q (data-status %q), want %q", lang, st.Text(), raw, want)
+		}
+	}
+}
