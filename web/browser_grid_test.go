@@ -89,3 +89,28 @@ func TestBrowserGridFastTyping(t *testing.T) {
 		t.Fatalf("stored records %v", recs)
 	}
 }
+
+// TestBrowserGridDuplicateFix fixes one of two duplicate e-mails in the grid: the other row,
+// whose error came from the same duplicate, turns valid without a reload.
+func TestBrowserGridDuplicateFix(t *testing.T) {
+	e := newAPI(t)
+	ctx := browser(t)
+	base := serve(t, e)
+	spaceID, sheetID := e.mustCreateRecordSheet(t, `[{"key":"name","type":"string"},{"key":"email","type":"string","constraints":[{"type":"unique"}]}]`)
+	e.mustCall(t, "POST", "/v1/sheets/"+sheetID+"/records", testSecret, []any{
+		map[string]any{"name": map[string]any{"value": "Ada"}, "email": map[string]any{"value": "same@x.io"}},
+		map[string]any{"name": map[string]any{"value": "Bob"}, "email": map[string]any{"value": "same@x.io"}}})
+	err := chromedp.Run(ctx,
+		logIn(base),
+		chromedp.Navigate(base+"/space/"+spaceID+"/sheet/"+sheetID),
+		chromedp.WaitVisible(`//tr[contains(., "Ada")]/td[@data-key="email" and @data-level="error"]`),
+		htmxReady(),
+		editCell(t, `//tr[contains(., "Bob")]/td[@data-key="email"]`, "bob@x.io", `//tr[contains(., "Bob")]/td[@data-key="email" and contains(., "bob@x.io")]`),
+		chromedp.WaitVisible(`//tr[contains(., "Ada")]/td[@data-key="email" and @data-level=""]`),
+		chromedp.WaitVisible(`//tr[contains(., "Ada")]//*[@data-testid="row-flag" and @data-valid="true"]`),
+		chromedp.Poll(`document.activeElement && document.activeElement.matches("td[data-cell][data-key=email]") && document.activeElement.textContent.includes("bob@x.io")`, nil),
+	)
+	if err != nil {
+		t.Fatalf("browser: %v", err)
+	}
+}

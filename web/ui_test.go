@@ -384,6 +384,7 @@ func TestSheetGridPage(t *testing.T) {
 		Event struct {
 			Record       string
 			Valid        bool
+			Refresh      bool
 			Counts       map[string]int64
 			ColumnErrors map[string]int64
 		} `json:"sl-cell-saved"`
@@ -391,11 +392,21 @@ func TestSheetGridPage(t *testing.T) {
 	if err := json.Unmarshal([]byte(resp.Header.Get("HX-Trigger")), &saved); err != nil {
 		t.Fatalf("HX-Trigger %q: %v", resp.Header.Get("HX-Trigger"), err)
 	}
-	if ev := saved.Event; ev.Record == "" || !ev.Valid || ev.Counts["error"] != 0 || ev.Counts["valid"] != 3 || ev.Counts["all"] != 3 || ev.ColumnErrors["age"] != 0 || len(ev.ColumnErrors) != 2 {
+	if ev := saved.Event; ev.Record == "" || !ev.Valid || ev.Refresh || ev.Counts["error"] != 0 || ev.Counts["valid"] != 3 || ev.Counts["all"] != 3 || ev.ColumnErrors["age"] != 0 || len(ev.ColumnErrors) != 2 {
 		t.Errorf("sl-cell-saved: %+v", ev)
 	}
 	if c := dataOf(e.mustCall(t, "GET", "/v1/sheets/"+sheet+"/counts", testSecret, nil))["counts"].(map[string]any); c["error"] != 0.0 {
 		t.Fatalf("counts after the fix: %v, want no errors", c)
+	}
+	// A save of the unique e-mail asks the page to fetch its rows again (a twin may change),
+	// and ?partial=rows answers with just the rows.
+	emailURL := base + "/cell/" + recs[0].(map[string]any)["id"].(string) + "/email"
+	if resp, _ := b.do(t, "POST", emailURL, url.Values{"value": {"b2@x.io"}}, true); !strings.Contains(resp.Header.Get("HX-Trigger"), `"refresh":true`) {
+		t.Errorf("saving a unique field: HX-Trigger %q asks no refresh", resp.Header.Get("HX-Trigger"))
+	}
+	// (Outside a table the HTML parser drops tbody, tr and td; each row's flag stays.)
+	if _, rows := b.do(t, "GET", base+"?partial=rows", nil, true); rows.Find("[data-testid=row-flag]").Length() != 3 || rows.Find("header, h1, thead").Length() != 0 {
+		t.Errorf("partial=rows: %d rows, %d page parts", rows.Find("[data-testid=row-flag]").Length(), rows.Find("header, h1, thead").Length())
 	}
 	resp, _ = b.do(t, "POST", cellURL, url.Values{"value": {"still old"}}, true)
 	if resp.StatusCode != 200 {

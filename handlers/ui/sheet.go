@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -177,6 +178,9 @@ func (h *Handler) Sheet(c *fiber.Ctx) error {
 	editable := p.Readonly == ""
 	for i, r := range recs {
 		p.Rows = append(p.Rows, gridRow(sc, fields, r, (gp.page-1)*gp.size+i+1, editable))
+	}
+	if c.Query("partial") == "rows" {
+		return Render(c, fiber.StatusOK, views.GridRows(p))
 	}
 	if err := h.sheetViews(c, sc, &p); err != nil {
 		return err
@@ -704,10 +708,25 @@ func (h *Handler) SaveCell(c *fiber.Ctx) error {
 	for _, f := range sc.sheet.Config.Fields {
 		cols[f.Key] = counts.ErrorsByField[f.Key]
 	}
-	saved, _ := json.Marshal(map[string]any{"sl-cell-saved": map[string]any{"record": row.ID, "valid": row.Valid,
+	saved, _ := json.Marshal(map[string]any{"sl-cell-saved": map[string]any{"record": row.ID, "valid": row.Valid, "refresh": uniqueKey(sc.sheet.Config, row.Cells[0].Key),
 		"counts": map[string]int64{"all": counts.Total, "valid": counts.Valid, "error": counts.Error}, "columnErrors": cols}})
 	c.Set("HX-Trigger", string(saved))
 	return Render(c, fiber.StatusOK, views.GridCellView(row.Cells[0]))
+}
+
+// uniqueKey reports whether a change of field key can change other records' state: the field
+// is unique on its own or in a sheet's composite unique constraint (its twins gain or lose
+// their duplicate error).
+func uniqueKey(cfg model.SheetConfig, key string) bool {
+	if f := cfg.FieldByKey(key); f != nil && f.HasConstraint("unique") {
+		return true
+	}
+	for _, c := range cfg.Constraints {
+		if c.Type == "unique" && slices.Contains(c.Fields, key) {
+			return true
+		}
+	}
+	return false
 }
 
 // Export handles GET …/export?format=csv|xlsx with the grid's filters: the records the grid

@@ -89,7 +89,35 @@
       badge.textContent = String(n);
       badge.hidden = n === 0;
     });
+    if (d.refresh) refreshRows();
   });
+
+  // refreshRows fetches the rows on screen again (a save changed other records too, such as
+  // a duplicate's twin) and puts the focus back on the cell that had it. It gives way to an
+  // editor opened in the meantime: that edit's own save brings the news.
+  async function refreshRows() {
+    const body = document.getElementById("grid-body");
+    if (!body) return;
+    const url = new URL(location.href);
+    url.searchParams.set("partial", "rows");
+    const resp = await fetch(url, { headers: { "HX-Request": "true" } });
+    if (!resp.ok || document.querySelector("#grid-body td[data-editing]")) return;
+    const active = document.activeElement?.closest?.("td[data-cell]");
+    const t = document.createElement("template");
+    t.innerHTML = await resp.text();
+    const fresh = t.content.querySelector("tbody");
+    if (!fresh) return;
+    document.getElementById("grid-body").replaceWith(fresh);
+    htmx.process(fresh);
+    // The focus goes back where it was, or where a save still settling would have put it
+    // (its settle event fires on the replaced rows, outside the page).
+    const want = active ? { record: active.dataset.record, key: active.dataset.key, move: 0 } : after;
+    const td = want && cellAt(want.record, want.key);
+    if (td) {
+      after = null;
+      focusCell(want.move ? neighbour(td, want.move, 0) || td : td);
+    }
+  }
 
   document.addEventListener("click", (e) => {
     const td = e.target.closest?.("td[data-cell]");
