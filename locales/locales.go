@@ -5,9 +5,12 @@ package locales
 
 import (
 	"embed"
+	"fmt"
 	"io/fs"
 	"path"
 	"sort"
+
+	"github.com/BurntSushi/toml"
 )
 
 // FS holds <lang>/*.toml.
@@ -61,4 +64,35 @@ func Files(lang string) []string {
 // part of the name before the format.
 func Tag(lang, file string) string {
 	return path.Base(file[:len(file)-len(".toml")]) + "." + BCP47(lang) + ".toml"
+}
+
+// Messages is the shipped wording of every message of a language, by id. A message with
+// plural forms (a TOML table: one, few, many, other…) gives its "other" form.
+func Messages(lang string) (map[string]string, error) {
+	out := map[string]string{}
+	for _, f := range Files(lang) {
+		b, err := FS.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		m := map[string]any{}
+		if err := toml.Unmarshal(b, &m); err != nil {
+			return nil, fmt.Errorf("%s: %w", f, err)
+		}
+		for id, v := range m {
+			switch v := v.(type) {
+			case string:
+				out[id] = v
+			case map[string]any:
+				other, ok := v["other"].(string)
+				if !ok {
+					return nil, fmt.Errorf("%s: %q has plural forms but no \"other\"", f, id)
+				}
+				out[id] = other
+			default:
+				return nil, fmt.Errorf("%s: %q is neither a text nor plural forms", f, id)
+			}
+		}
+	}
+	return out, nil
 }

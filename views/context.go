@@ -6,6 +6,7 @@ package views
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/nicksnyder/go-i18n/v2/i18n"
@@ -61,6 +62,29 @@ func Tf(ctx context.Context, id string, data map[string]any) string {
 	s, err := loc.Localize(&i18n.LocalizeConfig{MessageID: id, TemplateData: data})
 	if err != nil {
 		return id
+	}
+	return s
+}
+
+// Tn translates a message with plural forms for the count n, shown as count ("" shows n;
+// "10,000+" may stand for n = 10000). A language's missing form falls back to "other".
+func Tn(ctx context.Context, id string, n int64, count string) string {
+	if count == "" {
+		count = strconv.FormatInt(n, 10)
+	}
+	data := map[string]any{"Count": count}
+	if s, ok := override(ctx, id); ok {
+		return strings.ReplaceAll(s, "{{.Count}}", count)
+	}
+	loc, _ := ctx.Value(KeyLocalizer).(*i18n.Localizer)
+	if loc == nil {
+		return id
+	}
+	s, err := loc.Localize(&i18n.LocalizeConfig{MessageID: id, PluralCount: n, TemplateData: data})
+	if err != nil {
+		if s, err = loc.Localize(&i18n.LocalizeConfig{MessageID: id, TemplateData: data}); err != nil {
+			return id
+		}
 	}
 	return s
 }

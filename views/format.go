@@ -146,3 +146,11 @@ func statusLabel(ctx context.Context, status string) string {
 	}
 	return status
 }
+
+// matchingText is the grid's count of matching records: "10000+" when counting stopped.
+func matchingText(p SheetProps) string {
+	if p.MoreThan {
+		return strconv.FormatInt(p.Matching, 10) + "+"
+	}
+	return ""
+}

@@ -252,7 +252,7 @@ func TestGermanPages(t *testing.T) {
 	}
 }
 
-var msgID = regexp.MustCompile(`T\(ctx, "([a-z_.]+)"\)|"((?:login|spaces|space|error|nav|app|grid|doc|map|action|job|view|theme|admin|upload|toast)\.[a-z_]+)"`)
+var msgID = regexp.MustCompile(`T[fn]?\(ctx, "([a-z_]+(?:\.[a-z_]+)+)"|"((?:login|spaces|space|error|nav|app|grid|doc|map|action|job|view|theme|admin|upload|toast)\.[a-z_]+)"`)
 
 func TestLocalesAreComplete(t *testing.T) {
 	load := func(lang string) map[string]string {
@@ -262,7 +262,7 @@ func TestLocalesAreComplete(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			part := map[string]string{}
+			part := map[string]any{}
 			if err := toml.Unmarshal(b, &part); err != nil {
 				t.Fatalf("%s: %v", f, err)
 			}
@@ -270,7 +270,16 @@ func TestLocalesAreComplete(t *testing.T) {
 				if _, dup := m[id]; dup {
 					t.Errorf("%s: %q is defined in two files of %s", f, id, lang)
 				}
-				m[id] = v
+				switch v := v.(type) {
+				case string:
+					m[id] = v
+				case map[string]any: // plural forms: "other" is the one every language has
+					if m[id], _ = v["other"].(string); m[id] == "" {
+						t.Errorf("%s: %q has plural forms but no other", f, id)
+					}
+				default:
+					t.Errorf("%s: %q is %T", f, id, v)
+				}
 			}
 		}
 		return m
@@ -455,4 +464,35 @@ func TestGuestLinkOpensOnlyItsSpace(t *testing.T) {
 	if resp, _ := b.do(t, "GET", "/space/"+a["id"].(string), nil, false); resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("after the grant was removed: got %d, want a redirect to log in", resp.StatusCode)
 	}
+}
+
+// TestPluralForms counts records in each language's plural forms (go-i18n's CLDR rules):
+// one record, 2 rekordy but 5 rekordów in Polish, no plural in Japanese.
+func TestPluralForms(t *testing.T) {
+	e := newAPI(t)
+	spaceID, sheetID := e.mustCreateRecordSheet(t, `[{"key":"name","type":"string"}]`)
+	b := loggedIn(t, e)
+	add := func(n int) {
+		var recs []any
+		for range n {
+			recs = append(recs, map[string]any{"name": map[string]any{"value": "x"}})
+		}
+		e.mustCall(t, "POST", "/v1/sheets/"+sheetID+"/records", testSecret, recs)
+	}
+	check := func(want map[string]string) {
+		t.Helper()
+		for lang, w := range want {
+			b.cookies["lang"] = lang
+			_, doc := b.do(t, "GET", "/space/"+spaceID+"/sheet/"+sheetID, nil, false)
+			if got := strings.Join(strings.Fields(doc.Find(`[data-testid=grid-count]`).Text()), " "); got != w {
+				t.Errorf("%s: %q, want %q", lang, got, w)
+			}
+		}
+	}
+	add(1)
+	check(map[string]string{"en": "1 record", "de": "1 Datensatz", "pl": "1 rekord", "fr": "1 enregistrement"})
+	add(1)
+	check(map[string]string{"en": "2 records", "pl": "2 rekordy", "jp": "2 件のレコード"})
+	add(3)
+	check(map[string]string{"pl": "5 rekordów", "de": "5 Datensätze"})
 }

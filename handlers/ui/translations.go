@@ -6,7 +6,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/BurntSushi/toml"
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/sluice/sluice/errs"
@@ -35,19 +34,7 @@ func TranslationOverrides(envMetadata json.RawMessage, lang string) map[string]s
 
 // messages reads the shipped wording of every message of a language.
 func messages(lang string) map[string]string {
-	out := map[string]string{}
-	for _, f := range locales.Files(lang) {
-		b, err := locales.FS.ReadFile(f)
-		if err != nil {
-			continue
-		}
-		m := map[string]string{}
-		if toml.Unmarshal(b, &m) == nil {
-			for k, v := range m {
-				out[k] = v
-			}
-		}
-	}
+	out, _ := locales.Messages(lang) // the embedded files are checked by TestLocalesAreComplete
 	return out
 }
 
