@@ -126,9 +126,18 @@ func spaceVals(spaceID string) string {
 	return string(b)
 }
 
-func placeholderFor(color bool) string {
-	if color {
+// placeholderFor is an example value for a theme key, after the kind of CSS value it takes.
+func placeholderFor(key string) string {
+	k := strings.ToLower(key)
+	switch {
+	case strings.Contains(k, "color"):
 		return "#2563eb"
+	case strings.Contains(k, "fontfamily"):
+		return "Inter, sans-serif"
+	case strings.Contains(k, "boxshadow"):
+		return "0 0 0 2px #2563eb"
+	case strings.HasSuffix(k, "border"):
+		return "1px solid #e2e8f0"
 	}
 	return "4px"
 }

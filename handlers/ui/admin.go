@@ -462,7 +462,7 @@ func (h *Admin) Theme(c *fiber.Ctx) error {
 		current, p.Refused = theme.Vars(sp.Metadata)
 	}
 	for _, k := range theme.Keys() {
-		p.Keys = append(p.Keys, views.AdminThemeKey{Key: k, Var: theme.VarName(k), Value: current[theme.VarName(k)], Color: strings.HasSuffix(strings.ToLower(k), "color")})
+		p.Keys = append(p.Keys, views.AdminThemeKey{Key: k, Var: theme.VarName(k), Value: current[theme.VarName(k)]})
 	}
 	return Render(c, fiber.StatusOK, views.AdminThemePage(p))
 }
