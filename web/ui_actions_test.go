@@ -20,7 +20,7 @@ func TestActionBarAndRuns(t *testing.T) {
 
 	_, doc := b.do(t, "GET", bar, nil, true)
 	btn := doc.Find(`[data-testid=action-button][data-operation=submitAction]`)
-	if _, disabled := btn.Attr("disabled"); !disabled || !strings.Contains(btn.AttrOr("title", ""), "1 record(s) still have errors") {
+	if _, disabled := btn.Attr("disabled"); !disabled || !strings.Contains(btn.AttrOr("title", ""), "1 record still has errors") {
 		t.Fatalf("with an invalid record: got button %q disabled=%v, want disabled with the reason", btn.AttrOr("title", ""), disabled)
 	}
 	if tip := doc.Find(`[data-testid=action-tooltip]`); tip.Find(".sl-prose strong").Text() != "Read" || !strings.Contains(tip.Text(), "Read me") {

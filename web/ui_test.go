@@ -495,4 +495,15 @@ func TestPluralForms(t *testing.T) {
 	check(map[string]string{"en": "2 records", "pl": "2 rekordy", "jp": "2 件のレコード"})
 	add(3)
 	check(map[string]string{"pl": "5 rekordów", "de": "5 Datensätze"})
+	// Notices too: one row, 2 wiersze, 5 wierszy.
+	for _, c := range []struct{ lang, notice, want string }{
+		{"en", "deleted:1", "Deleted 1 row."}, {"en", "deleted:3", "Deleted 3 rows."},
+		{"pl", "deleted:2", "Usunięto 2 wiersze."}, {"pl", "deleted:5", "Usunięto 5 wierszy."}, {"fr", "cleared:1", "1 cellule vidée."},
+	} {
+		b.cookies["lang"] = c.lang
+		_, doc := b.do(t, "GET", "/space/"+spaceID+"/sheet/"+sheetID+"?notice="+c.notice, nil, false)
+		if got := doc.Find(`[data-testid=grid-notice]`).Text(); got != c.want {
+			t.Errorf("%s %s: %q, want %q", c.lang, c.notice, got, c.want)
+		}
+	}
 }

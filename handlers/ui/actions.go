@@ -168,7 +168,7 @@ func actionButton(ctx context.Context, i int, a *model.Action, st targetState, a
 	case st.counted && cfg.Has(model.ConstraintHasData) && st.total == 0:
 		b.Disabled = views.T(ctx, "action.needs_data")
 	case st.counted && needValid && st.errors > 0:
-		b.Disabled = views.Tf(ctx, "action.needs_valid", map[string]any{"Count": st.errors})
+		b.Disabled = views.Tn(ctx, "action.needs_valid", int64(st.errors), "")
 	}
 	if b.Disabled != "" {
 		for _, m := range cfg.Messages {
@@ -379,7 +379,7 @@ func outcomeNext(ctx context.Context, spaceID string, raw json.RawMessage) *view
 			return nil
 		}
 		next.URL, next.Download = "/v1/files/"+n.Files[0].FileID+"/download", true
-		next.Label = cmp.Or(n.Label, views.Tf(ctx, "action.files", map[string]any{"Count": len(n.Files)}))
+		next.Label = cmp.Or(n.Label, views.Tn(ctx, "action.files", int64(len(n.Files)), ""))
 	case "view":
 		next.URL = "/space/" + spaceID + "/sheet/" + n.SheetID
 		if len(n.HiddenColumns) > 0 {

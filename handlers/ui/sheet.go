@@ -197,7 +197,7 @@ func gridNotice(c *fiber.Ctx) string {
 	count, _ := strconv.Atoi(n)
 	ids := map[string]string{"replaced": "grid.notice_replaced", "cleared": "grid.notice_cleared", "deleted": "grid.notice_deleted", "added": "grid.notice_added"}
 	if id, ok := ids[kind]; ok {
-		return views.Tf(c.Context(), id, map[string]any{"Count": count})
+		return views.Tn(c.Context(), id, int64(count), "")
 	}
 	return ""
 }
