@@ -40,13 +40,16 @@ function freePort() {
   });
 }
 
-/** startServer starts Sluice and resolves once /healthz answers. Call stop() in after(). */
-export async function startServer() {
+/** startServer starts Sluice and resolves once /healthz answers. Call stop() in after().
+ * opts.dataDir reuses a data directory (a restart); opts.env adds settings. kill() ends the
+ * process with SIGKILL, as a crash would, and leaves the data directory for a restart. */
+export async function startServer(opts = {}) {
   const port = await freePort();
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), "sluice-wire-"));
+  const dataDir = opts.dataDir ?? mkdtempSync(path.join(os.tmpdir(), "sluice-wire-"));
   const child = spawn(binary(), [], {
     env: {
       ...process.env,
+      ...(opts.env ?? {}),
       SLUICE_ADDR: `127.0.0.1:${port}`,
       SLUICE_DATA_DIR: dataDir,
       SLUICE_ADMIN_EMAIL: EMAIL,
@@ -77,7 +80,14 @@ export async function startServer() {
     }
     if (existsSync(dataDir)) rmSync(dataDir, { recursive: true, force: true });
   };
-  return { port, baseURL, dataDir, stop, output: () => output, client: (token = SECRET) => new FlatfileClient({ token, apiUrl: baseURL }) };
+  const kill = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((r) => child.once("exit", r));
+      child.kill("SIGKILL");
+      await exited;
+    }
+  };
+  return { port, baseURL, dataDir, stop, kill, output: () => output, client: (token = SECRET) => new FlatfileClient({ token, apiUrl: baseURL }) };
 }
 
 /** failOnValidationWarnings makes a test fail when the client could not deserialize a response. */
