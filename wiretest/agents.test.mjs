@@ -5,7 +5,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import http from "node:http";
 import crypto from "node:crypto";
-import { startServer, watchValidationWarnings, rejectsWith, SECRET } from "./lib.mjs";
+import { startServer, watchValidationWarnings, rejectsWith, until, SECRET } from "./lib.mjs";
 
 const once = { maxRetries: 0 };
 let srv, api, warnings, envId;
@@ -22,13 +22,6 @@ after(async () => {
   assert.deepEqual(warnings.seen, [], "the client logged deserialization warnings");
 });
 
-const until = async (cond, ms = 5000) => {
-  const end = Date.now() + ms;
-  while (!(await cond())) {
-    if (Date.now() > end) throw new Error("timed out");
-    await new Promise((r) => setTimeout(r, 25));
-  }
-};
 
 test("deploy, redeploy by slug, versions, revert, list, delete", async () => {
   const v1 = (await api.agents.create({ environmentId: envId, body: { topics: ["job:ready", "commit:created"], compiler: "js", source: "module.exports = 1", sourceMap: "{}", slug: "wire-agent" } })).data;

@@ -5,15 +5,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import http from "node:http";
-import { startServer, watchValidationWarnings } from "./lib.mjs";
+import { startServer, watchValidationWarnings, until } from "./lib.mjs";
 
-const until = async (cond, ms = 15000) => {
-  const end = Date.now() + ms;
-  while (!(await cond())) {
-    if (Date.now() > end) throw new Error("timed out");
-    await new Promise((r) => setTimeout(r, 50));
-  }
-};
 
 test("a SIGKILL mid-job loses no event, no delivery and no job", async () => {
   const warnings = watchValidationWarnings();
@@ -47,7 +40,7 @@ test("a SIGKILL mid-job loses no event, no delivery and no job", async () => {
     api = srv.client();
     up = true;
 
-    await until(() => spaces.every((id) => delivered.has(id)));
+    await until(() => spaces.every((id) => delivered.has(id)), 15000);
     const after = (await api.jobs.get(job.id)).data;
     assert.equal(after.status, "executing", "the executing job survives the crash");
     assert.equal(after.info, "halfway");

@@ -152,3 +152,12 @@ export function useServer() {
   });
   return ctx;
 }
+
+/** until polls cond (which may be async) every 25 ms until it holds, for at most ms. */
+export async function until(cond, ms = 5000) {
+  const end = Date.now() + ms;
+  while (!(await cond())) {
+    if (Date.now() > end) throw new Error("timed out");
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}

@@ -1,5 +1,7 @@
-// Keyboard use of the sheet grid: arrows move the active cell, Enter edits it, Escape
-// cancels an edit, Enter saves it (Shift+Enter adds a line), Tab saves and moves right.
+// The sheet grid in the browser. Keyboard: arrows move the active cell, Enter edits it,
+// Escape cancels an edit, Enter saves it (Shift+Enter adds a line), Tab saves and moves
+// right. After a save: counts, badges and row edges follow, and the rows are fetched again
+// when a duplicate's twin may have changed. Column menus open over the page.
 (() => {
   let after = null; // where the focus goes once an edited cell comes back: {record, key, move}
 
