@@ -18,6 +18,9 @@ const (
 	Unauthorized Code = "unauthorized"
 	Forbidden    Code = "forbidden"
 	TooLarge     Code = "too_large"
+	Unsupported  Code = "unsupported"      // a media type or encoding Sluice does not take
+	HeaderLarge  Code = "header_too_large" // request headers or URL over the server's limit
+	TooMany      Code = "too_many"         // throttled; the caller should wait
 	Internal     Code = "internal"
 )
 

@@ -19,6 +19,10 @@ import (
 // BodyLimit is the largest JSON request body Sluice accepts.
 const BodyLimit = 10 << 20
 
+// HeaderLimit is the largest request head (request line and headers) Sluice reads; a larger
+// one gets a 431 with a JSON error.
+const HeaderLimit = 16 << 10
+
 // streamLimit is the largest body the server reads at all (file uploads); JSON routes enforce
 // BodyLimit themselves so an oversize request still gets a JSON error rather than a reset.
 const streamLimit = 1 << 30
@@ -54,6 +58,7 @@ func New(d Deps) *fiber.App {
 		DisablePreParseMultipartForm: true,
 		DisableStartupMessage:        true,
 		ErrorHandler:                 errorHandler(d),
+		ReadBufferSize:               HeaderLimit,
 		ReadTimeout:                  60 * time.Second,
 		WriteTimeout:                 120 * time.Second,
 		IdleTimeout:                  120 * time.Second,

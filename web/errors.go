@@ -16,6 +16,9 @@ var statusOf = map[errs.Code]int{
 	errs.Unauthorized: fiber.StatusUnauthorized,
 	errs.Forbidden:    fiber.StatusForbidden,
 	errs.TooLarge:     fiber.StatusRequestEntityTooLarge,
+	errs.Unsupported:  fiber.StatusUnsupportedMediaType,
+	errs.HeaderLarge:  fiber.StatusRequestHeaderFieldsTooLarge,
+	errs.TooMany:      fiber.StatusTooManyRequests,
 	errs.Internal:     fiber.StatusInternalServerError,
 }
 
@@ -34,6 +37,8 @@ func asAppError(err error) *errs.Error {
 			return errs.NotFoundf("method", "Method not allowed on this path")
 		case fiber.StatusRequestEntityTooLarge:
 			return errs.E(errs.TooLarge, "body", "Request body is larger than the limit of %d MiB", BodyLimit>>20)
+		case fiber.StatusRequestHeaderFieldsTooLarge:
+			return errs.E(errs.HeaderLarge, "headers", "Request headers or URL are larger than the server's limit of %d KiB", HeaderLimit>>10)
 		case fiber.StatusBadRequest, fiber.StatusUnprocessableEntity:
 			return errs.Invalidf("body", "%s", fe.Message)
 		}
@@ -60,7 +65,8 @@ func errorHandler(d Deps) fiber.ErrorHandler {
 			d.Log.Error("request failed", "requestId", c.GetRespHeader(fiber.HeaderXRequestID), "path", c.Path(), "err", err)
 			msg = "Internal error; the request id is " + c.GetRespHeader(fiber.HeaderXRequestID)
 		}
-		if isAPI(c) {
+		// A head too large to read has no path to tell a page from the API: JSON serves both.
+		if isAPI(c) || e.Code == errs.HeaderLarge {
 			return c.Status(status).JSON(fiber.Map{"errors": []fiber.Map{{"key": e.Key, "message": msg}}})
 		}
 		return renderPageError(c, d, status, e, msg)

@@ -1,6 +1,8 @@
 package web
 
 import (
+	"bytes"
+	"compress/gzip"
 	"io"
 	"log/slog"
 	"strings"
@@ -39,13 +41,16 @@ func bearer(a *auth.Authenticator) fiber.Handler {
 		h := c.Get(fiber.HeaderAuthorization)
 		scheme, token, ok := strings.Cut(h, " ")
 		if h == "" {
+			refuseUnread(c)
 			return errs.E(errs.Unauthorized, "Authorization", "Missing Authorization header; send Authorization: Bearer <token>")
 		}
 		if !ok || !strings.EqualFold(scheme, "Bearer") {
+			refuseUnread(c)
 			return errs.E(errs.Unauthorized, "Authorization", "Authorization header must be: Bearer <token>")
 		}
 		p, err := a.Authenticate(c.Context(), strings.TrimSpace(token))
 		if err != nil {
+			refuseUnread(c)
 			return err
 		}
 		api.SetPrincipal(c, p)
@@ -53,34 +58,74 @@ func bearer(a *auth.Authenticator) fiber.Handler {
 	}
 }
 
-// limitBody rejects JSON bodies over BodyLimit with a 413 and an errors body. The oversize
-// body is read and discarded first, so the client sees the answer instead of a reset.
+// refuseUnread closes the connection after the answer when the request's body was not read:
+// an anonymous client's body is never read at all, and its bytes must not be taken for the
+// next request on the connection.
+func refuseUnread(c *fiber.Ctx) {
+	if c.Context().RequestBodyStream() != nil || c.Request().Header.ContentLength() != 0 {
+		c.Context().SetConnectionClose()
+	}
+}
+
+// limitBody reads a JSON or form body through a limit: bodies over BodyLimit get a 413 and an
+// errors body, and are never held whole in memory (a chunked body is read only up to the limit).
+// The oversize rest is read and discarded, so the client sees the answer instead of a reset.
 func limitBody(c *fiber.Ctx) error {
+	tooLarge := errs.E(errs.TooLarge, "body", "Request body is larger than the limit of %d MiB", BodyLimit>>20)
+	s := c.Context().RequestBodyStream()
 	if n := c.Request().Header.ContentLength(); n > BodyLimit {
-		if s := c.Context().RequestBodyStream(); s != nil {
-			_, _ = io.Copy(io.Discard, io.LimitReader(s, streamLimit))
+		discard(s)
+		return tooLarge
+	}
+	if s == nil {
+		if len(c.Request().Body()) > BodyLimit {
+			return tooLarge
 		}
-		return errs.E(errs.TooLarge, "body", "Request body is larger than the limit of %d MiB", BodyLimit>>20)
+		return c.Next()
 	}
-	if len(c.Body()) > BodyLimit {
-		return errs.E(errs.TooLarge, "body", "Request body is larger than the limit of %d MiB", BodyLimit>>20)
+	buf, err := io.ReadAll(io.LimitReader(s, BodyLimit+1))
+	if err != nil {
+		return errs.Invalidf("body", "Could not read the request body: %v", err)
 	}
+	if len(buf) > BodyLimit {
+		discard(s)
+		return tooLarge
+	}
+	c.Request().SetBody(buf)
 	return c.Next()
 }
 
-// gunzip inflates request bodies sent with Content-Encoding: gzip (the client compresses
-// large record inserts).
-func gunzip(c *fiber.Ctx) error {
-	if strings.EqualFold(c.Get(fiber.HeaderContentEncoding), "gzip") {
-		body, err := c.Request().BodyGunzip()
-		if err != nil {
-			return errs.Invalidf("body", "Body is not valid gzip: %v", err)
-		}
-		if len(body) > BodyLimit {
-			return errs.E(errs.TooLarge, "body", "Request body is larger than the limit of %d MiB", BodyLimit>>20)
-		}
-		c.Request().SetBody(body)
-		c.Request().Header.Del(fiber.HeaderContentEncoding)
+// discard reads what is left of a body stream, up to the server's limit.
+func discard(s io.Reader) {
+	if s != nil {
+		_, _ = io.Copy(io.Discard, io.LimitReader(s, streamLimit))
 	}
+}
+
+// gunzip inflates request bodies sent with Content-Encoding: gzip (the client compresses
+// large record inserts) through a limited reader: inflating stops at BodyLimit, so a small
+// body that inflates to gigabytes costs no more memory than the limit. It runs after the token
+// check and limitBody. Other encodings are refused.
+func gunzip(c *fiber.Ctx) error {
+	enc := strings.TrimSpace(c.Get(fiber.HeaderContentEncoding))
+	switch {
+	case enc == "" || strings.EqualFold(enc, "identity"):
+		return c.Next()
+	case !strings.EqualFold(enc, "gzip"):
+		return errs.E(errs.Unsupported, "Content-Encoding", "Content-Encoding %q is not supported; send gzip or no encoding", enc)
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(c.Request().Body()))
+	if err != nil {
+		return errs.Invalidf("body", "Body is not valid gzip: %v", err)
+	}
+	body, err := io.ReadAll(io.LimitReader(zr, BodyLimit+1))
+	if err != nil {
+		return errs.Invalidf("body", "Body is not valid gzip: %v", err)
+	}
+	if len(body) > BodyLimit {
+		return errs.E(errs.TooLarge, "body", "Request body inflates past the limit of %d MiB", BodyLimit>>20)
+	}
+	c.Request().SetBody(body)
+	c.Request().Header.Del(fiber.HeaderContentEncoding)
 	return c.Next()
 }

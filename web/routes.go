@@ -53,7 +53,7 @@ func routes(app *fiber.App, d Deps) {
 	// Uploads stream up to 1 GiB, so they skip the 10 MiB cap of the JSON routes.
 	app.Post("/v1/files", need, files.Upload)
 
-	v1 := app.Group("/v1", limitBody, gunzip, need)
+	v1 := app.Group("/v1", need, limitBody, gunzip) // the token before any byte of the body
 	v1.Get("/auth/api-keys", authH.ListKeys)
 	v1.Get("/auth/personal-access-tokens", authH.ListPATs)
 	v1.Post("/auth/personal-access-tokens", authH.CreatePAT)
@@ -79,8 +79,8 @@ func routes(app *fiber.App, d Deps) {
 	v1.Get("/spaces/:spaceId/documents/:documentId", documents.Get)
 	v1.Patch("/spaces/:spaceId/documents/:documentId", documents.Update)
 	v1.Delete("/spaces/:spaceId/documents/:documentId", documents.Delete)
-	app.Get("/spaces/:spaceId", limitBody, need, spaces.Get)
-	app.Patch("/spaces/:spaceId", limitBody, gunzip, need, spaces.Update)
+	app.Get("/spaces/:spaceId", need, limitBody, spaces.Get)
+	app.Patch("/spaces/:spaceId", need, limitBody, gunzip, spaces.Update)
 
 	// -- jobs, actions, agents, event stream (issue 4) --
 	// (above /events/:eventId, which would otherwise take "stream" for an id)

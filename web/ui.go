@@ -196,8 +196,10 @@ func uiRoutes(app *fiber.App, d Deps, uploads *api.Files, suggest ui.Suggester, 
 	})
 	app.Use("/static", filesystem.New(filesystem.Config{Root: static.HTTP(), MaxAge: 3600}))
 
-	page := []fiber.Handler{localize(bundle), protect, csrfToken}
+	// Forms are read through the JSON routes' limit; only the upload streams past it.
+	page := []fiber.Handler{localize(bundle), limitBody, protect, csrfToken}
 	signedIn := append(page[:len(page):len(page)], requireUser(sess, d), spaceContext(d, bundle))
+	streamed := []fiber.Handler{localize(bundle), protect, csrfToken, requireUser(sess, d), spaceContext(d, bundle)}
 	app.Get("/login", with(page, pages.LoginPage)...)
 	app.Post("/login", with(page, pages.Login)...)
 	app.Post("/logout", with(page, pages.Logout)...)
@@ -209,7 +211,7 @@ func uiRoutes(app *fiber.App, d Deps, uploads *api.Files, suggest ui.Suggester, 
 	app.Get("/space/:spaceId", with(signedIn, pages.Space)...)
 	app.Post("/space/:spaceId/archive", with(signedIn, pages.Archive)...)
 	app.Post("/space/:spaceId/unarchive", with(signedIn, pages.Unarchive)...)
-	app.Post("/space/:spaceId/files", with(signedIn, pages.Upload(uploads.Upload))...)
+	app.Post("/space/:spaceId/files", with(streamed, pages.Upload(uploads.Upload))...)
 	app.Get("/space/:spaceId/files", with(signedIn, pages.Files)...)
 	app.Get("/space/:spaceId/sheet/:sheetId", with(signedIn, pages.Sheet)...)
 	app.Get("/space/:spaceId/sheet/:sheetId/cell/:recordId/:fieldKey", with(signedIn, pages.Cell)...)
