@@ -38,6 +38,7 @@ type Principal struct {
 	UserID        string
 	Email         string
 	ActorID       string // the id recorded on events and records
+	Version       int    // a user token's token_version: a password change ends older tokens
 }
 
 // AccountWide reports whether the principal may act across every environment of its account.
@@ -66,12 +67,23 @@ type PATFinder interface {
 	UserByPAT(ctx context.Context, raw string) (*model.User, error)
 }
 
+// LiveChecker answers, on every request, whether what a token stands on still exists.
+type LiveChecker interface {
+	// UserLive: the user is not deleted and still at token version ver.
+	UserLive(ctx context.Context, userID string, ver int) bool
+	// KeyLive: the key (by id) has been neither rotated nor deleted.
+	KeyLive(ctx context.Context, keyID string) bool
+	// ActorLive: the user or key that created a space token still exists.
+	ActorLive(ctx context.Context, actorID string) bool
+}
+
 // Authenticator resolves bearer tokens.
 type Authenticator struct {
 	Keys   KeyFinder
 	Tokens *Tokens
 	PATs   PATFinder // nil: personal access tokens are refused
 	Guests GuestChecker
+	Live   LiveChecker // nil only in tests that do not care
 }
 
 // GuestChecker tells whether a guest still holds a grant on a space.
@@ -108,18 +120,44 @@ func (a *Authenticator) Authenticate(ctx context.Context, token string) (*Princi
 		if err != nil {
 			return nil, err
 		}
-		// A personal access token has its creator's scope: the whole account.
-		return &Principal{Kind: PersonalToken, AccountID: u.AccountID, UserID: u.ID, Email: u.Email, ActorID: u.ID}, nil
+		if u.Deleted {
+			return nil, errs.E(errs.Unauthorized, "Authorization", "Invalid or revoked personal access token")
+		}
+		// A personal access token has its creator's scope: the account, or their environment.
+		return &Principal{Kind: PersonalToken, AccountID: u.AccountID, EnvironmentID: u.EnvironmentID, UserID: u.ID, Email: u.Email, ActorID: u.ID}, nil
 	}
 	p, err := a.Tokens.Parse(token)
 	if err != nil {
 		return nil, err
 	}
-	if p.Kind == GuestToken && (a.Guests == nil || !a.Guests.GuestReaches(ctx, p.ActorID, p.SpaceID)) {
-		// Removing a guest or their grant ends their access at once, whatever the token says.
-		return nil, errs.E(errs.Unauthorized, "Authorization", "This guest no longer has access to the space")
+	return p, a.Alive(ctx, p)
+}
+
+// Alive checks a token's principal against the current state: a deleted user, a password
+// changed since the token was issued, a rotated key or a removed guest grant ends it at once.
+func (a *Authenticator) Alive(ctx context.Context, p *Principal) error {
+	gone := func(msg string) error { return errs.E(errs.Unauthorized, "Authorization", "%s", msg) }
+	switch {
+	case p.Kind == GuestToken:
+		if a.Guests == nil || !a.Guests.GuestReaches(ctx, p.ActorID, p.SpaceID) {
+			// Removing a guest or their grant ends their access at once, whatever the token says.
+			return gone("This guest no longer has access to the space")
+		}
+	case a.Live == nil:
+	case p.Kind == UserToken:
+		if !a.Live.UserLive(ctx, p.UserID, p.Version) {
+			return gone("This access token was revoked: its user was removed or changed their password")
+		}
+	case p.Kind == APIToken:
+		if !a.Live.KeyLive(ctx, p.ActorID) {
+			return gone("This access token was revoked: the key it was exchanged for was rotated")
+		}
+	case p.Kind == SpaceToken:
+		if !a.Live.ActorLive(ctx, p.ActorID) {
+			return gone("This access token was revoked: the key or user that created the space is gone")
+		}
 	}
-	return p, nil
+	return nil
 }
 
 // Tokens issues and verifies HS256 access tokens.
@@ -136,6 +174,7 @@ type claims struct {
 	SpaceID       string `json:"spc,omitempty"`
 	Email         string `json:"eml,omitempty"`
 	Actor         string `json:"act,omitempty"`
+	Version       int    `json:"ver,omitempty"`
 	jwt.RegisteredClaims
 }
 
@@ -149,7 +188,7 @@ func (t *Tokens) Issue(p *Principal) (string, time.Time, error) {
 func (t *Tokens) IssueFor(p *Principal, ttl time.Duration) (string, time.Time, error) {
 	now := t.Now()
 	exp := now.Add(ttl)
-	c := claims{Kind: p.Kind, AccountID: p.AccountID, EnvironmentID: p.EnvironmentID, SpaceID: p.SpaceID, Email: p.Email, Actor: p.ActorID,
+	c := claims{Kind: p.Kind, AccountID: p.AccountID, EnvironmentID: p.EnvironmentID, SpaceID: p.SpaceID, Email: p.Email, Actor: p.ActorID, Version: p.Version,
 		RegisteredClaims: jwt.RegisteredClaims{Subject: p.UserID, IssuedAt: jwt.NewNumericDate(now), ExpiresAt: jwt.NewNumericDate(exp), Issuer: "sluice"}}
 	s, err := jwt.NewWithClaims(jwt.SigningMethodHS256, c).SignedString(t.Key)
 	if err != nil {
@@ -167,7 +206,7 @@ func (t *Tokens) Parse(token string) (*Principal, error) {
 		return nil, errs.E(errs.Unauthorized, "Authorization", "Invalid or expired access token")
 	}
 	return &Principal{Kind: c.Kind, AccountID: c.AccountID, EnvironmentID: c.EnvironmentID, SpaceID: c.SpaceID,
-		UserID: c.Subject, Email: c.Email, ActorID: c.Actor}, nil
+		UserID: c.Subject, Email: c.Email, ActorID: c.Actor, Version: c.Version}, nil
 }
 
 // HashPassword hashes a password with bcrypt.

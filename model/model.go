@@ -49,8 +49,13 @@ type User struct {
 	Email        string
 	Name         string
 	PasswordHash string
-	CreatedAt    time.Time
-	UpdatedAt    time.Time
+	// EnvironmentID is set for users invited with an environment's key: they reach that
+	// environment only. Empty for account users.
+	EnvironmentID string
+	TokenVersion  int  // bumped by a password change: older tokens stop working
+	Deleted       bool // deleted users keep their row for the history
+	CreatedAt     time.Time
+	UpdatedAt     time.Time
 }
 
 // Key kinds of environment API keys.

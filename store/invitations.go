@@ -28,14 +28,14 @@ type UserInfo struct {
 	Invited    bool // an invitation is pending: the user has not set a password yet
 }
 
-const userInfoColumns = `u.id, u.account_id, u.email, u.name, u.password_hash, u.created_at, u.updated_at, u.metadata, u.dashboard, u.last_seen_at,
+const userInfoColumns = `u.id, u.account_id, u.email, u.name, u.password_hash, u.environment_id, u.created_at, u.updated_at, u.metadata, u.dashboard, u.last_seen_at,
 	EXISTS (SELECT 1 FROM invitations i WHERE i.user_id = u.id AND i.accepted_at IS NULL AND i.revoked_at IS NULL)`
 
 func scanUserInfo(s scanner) (*UserInfo, error) {
 	var u UserInfo
 	var c, up int64
 	var dash, seen sql.NullInt64
-	if err := s.Scan(&u.ID, &u.AccountID, &u.Email, &u.Name, &u.PasswordHash, &c, &up, &u.Metadata, &dash, &seen, &u.Invited); err != nil {
+	if err := s.Scan(&u.ID, &u.AccountID, &u.Email, &u.Name, &u.PasswordHash, &u.EnvironmentID, &c, &up, &u.Metadata, &dash, &seen, &u.Invited); err != nil {
 		if err == sql.ErrNoRows {
 			return nil, errs.NotFoundf("userId", "User not found")
 		}
@@ -50,10 +50,21 @@ func scanUserInfo(s scanner) (*UserInfo, error) {
 	return &u, nil
 }
 
-// ListUsers returns a page of the account's users (email exact, search in name or e-mail),
+// UserScope is whose users a caller sees: an account's, or (EnvironmentID set) only the users
+// invited into one environment.
+type UserScope struct{ AccountID, EnvironmentID string }
+
+func (s UserScope) cond() (string, []any) {
+	if s.EnvironmentID != "" {
+		return `u.account_id = ? AND u.environment_id = ? AND u.deleted_at IS NULL`, []any{s.AccountID, s.EnvironmentID}
+	}
+	return `u.account_id = ? AND u.deleted_at IS NULL`, []any{s.AccountID}
+}
+
+// ListUsers returns a page of the scope's users (email exact, search in name or e-mail),
 // by name or e-mail, and how many match.
-func (db *DB) ListUsers(ctx context.Context, accountID, email, search, sortField string, desc bool, p model.Page) ([]*UserInfo, int, error) {
-	cond, args := `u.account_id = ? AND u.deleted_at IS NULL`, []any{accountID}
+func (db *DB) ListUsers(ctx context.Context, scope UserScope, email, search, sortField string, desc bool, p model.Page) ([]*UserInfo, int, error) {
+	cond, args := scope.cond()
 	if email != "" {
 		cond, args = cond+` AND u.email = ?`, append(args, email)
 	}
@@ -89,13 +100,15 @@ func (db *DB) ListUsers(ctx context.Context, accountID, email, search, sortField
 }
 
 // GetUserInfo returns a live user of the account. Errors: not_found.
-func (db *DB) GetUserInfo(ctx context.Context, accountID, id string) (*UserInfo, error) {
-	return scanUserInfo(db.r.QueryRowContext(ctx, `SELECT `+userInfoColumns+` FROM users u WHERE u.id = ? AND u.account_id = ? AND u.deleted_at IS NULL`, id, accountID))
+func (db *DB) GetUserInfo(ctx context.Context, scope UserScope, id string) (*UserInfo, error) {
+	cond, args := scope.cond()
+	return scanUserInfo(db.r.QueryRowContext(ctx, `SELECT `+userInfoColumns+` FROM users u WHERE u.id = ? AND `+cond, append([]any{id}, args...)...))
 }
 
 // InviteUser creates a user without a password and their invitation; raw is the link's
 // token, stored only as a hash. Errors: conflict (e-mail taken).
-func (db *DB) InviteUser(ctx context.Context, accountID, email, name, actor string) (u *UserInfo, raw string, err error) {
+func (db *DB) InviteUser(ctx context.Context, scope UserScope, email, name, actor string) (u *UserInfo, raw string, err error) {
+	accountID := scope.AccountID
 	err = db.Update(ctx, func(tx *Tx) error {
 		var n int
 		if err := tx.queryRow(`SELECT COUNT(*) FROM users WHERE email = ?`, email).Scan(&n); err != nil {
@@ -105,15 +118,16 @@ func (db *DB) InviteUser(ctx context.Context, accountID, email, name, actor stri
 			return errs.E(errs.Conflict, "email", "A user with e-mail %s already exists", email)
 		}
 		id := NewID(PrefixUser)
-		if _, err := tx.exec(`INSERT INTO users (id, account_id, email, name, password_hash, created_at, updated_at) VALUES (?, ?, ?, ?, '', ?, ?)`,
-			id, accountID, email, name, ms(tx.now), ms(tx.now)); err != nil {
+		if _, err := tx.exec(`INSERT INTO users (id, account_id, email, name, password_hash, environment_id, created_at, updated_at) VALUES (?, ?, ?, ?, '', ?, ?, ?)`,
+			id, accountID, email, name, scope.EnvironmentID, ms(tx.now), ms(tx.now)); err != nil {
 			return errs.Wrap(err, "create user")
 		}
 		raw, err = tx.newInvitation(id, accountID, actor)
 		if err != nil {
 			return err
 		}
-		u = &UserInfo{User: model.User{ID: id, AccountID: accountID, Email: email, Name: name, CreatedAt: tx.now, UpdatedAt: tx.now}, Metadata: "{}", Invited: true}
+		u = &UserInfo{User: model.User{ID: id, AccountID: accountID, Email: email, Name: name, EnvironmentID: scope.EnvironmentID, CreatedAt: tx.now, UpdatedAt: tx.now},
+			Metadata: "{}", Invited: true}
 		return nil
 	})
 	return u, raw, err
@@ -134,8 +148,9 @@ func (tx *Tx) newInvitation(userID, accountID, actor string) (string, error) {
 
 // ResendInvitation replaces the invitation of a user who has not accepted. Errors:
 // not_found, conflict (already accepted).
-func (db *DB) ResendInvitation(ctx context.Context, accountID, userID, actor string) (u *UserInfo, raw string, err error) {
-	if u, err = db.GetUserInfo(ctx, accountID, userID); err != nil {
+func (db *DB) ResendInvitation(ctx context.Context, scope UserScope, userID, actor string) (u *UserInfo, raw string, err error) {
+	accountID := scope.AccountID
+	if u, err = db.GetUserInfo(ctx, scope, userID); err != nil {
 		return nil, "", err
 	}
 	if u.PasswordHash != "" {
@@ -176,7 +191,11 @@ func (db *DB) AcceptInvitation(ctx context.Context, raw, passwordHash string) (*
 }
 
 // UpdateUser changes a user's name and dashboard. Errors: not_found.
-func (db *DB) UpdateUser(ctx context.Context, accountID, id string, name *string, dashboard *int) (*UserInfo, error) {
+func (db *DB) UpdateUser(ctx context.Context, scope UserScope, id string, name *string, dashboard *int) (*UserInfo, error) {
+	if _, err := db.GetUserInfo(ctx, scope, id); err != nil {
+		return nil, err
+	}
+	accountID := scope.AccountID
 	err := db.Update(ctx, func(tx *Tx) error {
 		if name != nil {
 			if _, err := tx.exec(`UPDATE users SET name = ?, updated_at = ? WHERE id = ? AND account_id = ?`, strings.TrimSpace(*name), ms(tx.now), id, accountID); err != nil {
@@ -193,11 +212,16 @@ func (db *DB) UpdateUser(ctx context.Context, accountID, id string, name *string
 	if err != nil {
 		return nil, err
 	}
-	return db.GetUserInfo(ctx, accountID, id)
+	return db.GetUserInfo(ctx, scope, id)
 }
 
-// DeleteUser removes a user: their invitations and personal access tokens stop working.
-func (db *DB) DeleteUser(ctx context.Context, accountID, id string) error {
+// DeleteUser removes a user: their invitations, personal access tokens and dashboard
+// sessions stop working at once (and their JWTs, which UserLive refuses from now on).
+func (db *DB) DeleteUser(ctx context.Context, scope UserScope, id string) error {
+	if _, err := db.GetUserInfo(ctx, scope, id); err != nil {
+		return err
+	}
+	accountID := scope.AccountID
 	return db.Update(ctx, func(tx *Tx) error {
 		res, err := tx.exec(`UPDATE users SET deleted_at = ?, password_hash = '', email = email || '#deleted-' || id WHERE id = ? AND account_id = ? AND deleted_at IS NULL`,
 			ms(tx.now), id, accountID)
@@ -213,7 +237,7 @@ func (db *DB) DeleteUser(ctx context.Context, accountID, id string) error {
 		if _, err := tx.exec(`DELETE FROM personal_access_tokens WHERE user_id = ?`, id); err != nil {
 			return errs.Wrap(err, "revoke tokens")
 		}
-		return nil
+		return tx.endSessions(id, "")
 	})
 }
 

@@ -1,9 +1,12 @@
 package web_test
 
 import (
+	"net/url"
+
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/sluice/sluice/auth"
 	"io"
 	"mime/multipart"
 	"net/http"
@@ -115,81 +118,142 @@ func (e *apiEnv) request(t *testing.T, method, path, token string) (int, string)
 	return resp.StatusCode, string(b)
 }
 
-// TestAuthorizationMatrix calls every /v1 route with every kind of token:
-//   - a guest of space A gets 401, 403 or 404 for every route that names a resource of space B,
-//     and no list it may read shows anything of space B;
-//   - a publishable key gets 401 or 403 everywhere but creating a space and the token exchange;
-//   - the secret key, an admin's JWT and the admin's personal access token are never refused
-//     (401/403) on the routes of their account, except the few that need a person (the
-//     personal access token routes refuse the secret key) or an account admin.
+// secondEnvironment makes environment 2 with the admin's JWT and returns its id and secret
+// key, and the JWT of a user invited into it with that key.
+func secondEnvironment(t *testing.T, e *apiEnv, adminJWT string) (envID, secret, userJWT string) {
+	t.Helper()
+	envID = dataOf(e.mustCall(t, "POST", "/v1/environments", adminJWT, map[string]any{"name": "Two", "isProd": false}))["id"].(string)
+	for _, k := range listOf(e.mustCall(t, "GET", "/v1/auth/api-keys?environmentId="+envID, adminJWT, nil)) {
+		if km := k.(map[string]any); km["type"] == "SECRET" {
+			secret, _ = km["rawKey"].(string)
+		}
+	}
+	if secret == "" {
+		t.Fatal("environment 2 has no secret key")
+	}
+	e.mustCall(t, "POST", "/v1/users/invite", secret, map[string]any{"email": "two@example.com", "name": "Two"})
+	link := lastInvite(t, e, "two@example.com")
+	b := loggedOut(t, e)
+	b.do(t, "GET", link, nil, false)
+	if resp, _ := b.do(t, "POST", link, url.Values{"password": {"two's password"}, "confirm": {"two's password"}, "_csrf": {b.csrf}}, false); resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("accepting environment 2's invitation: %d", resp.StatusCode)
+	}
+	_, out := e.call(t, "POST", "/v1/auth", "", map[string]any{"email": "two@example.com", "password": "two's password"})
+	userJWT, _ = out["accessToken"].(string)
+	if userJWT == "" {
+		t.Fatalf("environment 2's user cannot sign in: %v", out)
+	}
+	return envID, secret, userJWT
+}
+
+// matrixKinds are the tokens of TestAuthorizationMatrix with their column of auth.Policy and
+// whether they reach everything of environment 1 (full) or only a part (a space, another
+// environment) that must never show space B.
+var matrixKinds = []struct {
+	name  string
+	class auth.Class
+	full  bool
+}{
+	{"secret key", auth.ClassSecretKey, true},
+	{"API token", auth.ClassSecretKey, true},
+	{"publishable key", auth.ClassPublishable, false},
+	{"space token of C", auth.ClassSpace, false},
+	{"admin JWT", auth.ClassAccountUser, true},
+	{"user PAT", auth.ClassAccountUser, true},
+	{"guest of A", auth.ClassGuest, false},
+	{"environment 2 secret key", auth.ClassSecretKey, false},
+	{"environment 2 user", auth.ClassEnvUser, false},
+}
+
+// TestAuthorizationMatrix calls every /v1 route with every kind of token and checks the
+// answer against the permission table (auth.Policy) and the route's area (its name in
+// web/routes.go):
+//   - a token whose class may not enter the area gets 401 or 403;
+//   - a token that reaches all of environment 1 (its secret key, the token exchanged from it,
+//     an account user's JWT and PAT) is never refused where the table lets it in;
+//   - a token that reaches only a part (a guest of space A, the token of a space C made with
+//     the publishable key, environment 2's secret key and the user that key invited) gets
+//     401, 403 or 404 for every route that names something of space B (or an account user),
+//     and no list it may read shows any of it.
 func TestAuthorizationMatrix(t *testing.T) {
 	e := newAPI(t)
 	w := buildAuthzWorld(t, e)
 	b := w.ids["B"]
-	var routes []string
+	w.tokens["API token"] = func() string {
+		_, out := e.call(t, "POST", "/v1/auth", "", map[string]any{"clientId": e.envID, "secret": testSecret})
+		return out["accessToken"].(string)
+	}()
+	w.tokens["space token of C"] = dataOf(e.mustCall(t, "POST", "/v1/spaces", testPublic, map[string]any{"name": "C"}))["accessToken"].(string)
+	_, w.tokens["environment 2 secret key"], w.tokens["environment 2 user"] = secondEnvironment(t, e, w.tokens["admin JWT"])
+	b["userId"] = listOf(e.mustCall(t, "GET", "/v1/users?email="+url.QueryEscape(testEmail), w.tokens["admin JWT"], nil))[0].(map[string]any)["id"].(string)
+
+	type route struct{ method, path, area string }
+	var routes []route
 	seen := map[string]bool{}
 	for _, r := range e.app.GetRoutes(true) {
 		if !strings.HasPrefix(r.Path, "/v1/") || r.Method == "HEAD" || r.Method == "OPTIONS" || r.Method == "CONNECT" || r.Method == "TRACE" {
 			continue
 		}
 		key := r.Method + " " + r.Path
-		if !seen[key] {
-			seen[key] = true
-			routes = append(routes, key)
+		if seen[key] {
+			continue
 		}
+		seen[key] = true
+		if r.Path == "/v1/auth" {
+			continue // the token exchange takes no token
+		}
+		if _, ok := auth.Policy[auth.Area(r.Name)]; !ok {
+			t.Errorf("%s names no area of auth.Policy (got %q): register it with guarded in routes.go", key, r.Name)
+			continue
+		}
+		routes = append(routes, route{r.Method, r.Path, r.Name})
 	}
-	sort.Strings(routes)
+	sort.Slice(routes, func(i, j int) bool { return routes[i].path+routes[i].method < routes[j].path+routes[j].method })
 	if len(routes) < 100 {
 		t.Fatalf("found only %d /v1 routes; the route table is not what this test expects", len(routes))
 	}
-	secretOnlyRefused := map[string]bool{ // routes that need a person, not an environment key
-		"POST /v1/auth/personal-access-tokens": true, "GET /v1/auth/personal-access-tokens": true,
-		"DELETE /v1/auth/personal-access-tokens/:accessTokenId": true,
-		"POST /v1/environments":                                 true, "DELETE /v1/environments/:environmentId": true,
-	}
-	publicAllowed := map[string]bool{"POST /v1/spaces": true, "POST /v1/auth": true}
 	checked := 0
-	for _, route := range routes {
-		method, path, _ := strings.Cut(route, " ")
-		concrete, ok := fill(path, b)
+	for _, r := range routes {
+		concrete, ok := fill(r.path, b)
 		if !ok {
-			concrete, _ = fill(path, map[string]string{"programId": "us_mp_none", "appId": "us_app_none", "constraintId": "us_ctr_none",
+			concrete, _ = fill(r.path, map[string]string{"programId": "us_mp_none", "appId": "us_app_none", "constraintId": "us_ctr_none",
 				"agentId": "us_ag_none", "guestId": w.ids["A"]["guestId"], "mappingId": "us_mr_none", "instructionId": "us_ins_none",
-				"secretId": "us_sec_none", "agentVersionId": "us_agv_none", "accessTokenId": "us_pat_none", "version": "1", "userId": "us_usr_none",
+				"secretId": "us_sec_none", "agentVersionId": "us_agv_none", "accessTokenId": "us_pat_none", "version": "1", "userId": b["userId"],
 				"environmentId": e.envID, "spaceId": b["spaceId"], "sheetId": b["sheetId"], "workbookId": b["workbookId"], "jobId": b["jobId"],
 				"eventId": b["eventId"], "fileId": b["fileId"], "documentId": b["documentId"], "actionId": b["actionId"], "viewId": b["viewId"],
 				"snapshotId": b["snapshotId"], "commitId": b["commitId"], "dataClipId": b["dataClipId"], "fieldKey": "email"})
 		}
-		namesB := strings.Contains(path, ":")
-		for _, kind := range []string{"guest of A", "publishable key", "secret key", "admin JWT", "user PAT"} {
-			if method == "DELETE" && kind != "guest of A" && kind != "publishable key" {
+		namesB := strings.Contains(r.path, ":")
+		if strings.HasSuffix(r.path, "/stream") {
+			continue // a live stream does not end; its authorization is tested in api_stream_test.go
+		}
+		for _, k := range matrixKinds {
+			allowed := auth.Allows(auth.Area(r.area), k.class)
+			if r.method == "DELETE" && allowed && k.full {
 				continue // deleting B's things with a good token would change the world for later routes
 			}
-			if strings.HasSuffix(path, "/stream") {
-				continue // a live stream does not end; its authorization is tested in api_stream_test.go
-			}
-			status, body := e.request(t, method, concrete, w.tokens[kind])
+			status, body := e.request(t, r.method, concrete, w.tokens[k.name])
 			checked++
-			where := fmt.Sprintf("%s %s as %s", method, concrete, kind)
-			switch kind {
-			case "guest of A":
-				switch {
-				case namesB && status != 401 && status != 403 && status != 404:
-					t.Errorf("%s: got %d, want 401/403/404 (B is not the guest's space): %.200s", where, status, body)
-				case !namesB && status < 300 && method == "GET":
-					for label, id := range b {
-						if label != "environmentId" && label != "fieldKey" && strings.Contains(body, id) {
-							t.Errorf("%s: the answer shows space B's %s %s", where, label, id)
-						}
-					}
+			where := fmt.Sprintf("%s %s (%s) as %s", r.method, concrete, r.area, k.name)
+			switch {
+			case !allowed:
+				if status != 401 && status != 403 {
+					t.Errorf("%s: got %d, want 401/403 (the table keeps %s out): %.200s", where, status, k.class, body)
 				}
-			case "publishable key":
-				if !publicAllowed[route] && status != 401 && status != 403 {
-					t.Errorf("%s: got %d, want 401/403: %.200s", where, status, body)
-				}
-			default:
-				if (status == 401 || status == 403) && !(kind == "secret key" && secretOnlyRefused[route]) {
+			case k.full:
+				if status == 401 || status == 403 {
 					t.Errorf("%s: got %d, want it allowed: %.200s", where, status, body)
+				}
+			case namesB && status != 401 && status != 403 && status != 404:
+				t.Errorf("%s: got %d, want 401/403/404 (out of this token's reach): %.200s", where, status, body)
+			case !namesB && status < 300 && r.method == "GET":
+				for label, id := range b {
+					if label == "userId" && r.path != "/v1/users" {
+						continue // an account user's id may name the actor of an event of environment 2
+					}
+					if label != "environmentId" && label != "fieldKey" && strings.Contains(body, id) {
+						t.Errorf("%s: the answer shows space B's %s %s", where, label, id)
+					}
 				}
 			}
 		}

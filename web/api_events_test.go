@@ -146,7 +146,7 @@ func TestAccountCurrent(t *testing.T) {
 	if got["name"] != "Acme" {
 		t.Fatalf("got %v, want name Acme", got)
 	}
-	if st, _ := e.call(t, "PATCH", "/v1/accounts/current", testSecret, map[string]any{"name": ""}); st != http.StatusBadRequest {
+	if st, _ := e.call(t, "PATCH", "/v1/accounts/current", jwtFor(t, e), map[string]any{"name": ""}); st != http.StatusBadRequest {
 		t.Fatalf("empty name: got %d, want 400", st)
 	}
 }

@@ -54,7 +54,7 @@ func newAPI(t testing.TB) *apiEnv {
 	e.filesDir = t.TempDir()
 	tokens := &auth.Tokens{Key: []byte("test-signing-key"), TTL: time.Hour, Now: db.Now}
 	sealer, _ := auth.NewSealer([]byte("0123456789abcdef0123456789abcdef"))
-	e.app = web.New(web.Deps{Store: db, Auth: &auth.Authenticator{Keys: db, Tokens: tokens, PATs: db, Guests: db}, Tokens: tokens,
+	e.app = web.New(web.Deps{Store: db, Auth: &auth.Authenticator{Keys: db, Tokens: tokens, PATs: db, Guests: db, Live: db}, Tokens: tokens,
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), SessionSecret: []byte("0123456789abcdef0123456789abcdef"),
 		Sealer: sealer, FilesDir: e.filesDir})
 	return e

@@ -13,7 +13,7 @@ var inviteLink = regexp.MustCompile(`/invite/(inv_[A-Za-z0-9]+)`)
 // lastInvite is the invitation link of the newest mail in the outbox.
 func lastInvite(t *testing.T, e *apiEnv, to string) string {
 	t.Helper()
-	for _, m := range listOf(e.mustCall(t, "GET", "/v1/outbox", testSecret, nil)) {
+	for _, m := range listOf(e.mustCall(t, "GET", "/v1/outbox", jwtFor(t, e), nil)) {
 		mm := m.(map[string]any)
 		if mm["to"] == to {
 			if l := inviteLink.FindString(mm["html"].(string)); l != "" {
@@ -78,6 +78,7 @@ func TestUsersAndInvitations(t *testing.T) {
 	if st, _ := e.call(t, "GET", "/v1/users/"+id, testSecret, nil); st != http.StatusNotFound {
 		t.Errorf("deleted user: %d", st)
 	}
+	k.do(t, "GET", "/login", nil, false)
 	if resp, _ := k.do(t, "POST", "/login", url.Values{"email": {"kim@example.com"}, "password": {"kims password 1"}, "_csrf": {k.csrf}}, false); resp.StatusCode != http.StatusUnauthorized {
 		t.Errorf("login after deletion: %d", resp.StatusCode)
 	}

@@ -101,6 +101,9 @@ func spaceContext(d Deps, b *i18n.Bundle) fiber.Handler {
 		if err != nil {
 			return c.Next() // the page itself answers not found
 		}
+		if u.EnvironmentID != "" && sp.EnvironmentID != u.EnvironmentID {
+			return errs.NotFoundf("spaceId", "Space not found") // other environments do not exist for this user
+		}
 		if css := theme.CSS(sp.Metadata); css != "" {
 			c.Locals(views.KeyTheme, css)
 		}
@@ -132,7 +135,7 @@ const guestRenewal = time.Hour
 // requireUser lets signed-in users through and sends the others to the login page. A guest
 // link (?token=<guest token>) signs its guest in for that one space; a guest session is
 // checked against the grant on every request, so removing the guest ends it at once.
-func requireUser(s *cookieSessions, d Deps) fiber.Handler {
+func requireUser(s *serverSessions, d Deps) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		if tok := c.Query("token"); tok != "" {
 			p, err := d.Auth.Authenticate(c.Context(), tok)
@@ -172,7 +175,7 @@ func requireUser(s *cookieSessions, d Deps) fiber.Handler {
 
 // uiRoutes registers the dashboard pages, one line each.
 func uiRoutes(app *fiber.App, d Deps, uploads *api.Files, suggest ui.Suggester, jobSvc *jobs.Service) {
-	sess := newCookieSessions(d.SessionSecret, d.BaseURL, d.Store.Now)
+	sess := newServerSessions(d.Store, d.SessionSecret, d.BaseURL)
 	pages := ui.New(d.Store, sess, func() time.Time { return d.Store.Now() })
 	imports := ui.NewImports(d.Store, suggest, jobSvc)
 	actions := ui.NewActionPages(d.Store, jobSvc)

@@ -87,6 +87,7 @@ func loggedIn(t testing.TB, e *apiEnv) *browserSession {
 	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/" {
 		t.Fatalf("login: got %d to %q, want 303 to /", resp.StatusCode, resp.Header.Get("Location"))
 	}
+	b.do(t, "GET", "/", nil, false) // as a browser follows the redirect: the CSRF token is new after a login
 	return b
 }
 

@@ -118,6 +118,14 @@ export async function raw(baseURL, method, p, { token = SECRET, body, headers = 
   return { status: res.status, body: json };
 }
 
+/** adminToken signs the bootstrap admin in (userCredentials) and returns the access token:
+ * the outbox, account settings and personal access tokens are for account users, not keys. */
+export async function adminToken(baseURL) {
+  const res = await raw(baseURL, "POST", "/v1/auth", { token: "", body: { type: "userCredentials", email: EMAIL, password: PASSWORD } });
+  if (res.status !== 200) throw new Error(`admin sign-in: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.accessToken;
+}
+
 /** rejects asserts that promise fails with the given HTTP status and an errors body. */
 export async function rejectsWith(promise, status, pattern) {
   try {

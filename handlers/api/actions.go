@@ -75,9 +75,6 @@ func bindAction(c *fiber.Ctx, dst any) error {
 // space loads the spaceId query parameter's space; out of reach is not found.
 func (h *Actions) space(c *fiber.Ctx) (*auth.Principal, *model.Space, error) {
 	p := PrincipalOf(c)
-	if err := notPublishable(p); err != nil {
-		return nil, nil, err
-	}
 	id := c.Query("spaceId")
 	if id == "" {
 		return nil, nil, errs.Invalidf("spaceId", "Query parameter spaceId is required")
@@ -187,9 +184,6 @@ func (h *Actions) List(c *fiber.Ctx) error {
 // action loads the path's action; actions out of reach are not found.
 func (h *Actions) action(c *fiber.Ctx) (*auth.Principal, *model.Action, error) {
 	p := PrincipalOf(c)
-	if err := notPublishable(p); err != nil {
-		return nil, nil, err
-	}
 	a, err := h.store.GetAction(c.Context(), p.AccountID, c.Params("actionId"))
 	if err != nil {
 		return nil, nil, err

@@ -76,9 +76,6 @@ func toAgentVersionJSON(v *model.AgentVersion) agentVersionJSON {
 // scope checks the principal may manage agents and returns the environment to act in.
 func (h *Agents) scope(c *fiber.Ctx) (*auth.Principal, string, error) {
 	p := PrincipalOf(c)
-	if err := notPublishable(p); err != nil {
-		return nil, "", err
-	}
 	if p.SpaceID != "" {
 		return nil, "", forbidden("A space token may not manage agents")
 	}

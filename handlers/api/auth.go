@@ -98,7 +98,8 @@ func (h *Auth) userPrincipal(ctx context.Context, in credentials) (*auth.Princip
 	if !auth.CheckPassword(u.PasswordHash, in.Password) {
 		return nil, badCredentials
 	}
-	return &auth.Principal{Kind: auth.UserToken, AccountID: u.AccountID, UserID: u.ID, Email: u.Email, ActorID: u.ID}, nil
+	return &auth.Principal{Kind: auth.UserToken, AccountID: u.AccountID, EnvironmentID: u.EnvironmentID, UserID: u.ID, Email: u.Email, ActorID: u.ID,
+		Version: u.TokenVersion}, nil
 }
 
 func (h *Auth) apiPrincipal(ctx context.Context, in credentials) (*auth.Principal, error) {
@@ -128,9 +129,6 @@ type apiKeyJSON struct {
 // ListKeys handles GET /v1/auth/api-keys?environmentId=.
 func (h *Auth) ListKeys(c *fiber.Ctx) error {
 	p := PrincipalOf(c)
-	if err := requireKinds(p, "read API keys", auth.UserToken, auth.SecretKey, auth.APIToken, auth.PersonalToken); err != nil {
-		return err
-	}
 	envID, err := environmentScope(p, c.Query("environmentId"))
 	if err != nil {
 		return err

@@ -224,24 +224,6 @@ func forbidden(format string, args ...any) error {
 	return errs.E(errs.Forbidden, "Authorization", format, args...)
 }
 
-// requireKinds rejects principals whose kind is not one of kinds.
-func requireKinds(p *auth.Principal, what string, kinds ...auth.Kind) error {
-	for _, k := range kinds {
-		if p.Kind == k {
-			return nil
-		}
-	}
-	return forbidden("This token may not %s", what)
-}
-
-// notPublishable rejects publishable keys, which may only create spaces.
-func notPublishable(p *auth.Principal) error {
-	if p.Kind == auth.PublishableKey {
-		return forbidden("A publishable key may only create spaces; use the space's access token or a secret key")
-	}
-	return nil
-}
-
 // environmentScope decides which environment a request may act on: the requested one when the
 // principal reaches it, else the principal's own.
 func environmentScope(p *auth.Principal, requested string) (string, error) {

@@ -61,9 +61,6 @@ func (in *documentIn) validate() error {
 
 func (h *Documents) space(c *fiber.Ctx) (*auth.Principal, *model.Space, error) {
 	p := PrincipalOf(c)
-	if err := notPublishable(p); err != nil {
-		return nil, nil, err
-	}
 	sp, err := reachSpace(c.Context(), h.store, p, c.Params("spaceId"))
 	return p, sp, err
 }

@@ -91,19 +91,9 @@ func (in *environmentIn) validate() error {
 	return nil
 }
 
-func accountLevel(p *auth.Principal, what string) error {
-	if !p.AccountWide() || p.Kind == auth.PublishableKey {
-		return forbidden("Only an account-level token (a user's access token) may %s", what)
-	}
-	return nil
-}
-
 // List handles GET /v1/environments.
 func (h *Environments) List(c *fiber.Ctx) error {
 	p := PrincipalOf(c)
-	if err := notPublishable(p); err != nil {
-		return err
-	}
 	pg, err := page(c, 50, 1000)
 	if err != nil {
 		return err
@@ -122,9 +112,6 @@ func (h *Environments) List(c *fiber.Ctx) error {
 // Create handles POST /v1/environments.
 func (h *Environments) Create(c *fiber.Ctx) error {
 	p := PrincipalOf(c)
-	if err := accountLevel(p, "create environments"); err != nil {
-		return err
-	}
 	var in environmentIn
 	if err := bind(c, &in); err != nil {
 		return err
@@ -154,12 +141,6 @@ func (h *Environments) Create(c *fiber.Ctx) error {
 
 func (h *Environments) reachable(c *fiber.Ctx) (*auth.Principal, string, error) {
 	p := PrincipalOf(c)
-	if err := notPublishable(p); err != nil {
-		return nil, "", err
-	}
-	if p.Kind == auth.GuestToken {
-		return nil, "", forbidden("Guests cannot read or change environments")
-	}
 	id := c.Params("environmentId")
 	if !p.ReachesEnvironment(id) {
 		return nil, "", errs.NotFoundf("environmentId", "Environment not found")
@@ -186,9 +167,6 @@ func (h *Environments) Update(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if p.Kind == auth.SpaceToken || p.Kind == auth.GuestToken {
-		return forbidden("This token may not change environments")
-	}
 	var in environmentIn
 	if err := bind(c, &in); err != nil {
 		return err
@@ -208,9 +186,6 @@ func (h *Environments) Update(c *fiber.Ctx) error {
 // Delete handles DELETE /v1/environments/:environmentId.
 func (h *Environments) Delete(c *fiber.Ctx) error {
 	p := PrincipalOf(c)
-	if err := accountLevel(p, "delete environments"); err != nil {
-		return err
-	}
 	if err := h.store.DeleteEnvironment(c.Context(), p.AccountID, c.Params("environmentId"), p.ActorID); err != nil {
 		return err
 	}

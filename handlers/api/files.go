@@ -92,9 +92,6 @@ type upload struct {
 // origin). The file streams to disk; extraction runs as a job afterwards.
 func (h *Files) Upload(c *fiber.Ctx) error {
 	p := PrincipalOf(c)
-	if err := notPublishable(p); err != nil {
-		return err
-	}
 	_, params, err := mime.ParseMediaType(c.Get(fiber.HeaderContentType))
 	if err != nil || params["boundary"] == "" {
 		return errs.Invalidf("body", "Send the file as multipart/form-data")
@@ -246,9 +243,6 @@ func (h *Files) save(r io.Reader, tmp string) (int64, error) {
 
 func (h *Files) file(c *fiber.Ctx) (*auth.Principal, *model.File, error) {
 	p := PrincipalOf(c)
-	if err := notPublishable(p); err != nil {
-		return nil, nil, err
-	}
 	f, err := h.store.GetFile(c.Context(), p.AccountID, c.Params("fileId"))
 	if err != nil {
 		return nil, nil, err
@@ -271,9 +265,6 @@ func (h *Files) Get(c *fiber.Ctx) error {
 // List handles GET /v1/files (spaceId, mode, pageSize 20, pageNumber).
 func (h *Files) List(c *fiber.Ctx) error {
 	p := PrincipalOf(c)
-	if err := notPublishable(p); err != nil {
-		return err
-	}
 	f := store.FileFilter{AccountID: p.AccountID, EnvironmentID: p.EnvironmentID, SpaceID: c.Query("spaceId"), Mode: c.Query("mode")}
 	if p.SpaceID != "" {
 		if f.SpaceID != "" && f.SpaceID != p.SpaceID {
@@ -393,9 +384,6 @@ func (h *Files) Download(c *fiber.Ctx) error {
 // DetectHeader handles POST /v1/files/detect-header: which of the given rows is the header.
 // headerRow is the number of rows to skip to reach the data (1 when the header is first).
 func (h *Files) DetectHeader(c *fiber.Ctx) error {
-	if err := notPublishable(PrincipalOf(c)); err != nil {
-		return err
-	}
 	var in struct {
 		Options struct {
 			Algorithm    string   `json:"algorithm"`

@@ -62,9 +62,6 @@ type instructionIn struct {
 // Create handles POST /v1/instructions?environmentId=&scope=.
 func (h *Instructions) Create(c *fiber.Ctx) error {
 	p := PrincipalOf(c)
-	if err := notPublishable(p); err != nil {
-		return err
-	}
 	var in instructionIn
 	if err := bind(c, &in); err != nil {
 		return err
@@ -101,9 +98,6 @@ func (h *Instructions) Create(c *fiber.Ctx) error {
 // similarity as confidence.
 func (h *Instructions) ForSheet(c *fiber.Ctx) error {
 	p := PrincipalOf(c)
-	if err := notPublishable(p); err != nil {
-		return err
-	}
 	sheet, w, err := h.store.GetSheet(c.Context(), p.AccountID, c.Params("sheetId"))
 	if err != nil {
 		return err
@@ -138,9 +132,6 @@ func (h *Instructions) ForSheet(c *fiber.Ctx) error {
 
 func (h *Instructions) instruction(c *fiber.Ctx) (*store.Instruction, error) {
 	p := PrincipalOf(c)
-	if err := notPublishable(p); err != nil {
-		return nil, err
-	}
 	in, err := h.store.GetInstruction(c.Context(), p.AccountID, c.Params("instructionId"))
 	if err != nil {
 		return nil, err

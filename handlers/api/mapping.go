@@ -142,9 +142,6 @@ func (in ruleIn) rule(i int) (*model.MappingRule, error) {
 // the reasons in metadata.
 func (h *Mapping) Create(c *fiber.Ctx) error {
 	p := PrincipalOf(c)
-	if err := notPublishable(p); err != nil {
-		return err
-	}
 	var in struct {
 		Source      *model.SheetConfig `json:"source"`
 		Destination *model.SheetConfig `json:"destination"`
@@ -225,9 +222,6 @@ func (h *Mapping) suggest(ctx context.Context, p *auth.Principal, envID string, 
 
 func (h *Mapping) program(c *fiber.Ctx) (*auth.Principal, *model.MappingProgram, error) {
 	p := PrincipalOf(c)
-	if err := notPublishable(p); err != nil {
-		return nil, nil, err
-	}
 	prog, err := h.store.GetProgram(c.Context(), p.AccountID, c.Params("programId"))
 	if err != nil {
 		return nil, nil, err
@@ -274,9 +268,6 @@ func (h *Mapping) Versions(c *fiber.Ctx) error {
 // List handles GET /v1/mapping (environmentId, pageSize, pageNumber).
 func (h *Mapping) List(c *fiber.Ctx) error {
 	p := PrincipalOf(c)
-	if err := notPublishable(p); err != nil {
-		return err
-	}
 	envID, err := environmentScope(p, c.Query("environmentId"))
 	if err != nil {
 		return err
@@ -374,9 +365,6 @@ func (h *Mapping) Delete(c *fiber.Ctx) error {
 // Forget handles DELETE /v1/mapping: deletes the caller's mapping history (their programs).
 func (h *Mapping) Forget(c *fiber.Ctx) error {
 	p := PrincipalOf(c)
-	if err := notPublishable(p); err != nil {
-		return err
-	}
 	var in struct {
 		EnvironmentID string `json:"environmentId"`
 	}

@@ -67,9 +67,6 @@ func toSnapshotJSON(s *store.Snapshot) snapshotJSON {
 // reach checks the principal may touch sheetID's space; other sheets are not found.
 func (h *Snapshots) reach(c *fiber.Ctx, sheetID, key string) error {
 	p := PrincipalOf(c)
-	if err := notPublishable(p); err != nil {
-		return err
-	}
 	sc, err := h.store.RecordSheetScope(c.Context(), p.AccountID, sheetID)
 	if err != nil {
 		return err
@@ -101,9 +98,6 @@ func (h *Snapshots) snapshot(c *fiber.Ctx, withSummary bool) (*store.Snapshot, e
 
 // Create handles POST /v1/snapshots {sheetId, label?, threadId?}.
 func (h *Snapshots) Create(c *fiber.Ctx) error {
-	if err := notPublishable(PrincipalOf(c)); err != nil {
-		return err
-	}
 	var in struct {
 		SheetID  string `json:"sheetId"`
 		Label    string `json:"label"`
@@ -128,9 +122,6 @@ func (h *Snapshots) Create(c *fiber.Ctx) error {
 
 // List handles GET /v1/snapshots?sheetId=&threadId=.
 func (h *Snapshots) List(c *fiber.Ctx) error {
-	if err := notPublishable(PrincipalOf(c)); err != nil {
-		return err
-	}
 	sheetID := c.Query("sheetId")
 	if sheetID == "" {
 		return errs.Invalidf("sheetId", "sheetId is required")

@@ -65,9 +65,6 @@ func (f *streamFilter) match(e *model.Event) bool {
 
 func (h *Stream) filter(c *fiber.Ctx) (*streamFilter, error) {
 	p := PrincipalOf(c)
-	if err := notPublishable(p); err != nil {
-		return nil, err
-	}
 	f := &streamFilter{p: p, spaceID: c.Query("spaceId"), domain: c.Query("domain")}
 	var err error
 	if f.envID, err = environmentScope(p, c.Query("environmentId")); err != nil {

@@ -16,12 +16,12 @@ import (
 
 // UserStore is what the user handlers need.
 type UserStore interface {
-	ListUsers(ctx context.Context, accountID, email, search, sortField string, desc bool, p model.Page) ([]*store.UserInfo, int, error)
-	GetUserInfo(ctx context.Context, accountID, id string) (*store.UserInfo, error)
-	InviteUser(ctx context.Context, accountID, email, name, actor string) (*store.UserInfo, string, error)
-	ResendInvitation(ctx context.Context, accountID, userID, actor string) (*store.UserInfo, string, error)
-	UpdateUser(ctx context.Context, accountID, id string, name *string, dashboard *int) (*store.UserInfo, error)
-	DeleteUser(ctx context.Context, accountID, id string) error
+	ListUsers(ctx context.Context, scope store.UserScope, email, search, sortField string, desc bool, p model.Page) ([]*store.UserInfo, int, error)
+	GetUserInfo(ctx context.Context, scope store.UserScope, id string) (*store.UserInfo, error)
+	InviteUser(ctx context.Context, scope store.UserScope, email, name, actor string) (*store.UserInfo, string, error)
+	ResendInvitation(ctx context.Context, scope store.UserScope, userID, actor string) (*store.UserInfo, string, error)
+	UpdateUser(ctx context.Context, scope store.UserScope, id string, name *string, dashboard *int) (*store.UserInfo, error)
+	DeleteUser(ctx context.Context, scope store.UserScope, id string) error
 	ListMail(ctx context.Context, accountID string, p model.Page) ([]*store.Mail, error)
 }
 
@@ -73,16 +73,15 @@ func rawOrEmpty(s string) json.RawMessage {
 	return json.RawMessage(s)
 }
 
-func (h *Users) allowed(p *auth.Principal) error {
-	return requireKinds(p, "manage users", auth.SecretKey, auth.UserToken, auth.APIToken, auth.PersonalToken)
+// scope is whose users p sees: an environment's key or user only the users invited into that
+// environment; an account user everyone of the account (auth.AreaUsers lets only these in).
+func scope(p *auth.Principal) store.UserScope {
+	return store.UserScope{AccountID: p.AccountID, EnvironmentID: p.EnvironmentID}
 }
 
 // List handles GET /v1/users (email, search, sortField, sortDirection, pageSize, pageNumber).
 func (h *Users) List(c *fiber.Ctx) error {
 	p := PrincipalOf(c)
-	if err := h.allowed(p); err != nil {
-		return err
-	}
 	pg, err := page(c, 50, 1000)
 	if err != nil {
 		return err
@@ -91,7 +90,7 @@ func (h *Users) List(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	list, total, err := h.store.ListUsers(c.Context(), p.AccountID, c.Query("email"), c.Query("search"), c.Query("sortField"), desc, pg)
+	list, total, err := h.store.ListUsers(c.Context(), scope(p), c.Query("email"), c.Query("search"), c.Query("sortField"), desc, pg)
 	if err != nil {
 		return err
 	}
@@ -107,9 +106,6 @@ func (h *Users) List(c *fiber.Ctx) error {
 // an invitation mailed (or kept in the outbox); the answer is the user with their roles.
 func (h *Users) Invite(c *fiber.Ctx) error {
 	p := PrincipalOf(c)
-	if err := h.allowed(p); err != nil {
-		return err
-	}
 	var in struct {
 		Email      string `json:"email"`
 		Name       string `json:"name"`
@@ -122,7 +118,7 @@ func (h *Users) Invite(c *fiber.Ctx) error {
 	if !strings.Contains(in.Email, "@") || strings.ContainsAny(in.Email, " \r\n") {
 		return errs.Invalidf("email", "email must be an e-mail address")
 	}
-	u, raw, err := h.store.InviteUser(c.Context(), p.AccountID, in.Email, strings.TrimSpace(in.Name), p.ActorID)
+	u, raw, err := h.store.InviteUser(c.Context(), scope(p), in.Email, strings.TrimSpace(in.Name), p.ActorID)
 	if err != nil {
 		return err
 	}
@@ -151,10 +147,7 @@ func (h *Users) mail(c *fiber.Ctx, u *store.UserInfo, raw string) error {
 // previous one (whose link stops working). Refused once the user has accepted.
 func (h *Users) ResendInvite(c *fiber.Ctx) error {
 	p := PrincipalOf(c)
-	if err := h.allowed(p); err != nil {
-		return err
-	}
-	u, raw, err := h.store.ResendInvitation(c.Context(), p.AccountID, c.Params("userId"), p.ActorID)
+	u, raw, err := h.store.ResendInvitation(c.Context(), scope(p), c.Params("userId"), p.ActorID)
 	if err != nil {
 		return err
 	}
@@ -167,10 +160,7 @@ func (h *Users) ResendInvite(c *fiber.Ctx) error {
 // Get handles GET /v1/users/:userId.
 func (h *Users) Get(c *fiber.Ctx) error {
 	p := PrincipalOf(c)
-	if err := h.allowed(p); err != nil {
-		return err
-	}
-	u, err := h.store.GetUserInfo(c.Context(), p.AccountID, c.Params("userId"))
+	u, err := h.store.GetUserInfo(c.Context(), scope(p), c.Params("userId"))
 	if err != nil {
 		return err
 	}
@@ -180,9 +170,6 @@ func (h *Users) Get(c *fiber.Ctx) error {
 // Update handles PATCH /v1/users/:userId {name?, dashboard?}.
 func (h *Users) Update(c *fiber.Ctx) error {
 	p := PrincipalOf(c)
-	if err := h.allowed(p); err != nil {
-		return err
-	}
 	var in struct {
 		Name      *string `json:"name"`
 		Dashboard *int    `json:"dashboard"`
@@ -193,10 +180,7 @@ func (h *Users) Update(c *fiber.Ctx) error {
 	if in.Name != nil && strings.TrimSpace(*in.Name) == "" {
 		return errs.Invalidf("name", "name cannot be empty")
 	}
-	if _, err := h.store.GetUserInfo(c.Context(), p.AccountID, c.Params("userId")); err != nil {
-		return err
-	}
-	u, err := h.store.UpdateUser(c.Context(), p.AccountID, c.Params("userId"), in.Name, in.Dashboard)
+	u, err := h.store.UpdateUser(c.Context(), scope(p), c.Params("userId"), in.Name, in.Dashboard)
 	if err != nil {
 		return err
 	}
@@ -207,13 +191,10 @@ func (h *Users) Update(c *fiber.Ctx) error {
 // of the user stop working. Nobody deletes themselves.
 func (h *Users) Delete(c *fiber.Ctx) error {
 	p := PrincipalOf(c)
-	if err := h.allowed(p); err != nil {
-		return err
-	}
 	if c.Params("userId") == p.UserID {
 		return errs.E(errs.Conflict, "userId", "You cannot delete yourself")
 	}
-	if err := h.store.DeleteUser(c.Context(), p.AccountID, c.Params("userId")); err != nil {
+	if err := h.store.DeleteUser(c.Context(), scope(p), c.Params("userId")); err != nil {
 		return err
 	}
 	return success(c)
@@ -222,9 +203,6 @@ func (h *Users) Delete(c *fiber.Ctx) error {
 // Outbox handles GET /v1/outbox (Sluice's): the mail Sluice sent or kept, newest first.
 func (h *Users) Outbox(c *fiber.Ctx) error {
 	p := PrincipalOf(c)
-	if err := h.allowed(p); err != nil {
-		return err
-	}
 	pg, err := page(c, 50, 500)
 	if err != nil {
 		return err

@@ -150,9 +150,6 @@ func reachSpace(ctx context.Context, s interface {
 // Create handles POST /v1/workbooks.
 func (h *Workbooks) Create(c *fiber.Ctx) error {
 	p := PrincipalOf(c)
-	if err := notPublishable(p); err != nil {
-		return err
-	}
 	var in workbookIn
 	if err := bind(c, &in); err != nil {
 		return err
@@ -194,9 +191,6 @@ func (h *Workbooks) Create(c *fiber.Ctx) error {
 
 func (h *Workbooks) workbook(c *fiber.Ctx) (*auth.Principal, *model.Workbook, error) {
 	p := PrincipalOf(c)
-	if err := notPublishable(p); err != nil {
-		return nil, nil, err
-	}
 	w, err := h.store.GetWorkbook(c.Context(), p.AccountID, c.Params("workbookId"))
 	if err != nil {
 		return nil, nil, err
@@ -219,9 +213,6 @@ func (h *Workbooks) Get(c *fiber.Ctx) error {
 // List handles GET /v1/workbooks.
 func (h *Workbooks) List(c *fiber.Ctx) error {
 	p := PrincipalOf(c)
-	if err := notPublishable(p); err != nil {
-		return err
-	}
 	f := store.WorkbookFilter{AccountID: p.AccountID, EnvironmentID: p.EnvironmentID, SpaceID: c.Query("spaceId"), Name: c.Query("name"),
 		Namespace: c.Query("namespace"), Label: c.Query("label"), Treatment: normTreatment(c.Query("treatment")), IncludeSheets: true}
 	if p.SpaceID != "" {

@@ -67,7 +67,7 @@ func (h *Admin) admin(c *fiber.Ctx) (SessionUser, error) {
 
 // environment is the admin's environment: ?env= or the account's first.
 func (h *Admin) environment(c *fiber.Ctx, u SessionUser) (*model.Environment, []*model.Environment, error) {
-	envs, _, err := h.store.ListEnvironments(c.Context(), u.AccountID, "", model.Page{Size: 100, Number: 1})
+	envs, _, err := h.store.ListEnvironments(c.Context(), u.AccountID, u.EnvironmentID, model.Page{Size: 100, Number: 1})
 	if err != nil {
 		return nil, nil, err
 	}

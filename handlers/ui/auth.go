@@ -27,7 +27,7 @@ func (h *Handler) Login(c *fiber.Ctx) error {
 	if err != nil || !auth.CheckPassword(u.PasswordHash, c.FormValue("password")) {
 		return Render(c, fiber.StatusUnauthorized, views.Login(views.LoginProps{Email: email, Error: "login.failed"}))
 	}
-	if err := h.sessions.Start(c, SessionUser{UserID: u.ID, AccountID: u.AccountID, Email: u.Email}); err != nil {
+	if err := h.sessions.Start(c, SessionUser{UserID: u.ID, AccountID: u.AccountID, Email: u.Email, EnvironmentID: u.EnvironmentID}); err != nil {
 		return err
 	}
 	return c.Redirect("/", fiber.StatusSeeOther)
@@ -84,7 +84,7 @@ func (h *Handler) AcceptInvite(c *fiber.Ctx) error {
 		p.Error = "admin.invite_invalid"
 		return Render(c, fiber.StatusNotFound, views.Invite(p))
 	}
-	if err := h.sessions.Start(c, SessionUser{UserID: u.ID, AccountID: u.AccountID, Email: u.Email}); err != nil {
+	if err := h.sessions.Start(c, SessionUser{UserID: u.ID, AccountID: u.AccountID, Email: u.Email, EnvironmentID: u.EnvironmentID}); err != nil {
 		return err
 	}
 	return c.Redirect("/", fiber.StatusSeeOther)

@@ -18,7 +18,7 @@ import (
 
 // environment picks the requested environment of the user's account, or the first one.
 func (h *Handler) environment(c *fiber.Ctx, u SessionUser, id string) (*model.Environment, []*model.Environment, error) {
-	envs, _, err := h.store.ListEnvironments(c.Context(), u.AccountID, "", model.Page{Size: 1000, Number: 1})
+	envs, _, err := h.store.ListEnvironments(c.Context(), u.AccountID, u.EnvironmentID, model.Page{Size: 1000, Number: 1})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -208,7 +208,7 @@ func (h *Handler) Upload(upload fiber.Handler) fiber.Handler {
 		if err != nil {
 			return err
 		}
-		p := &auth.Principal{Kind: auth.UserToken, AccountID: u.AccountID, UserID: u.UserID, Email: u.Email, ActorID: u.UserID}
+		p := &auth.Principal{Kind: auth.UserToken, AccountID: u.AccountID, EnvironmentID: u.EnvironmentID, UserID: u.UserID, Email: u.Email, ActorID: u.UserID}
 		if u.GuestSpace != "" {
 			p = &auth.Principal{Kind: auth.GuestToken, AccountID: u.AccountID, EnvironmentID: sp.EnvironmentID, SpaceID: sp.ID, Email: u.Email, ActorID: u.UserID}
 		}

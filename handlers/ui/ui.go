@@ -22,7 +22,10 @@ type SessionUser struct {
 	AccountID  string
 	Email      string
 	GuestSpace string
-	Since      time.Time // when the session was issued
+	// EnvironmentID is set for users invited with an environment's key: they see that
+	// environment only.
+	EnvironmentID string
+	Since         time.Time // when the session was issued
 }
 
 // guard keeps guests inside their space: other spaces do not exist for them.

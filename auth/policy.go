@@ -1,0 +1,113 @@
+package auth
+
+import (
+	"github.com/sluice/sluice/errs"
+)
+
+// Area is a group of routes that one permission covers. Every /v1 route names its area in
+// web/routes.go; Allow decides, from the table below, which credentials may enter it. Inside
+// an area the handlers still narrow by scope: a key or an environment user reaches its own
+// environment, a space token or guest its own space.
+type Area string
+
+// The areas, from the widest audience to the narrowest.
+const (
+	AreaSpaceCreate   Area = "spaces:create"       // POST /v1/spaces
+	AreaSpaceData     Area = "space"               // everything inside a space: workbooks, sheets, records, files, jobs, events…
+	AreaEnvironment   Area = "environment"         // read and change one's environment; its keys
+	AreaEnvManage     Area = "environments:manage" // create and delete environments
+	AreaAccountRead   Area = "account:read"        // GET /v1/accounts/current
+	AreaAccountManage Area = "account:manage"      // change the account; the outbox of invitation mail; the audit trail
+	AreaPATs          Area = "pats"                // personal access tokens: a person's own
+	AreaUsers         Area = "users"               // list, invite, change and remove users (a key: its environment's only)
+	AreaEnvConfig     Area = "environment:config"  // secrets, guests, agents, apps
+	AreaDataClips     Area = "data-clips"          // shared views of a space's records (not for guests)
+)
+
+// Class is the kind of credential as the permission table sees it.
+type Class string
+
+// The columns of the permission table.
+const (
+	ClassSecretKey   Class = "secret key" // an environment's sk_, or a token exchanged from it
+	ClassPublishable Class = "publishable key"
+	ClassSpace       Class = "space token"  // handed out with a space created by a key or user
+	ClassAccountUser Class = "account user" // an account user's JWT, dashboard session or PAT
+	ClassEnvUser     Class = "environment user"
+	ClassGuest       Class = "guest"
+)
+
+// Classes is the table's column order.
+var Classes = []Class{ClassSecretKey, ClassPublishable, ClassSpace, ClassAccountUser, ClassEnvUser, ClassGuest}
+
+// Areas is the table's row order.
+var Areas = []Area{AreaSpaceCreate, AreaSpaceData, AreaDataClips, AreaEnvironment, AreaEnvConfig, AreaUsers, AreaPATs, AreaAccountRead, AreaAccountManage, AreaEnvManage}
+
+// Policy is the permission table: which classes may enter which area. It is printed in the
+// README ("Security") and every route × class is tested against it.
+var Policy = map[Area][]Class{
+	AreaSpaceCreate:   {ClassSecretKey, ClassPublishable, ClassAccountUser, ClassEnvUser},
+	AreaSpaceData:     {ClassSecretKey, ClassSpace, ClassAccountUser, ClassEnvUser, ClassGuest},
+	AreaDataClips:     {ClassSecretKey, ClassSpace, ClassAccountUser, ClassEnvUser},
+	AreaEnvironment:   {ClassSecretKey, ClassAccountUser, ClassEnvUser},
+	AreaEnvConfig:     {ClassSecretKey, ClassAccountUser, ClassEnvUser},
+	AreaUsers:         {ClassSecretKey, ClassAccountUser, ClassEnvUser},
+	AreaPATs:          {ClassAccountUser, ClassEnvUser},
+	AreaAccountRead:   {ClassSecretKey, ClassAccountUser, ClassEnvUser},
+	AreaAccountManage: {ClassAccountUser},
+	AreaEnvManage:     {ClassAccountUser},
+}
+
+// ClassOf places a principal in the table.
+func ClassOf(p *Principal) Class {
+	switch p.Kind {
+	case SecretKey, APIToken:
+		return ClassSecretKey
+	case PublishableKey:
+		return ClassPublishable
+	case SpaceToken:
+		return ClassSpace
+	case GuestToken:
+		return ClassGuest
+	case UserToken, PersonalToken:
+		if p.SpaceID != "" {
+			return ClassSpace
+		}
+		if p.EnvironmentID != "" {
+			return ClassEnvUser
+		}
+		return ClassAccountUser
+	}
+	return ""
+}
+
+// Allows reports whether class c may enter area a.
+func Allows(a Area, c Class) bool {
+	for _, x := range Policy[a] {
+		if x == c {
+			return true
+		}
+	}
+	return false
+}
+
+// Allow is the one permission check: nil when p may enter area a, else a forbidden error
+// that says who may.
+func Allow(p *Principal, a Area) error {
+	c := ClassOf(p)
+	if Allows(a, c) {
+		return nil
+	}
+	return errs.E(errs.Forbidden, "Authorization", "A %s may not do this (%s is for: %s)", c, a, who(a))
+}
+
+func who(a Area) string {
+	s := ""
+	for i, c := range Policy[a] {
+		if i > 0 {
+			s += ", "
+		}
+		s += string(c)
+	}
+	return s
+}
