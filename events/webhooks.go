@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/sluice/sluice/netguard"
 	"io"
 	"log/slog"
 	"net/http"
@@ -27,6 +28,9 @@ type Webhooks struct {
 	Encode func(*model.Event) ([]byte, error)
 	Client *http.Client
 	Log    *slog.Logger
+	// AllowPrivate lets deliveries reach loopback and private addresses
+	// (SLUICE_ALLOW_PRIVATE_WEBHOOKS); by default they are refused (netguard).
+	AllowPrivate bool
 	// RetryBase is the wait after the first failed attempt; each further failure doubles it
 	// (1 s, 2 s, 4s …). MaxAttempts attempts in all, then the delivery fails for good.
 	RetryBase   time.Duration
@@ -43,7 +47,10 @@ type Webhooks struct {
 
 func (w *Webhooks) defaults() {
 	if w.Client == nil {
-		w.Client = &http.Client{Timeout: 10 * time.Second}
+		w.Client = netguard.Client(10 * time.Second)
+		if w.AllowPrivate {
+			w.Client = &http.Client{Timeout: 10 * time.Second}
+		}
 	}
 	if w.RetryBase <= 0 {
 		w.RetryBase = time.Second

@@ -2,10 +2,12 @@ package events_test
 
 import (
 	"encoding/json"
+	"github.com/sluice/sluice/auth"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -58,11 +60,12 @@ func (f *fixture) open(t *testing.T) {
 	}
 	t.Cleanup(func() { db.Close() })
 	db.Now = f.clock.Now
+	db.Sealer, _ = auth.NewSealer([]byte("0123456789abcdef0123456789abcdef")) // webhooks sign with the sealed secret key
 	f.db = db
 }
 
 func (f *fixture) webhooks() *events.Webhooks {
-	return &events.Webhooks{DB: f.db, Encode: api.EventBody, RetryBase: time.Second, MaxAttempts: 4}
+	return &events.Webhooks{DB: f.db, Encode: api.EventBody, RetryBase: time.Second, MaxAttempts: 4, AllowPrivate: true}
 }
 
 func (f *fixture) mustDeployAgent(t *testing.T, cfg model.AgentConfig) *model.Agent {
@@ -302,5 +305,30 @@ func TestAgentWants(t *testing.T) {
 	}
 	if !events.TopicMatches(nil, "anything:at-all") || !events.TopicMatches([]string{"**"}, "x:y") {
 		t.Fatal("no topics and ** should match every topic")
+	}
+}
+
+// M6: by default a delivery never reaches a loopback or private address, even when the URL
+// was stored (or resolves there later): the receiver sees nothing and the log says why.
+func TestWebhookRefusesPrivateAddresses(t *testing.T) {
+	f := mustOpenDB(t)
+	ctx := t.Context()
+	r := newReceiver(t, f, 200)
+	a := f.mustDeployAgent(t, model.AgentConfig{Slug: "hook", Topics: []string{"space:created"}, URL: r.srv.URL})
+	f.mustCreateSpace(t, "s")
+	w := f.webhooks()
+	w.AllowPrivate = false
+	if _, err := w.Dispatch(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.SendDue(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(r.received()); n != 0 {
+		t.Fatalf("the loopback receiver got %d requests", n)
+	}
+	logs, _, err := f.db.ListDeliveries(ctx, store.DeliveryFilter{AccountID: f.acc, AgentID: a.ID, Page: model.Page{Size: 10, Number: 1}})
+	if err != nil || len(logs) != 1 || !strings.Contains(logs[0].LastError, "private") {
+		t.Fatalf("delivery log: %+v %v, want an error naming the private address", logs, err)
 	}
 }

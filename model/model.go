@@ -71,7 +71,8 @@ type APIKey struct {
 	AccountID     string
 	EnvironmentID string
 	Type          string
-	Raw           string
+	Raw           string // the key itself: known only when it is created or revealed
+	Hint          string // "sk_abc…wxyz": how lists name a secret key once it was revealed
 	CreatedAt     time.Time
 }
 

@@ -29,6 +29,15 @@ type DB struct {
 	r     *sql.DB
 	Now   func() time.Time // the clock; tests replace it
 	sorts sortCache        // the full order of recent sorted record queries
+	// Sealer encrypts API keys at rest under the master key; set it before the first key is
+	// written (cmd/sluice does, then calls SealKeys). Without it keys are stored hashed only.
+	Sealer Sealer
+}
+
+// Sealer encrypts and decrypts values with a key kept outside the database.
+type Sealer interface {
+	Seal(plain []byte) []byte
+	Open(sealed []byte) ([]byte, error)
 }
 
 // Open opens (creating when missing) the database file at path and applies migrations.
@@ -134,6 +143,7 @@ type Tx struct {
 	ctx     context.Context
 	now     time.Time
 	touched map[int64]bool // sheets whose records this transaction changes (sortCache)
+	sealer  Sealer
 }
 
 // Now is the transaction's time.
@@ -146,7 +156,7 @@ func (db *DB) Update(ctx context.Context, fn func(tx *Tx) error) error {
 		return errs.Wrap(err, "begin transaction")
 	}
 	defer sqlTx.Rollback()
-	tx := &Tx{Tx: sqlTx, ctx: ctx, now: db.Now().UTC()}
+	tx := &Tx{Tx: sqlTx, ctx: ctx, now: db.Now().UTC(), sealer: db.Sealer}
 	if err := fn(tx); err != nil {
 		return err
 	}

@@ -85,16 +85,23 @@ func (db *DB) EventSeqAt(ctx context.Context, t time.Time) (int64, error) {
 // SecretKey returns the raw value of an environment's oldest live secret key, which signs
 // its webhooks. Errors: not_found.
 func (db *DB) SecretKey(ctx context.Context, envID string) (string, error) {
-	var raw string
-	err := db.r.QueryRowContext(ctx, `SELECT raw FROM api_keys WHERE environment_id = ? AND type = ? AND deleted_at IS NULL ORDER BY created_at LIMIT 1`,
-		envID, model.KeySecret).Scan(&raw)
+	var sealed []byte
+	err := db.r.QueryRowContext(ctx, `SELECT sealed FROM api_keys WHERE environment_id = ? AND type = ? AND deleted_at IS NULL ORDER BY created_at LIMIT 1`,
+		envID, model.KeySecret).Scan(&sealed)
 	if err == sql.ErrNoRows {
 		return "", errs.NotFoundf("environmentId", "Environment %s has no secret key", envID)
 	}
 	if err != nil {
 		return "", errs.Wrap(err, "read secret key")
 	}
-	return raw, nil
+	if db.Sealer == nil || len(sealed) == 0 {
+		return "", errs.NotFoundf("environmentId", "Environment %s's secret key is not kept in a readable form", envID)
+	}
+	raw, err := db.Sealer.Open(sealed)
+	if err != nil {
+		return "", errs.Wrap(err, "open secret key (is SLUICE_MASTER_KEY the one it was sealed with?)")
+	}
+	return string(raw), nil
 }
 
 // cursorKey is the setting holding the position of the last event the webhook dispatcher

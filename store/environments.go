@@ -62,9 +62,8 @@ func (tx *Tx) insertEnvironment(env *model.Environment, actor, secret, publishab
 		publishable = "pk_" + RandomString(32)
 	}
 	for typ, raw := range map[string]string{model.KeySecret: secret, model.KeyPublishable: publishable} {
-		if _, err := tx.exec(`INSERT INTO api_keys (id, account_id, environment_id, type, raw, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
-			NewID(PrefixKey), env.AccountID, env.ID, typ, raw, ms(tx.now)); err != nil {
-			return errs.E(errs.Conflict, "key", "an API key with this value already exists")
+		if err := tx.insertKey(&model.APIKey{ID: NewID(PrefixKey), AccountID: env.AccountID, EnvironmentID: env.ID, Type: typ, Raw: raw}, false); err != nil {
+			return err
 		}
 	}
 	_, err = tx.Emit("environment:created", model.EventContext{AccountID: env.AccountID, EnvironmentID: env.ID, ActorID: actor},
@@ -192,38 +191,135 @@ func (db *DB) DeleteEnvironment(ctx context.Context, accountID, id, actor string
 func (db *DB) KeyByRaw(ctx context.Context, raw string) (*model.APIKey, error) {
 	var k model.APIKey
 	var c int64
-	err := db.r.QueryRowContext(ctx, `SELECT k.id, k.account_id, k.environment_id, k.type, k.raw, k.created_at FROM api_keys k
-		JOIN environments e ON e.id = k.environment_id WHERE k.raw = ? AND k.deleted_at IS NULL AND e.deleted_at IS NULL`, raw).
-		Scan(&k.ID, &k.AccountID, &k.EnvironmentID, &k.Type, &k.Raw, &c)
+	err := db.r.QueryRowContext(ctx, `SELECT k.id, k.account_id, k.environment_id, k.type, k.created_at FROM api_keys k
+		JOIN environments e ON e.id = k.environment_id WHERE k.raw = ? AND k.deleted_at IS NULL AND e.deleted_at IS NULL`, keyHash(raw)).
+		Scan(&k.ID, &k.AccountID, &k.EnvironmentID, &k.Type, &c)
 	if err == sql.ErrNoRows {
 		return nil, errs.NotFoundf("key", "API key not found")
 	}
 	if err != nil {
 		return nil, errs.Wrap(err, "find key")
 	}
-	k.CreatedAt = fromMS(c)
+	k.CreatedAt, k.Raw = fromMS(c), raw
 	return &k, nil
 }
 
-// ListKeys returns the live keys of an environment.
-func (db *DB) ListKeys(ctx context.Context, accountID, envID string) ([]*model.APIKey, error) {
-	rows, err := db.r.QueryContext(ctx, `SELECT id, account_id, environment_id, type, raw, created_at FROM api_keys
-		WHERE account_id = ? AND environment_id = ? AND deleted_at IS NULL ORDER BY type DESC, created_at`, accountID, envID)
-	if err != nil {
-		return nil, errs.Wrap(err, "list keys")
-	}
-	defer rows.Close()
-	out := []*model.APIKey{}
-	for rows.Next() {
-		var k model.APIKey
-		var c int64
-		if err := rows.Scan(&k.ID, &k.AccountID, &k.EnvironmentID, &k.Type, &k.Raw, &c); err != nil {
-			return nil, errs.Wrap(err, "scan key")
+// ListKeys returns the live keys of an environment. Publishable keys come with their value
+// (they are public); a secret key comes with its value only when reveal is set and it was
+// never revealed before (its first list after creation), which marks it revealed; otherwise
+// only its hint.
+func (db *DB) ListKeys(ctx context.Context, accountID, envID string, reveal bool) ([]*model.APIKey, error) {
+	var out []*model.APIKey
+	err := db.Update(ctx, func(tx *Tx) error {
+		rows, err := tx.QueryContext(tx.ctx, `SELECT id, account_id, environment_id, type, hint, sealed, revealed_at IS NOT NULL, created_at FROM api_keys
+			WHERE account_id = ? AND environment_id = ? AND deleted_at IS NULL ORDER BY type DESC, created_at`, accountID, envID)
+		if err != nil {
+			return errs.Wrap(err, "list keys")
 		}
-		k.CreatedAt = fromMS(c)
-		out = append(out, &k)
+		out = []*model.APIKey{}
+		var reveals []string
+		for rows.Next() {
+			var k model.APIKey
+			var c int64
+			var sealed []byte
+			var revealed bool
+			if err := rows.Scan(&k.ID, &k.AccountID, &k.EnvironmentID, &k.Type, &k.Hint, &sealed, &revealed, &c); err != nil {
+				rows.Close()
+				return errs.Wrap(err, "scan key")
+			}
+			k.CreatedAt = fromMS(c)
+			if k.Type == model.KeyPublishable || (reveal && !revealed) {
+				if plain, err := tx.open(sealed); err == nil {
+					k.Raw = plain
+					if k.Type == model.KeySecret {
+						reveals = append(reveals, k.ID)
+					}
+				}
+			}
+			out = append(out, &k)
+		}
+		rows.Close()
+		for _, id := range reveals {
+			if _, err := tx.exec(`UPDATE api_keys SET revealed_at = ? WHERE id = ?`, ms(tx.now), id); err != nil {
+				return errs.Wrap(err, "reveal key")
+			}
+		}
+		return rows.Err()
+	})
+	return out, err
+}
+
+// keyHash is what api_keys.raw holds for a key.
+func keyHash(raw string) string { return "sha256:" + hashToken(raw) }
+
+// keyHint names a secret key without revealing it.
+func keyHint(raw string) string {
+	if len(raw) < 12 {
+		return raw[:min(3, len(raw))] + "…"
 	}
-	return out, rows.Err()
+	return raw[:6] + "…" + raw[len(raw)-4:]
+}
+
+// insertKey stores k hashed (and sealed when the store has a sealer); revealed marks a key
+// whose value the caller shows now (a rotation), so no list shows it again.
+func (tx *Tx) insertKey(k *model.APIKey, revealed bool) error {
+	var sealed []byte
+	if tx.sealer != nil {
+		sealed = tx.sealer.Seal([]byte(k.Raw))
+	}
+	var rev any
+	if revealed {
+		rev = ms(tx.now)
+	}
+	k.CreatedAt, k.Hint = tx.now, keyHint(k.Raw)
+	if _, err := tx.exec(`INSERT INTO api_keys (id, account_id, environment_id, type, raw, sealed, hint, revealed_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		k.ID, k.AccountID, k.EnvironmentID, k.Type, keyHash(k.Raw), sealed, k.Hint, rev, ms(tx.now)); err != nil {
+		return errs.E(errs.Conflict, "key", "an API key with this value already exists")
+	}
+	return nil
+}
+
+// open decrypts a sealed key.
+func (tx *Tx) open(sealed []byte) (string, error) {
+	if tx.sealer == nil || len(sealed) == 0 {
+		return "", errs.NotFoundf("key", "The key is not kept in a readable form")
+	}
+	plain, err := tx.sealer.Open(sealed)
+	return string(plain), err
+}
+
+// SealKeys converts keys stored in plain text (before migration 020) to a hash and a sealed
+// copy. It runs at every start and does nothing once every key is converted.
+func (db *DB) SealKeys(ctx context.Context) (int, error) {
+	n := 0
+	err := db.Update(ctx, func(tx *Tx) error {
+		rows, err := tx.QueryContext(tx.ctx, `SELECT id, raw FROM api_keys WHERE raw NOT LIKE 'sha256:%'`)
+		if err != nil {
+			return errs.Wrap(err, "read keys")
+		}
+		plain := map[string]string{}
+		for rows.Next() {
+			var id, raw string
+			if err := rows.Scan(&id, &raw); err != nil {
+				rows.Close()
+				return errs.Wrap(err, "scan key")
+			}
+			plain[id] = raw
+		}
+		rows.Close()
+		for id, raw := range plain {
+			var sealed []byte
+			if tx.sealer != nil {
+				sealed = tx.sealer.Seal([]byte(raw))
+			}
+			if _, err := tx.exec(`UPDATE api_keys SET raw = ?, sealed = ?, hint = ? WHERE id = ?`, keyHash(raw), sealed, keyHint(raw), id); err != nil {
+				return errs.Wrap(err, "hash key")
+			}
+			n++
+		}
+		return nil
+	})
+	return n, err
 }
 
 // RotateKey replaces an environment's key of one type (SECRET or PUBLISHABLE) with a new
@@ -243,12 +339,7 @@ func (db *DB) RotateKey(ctx context.Context, accountID, envID, typ string) (*mod
 		if n, _ := res.RowsAffected(); n == 0 {
 			return errs.NotFoundf("environmentId", "Environment not found")
 		}
-		k.CreatedAt = tx.now
-		if _, err := tx.exec(`INSERT INTO api_keys (id, account_id, environment_id, type, raw, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
-			k.ID, accountID, envID, typ, k.Raw, ms(tx.now)); err != nil {
-			return errs.Wrap(err, "create key")
-		}
-		return nil
+		return tx.insertKey(k, true)
 	})
 	return k, err
 }

@@ -104,3 +104,44 @@ func (db *DB) DeleteSecret(ctx context.Context, accountID, id string) (*Secret, 
 	})
 	return &s, err
 }
+
+// ResealSecrets re-encrypts, under the store's sealer, every secret that only legacy can open
+// (secrets stored before the master key came from outside the database). It returns how many
+// it converted; once all are converted it only reads.
+func (db *DB) ResealSecrets(ctx context.Context, legacy Sealer) (int, error) {
+	if db.Sealer == nil {
+		return 0, nil
+	}
+	n := 0
+	err := db.Update(ctx, func(tx *Tx) error {
+		rows, err := tx.QueryContext(tx.ctx, `SELECT id, value_enc FROM secrets`)
+		if err != nil {
+			return errs.Wrap(err, "read secrets")
+		}
+		old := map[string][]byte{}
+		for rows.Next() {
+			var id string
+			var sealed []byte
+			if err := rows.Scan(&id, &sealed); err != nil {
+				rows.Close()
+				return errs.Wrap(err, "scan secret")
+			}
+			if _, err := db.Sealer.Open(sealed); err != nil {
+				old[id] = sealed
+			}
+		}
+		rows.Close()
+		for id, sealed := range old {
+			plain, err := legacy.Open(sealed)
+			if err != nil {
+				continue // neither key opens it: leave it for the operator (wrong SLUICE_MASTER_KEY?)
+			}
+			if _, err := tx.exec(`UPDATE secrets SET value_enc = ? WHERE id = ?`, db.Sealer.Seal(plain), id); err != nil {
+				return errs.Wrap(err, "reseal secret")
+			}
+			n++
+		}
+		return nil
+	})
+	return n, err
+}

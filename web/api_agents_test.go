@@ -111,7 +111,7 @@ func TestAgentWebhookLogs(t *testing.T) {
 		t.Fatalf("got %v, want the webhook url", a)
 	}
 	sp := e.mustCreateSpace(t, testSecret, map[string]any{"name": "s"})
-	w := &events.Webhooks{DB: e.db, Encode: api.EventBody}
+	w := &events.Webhooks{DB: e.db, Encode: api.EventBody, AllowPrivate: true}
 	if err := w.RunOnce(t.Context()); err != nil {
 		t.Fatal(err)
 	}

@@ -26,6 +26,10 @@ const (
 	testPassword = "correct horse"
 )
 
+// allowPrivateWebhooks is what newAPI's apps use: the tests' webhook receivers listen on
+// 127.0.0.1 (TestPrivateWebhookURLsRefused turns it off).
+var allowPrivateWebhooks = true
+
 // apiEnv is a running app on a temp store with a bootstrapped account.
 type apiEnv struct {
 	app      *fiber.App
@@ -45,6 +49,8 @@ func newAPI(t testing.TB) *apiEnv {
 	t.Cleanup(func() { db.Close() })
 	e := &apiEnv{db: db, now: time.Date(2026, 1, 2, 3, 4, 5, 678e6, time.UTC)}
 	db.Now = func() time.Time { return e.now }
+	sealer, _ := auth.NewSealer([]byte("0123456789abcdef0123456789abcdef"))
+	db.Sealer = sealer
 	hash, _ := auth.HashPassword(testPassword)
 	res, err := db.EnsureBootstrap(t.Context(), store.Bootstrap{AccountName: "T", AdminEmail: testEmail, PasswordHash: hash, SecretKey: testSecret, PublishableKey: testPublic})
 	if err != nil {
@@ -53,10 +59,9 @@ func newAPI(t testing.TB) *apiEnv {
 	e.envID, e.account = res.Environment.ID, res.Account.ID
 	e.filesDir = t.TempDir()
 	tokens := &auth.Tokens{Key: []byte("test-signing-key"), TTL: time.Hour, Now: db.Now}
-	sealer, _ := auth.NewSealer([]byte("0123456789abcdef0123456789abcdef"))
 	e.app = web.New(web.Deps{Store: db, Auth: &auth.Authenticator{Keys: db, Tokens: tokens, PATs: db, Guests: db, Live: db}, Tokens: tokens,
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), SessionSecret: []byte("0123456789abcdef0123456789abcdef"),
-		Sealer: sealer, FilesDir: e.filesDir})
+		Sealer: sealer, FilesDir: e.filesDir, AllowPrivateWebhooks: allowPrivateWebhooks})
 	return e
 }
 

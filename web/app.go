@@ -29,12 +29,15 @@ const streamLimit = 1 << 30
 
 // Deps is everything the web layer needs.
 type Deps struct {
-	Store         *store.DB
-	Auth          *auth.Authenticator
-	Tokens        *auth.Tokens
-	Log           *slog.Logger
-	BaseURL       string // public URL, e.g. https://sluice.example.com; decides Secure cookies
-	SessionSecret []byte // signs and encrypts dashboard session cookies
+	// AllowPrivateWebhooks lets agents' webhook URLs point at loopback and private addresses
+	// (SLUICE_ALLOW_PRIVATE_WEBHOOKS, for development); refused by default.
+	AllowPrivateWebhooks bool
+	Store                *store.DB
+	Auth                 *auth.Authenticator
+	Tokens               *auth.Tokens
+	Log                  *slog.Logger
+	BaseURL              string // public URL, e.g. https://sluice.example.com; decides Secure cookies
+	SessionSecret        []byte // signs and encrypts dashboard session cookies
 	// Events feeds GET /v1/events/stream; the caller starts and stops it (before shutting the
 	// app down, so open streams end). Nil makes the stream answer 500.
 	Events *events.Notifier

@@ -41,7 +41,7 @@ func routes(app *fiber.App, d Deps) {
 	plans := api.NewPlans(jobsH, ingestSvc)
 	actions := api.NewActions(d.Store, jobSvc)
 	stream := api.NewStream(d.Store, d.Events, d.StreamHeartbeat)
-	agents := api.NewAgents(d.Store)
+	agents := api.NewAgents(d.Store, d.AllowPrivateWebhooks)
 	need := bearer(d.Auth)
 	files := api.NewFiles(d.Store, ingestSvc, d.FilesDir)
 

@@ -200,3 +200,57 @@ func TestGuestSeesNoEnvironmentOrAccount(t *testing.T) {
 		}
 	}
 }
+
+// L6: API keys are stored as hashes. A new environment's secret key is in the first list of
+// its keys and never again (the hint names it); publishable keys stay visible.
+func TestKeysAreHashedAndShownOnce(t *testing.T) {
+	e := newAPI(t)
+	admin := jwtFor(t, e)
+	if n, err := e.db.CountForTest(t.Context(), `SELECT COUNT(*) FROM api_keys WHERE raw LIKE 'sk_%' OR raw LIKE 'pk_%' OR raw NOT LIKE 'sha256:%'`); err != nil || n != 0 {
+		t.Fatalf("keys in the clear: %d %v", n, err)
+	}
+	env := dataOf(e.mustCall(t, "POST", "/v1/environments", admin, map[string]any{"name": "Three", "isProd": false}))["id"].(string)
+	keysOf := func() map[string]map[string]any {
+		out := map[string]map[string]any{}
+		for _, k := range listOf(e.mustCall(t, "GET", "/v1/auth/api-keys?environmentId="+env, admin, nil)) {
+			out[k.(map[string]any)["type"].(string)] = k.(map[string]any)
+		}
+		return out
+	}
+	first := keysOf()
+	sk, _ := first["SECRET"]["rawKey"].(string)
+	if !strings.HasPrefix(sk, "sk_") || !strings.HasPrefix(first["PUBLISHABLE"]["rawKey"].(string), "pk_") {
+		t.Fatalf("first list: %v", first)
+	}
+	second := keysOf()
+	if _, shown := second["SECRET"]["rawKey"]; shown {
+		t.Errorf("the secret key was shown twice: %v", second["SECRET"])
+	}
+	if hint, _ := second["SECRET"]["secret"].(string); !strings.HasPrefix(hint, sk[:6]) || !strings.HasSuffix(hint, sk[len(sk)-4:]) || strings.Contains(hint, sk) {
+		t.Errorf("the hint %q does not name %s without revealing it", hint, sk)
+	}
+	if second["PUBLISHABLE"]["rawKey"] != first["PUBLISHABLE"]["rawKey"] {
+		t.Errorf("publishable key hidden: %v", second["PUBLISHABLE"])
+	}
+	if st, _ := e.request(t, "GET", "/v1/spaces", sk); st != http.StatusOK {
+		t.Errorf("the revealed key does not work: %d", st)
+	}
+}
+
+// M6: an agent's webhook URL may not point at this machine or a private network (blind SSRF)
+// unless SLUICE_ALLOW_PRIVATE_WEBHOOKS says so.
+func TestPrivateWebhookURLsRefused(t *testing.T) {
+	allowPrivateWebhooks = false
+	defer func() { allowPrivateWebhooks = true }()
+	e := newAPI(t)
+	for _, u := range []string{"http://127.0.0.1:9/x", "http://localhost/x", "http://10.1.2.3/", "http://169.254.169.254/latest/meta-data/",
+		"http://[::1]/", "http://192.168.0.10/", "http://100.64.1.1/", "http://0.0.0.0/", "http://metadata.google.internal/"} {
+		st, out := e.call(t, "POST", "/v1/agents?environmentId="+e.envID, testSecret, map[string]any{"topics": []any{"space:created"}, "url": u})
+		if st != http.StatusBadRequest || !strings.Contains(errorMessage(out), "private network") {
+			t.Errorf("agent with url %s: got %d %v, want 400 naming the private network", u, st, out)
+		}
+	}
+	if st, out := e.call(t, "POST", "/v1/agents?environmentId="+e.envID, testSecret, map[string]any{"topics": []any{"space:created"}, "url": "https://hooks.example.com/in"}); st != http.StatusOK {
+		t.Errorf("a public URL: %d %v", st, out)
+	}
+}

@@ -76,6 +76,11 @@ test("environments: create, get, update (bare), list, delete, keys and events", 
   const keys = (await me.auth.getApiKeys({ environmentId: env.id })).data;
   assert.ok(keys.some((k) => k.type === "SECRET" && k.rawKey.startsWith("sk_")), JSON.stringify(keys));
   assert.ok(keys.some((k) => k.type === "PUBLISHABLE" && k.rawKey.startsWith("pk_")));
+  // Keys are stored as hashes: the secret key was shown in that first list and never again.
+  const again = (await me.auth.getApiKeys({ environmentId: env.id })).data;
+  const sk = again.find((k) => k.type === "SECRET");
+  assert.equal(sk.rawKey, undefined, JSON.stringify(sk));
+  assert.match(sk.secret, /^sk_\w{3}…\w{4}$/);
   await me.environments.delete(env.id);
   await rejectsWith(me.environments.get(env.id, once), 404);
   const events = (await me.events.list({ domain: "environment", includeAcknowledged: true, pageSize: 100 })).data.filter((e) => e.context.environmentId === env.id);

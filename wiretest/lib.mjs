@@ -52,6 +52,7 @@ export async function startServer(opts = {}) {
       ...(opts.env ?? {}),
       SLUICE_ADDR: `127.0.0.1:${port}`,
       SLUICE_DATA_DIR: dataDir,
+      SLUICE_ALLOW_PRIVATE_WEBHOOKS: "1", // the tests' webhook receivers listen on 127.0.0.1
       SLUICE_ADMIN_EMAIL: EMAIL,
       SLUICE_ADMIN_PASSWORD: PASSWORD,
       SLUICE_SECRET_KEY: SECRET,

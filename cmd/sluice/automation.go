@@ -25,6 +25,8 @@ type automationConfig struct {
 	WebhookRetryBase   time.Duration
 	WebhookMaxAttempts int
 	RetentionEvery     time.Duration
+	// AllowPrivateWebhooks lets webhooks reach loopback and private addresses (development).
+	AllowPrivateWebhooks bool
 }
 
 // automationFlags registers the settings on fs, with defaults from the environment.
@@ -65,6 +67,8 @@ func automationFlags(fs *flag.FlagSet, getenv func(string) string, c *automation
 		attempts = n
 	}
 	fs.IntVar(&c.WebhookMaxAttempts, "webhook-max-attempts", attempts, "webhook attempts before giving up (SLUICE_WEBHOOK_MAX_ATTEMPTS)")
+	allow, _ := strconv.ParseBool(getenv("SLUICE_ALLOW_PRIVATE_WEBHOOKS"))
+	fs.BoolVar(&c.AllowPrivateWebhooks, "allow-private-webhooks", allow, "let webhook URLs reach loopback and private addresses (SLUICE_ALLOW_PRIVATE_WEBHOOKS)")
 	return nil
 }
 
@@ -88,7 +92,8 @@ func startAutomation(ctx context.Context, db *store.DB, c automationConfig, file
 	svc := jobs.New(db, db)
 	a.scheduler = jobs.NewScheduler(svc, jobs.Timers{CheckEvery: c.JobCheckEvery, AckWindow: c.JobAckWindow, ReadinessWait: c.ReadinessWait}, log)
 	a.scheduler.Start()
-	a.webhooks = &events.Webhooks{DB: db, Encode: api.EventBody, Log: log, RetryBase: c.WebhookRetryBase, MaxAttempts: c.WebhookMaxAttempts}
+	a.webhooks = &events.Webhooks{DB: db, Encode: api.EventBody, Log: log, RetryBase: c.WebhookRetryBase, MaxAttempts: c.WebhookMaxAttempts,
+		AllowPrivate: c.AllowPrivateWebhooks}
 	a.webhooks.Start()
 	a.worker = jobs.NewWorker(svc, 200*time.Millisecond, log) // a cheap indexed query; uploads start extracting within 0.2 s
 	a.worker.Handle(jobs.OpDeleteRecords, jobs.DeleteRecords(db))

@@ -94,20 +94,34 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	}
 	defer db.Close()
 
-	if err := bootstrap(ctx, db, cfg, stdout); err != nil {
+	master, err := masterKey(cfg.DataDir, getenv("SLUICE_MASTER_KEY"), log)
+	if err != nil {
 		return err
 	}
 	signing, err := db.Setting(ctx, "jwt_signing_key", func() string { return store.RandomString(48) })
 	if err != nil {
 		return err
 	}
-	sessionKey := sha256.Sum256([]byte("session:" + signing))
-	secretsKey := sha256.Sum256([]byte("secrets:" + signing))
-	sealer, err := auth.NewSealer(secretsKey[:])
+	// Everything that protects data at rest or signs credentials mixes in the master key,
+	// which lives outside the database: a copied sluice.db alone opens no secret and forges
+	// no token or session.
+	derive := func(purpose string) []byte {
+		k := sha256.Sum256([]byte(purpose + ":" + master + ":" + signing))
+		return k[:]
+	}
+	sealer, err := auth.NewSealer(derive("secrets"))
 	if err != nil {
 		return err
 	}
-	tokens := &auth.Tokens{Key: []byte(signing), TTL: 24 * time.Hour, Now: db.Now}
+	db.Sealer = sealer
+	if err := sealAtRest(ctx, db, signing, log); err != nil {
+		return err
+	}
+	if err := bootstrap(ctx, db, cfg, stdout); err != nil {
+		return err
+	}
+	sessionKey := derive("session")
+	tokens := &auth.Tokens{Key: derive("jwt"), TTL: 24 * time.Hour, Now: db.Now}
 	filesDir := filepath.Join(cfg.DataDir, "files")
 	if err := os.MkdirAll(filesDir, 0o700); err != nil {
 		return fmt.Errorf("files dir: %w", err)
@@ -119,7 +133,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	defer auto.Stop()
 	app := web.New(web.Deps{
 		Store: db, Auth: &auth.Authenticator{Keys: db, Tokens: tokens, PATs: db, Guests: db, Live: db}, Tokens: tokens, Log: log,
-		BaseURL: cfg.BaseURL, SessionSecret: sessionKey[:], Events: auto.Notifier, FilesDir: filesDir, Sealer: sealer,
+		BaseURL: cfg.BaseURL, SessionSecret: sessionKey, Events: auto.Notifier, FilesDir: filesDir, Sealer: sealer,
+		AllowPrivateWebhooks: cfg.Automation.AllowPrivateWebhooks,
 		SMTP: mail.SMTP{Host: getenv("SLUICE_SMTP_HOST"), Port: getenv("SLUICE_SMTP_PORT"), User: getenv("SLUICE_SMTP_USER"),
 			Password: getenv("SLUICE_SMTP_PASSWORD"), From: firstNonEmptyEnv(getenv("SLUICE_SMTP_FROM"), "sluice@localhost")},
 	})
@@ -161,27 +176,32 @@ func bootstrap(ctx context.Context, db *store.DB, cfg config, stdout io.Writer) 
 	if err != nil {
 		return err
 	}
+	// Keys are stored as hashes: the generated ones are made here so they can be printed.
+	secret, publishable := cfg.SecretKey, cfg.PublishableKey
+	if secret == "" {
+		secret = "sk_" + store.RandomString(32)
+	}
+	if publishable == "" {
+		publishable = "pk_" + store.RandomString(32)
+	}
 	res, err := db.EnsureBootstrap(ctx, store.Bootstrap{AccountName: "Sluice", AdminEmail: cfg.AdminEmail, PasswordHash: hash,
-		SecretKey: cfg.SecretKey, PublishableKey: cfg.PublishableKey})
+		SecretKey: secret, PublishableKey: publishable})
 	if err != nil {
 		return err
 	}
 	if !res.Created {
 		return nil
 	}
-	keys, err := db.ListKeys(ctx, res.Account.ID, res.Environment.ID)
-	if err != nil {
-		return err
-	}
 	fmt.Fprintf(stdout, "First start: created account %s and environment %s (%s).\n", res.Account.ID, res.Environment.Name, res.Environment.ID)
 	fmt.Fprintf(stdout, "  admin e-mail:    %s\n", cfg.AdminEmail)
 	if generated {
 		fmt.Fprintf(stdout, "  admin password:  %s   (generated; shown only now)\n", password)
 	}
-	for _, k := range keys {
-		if (k.Type == "SECRET" && cfg.SecretKey == "") || (k.Type == "PUBLISHABLE" && cfg.PublishableKey == "") {
-			fmt.Fprintf(stdout, "  %-16s %s   (generated; shown only now)\n", strings.ToLower(k.Type)+" key:", k.Raw)
-		}
+	if cfg.SecretKey == "" {
+		fmt.Fprintf(stdout, "  %-16s %s   (generated; shown only now)\n", "secret key:", secret)
+	}
+	if cfg.PublishableKey == "" {
+		fmt.Fprintf(stdout, "  %-16s %s   (generated; shown only now)\n", "publishable key:", publishable)
 	}
 	return nil
 }

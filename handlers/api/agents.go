@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/sluice/sluice/netguard"
 	"net/url"
 	"strings"
 	"time"
@@ -33,10 +34,15 @@ type AgentStore interface {
 
 // Agents serves /v1/agents. Sluice stores and versions agent source but never runs it; an
 // agent with a webhook URL receives its events as signed POSTs (package events).
-type Agents struct{ store AgentStore }
+type Agents struct {
+	store        AgentStore
+	allowPrivate bool // SLUICE_ALLOW_PRIVATE_WEBHOOKS
+}
 
 // NewAgents returns the agent handlers.
-func NewAgents(s AgentStore) *Agents { return &Agents{store: s} }
+func NewAgents(s AgentStore, allowPrivate bool) *Agents {
+	return &Agents{store: s, allowPrivate: allowPrivate}
+}
 
 type agentJSON struct {
 	model.AgentConfig
@@ -104,7 +110,7 @@ func (h *Agents) Create(c *fiber.Ctx) error {
 		}
 		return err
 	}
-	if err := checkAgent(&cfg); err != nil {
+	if err := checkAgent(&cfg, h.allowPrivate); err != nil {
 		return err
 	}
 	a := &model.Agent{AccountID: p.AccountID, EnvironmentID: envID, Config: cfg}
@@ -117,7 +123,7 @@ func (h *Agents) Create(c *fiber.Ctx) error {
 // checkAgent validates an AgentConfig and settles its webhook URL: `url`, or
 // `options.webhookUrl`, or `templateOptions.url` of the webhook-egress template (the typed
 // client strips unknown top-level keys, so the last two let it set one).
-func checkAgent(c *model.AgentConfig) error {
+func checkAgent(c *model.AgentConfig, allowPrivate bool) error {
 	if c.Compiler != "" && c.Compiler != "js" {
 		return errs.Invalidf("compiler", "compiler must be js, got %q", c.Compiler)
 	}
@@ -155,6 +161,11 @@ func checkAgent(c *model.AgentConfig) error {
 	u, err := url.Parse(c.URL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return errs.Invalidf(key, "%s must be an absolute http or https URL, got %q", key, c.URL)
+	}
+	if !allowPrivate {
+		if err := netguard.CheckURL(u); err != nil {
+			return errs.Invalidf(key, "%s may not point into a private network: %v (set SLUICE_ALLOW_PRIVATE_WEBHOOKS=1 to allow)", key, err)
+		}
 	}
 	return nil
 }

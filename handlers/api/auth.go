@@ -18,7 +18,7 @@ type AuthStore interface {
 	UserByEmail(ctx context.Context, email string) (*model.User, error)
 	KeyByRaw(ctx context.Context, raw string) (*model.APIKey, error)
 	GetEnvironment(ctx context.Context, accountID, id string) (*model.Environment, error)
-	ListKeys(ctx context.Context, accountID, envID string) ([]*model.APIKey, error)
+	ListKeys(ctx context.Context, accountID, envID string, reveal bool) ([]*model.APIKey, error)
 	GetUser(ctx context.Context, id string) (*model.User, error)
 	CreatePAT(ctx context.Context, u *model.User, name string) (*store.PersonalAccessToken, string, error)
 	ListPATs(ctx context.Context, userID string) ([]*store.PersonalAccessToken, error)
@@ -119,6 +119,7 @@ func (h *Auth) apiPrincipal(ctx context.Context, in credentials) (*auth.Principa
 type apiKeyJSON struct {
 	ID            string     `json:"id"`
 	RawKey        string     `json:"rawKey,omitempty"`
+	Secret        string     `json:"secret,omitempty"` // the hint of a secret key already revealed
 	Type          string     `json:"type"`
 	EnvironmentID string     `json:"environmentId"`
 	AccountID     string     `json:"accountId"`
@@ -126,7 +127,10 @@ type apiKeyJSON struct {
 	CreatedAt     Time       `json:"createdAt"`
 }
 
-// ListKeys handles GET /v1/auth/api-keys?environmentId=.
+// ListKeys handles GET /v1/auth/api-keys?environmentId=. Keys are stored as hashes: a
+// secret key's rawKey is in the first list after its creation only (later lists give its
+// hint in secret, as "sk_abc…wxyz"); publishable keys are public and always listed. The
+// answer is never cached.
 func (h *Auth) ListKeys(c *fiber.Ctx) error {
 	p := PrincipalOf(c)
 	envID, err := environmentScope(p, c.Query("environmentId"))
@@ -139,14 +143,19 @@ func (h *Auth) ListKeys(c *fiber.Ctx) error {
 	if _, err := h.store.GetEnvironment(c.Context(), p.AccountID, envID); err != nil {
 		return err
 	}
-	keys, err := h.store.ListKeys(c.Context(), p.AccountID, envID)
+	keys, err := h.store.ListKeys(c.Context(), p.AccountID, envID, true)
 	if err != nil {
 		return err
 	}
 	out := make([]apiKeyJSON, 0, len(keys))
 	for _, k := range keys {
-		out = append(out, apiKeyJSON{ID: k.ID, RawKey: k.Raw, Type: k.Type, EnvironmentID: k.EnvironmentID, AccountID: k.AccountID, Operations: []struct{}{}, CreatedAt: Time(k.CreatedAt)})
+		hint := ""
+		if k.Raw == "" {
+			hint = k.Hint
+		}
+		out = append(out, apiKeyJSON{ID: k.ID, RawKey: k.Raw, Secret: hint, Type: k.Type, EnvironmentID: k.EnvironmentID, AccountID: k.AccountID, Operations: []struct{}{}, CreatedAt: Time(k.CreatedAt)})
 	}
+	c.Set(fiber.HeaderCacheControl, "no-store")
 	return data(c, out)
 }
 

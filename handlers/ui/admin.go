@@ -42,7 +42,7 @@ type AdminStore interface {
 	ListEnvironments(ctx context.Context, accountID, envID string, p model.Page) ([]*model.Environment, int, error)
 	UpdateEnvironment(ctx context.Context, accountID, id string, up store.EnvironmentUpdate, actor string) (*model.Environment, error)
 	AgentAdminStore
-	ListKeys(ctx context.Context, accountID, envID string) ([]*model.APIKey, error)
+	ListKeys(ctx context.Context, accountID, envID string, reveal bool) ([]*model.APIKey, error)
 	RotateKey(ctx context.Context, accountID, envID, typ string) (*model.APIKey, error)
 }
 
@@ -382,14 +382,14 @@ func (h *Admin) Environment(c *fiber.Ctx) error {
 	_ = json.Unmarshal(env.Metadata, &meta)
 	p := views.AdminEnvironmentProps{Shell: sh, Name: env.Name, Prod: env.IsProd, Namespaces: strings.Join(env.Namespaces, ", "),
 		ShowSpaceInfo: meta.ShowSpaceInfo == nil || *meta.ShowSpaceInfo}
-	keys, err := h.store.ListKeys(c.Context(), env.AccountID, env.ID)
+	keys, err := h.store.ListKeys(c.Context(), env.AccountID, env.ID, false)
 	if err != nil {
 		return err
 	}
 	for _, k := range keys {
 		shown := k.Raw // publishable keys are public
-		if k.Type == model.KeySecret && len(shown) > 7 {
-			shown = shown[:7] + "…" + shown[len(shown)-4:]
+		if k.Type == model.KeySecret {
+			shown = k.Hint // stored as a hash: shown whole once, at rotation
 		}
 		p.Keys = append(p.Keys, views.AdminOption{Value: k.Type, Label: shown})
 	}
