@@ -218,7 +218,3 @@ func HashPassword(pw string) (string, error) {
 	return string(h), nil
 }
 
-// CheckPassword reports whether pw matches hash.
-func CheckPassword(hash, pw string) bool {
-	return hash != "" && bcrypt.CompareHashAndPassword([]byte(hash), []byte(pw)) == nil
-}

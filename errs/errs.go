@@ -5,6 +5,7 @@ package errs
 import (
 	"errors"
 	"fmt"
+	"time"
 )
 
 // Code classifies an error; the web layer maps it to a status.
@@ -32,6 +33,8 @@ type Error struct {
 	MsgID   string         // go-i18n message id for pages, may be empty
 	Data    map[string]any // template data for MsgID
 	Cause   error          // internal cause, logged but never shown
+	// RetryAfter tells a throttled caller when to come back (the Retry-After header).
+	RetryAfter time.Duration
 }
 
 // Error returns the message with its cause, for logs.

@@ -35,6 +35,7 @@ type apiEnv struct {
 	app      *fiber.App
 	filesDir string
 	db       *store.DB
+	path     string
 	envID    string
 	account  string
 	now      time.Time
@@ -42,12 +43,13 @@ type apiEnv struct {
 
 func newAPI(t testing.TB) *apiEnv {
 	t.Helper()
-	db, err := store.Open(filepath.Join(t.TempDir(), "test.db"))
+	path := filepath.Join(t.TempDir(), "test.db")
+	db, err := store.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	e := &apiEnv{db: db, now: time.Date(2026, 1, 2, 3, 4, 5, 678e6, time.UTC)}
+	e := &apiEnv{db: db, path: path, now: time.Date(2026, 1, 2, 3, 4, 5, 678e6, time.UTC)}
 	db.Now = func() time.Time { return e.now }
 	sealer, _ := auth.NewSealer([]byte("0123456789abcdef0123456789abcdef"))
 	db.Sealer = sealer
@@ -58,11 +60,35 @@ func newAPI(t testing.TB) *apiEnv {
 	}
 	e.envID, e.account = res.Environment.ID, res.Account.ID
 	e.filesDir = t.TempDir()
-	tokens := &auth.Tokens{Key: []byte("test-signing-key"), TTL: time.Hour, Now: db.Now}
-	e.app = web.New(web.Deps{Store: db, Auth: &auth.Authenticator{Keys: db, Tokens: tokens, PATs: db, Guests: db, Live: db}, Tokens: tokens,
+	e.app = e.newApp(sealer)
+	return e
+}
+
+// newApp builds the web app over e's store, as a server start does.
+func (e *apiEnv) newApp(sealer *auth.Sealer) *fiber.App {
+	tokens := &auth.Tokens{Key: []byte("test-signing-key"), TTL: time.Hour, Now: e.db.Now}
+	return web.New(web.Deps{Store: e.db, Auth: &auth.Authenticator{Keys: e.db, Tokens: tokens, PATs: e.db, Guests: e.db, Live: e.db}, Tokens: tokens,
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), SessionSecret: []byte("0123456789abcdef0123456789abcdef"),
 		Sealer: sealer, FilesDir: e.filesDir, AllowPrivateWebhooks: allowPrivateWebhooks})
-	return e
+}
+
+// reopen closes e's database and starts a new app on the same file, as a restart does.
+func reopen(t *testing.T, e *apiEnv) *apiEnv {
+	t.Helper()
+	path := e.path
+	e.db.Close()
+	db, err := store.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	e2 := *e
+	e2.db = db
+	db.Now = func() time.Time { return e2.now }
+	sealer, _ := auth.NewSealer([]byte("0123456789abcdef0123456789abcdef"))
+	db.Sealer = sealer
+	e2.app = e2.newApp(sealer)
+	return &e2
 }
 
 // call sends a request with a bearer token and decodes the JSON answer.

@@ -2,6 +2,7 @@ package web
 
 import (
 	"errors"
+	"strconv"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
@@ -61,6 +62,9 @@ func errorHandler(d Deps) fiber.ErrorHandler {
 			status = fiber.StatusInternalServerError
 		}
 		msg := e.Message
+		if e.RetryAfter > 0 {
+			c.Set(fiber.HeaderRetryAfter, strconv.Itoa(int(e.RetryAfter.Seconds())))
+		}
 		if e.Code == errs.Internal {
 			d.Log.Error("request failed", "requestId", c.GetRespHeader(fiber.HeaderXRequestID), "path", c.Path(), "err", err)
 			msg = "Internal error; the request id is " + c.GetRespHeader(fiber.HeaderXRequestID)

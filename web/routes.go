@@ -13,6 +13,7 @@ import (
 // routes is the whole HTTP surface of Sluice, one line per route.
 func routes(app *fiber.App, d Deps) {
 	authH := api.NewAuth(d.Store, d.Tokens)
+	authH.Limiter = &auth.Limiter{Store: d.Store}
 	accounts := api.NewAccounts(d.Store)
 	environments := api.NewEnvironments(d.Store)
 	spaces := api.NewSpaces(d.Store, d.Tokens)

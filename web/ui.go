@@ -135,10 +135,16 @@ const guestRenewal = time.Hour
 // requireUser lets signed-in users through and sends the others to the login page. A guest
 // link (?token=<guest token>) signs its guest in for that one space; a guest session is
 // checked against the grant on every request, so removing the guest ends it at once.
-func requireUser(s *serverSessions, d Deps) fiber.Handler {
+func requireUser(s *serverSessions, d Deps, limiter *auth.Limiter) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		if tok := c.Query("token"); tok != "" {
+			if err := limiter.Check(c.Context(), c.IP(), ""); err != nil {
+				return err
+			}
 			p, err := d.Auth.Authenticate(c.Context(), tok)
+			if err != nil || p.Kind != auth.GuestToken {
+				limiter.Failed(c.Context(), c.IP(), "") // guessing guest links is throttled per address
+			}
 			if err == nil && p.Kind == auth.GuestToken && p.SpaceID != "" {
 				if err := s.Start(c, ui.SessionUser{UserID: p.ActorID, AccountID: p.AccountID, Email: p.Email, GuestSpace: p.SpaceID}); err != nil {
 					return err
@@ -177,6 +183,8 @@ func requireUser(s *serverSessions, d Deps) fiber.Handler {
 func uiRoutes(app *fiber.App, d Deps, uploads *api.Files, suggest ui.Suggester, jobSvc *jobs.Service) {
 	sess := newServerSessions(d.Store, d.SessionSecret, d.BaseURL)
 	pages := ui.New(d.Store, sess, func() time.Time { return d.Store.Now() })
+	limiter := &auth.Limiter{Store: d.Store}
+	pages.Limiter = limiter
 	imports := ui.NewImports(d.Store, suggest, jobSvc)
 	actions := ui.NewActionPages(d.Store, jobSvc)
 	admin := ui.NewAdmin(d.Store, d.Tokens, d.Sealer, d.BaseURL)
@@ -201,8 +209,8 @@ func uiRoutes(app *fiber.App, d Deps, uploads *api.Files, suggest ui.Suggester, 
 
 	// Forms are read through the JSON routes' limit; only the upload streams past it.
 	page := []fiber.Handler{localize(bundle), limitBody, protect, csrfToken}
-	signedIn := append(page[:len(page):len(page)], requireUser(sess, d), spaceContext(d, bundle))
-	streamed := []fiber.Handler{localize(bundle), protect, csrfToken, requireUser(sess, d), spaceContext(d, bundle)}
+	signedIn := append(page[:len(page):len(page)], requireUser(sess, d, limiter), spaceContext(d, bundle))
+	streamed := []fiber.Handler{localize(bundle), protect, csrfToken, requireUser(sess, d, limiter), spaceContext(d, bundle)}
 	app.Get("/login", with(page, pages.LoginPage)...)
 	app.Post("/login", with(page, pages.Login)...)
 	app.Post("/logout", with(page, pages.Logout)...)

@@ -29,6 +29,8 @@ type AuthStore interface {
 type Auth struct {
 	store  AuthStore
 	tokens *auth.Tokens
+	// Limiter throttles failed exchanges per account (e-mail or client id) and address.
+	Limiter *auth.Limiter
 }
 
 // NewAuth returns the auth handlers.
@@ -60,6 +62,13 @@ func (h *Auth) Exchange(c *fiber.Ctx) error {
 	}
 	var p *auth.Principal
 	var err error
+	account := in.Email
+	if account == "" {
+		account = in.ClientID
+	}
+	if err := h.Limiter.Check(c.Context(), c.IP(), account); err != nil {
+		return err
+	}
 	switch {
 	case in.Type == "userCredentials" || (in.Type == "" && in.Email != ""):
 		p, err = h.userPrincipal(c.Context(), in)
@@ -70,9 +79,13 @@ func (h *Auth) Exchange(c *fiber.Ctx) error {
 	default:
 		return errs.Invalidf("body", "Send email and password, or clientId and secret")
 	}
+	if errs.Is(err, errs.Unauthorized) {
+		h.Limiter.Failed(c.Context(), c.IP(), account)
+	}
 	if err != nil {
 		return err
 	}
+	h.Limiter.Succeeded(c.Context(), account)
 	tok, exp, err := h.tokens.Issue(p)
 	if err != nil {
 		return err
@@ -89,13 +102,13 @@ func (h *Auth) userPrincipal(ctx context.Context, in credentials) (*auth.Princip
 	}
 	u, err := h.store.UserByEmail(ctx, in.Email)
 	if errs.Is(err, errs.NotFound) {
-		auth.CheckPassword("$2a$10$invalidinvalidinvalidinvalidinvalidinvalidinvalidinva", in.Password) // same work as a real check
+		auth.VerifyPassword("", in.Password) // the same work as for a known e-mail
 		return nil, badCredentials
 	}
 	if err != nil {
 		return nil, err
 	}
-	if !auth.CheckPassword(u.PasswordHash, in.Password) {
+	if !auth.VerifyPassword(u.PasswordHash, in.Password) {
 		return nil, badCredentials
 	}
 	return &auth.Principal{Kind: auth.UserToken, AccountID: u.AccountID, EnvironmentID: u.EnvironmentID, UserID: u.ID, Email: u.Email, ActorID: u.ID,

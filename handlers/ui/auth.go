@@ -1,12 +1,15 @@
 package ui
 
 import (
+	"errors"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/sluice/sluice/auth"
+	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/locales"
 	"github.com/sluice/sluice/views"
 )
@@ -23,10 +26,24 @@ func (h *Handler) LoginPage(c *fiber.Ctx) error {
 // Login handles POST /login: e-mail and password start a 24-hour session.
 func (h *Handler) Login(c *fiber.Ctx) error {
 	email := strings.TrimSpace(c.FormValue("email"))
+	if err := h.Limiter.Check(c.Context(), c.IP(), email); err != nil {
+		var e *errs.Error
+		if errors.As(err, &e) && e.RetryAfter > 0 {
+			c.Set(fiber.HeaderRetryAfter, strconv.Itoa(int(e.RetryAfter.Seconds())))
+			return Render(c, fiber.StatusTooManyRequests, views.Login(views.LoginProps{Email: email, Error: "login.throttled"}))
+		}
+		return err
+	}
 	u, err := h.store.UserByEmail(c.Context(), email)
-	if err != nil || !auth.CheckPassword(u.PasswordHash, c.FormValue("password")) {
+	hash := ""
+	if err == nil {
+		hash = u.PasswordHash
+	}
+	if !auth.VerifyPassword(hash, c.FormValue("password")) { // the same work for unknown e-mails
+		h.Limiter.Failed(c.Context(), c.IP(), email)
 		return Render(c, fiber.StatusUnauthorized, views.Login(views.LoginProps{Email: email, Error: "login.failed"}))
 	}
+	h.Limiter.Succeeded(c.Context(), email)
 	if err := h.sessions.Start(c, SessionUser{UserID: u.ID, AccountID: u.AccountID, Email: u.Email, EnvironmentID: u.EnvironmentID}); err != nil {
 		return err
 	}

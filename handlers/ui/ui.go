@@ -4,6 +4,7 @@ package ui
 
 import (
 	"context"
+	"github.com/sluice/sluice/auth"
 	"time"
 
 	"github.com/a-h/templ"
@@ -103,6 +104,8 @@ type Handler struct {
 	store    Store
 	sessions Sessions
 	now      func() time.Time
+	// Limiter throttles failed logins per e-mail and address.
+	Limiter *auth.Limiter
 }
 
 // New returns the page handlers; now is the clock (the store's, so tests can move it).
