@@ -217,4 +217,3 @@ func HashPassword(pw string) (string, error) {
 	}
 	return string(h), nil
 }
-
