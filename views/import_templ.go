@@ -315,7 +315,7 @@ func ImportPage(p ImportProps) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 23, "</label> <select id=\"import-to\" name=\"to\" class=\"input max-w-md\" onchange=\"this.form.submit()\" data-testid=\"import-to\">")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 23, "</label> <select id=\"import-to\" name=\"to\" class=\"input max-w-md\" data-autosubmit data-testid=\"import-to\">")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

@@ -316,7 +316,7 @@ func langSwitch() templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 20, "</label> <select id=\"lang\" name=\"lang\" onchange=\"this.form.submit()\" class=\"rounded-md border-slate-200 bg-transparent py-1 text-xs text-slate-600\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 20, "</label> <select id=\"lang\" name=\"lang\" data-autosubmit class=\"rounded-md border-slate-200 bg-transparent py-1 text-xs text-slate-600\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -934,7 +934,7 @@ func SheetPage(p SheetProps) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 72, "</div><form id=\"grid-rows\" class=\"card mt-3 overflow-x-auto\" onsubmit=\"return false\"><table class=\"min-w-full divide-y divide-slate-200 text-sm\" data-testid=\"grid\" data-grid><thead class=\"bg-slate-50 text-left text-xs font-medium text-slate-500\"><tr><th scope=\"col\" class=\"w-8 px-2 py-2\"><span class=\"sr-only\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 72, "</div><form id=\"grid-rows\" class=\"card mt-3 overflow-x-auto\" data-no-submit><table class=\"min-w-full divide-y divide-slate-200 text-sm\" data-testid=\"grid\" data-grid><thead class=\"bg-slate-50 text-left text-xs font-medium text-slate-500\"><tr><th scope=\"col\" class=\"w-8 px-2 py-2\"><span class=\"sr-only\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -2767,7 +2767,7 @@ func GridCellEdit(e CellEditor) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 219, "\" hx-trigger=\"keyup[key=='Escape']\" hx-target=\"closest td\" hx-swap=\"outerHTML\" data-testid=\"grid-cell-input\"><option value=\"\"></option> ")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 219, "\" hx-trigger=\"sl-escape\" data-escape-cancels hx-target=\"closest td\" hx-swap=\"outerHTML\" data-testid=\"grid-cell-input\"><option value=\"\"></option> ")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -2889,14 +2889,14 @@ func GridCellEdit(e CellEditor) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 232, "\" hx-trigger=\"keyup[key=='Escape']\" hx-target=\"closest td\" hx-swap=\"outerHTML\" data-testid=\"grid-cell-input\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 232, "\" hx-trigger=\"sl-escape\" data-escape-cancels hx-target=\"closest td\" hx-swap=\"outerHTML\" data-testid=\"grid-cell-input\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var159 string
 			templ_7745c5c3_Var159, templ_7745c5c3_Err = templ.JoinStringErrs(e.Cell.Value)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/sheet.templ`, Line: 514, Col: 288}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/sheet.templ`, Line: 514, Col: 297}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var159))
 			if templ_7745c5c3_Err != nil {
@@ -2946,7 +2946,7 @@ func GridCellEdit(e CellEditor) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 237, "\" hx-trigger=\"keyup[key=='Escape']\" hx-target=\"closest td\" hx-swap=\"outerHTML\" data-testid=\"grid-cell-input\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 237, "\" hx-trigger=\"sl-escape\" data-escape-cancels hx-target=\"closest td\" hx-swap=\"outerHTML\" data-testid=\"grid-cell-input\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -111,7 +111,7 @@ func Spaces(p SpacesProps) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 5, "</label> <select id=\"env\" name=\"env\" class=\"input w-auto py-1.5\" onchange=\"this.form.submit()\" data-testid=\"env-select\">")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 5, "</label> <select id=\"env\" name=\"env\" class=\"input w-auto py-1.5\" data-autosubmit data-testid=\"env-select\">")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -190,7 +190,7 @@ func Spaces(p SpacesProps) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 16, " onchange=\"this.form.submit()\" class=\"rounded border-slate-300 text-brand-600\" data-testid=\"show-archived\"> ")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 16, " data-autosubmit class=\"rounded border-slate-300 text-brand-600\" data-testid=\"show-archived\"> ")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -357,7 +357,7 @@ func createSpaceForm(p SpacesProps) templ.Component {
 			templ_7745c5c3_Var17 = templ.NopComponent
 		}
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 29, "<form id=\"create-space\" class=\"card flex flex-wrap items-end gap-3 p-4\" method=\"post\" action=\"/space\" hx-post=\"/space\" hx-target=\"#space-rows\" hx-swap=\"afterbegin\" hx-on::after-request=\"if(event.detail.successful){this.reset();document.getElementById('spaces-empty')?.remove();document.getElementById('flash').hidden=true}\" data-testid=\"create-space-form\"><input type=\"hidden\" name=\"_csrf\" value=\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 29, "<form id=\"create-space\" class=\"card flex flex-wrap items-end gap-3 p-4\" method=\"post\" action=\"/space\" hx-post=\"/space\" hx-target=\"#space-rows\" hx-swap=\"afterbegin\" data-reset-on-success data-testid=\"create-space-form\"><input type=\"hidden\" name=\"_csrf\" value=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -71,6 +71,9 @@ func New(d Deps) *fiber.App {
 		d.Log.Error("panic", "requestId", c.GetRespHeader(fiber.HeaderXRequestID), "panic", e)
 	}}))
 	app.Use(logRequests(d.Log))
+	for _, h := range securityHeaders(d.BaseURL) {
+		app.Use(h)
+	}
 	routes(app, d)
 	return app
 }

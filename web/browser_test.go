@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	cdplog "github.com/chromedp/cdproto/log"
 	"context"
 	"fmt"
 	"io"
@@ -45,7 +46,8 @@ func browser(t *testing.T) context.Context {
 	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelB := chromedp.NewContext(actx)
 	ctx, cancelC := context.WithTimeout(ctx, 90*time.Second)
-	// Pages must run without JavaScript errors: uncaught exceptions and console.error fail the test.
+	// Pages must run without JavaScript errors: uncaught exceptions, console.error and
+	// Content-Security-Policy violations (the browser's log, source "security") fail the test.
 	var mu sync.Mutex
 	var jsErrors []string
 	chromedp.ListenTarget(ctx, func(ev any) {
@@ -61,6 +63,10 @@ func browser(t *testing.T) context.Context {
 					parts = append(parts, string(a.Value))
 				}
 				jsErrors = append(jsErrors, "console.error "+strings.Join(parts, " "))
+			}
+		case *cdplog.EventEntryAdded:
+			if ev.Entry.Source == cdplog.SourceSecurity || strings.Contains(ev.Entry.Text, "Content Security Policy") {
+				jsErrors = append(jsErrors, "CSP: "+ev.Entry.Text)
 			}
 		}
 	})
@@ -78,6 +84,9 @@ func browser(t *testing.T) context.Context {
 		cancelA()
 		_ = os.RemoveAll(profile)
 	})
+	if err := chromedp.Run(ctx, cdplog.Enable()); err != nil {
+		t.Fatalf("browser: %v", err)
+	}
 	return ctx
 }
 

@@ -208,9 +208,9 @@ func uiRoutes(app *fiber.App, d Deps, uploads *api.Files, suggest ui.Suggester, 
 	app.Use("/static", filesystem.New(filesystem.Config{Root: static.HTTP(), MaxAge: 3600}))
 
 	// Forms are read through the JSON routes' limit; only the upload streams past it.
-	page := []fiber.Handler{localize(bundle), limitBody, protect, csrfToken}
+	page := []fiber.Handler{localize(bundle), sameOrigin(d.BaseURL), limitBody, protect, csrfToken}
 	signedIn := append(page[:len(page):len(page)], requireUser(sess, d, limiter), spaceContext(d, bundle))
-	streamed := []fiber.Handler{localize(bundle), protect, csrfToken, requireUser(sess, d, limiter), spaceContext(d, bundle)}
+	streamed := []fiber.Handler{localize(bundle), sameOrigin(d.BaseURL), protect, csrfToken, requireUser(sess, d, limiter), spaceContext(d, bundle)}
 	app.Get("/login", with(page, pages.LoginPage)...)
 	app.Post("/login", with(page, pages.Login)...)
 	app.Post("/logout", with(page, pages.Logout)...)

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"errors"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -63,8 +64,16 @@ func (h *Handler) Language(c *fiber.Ctx) error {
 		lang = locales.Default
 	}
 	c.Cookie(&fiber.Cookie{Name: "lang", Value: lang, Path: "/", MaxAge: 365 * 24 * 3600, SameSite: fiber.CookieSameSiteLaxMode})
-	back := c.Get(fiber.HeaderReferer)
-	if back == "" || !strings.HasPrefix(back, c.BaseURL()) {
+	// Back to the page the menu was on: only its path and query, so the redirect never
+	// leaves Sluice whatever the Referer says.
+	back := "/"
+	if u, err := url.Parse(c.Get(fiber.HeaderReferer)); err == nil && u.Path != "" && (u.Host == "" || u.Host == c.Hostname()) {
+		back = u.EscapedPath()
+		if u.RawQuery != "" {
+			back += "?" + u.RawQuery
+		}
+	}
+	if !strings.HasPrefix(back, "/") || strings.HasPrefix(back, "//") || strings.HasPrefix(back, "/\\") {
 		back = "/"
 	}
 	return c.Redirect(back, fiber.StatusSeeOther)

@@ -6,3 +6,32 @@ document.addEventListener("htmx:responseError", (e) => {
   box.innerHTML = xhr.responseText || "Request failed (" + xhr.status + ")";
   box.hidden = false;
 });
+
+// Behaviours declared in the markup (the Content-Security-Policy allows no inline handlers):
+// data-autosubmit submits its form on change; data-select-on-click selects its text;
+// data-no-submit keeps a form from submitting; data-escape-cancels fires htmx's
+// "sl-escape" trigger on Escape; data-reset-on-success clears an htmx form once it worked.
+document.addEventListener("change", (e) => {
+  const el = e.target;
+  if (el instanceof Element && el.matches("[data-autosubmit]") && el.form) el.form.submit();
+});
+document.addEventListener("click", (e) => {
+  const el = e.target;
+  if (el instanceof HTMLInputElement && el.matches("[data-select-on-click]")) el.select();
+});
+document.addEventListener("submit", (e) => {
+  if (e.target instanceof Element && e.target.matches("[data-no-submit]")) e.preventDefault();
+});
+document.addEventListener("keyup", (e) => {
+  if (e.key === "Escape" && e.target instanceof Element && e.target.matches("[data-escape-cancels]") && window.htmx) {
+    window.htmx.trigger(e.target, "sl-escape");
+  }
+});
+document.addEventListener("htmx:afterRequest", (e) => {
+  const form = e.detail.elt;
+  if (!(form instanceof HTMLFormElement) || !form.matches("[data-reset-on-success]") || !e.detail.successful) return;
+  form.reset();
+  document.getElementById("spaces-empty")?.remove();
+  const flash = document.getElementById("flash");
+  if (flash) flash.hidden = true;
+});
