@@ -1,9 +1,9 @@
 package web_test
 
 import (
-	cdplog "github.com/chromedp/cdproto/log"
 	"context"
 	"fmt"
+	cdplog "github.com/chromedp/cdproto/log"
 	"io"
 	"log/slog"
 	"net"
