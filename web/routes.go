@@ -235,7 +235,7 @@ func routes(app *fiber.App, d Deps) {
 
 	v1.Use(func(c *fiber.Ctx) error { return fiber.ErrNotFound })
 
-	uiRoutes(app, d, files, ingestSvc, jobSvc)
+	uiRoutes(app, d, files, ingestSvc, jobSvc, mailer)
 }
 
 // guarded registers /v1 routes behind the permission table: each route names its area

@@ -180,7 +180,7 @@ func requireUser(s *serverSessions, d Deps, limiter *auth.Limiter) fiber.Handler
 }
 
 // uiRoutes registers the dashboard pages, one line each.
-func uiRoutes(app *fiber.App, d Deps, uploads *api.Files, suggest ui.Suggester, jobSvc *jobs.Service) {
+func uiRoutes(app *fiber.App, d Deps, uploads *api.Files, suggest ui.Suggester, jobSvc *jobs.Service, mailer ui.PasswordMailer) {
 	sess := newServerSessions(d.Store, d.SessionSecret, d.BaseURL)
 	pages := ui.New(d.Store, sess, func() time.Time { return d.Store.Now() })
 	limiter := &auth.Limiter{Store: d.Store}
@@ -215,6 +215,13 @@ func uiRoutes(app *fiber.App, d Deps, uploads *api.Files, suggest ui.Suggester, 
 	app.Post("/login", with(page, pages.Login)...)
 	app.Post("/logout", with(page, pages.Logout)...)
 	app.Post("/lang", with(page, pages.Language)...)
+	passwords := ui.NewPasswords(d.Store, sess, mailer, limiter, d.BaseURL)
+	app.Get("/password/forgot", with(page, passwords.ForgotPage)...)
+	app.Post("/password/forgot", with(page, passwords.Forgot)...)
+	app.Get("/password/reset/:token", with(page, passwords.ResetPage)...)
+	app.Post("/password/reset/:token", with(page, passwords.Reset)...)
+	app.Get("/account/password", with(signedIn, passwords.ChangePage)...)
+	app.Post("/account/password", with(signedIn, passwords.Change)...)
 	app.Get("/invite/:token", with(page, pages.InvitePage)...)
 	app.Post("/invite/:token", with(page, pages.AcceptInvite)...)
 	app.Get("/", with(signedIn, pages.Spaces)...)

@@ -79,9 +79,6 @@ func (h *Handler) Language(c *fiber.Ctx) error {
 	return c.Redirect(back, fiber.StatusSeeOther)
 }
 
-// minPassword is the shortest password an invited user may choose.
-const minPassword = 10
-
 // InvitePage handles GET /invite/:token: the form that sets an invited user's password.
 func (h *Handler) InvitePage(c *fiber.Ctx) error {
 	return Render(c, fiber.StatusOK, views.Invite(views.InviteProps{Token: c.Params("token")}))
@@ -92,11 +89,10 @@ func (h *Handler) InvitePage(c *fiber.Ctx) error {
 func (h *Handler) AcceptInvite(c *fiber.Ctx) error {
 	p := views.InviteProps{Token: c.Params("token")}
 	pw := c.FormValue("password")
-	switch {
-	case len(pw) < minPassword:
-		p.Error = "admin.password_short"
-	case pw != c.FormValue("confirm"):
+	if pw != c.FormValue("confirm") {
 		p.Error = "admin.password_mismatch"
+	} else {
+		p.Error = auth.PasswordProblem(pw, "")
 	}
 	if p.Error != "" {
 		return Render(c, fiber.StatusBadRequest, views.Invite(p))
