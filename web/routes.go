@@ -56,7 +56,7 @@ func routes(app *fiber.App, d Deps) {
 	app.Post("/v1/files", need, can(auth.AreaSpaceData), files.Upload).Name(string(auth.AreaSpaceData))
 
 	v1 := app.Group("/v1", need, limitBody, gunzip) // the token before any byte of the body
-	v := guarded{v1}
+	v := guarded{r: v1, audit: auditor{d.Store}}
 	v.get(auth.AreaEnvironment, "/auth/api-keys", authH.ListKeys)
 	v.get(auth.AreaPATs, "/auth/personal-access-tokens", authH.ListPATs)
 	v.post(auth.AreaPATs, "/auth/personal-access-tokens", authH.CreatePAT)
@@ -240,10 +240,17 @@ func routes(app *fiber.App, d Deps) {
 
 // guarded registers /v1 routes behind the permission table: each route names its area
 // (auth.Policy), which both guards it and labels it for the authorization-matrix test.
-type guarded struct{ r fiber.Router }
+type guarded struct {
+	r     fiber.Router
+	audit auditor
+}
 
 func (g guarded) add(method string, a auth.Area, path string, h fiber.Handler) {
-	g.r.Add(method, path, can(a), h).Name(string(a))
+	chain := []fiber.Handler{can(a), h}
+	if audited(a) && method != fiber.MethodGet {
+		chain = append([]fiber.Handler{g.audit.api(a)}, chain...) // refused attempts are recorded too
+	}
+	g.r.Add(method, path, chain...).Name(string(a))
 }
 func (g guarded) get(a auth.Area, path string, h fiber.Handler)  { g.add(fiber.MethodGet, a, path, h) }
 func (g guarded) post(a auth.Area, path string, h fiber.Handler) { g.add(fiber.MethodPost, a, path, h) }

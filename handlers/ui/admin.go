@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -40,6 +42,7 @@ type AdminStore interface {
 	UpsertSecret(ctx context.Context, s *store.Secret) error
 	DeleteSecret(ctx context.Context, accountID, id string) (*store.Secret, error)
 	ListEnvironments(ctx context.Context, accountID, envID string, p model.Page) ([]*model.Environment, int, error)
+	ListAudit(ctx context.Context, f store.AuditFilter) ([]*store.AuditEntry, error)
 	UpdateEnvironment(ctx context.Context, accountID, id string, up store.EnvironmentUpdate, actor string) (*model.Environment, error)
 	AgentAdminStore
 	ListKeys(ctx context.Context, accountID, envID string, reveal bool) ([]*model.APIKey, error)
@@ -154,6 +157,35 @@ func (h *Admin) Events(c *fiber.Ctx) error {
 		return Render(c, fiber.StatusOK, views.AdminEventRows(p))
 	}
 	return Render(c, fiber.StatusOK, views.AdminEventsPage(p))
+}
+
+// Audit handles GET /admin/audit?actor=&area=&q=&days=: the audit trail of administrative
+// changes, newest first; for account users only (an environment's user sees nothing of the
+// account's trail).
+func (h *Admin) Audit(c *fiber.Ctx) error {
+	u, sh, _, err := h.page(c, "audit")
+	if err != nil {
+		return err
+	}
+	if u.EnvironmentID != "" {
+		return errs.E(errs.Forbidden, "audit", "The audit trail is for account users")
+	}
+	f := store.AuditFilter{AccountID: u.AccountID, ActorID: c.Query("actor"), Area: c.Query("area"), Search: c.Query("q"), Page: model.Page{Size: 200, Number: 1}}
+	p := views.AdminAuditProps{Shell: sh, Actor: f.ActorID, Area: f.Area, Search: f.Search, Days: c.Query("days")}
+	if n, err := strconv.Atoi(p.Days); err == nil && n > 0 {
+		since := time.Now().Add(-time.Duration(n) * 24 * time.Hour)
+		f.Since = &since
+	}
+	list, err := h.store.ListAudit(c.Context(), f)
+	if err != nil {
+		return err
+	}
+	names := map[string]string{}
+	for _, a := range list {
+		p.Rows = append(p.Rows, views.AdminAuditRow{At: a.CreatedAt.UTC().Format("2006-01-02 15:04:05"), Actor: h.actorName(c.Context(), u.AccountID, a.ActorID, names),
+			ActorID: a.ActorID, Kind: a.ActorKind, Addr: a.ClientAddr, Area: a.Area, Action: a.Action, Target: a.Target, Status: a.Status, Details: a.Details})
+	}
+	return Render(c, fiber.StatusOK, views.AdminAuditPage(p))
 }
 
 // Jobs handles GET /admin/jobs: the newest jobs with their status and progress, polled live.
