@@ -3,7 +3,7 @@ GO      ?= go
 BIN     := bin/sluice
 STAMP   := node_modules/.installed
 
-.PHONY: run build generate test test-go test-wire check bench bench-records bench-files clean
+.PHONY: run build generate test test-go test-wire test-fuzz check bench bench-records bench-files clean
 
 run: build
 	./$(BIN)
@@ -37,7 +37,16 @@ test-go: generate
 test-wire: build
 	SLUICE_BIN=$(CURDIR)/$(BIN) node --test --test-concurrency=2 wiretest/
 
-test: check test-go test-wire
+# Fuzzing (issue 19): each target for FUZZTIME (a new crash is written to the package's
+# testdata/fuzz/ and fails the run; commit it as a regression case). The corpus in testdata/
+# also runs as plain tests in test-go.
+FUZZTIME ?= 10s
+FUZZ_TARGETS := extract:FuzzDelimited extract:FuzzJSON extract:FuzzXLSX extract:FuzzDetectHeader ffql:FuzzFFQL
+test-fuzz:
+	@for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; fn=$${t##*:}; echo "fuzz $$pkg $$fn for $(FUZZTIME)"; \
+	  $(GO) test ./$$pkg/ -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZTIME) -parallel 2 >/tmp/sluice-fuzz.log 2>&1 || { cat /tmp/sluice-fuzz.log; exit 1; }; done
+
+test: check test-go test-wire test-fuzz
 
 # The records benchmark (store/records_bench_test.go): SLUICE_BENCH_ROWS records (default
 # 1,000,000), each phase SLUICE_BENCH_REPEAT times (default 3), medians printed as a table.

@@ -51,7 +51,7 @@ var testFields = []model.Field{
 	{Key: "a.b", Type: model.FieldString},
 }
 
-func mustOpenTable(t *testing.T) *sql.DB {
+func mustOpenTable(t testing.TB) *sql.DB {
 	t.Helper()
 	db, err := sql.Open("sqlite3", filepath.Join(t.TempDir(), "q.db"))
 	if err != nil {
