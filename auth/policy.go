@@ -1,6 +1,8 @@
 package auth
 
 import (
+	"strings"
+
 	"github.com/sluice/sluice/errs"
 )
 
@@ -110,4 +112,44 @@ func who(a Area) string {
 		s += string(c)
 	}
 	return s
+}
+
+// areaNotes says in words what each area covers, for the README's table.
+var areaNotes = map[Area]string{
+	AreaSpaceCreate:   "`POST /v1/spaces`",
+	AreaSpaceData:     "everything inside a space: spaces, workbooks, sheets, records, files, jobs, actions, events, documents, views, snapshots, commits, mapping, instructions",
+	AreaDataClips:     "data clips",
+	AreaEnvironment:   "read and change the environment; `GET /v1/auth/api-keys`",
+	AreaEnvConfig:     "secrets, guests and guest invitations, agents, apps",
+	AreaUsers:         "`/v1/users` (a key or environment user: only the users of its environment)",
+	AreaPATs:          "`/v1/auth/personal-access-tokens` (one's own)",
+	AreaAccountRead:   "`GET /v1/accounts/current`",
+	AreaAccountManage: "`PATCH /v1/accounts/current`, `GET /v1/outbox` (invitation links), the audit trail",
+	AreaEnvManage:     "`POST /v1/environments`, `DELETE /v1/environments/:id`",
+}
+
+// PolicyMarkdown renders the permission table as the README shows it.
+func PolicyMarkdown() string {
+	var b strings.Builder
+	b.WriteString("| Area | Routes |")
+	for _, c := range Classes {
+		b.WriteString(" " + string(c) + " |")
+	}
+	b.WriteString("\n|---|---|")
+	for range Classes {
+		b.WriteString(":-:|")
+	}
+	b.WriteString("\n")
+	for _, a := range Areas {
+		b.WriteString("| `" + string(a) + "` | " + areaNotes[a] + " |")
+		for _, c := range Classes {
+			mark := "—"
+			if Allows(a, c) {
+				mark = "✓"
+			}
+			b.WriteString(" " + mark + " |")
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
 }
