@@ -88,18 +88,12 @@ func (h *Handler) InvitePage(c *fiber.Ctx) error {
 // invitation used up, and a dashboard session starts.
 func (h *Handler) AcceptInvite(c *fiber.Ctx) error {
 	p := views.InviteProps{Token: c.Params("token")}
-	pw := c.FormValue("password")
-	if pw != c.FormValue("confirm") {
-		p.Error = "admin.password_mismatch"
-	} else {
-		p.Error = auth.PasswordProblem(pw, "")
-	}
-	if p.Error != "" {
-		return Render(c, fiber.StatusBadRequest, views.Invite(p))
-	}
-	hash, err := auth.HashPassword(pw)
+	hash, problem, err := formPassword(c, "")
 	if err != nil {
 		return err
+	}
+	if p.Error = problem; p.Error != "" {
+		return Render(c, fiber.StatusBadRequest, views.Invite(p))
 	}
 	u, err := h.store.AcceptInvitation(c.Context(), p.Token, hash)
 	if err != nil {

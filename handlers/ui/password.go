@@ -69,22 +69,17 @@ func (h *Passwords) Change(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	pw := c.FormValue("password")
-	switch {
-	case !auth.VerifyPassword(user.PasswordHash, c.FormValue("current")):
+	hash, problem, err := formPassword(c, user.Email)
+	if err != nil {
+		return err
+	}
+	p.Error = problem
+	if !auth.VerifyPassword(user.PasswordHash, c.FormValue("current")) {
 		h.limiter.Failed(c.Context(), c.IP(), u.Email)
 		p.Error = "password.current_wrong"
-	case pw != c.FormValue("confirm"):
-		p.Error = "admin.password_mismatch"
-	default:
-		p.Error = auth.PasswordProblem(pw, user.Email)
 	}
 	if p.Error != "" {
 		return Render(c, fiber.StatusBadRequest, views.Password(p))
-	}
-	hash, err := auth.HashPassword(pw)
-	if err != nil {
-		return err
 	}
 	if err := h.store.ChangePassword(c.Context(), user.ID, hash); err != nil {
 		return err
@@ -146,18 +141,12 @@ func (h *Passwords) ResetPage(c *fiber.Ctx) error {
 // password set, every session and token of the user ended; then the login page.
 func (h *Passwords) Reset(c *fiber.Ctx) error {
 	p := resetProps(c.Params("token"))
-	pw := c.FormValue("password")
-	if pw != c.FormValue("confirm") {
-		p.Error = "admin.password_mismatch"
-	} else {
-		p.Error = auth.PasswordProblem(pw, "")
-	}
-	if p.Error != "" {
-		return Render(c, fiber.StatusBadRequest, views.Password(p))
-	}
-	hash, err := auth.HashPassword(pw)
+	hash, problem, err := formPassword(c, "")
 	if err != nil {
 		return err
+	}
+	if p.Error = problem; p.Error != "" {
+		return Render(c, fiber.StatusBadRequest, views.Password(p))
 	}
 	if _, err := h.store.ResetPassword(c.Context(), c.Params("token"), hash); err != nil {
 		p.Error, p.Done, p.Back = "password.reset_invalid", true, "/password/forgot"
@@ -165,4 +154,18 @@ func (h *Passwords) Reset(c *fiber.Ctx) error {
 		return Render(c, fiber.StatusNotFound, views.Password(p))
 	}
 	return Render(c, fiber.StatusOK, views.Login(views.LoginProps{Notice: "password.reset_done"}))
+}
+
+// formPassword reads a new password and its confirmation from a form: the message id of what
+// is wrong with them, or the password's bcrypt hash.
+func formPassword(c *fiber.Ctx, email string) (hash, problem string, err error) {
+	pw := c.FormValue("password")
+	if pw != c.FormValue("confirm") {
+		return "", "admin.password_mismatch", nil
+	}
+	if problem := auth.PasswordProblem(pw, email); problem != "" {
+		return "", problem, nil
+	}
+	hash, err = auth.HashPassword(pw)
+	return hash, "", err
 }
