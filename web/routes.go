@@ -247,7 +247,9 @@ type guarded struct {
 
 func (g guarded) add(method string, a auth.Area, path string, h fiber.Handler) {
 	chain := []fiber.Handler{can(a), h}
-	if audited(a) && method != fiber.MethodGet {
+	// A space's settings (its theme, languages, guest access) are administration too.
+	spaceSettings := path == "/spaces/:spaceId" && method != fiber.MethodGet
+	if (audited(a) || spaceSettings) && method != fiber.MethodGet {
 		chain = append([]fiber.Handler{g.audit.api(a)}, chain...) // refused attempts are recorded too
 	}
 	g.r.Add(method, path, chain...).Name(string(a))

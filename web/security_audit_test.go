@@ -20,6 +20,8 @@ func TestAuditTrail(t *testing.T) {
 	e.mustCall(t, "POST", "/v1/users/invite", admin, map[string]any{"email": "new@example.com", "name": "New"})
 	e.mustCall(t, "POST", "/v1/auth/personal-access-tokens", admin, map[string]any{"name": "ci"})
 	e.mustCall(t, "PATCH", "/v1/environments/"+e.envID, admin, map[string]any{"name": "Renamed"})
+	themed := e.mustCreateSpace(t, testSecret, map[string]any{"name": "themed"})
+	e.mustCall(t, "PATCH", "/v1/spaces/"+themed["id"].(string), testSecret, map[string]any{"metadata": map[string]any{"theme": map[string]any{"root": map[string]any{"primaryColor": "#0f766e"}}}})
 	sp := e.mustCreateSpace(t, testPublic, map[string]any{"name": "embedded"})
 	if st, _ := e.call(t, "GET", "/v1/secrets", sp["accessToken"].(string), nil); st != http.StatusForbidden {
 		t.Fatalf("space token reading secrets: %d", st)
@@ -47,7 +49,8 @@ func TestAuditTrail(t *testing.T) {
 		}
 	}
 	for action, want := range map[string]string{"POST /v1/secrets": "CRM token", "POST /v1/users/invite": "new@example.com",
-		"POST /v1/auth/personal-access-tokens": "ci", "PATCH /v1/environments/:environmentId": "Renamed", "POST /admin/secrets": "page secret"} {
+		"POST /v1/auth/personal-access-tokens": "ci", "PATCH /v1/environments/:environmentId": "Renamed", "POST /admin/secrets": "page secret",
+		"PATCH /v1/spaces/:spaceId": "metadata"} {
 		a := seen[action]
 		if a == nil {
 			t.Errorf("no audit entry for %s (have %v)", action, keys(seen))

@@ -103,10 +103,13 @@
     const url = new URL(location.href);
     url.searchParams.set("partial", "rows");
     const resp = await fetch(url, { headers: { "HX-Request": "true" } });
-    if (!resp.ok || document.querySelector("#grid-body td[data-editing]")) return;
+    const html = resp.ok ? await resp.text() : "";
+    // Where the focus is is read only now: a save's settle may have moved it while the rows
+    // were on their way.
+    if (!html || document.querySelector("#grid-body td[data-editing]")) return;
     const active = document.activeElement?.closest?.("td[data-cell]");
     const t = document.createElement("template");
-    t.innerHTML = await resp.text();
+    t.innerHTML = html;
     const fresh = t.content.querySelector("tbody");
     if (!fresh) return;
     document.getElementById("grid-body").replaceWith(fresh);
