@@ -30,6 +30,9 @@ const (
 // 127.0.0.1 (TestPrivateWebhookURLsRefused turns it off).
 var allowPrivateWebhooks = true
 
+// testBaseURL is the SLUICE_BASE_URL of newAPI's apps ("" as in development).
+var testBaseURL = ""
+
 // apiEnv is a running app on a temp store with a bootstrapped account.
 type apiEnv struct {
 	app      *fiber.App
@@ -69,7 +72,7 @@ func (e *apiEnv) newApp(sealer *auth.Sealer) *fiber.App {
 	tokens := &auth.Tokens{Key: []byte("test-signing-key"), TTL: time.Hour, Now: e.db.Now}
 	return web.New(web.Deps{Store: e.db, Auth: &auth.Authenticator{Keys: e.db, Tokens: tokens, PATs: e.db, Guests: e.db, Live: e.db}, Tokens: tokens,
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), SessionSecret: []byte("0123456789abcdef0123456789abcdef"),
-		Sealer: sealer, FilesDir: e.filesDir, AllowPrivateWebhooks: allowPrivateWebhooks})
+		Sealer: sealer, FilesDir: e.filesDir, AllowPrivateWebhooks: allowPrivateWebhooks, BaseURL: testBaseURL})
 }
 
 // reopen closes e's database and starts a new app on the same file, as a restart does.

@@ -122,3 +122,23 @@ func TestLanguageRedirectStaysOnSluice(t *testing.T) {
 		}
 	}
 }
+
+// HSTS is sent when Sluice is served over https (the base URL says so, whatever proxy ends
+// TLS in front of it), and not in plain-http development.
+func TestHSTSOnlyOverHTTPS(t *testing.T) {
+	get := func() string {
+		resp, err := newAPI(t).app.Test(httptest.NewRequest("GET", "/login", nil), -1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp.Header.Get("Strict-Transport-Security")
+	}
+	if h := get(); h != "" {
+		t.Errorf("plain http sends HSTS %q", h)
+	}
+	testBaseURL = "https://sluice.example.com"
+	defer func() { testBaseURL = "" }()
+	if h := get(); !strings.Contains(h, "max-age=31536000") {
+		t.Errorf("https base URL: HSTS %q", h)
+	}
+}
