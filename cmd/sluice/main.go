@@ -72,8 +72,8 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 	if c.PublishableKey != "" && !strings.HasPrefix(c.PublishableKey, "pk_") {
 		return c, errors.New("SLUICE_PUBLISHABLE_KEY must start with pk_")
 	}
-	if c.AdminPassword != "" && len(c.AdminPassword) < 8 {
-		return c, errors.New("SLUICE_ADMIN_PASSWORD must be at least 8 characters")
+	if c.AdminPassword != "" && auth.PasswordProblem(c.AdminPassword, c.AdminEmail) != "" {
+		return c, fmt.Errorf("SLUICE_ADMIN_PASSWORD must have at least %d characters and not be a common password", auth.MinPassword)
 	}
 	return c, nil
 }

@@ -116,6 +116,7 @@ func TestConfigRejectsBadKeys(t *testing.T) {
 		{"SLUICE_SECRET_KEY": "pk_wrong"},
 		{"SLUICE_PUBLISHABLE_KEY": "sk_wrong"},
 		{"SLUICE_ADMIN_PASSWORD": "short"},
+		{"SLUICE_ADMIN_PASSWORD": "password123"}, // long enough, but on the common list
 	}
 	for _, env := range tests {
 		if _, err := parseConfig(nil, func(k string) string { return env[k] }); err == nil {
