@@ -9,11 +9,14 @@ import (
 
 // Account is the tenant that owns environments and users.
 type Account struct {
-	ID        string
-	Name      string
-	Metadata  json.RawMessage
-	CreatedAt time.Time
-	UpdatedAt time.Time
+	ID       string
+	Name     string
+	Metadata json.RawMessage
+	// EmbeddedDomains are the origins (scheme://host[:port]) whose pages may call the API from
+	// a browser and frame Sluice's pages: Flatfile's embeddedDomainWhitelist.
+	EmbeddedDomains []string
+	CreatedAt       time.Time
+	UpdatedAt       time.Time
 }
 
 // Environment groups spaces, keys and agents (e.g. development and production).

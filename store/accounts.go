@@ -65,9 +65,10 @@ func (db *DB) EnsureBootstrap(ctx context.Context, b Bootstrap) (*BootstrapResul
 // GetAccount returns an account. Errors: not_found.
 func (db *DB) GetAccount(ctx context.Context, id string) (*model.Account, error) {
 	var a model.Account
-	var meta string
+	var meta, domains string
 	var c, u int64
-	err := db.r.QueryRowContext(ctx, `SELECT id, name, metadata, created_at, updated_at FROM accounts WHERE id = ?`, id).Scan(&a.ID, &a.Name, &meta, &c, &u)
+	err := db.r.QueryRowContext(ctx, `SELECT id, name, metadata, embedded_domains, created_at, updated_at FROM accounts WHERE id = ?`, id).
+		Scan(&a.ID, &a.Name, &meta, &domains, &c, &u)
 	if err == sql.ErrNoRows {
 		return nil, errs.NotFoundf("accountId", "Account not found")
 	}
@@ -75,20 +76,27 @@ func (db *DB) GetAccount(ctx context.Context, id string) (*model.Account, error)
 		return nil, errs.Wrap(err, "get account")
 	}
 	a.Metadata, a.CreatedAt, a.UpdatedAt = rawOr(meta, "{}"), fromMS(c), fromMS(u)
+	a.EmbeddedDomains = []string{}
+	_ = json.Unmarshal([]byte(domains), &a.EmbeddedDomains)
 	return &a, nil
 }
 
 // AccountUpdate holds the fields PATCH /accounts/current may change; nil leaves a field as is.
 type AccountUpdate struct {
-	Name     *string
-	Metadata json.RawMessage
+	Name            *string
+	Metadata        json.RawMessage
+	EmbeddedDomains []string // nil: unchanged
 }
 
 // UpdateAccount changes an account. Errors: not_found.
 func (db *DB) UpdateAccount(ctx context.Context, id string, up AccountUpdate) (*model.Account, error) {
 	err := db.Update(ctx, func(tx *Tx) error {
-		res, err := tx.exec(`UPDATE accounts SET name = COALESCE(?, name), metadata = COALESCE(?, metadata), updated_at = ? WHERE id = ?`,
-			up.Name, nullRaw(up.Metadata), ms(tx.now), id)
+		var domains any
+		if up.EmbeddedDomains != nil {
+			domains = jsonText(up.EmbeddedDomains)
+		}
+		res, err := tx.exec(`UPDATE accounts SET name = COALESCE(?, name), metadata = COALESCE(?, metadata), embedded_domains = COALESCE(?, embedded_domains),
+			updated_at = ? WHERE id = ?`, up.Name, nullRaw(up.Metadata), domains, ms(tx.now), id)
 		if err != nil {
 			return errs.Wrap(err, "update account")
 		}
@@ -127,4 +135,23 @@ func (db *DB) Setting(ctx context.Context, key string, gen func() string) (strin
 		return err
 	})
 	return v, err
+}
+
+// EmbeddedOrigins is every origin on any account's embedding allowlist: CORS and framing are
+// decided before a request says which account it is for.
+func (db *DB) EmbeddedOrigins(ctx context.Context) ([]string, error) {
+	rows, err := db.r.QueryContext(ctx, `SELECT DISTINCT j.value FROM accounts a, json_each(a.embedded_domains) j`)
+	if err != nil {
+		return nil, errs.Wrap(err, "read embedding allowlist")
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var o string
+		if err := rows.Scan(&o); err != nil {
+			return nil, errs.Wrap(err, "scan origin")
+		}
+		out = append(out, o)
+	}
+	return out, rows.Err()
 }

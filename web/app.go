@@ -71,9 +71,11 @@ func New(d Deps) *fiber.App {
 		d.Log.Error("panic", "requestId", c.GetRespHeader(fiber.HeaderXRequestID), "panic", e)
 	}}))
 	app.Use(logRequests(d.Log))
-	for _, h := range securityHeaders(d.BaseURL) {
+	for _, h := range securityHeaders(d.BaseURL, allowlist{d.Store}) {
 		app.Use(h)
 	}
+	app.Use("/v1", cors(allowlist{d.Store}))
+	app.Use("/api/v1", cors(allowlist{d.Store}))
 	routes(app, d)
 	return app
 }

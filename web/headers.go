@@ -21,7 +21,7 @@ const contentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 
 // CSP, nosniff, framing, referrer and permissions policies; HSTS when Sluice is served over
 // https; and Cache-Control: no-store on everything but static assets, so no page, key or
 // secret is kept by a browser or proxy cache.
-func securityHeaders(baseURL string) []fiber.Handler {
+func securityHeaders(baseURL string, list allowlist) []fiber.Handler {
 	hsts := 0
 	if strings.HasPrefix(baseURL, "https://") {
 		hsts = 365 * 24 * 3600
@@ -35,6 +35,14 @@ func securityHeaders(baseURL string) []fiber.Handler {
 	})
 	return []fiber.Handler{h, func(c *fiber.Ctx) error {
 		err := c.Next()
+		// Pages may be framed by Sluice itself and by the origins of the embedding allowlist.
+		if strings.HasPrefix(string(c.Response().Header.ContentType()), fiber.MIMETextHTML) {
+			if origins := list.origins(c.Context()); len(origins) > 0 {
+				c.Set(fiber.HeaderContentSecurityPolicy, strings.Replace(contentSecurityPolicy, "frame-ancestors 'self'",
+					"frame-ancestors 'self' "+strings.Join(origins, " "), 1))
+				c.Response().Header.Del(fiber.HeaderXFrameOptions) // it knows no list; the CSP decides
+			}
+		}
 		if !strings.HasPrefix(c.Path(), "/static/") && len(c.Response().Header.Peek(fiber.HeaderCacheControl)) == 0 {
 			c.Set(fiber.HeaderCacheControl, "no-store")
 		}

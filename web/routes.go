@@ -52,6 +52,10 @@ func routes(app *fiber.App, d Deps) {
 	app.Post("/api/v1/auth", limitBody, authH.Exchange)
 	app.Post("/v1/auth", limitBody, authH.Exchange)
 
+	// The browser SDKs' space init: a publishable key in the query, JSON sent as text/plain.
+	embed := api.NewEmbed(d.Store, d.Tokens, d.BaseURL)
+	app.Post("/v1/internal/spaces/init", limitBody, embed.Init)
+
 	// Uploads stream up to 1 GiB, so they skip the 10 MiB cap of the JSON routes.
 	app.Post("/v1/files", need, can(auth.AreaSpaceData), files.Upload).Name(string(auth.AreaSpaceData))
 

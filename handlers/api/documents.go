@@ -92,21 +92,29 @@ func (h *Documents) Create(c *fiber.Ctx) error {
 	if err := bind(c, &in); err != nil {
 		return err
 	}
-	if in.Title == nil {
-		return errs.Invalidf("title", "title is required")
-	}
-	if in.Body == nil {
-		return errs.Invalidf("body", "body is required")
-	}
-	if err := in.validate(); err != nil {
+	d, err := in.build(sp)
+	if err != nil {
 		return err
 	}
-	d := &model.Document{AccountID: sp.AccountID, EnvironmentID: sp.EnvironmentID, SpaceID: sp.ID, Title: *in.Title, Body: *in.Body,
-		Treatments: in.Treatments, Actions: in.Actions}
 	if err := h.store.CreateDocument(c.Context(), d, p.ActorID); err != nil {
 		return err
 	}
 	return data(c, toDocumentJSON(d))
+}
+
+// build checks a new document's input and makes it for space sp.
+func (in *documentIn) build(sp *model.Space) (*model.Document, error) {
+	if in.Title == nil {
+		return nil, errs.Invalidf("title", "title is required")
+	}
+	if in.Body == nil {
+		return nil, errs.Invalidf("body", "body is required")
+	}
+	if err := in.validate(); err != nil {
+		return nil, err
+	}
+	return &model.Document{AccountID: sp.AccountID, EnvironmentID: sp.EnvironmentID, SpaceID: sp.ID, Title: *in.Title, Body: *in.Body,
+		Treatments: in.Treatments, Actions: in.Actions}, nil
 }
 
 func (h *Documents) document(c *fiber.Ctx) (*auth.Principal, *model.Document, error) {

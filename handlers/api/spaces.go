@@ -58,6 +58,7 @@ type spaceJSON struct {
 	ArchivedAt          *Time           `json:"archivedAt"`
 	LastActivityAt      *Time           `json:"lastActivityAt,omitempty"`
 	AccessToken         string          `json:"accessToken,omitempty"`
+	GuestLink           string          `json:"guestLink,omitempty"` // the embedded importer's page, with its token
 	CreatedAt           Time            `json:"createdAt"`
 	UpdatedAt           Time            `json:"updatedAt"`
 }
@@ -139,25 +140,8 @@ func (h *Spaces) Create(c *fiber.Ctx) error {
 	if err := bind(c, &in); err != nil {
 		return err
 	}
-	if err := in.validate(); err != nil {
-		return err
-	}
-	envID, err := environmentScope(p, in.EnvironmentID)
+	s, err := h.newSpace(c.Context(), p, &in)
 	if err != nil {
-		return err
-	}
-	if envID == "" {
-		return errs.Invalidf("environmentId", "environmentId is required")
-	}
-	env, err := h.store.GetEnvironment(c.Context(), p.AccountID, envID)
-	if err != nil {
-		return err
-	}
-	s := &model.Space{AccountID: p.AccountID, EnvironmentID: env.ID, Metadata: in.Metadata, Settings: in.Settings, Actions: in.Actions,
-		Access: in.Access, Labels: in.Labels, GuestAuthentication: in.GuestAuthentication, DisplayOrder: in.DisplayOrder,
-		CreatedByUserID: p.UserID, CreatedByUserName: p.Email, ArchivedAt: in.ArchivedAt.Value}
-	applySpaceStrings(s, &in)
-	if err := CheckNamespace(env, s.Namespace); err != nil {
 		return err
 	}
 	if err := h.store.CreateSpace(c.Context(), s, p.ActorID); err != nil {
@@ -168,6 +152,32 @@ func (h *Spaces) Create(c *fiber.Ctx) error {
 		return err
 	}
 	return data(c, out)
+}
+
+// newSpace checks a space's input and builds it in the principal's environment.
+func (h *Spaces) newSpace(ctx context.Context, p *auth.Principal, in *spaceIn) (*model.Space, error) {
+	if err := in.validate(); err != nil {
+		return nil, err
+	}
+	envID, err := environmentScope(p, in.EnvironmentID)
+	if err != nil {
+		return nil, err
+	}
+	if envID == "" {
+		return nil, errs.Invalidf("environmentId", "environmentId is required")
+	}
+	env, err := h.store.GetEnvironment(ctx, p.AccountID, envID)
+	if err != nil {
+		return nil, err
+	}
+	s := &model.Space{AccountID: p.AccountID, EnvironmentID: env.ID, Metadata: in.Metadata, Settings: in.Settings, Actions: in.Actions,
+		Access: in.Access, Labels: in.Labels, GuestAuthentication: in.GuestAuthentication, DisplayOrder: in.DisplayOrder,
+		CreatedByUserID: p.UserID, CreatedByUserName: p.Email, ArchivedAt: in.ArchivedAt.Value}
+	applySpaceStrings(s, in)
+	if err := CheckNamespace(env, s.Namespace); err != nil {
+		return nil, err
+	}
+	return s, nil
 }
 
 func applySpaceStrings(s *model.Space, in *spaceIn) {

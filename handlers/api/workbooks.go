@@ -160,15 +160,27 @@ func (h *Workbooks) Create(c *fiber.Ctx) error {
 	if in.SpaceID == "" {
 		return errs.Invalidf("spaceId", "spaceId is required")
 	}
-	if err := in.validate(); err != nil {
-		return err
-	}
 	sp, err := reachSpace(c.Context(), h.store, p, in.SpaceID)
 	if err != nil {
 		return err
 	}
+	w, err := in.build(p, sp)
+	if err != nil {
+		return err
+	}
+	if err := h.store.CreateWorkbook(c.Context(), w, p.ActorID); err != nil {
+		return err
+	}
+	return data(c, toWorkbookJSON(w, true))
+}
+
+// build checks a new workbook's input and makes it for space sp.
+func (in *workbookIn) build(p *auth.Principal, sp *model.Space) (*model.Workbook, error) {
+	if err := in.validate(); err != nil {
+		return nil, err
+	}
 	if in.EnvironmentID != "" && in.EnvironmentID != sp.EnvironmentID {
-		return errs.Invalidf("environmentId", "environmentId does not match the space's environment")
+		return nil, errs.Invalidf("environmentId", "environmentId does not match the space's environment")
 	}
 	w := &model.Workbook{AccountID: p.AccountID, EnvironmentID: sp.EnvironmentID, SpaceID: sp.ID, Name: *in.Name, Labels: in.Labels,
 		Treatments: in.Treatments, Metadata: in.Metadata, Settings: in.Settings, Actions: in.Actions}
@@ -181,12 +193,9 @@ func (h *Workbooks) Create(c *fiber.Ctx) error {
 		cfgs = append(cfgs, &w.Sheets[i].Config)
 	}
 	if err := schema.References(cfgs); err != nil {
-		return err
+		return nil, err
 	}
-	if err := h.store.CreateWorkbook(c.Context(), w, p.ActorID); err != nil {
-		return err
-	}
-	return data(c, toWorkbookJSON(w, true))
+	return w, nil
 }
 
 func (h *Workbooks) workbook(c *fiber.Ctx) (*auth.Principal, *model.Workbook, error) {

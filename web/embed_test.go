@@ -1,0 +1,160 @@
+package web_test
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+const hostOrigin = "http://localhost:5173"
+
+func (e *apiEnv) allowOrigins(t *testing.T, origins ...string) {
+	t.Helper()
+	list := make([]any, len(origins))
+	for i, o := range origins {
+		list[i] = o
+	}
+	got := dataOf(e.mustCall(t, "PATCH", "/v1/accounts/current", jwtFor(t, e), map[string]any{"embeddedDomainWhitelist": list}))
+	if l, _ := got["embeddedDomainWhitelist"].([]any); len(l) != len(origins) {
+		t.Fatalf("allowlist: %v", got)
+	}
+}
+
+func (e *apiEnv) raw(t *testing.T, method, path string, headers map[string]string, body string) *http.Response {
+	t.Helper()
+	req := httptest.NewRequest(method, path, strings.NewReader(body))
+	for k, v := range headers {
+		req.Header.Set(k, v)
+	}
+	resp, err := e.app.Test(req, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp
+}
+
+// The embedding allowlist drives CORS on the API and frame-ancestors on the pages; an origin
+// not on it gets neither.
+func TestEmbeddingAllowlistCORSAndFraming(t *testing.T) {
+	e := newAPI(t)
+	if resp := e.raw(t, "GET", "/login", nil, ""); resp.Header.Get("X-Frame-Options") != "SAMEORIGIN" ||
+		!strings.Contains(resp.Header.Get("Content-Security-Policy"), "frame-ancestors 'self';") {
+		t.Fatalf("before any allowlist: XFO %q CSP %q", resp.Header.Get("X-Frame-Options"), resp.Header.Get("Content-Security-Policy"))
+	}
+	if st, out := e.call(t, "PATCH", "/v1/accounts/current", jwtFor(t, e), map[string]any{"embeddedDomainWhitelist": []any{"localhost:5173/app"}}); st != 400 || errorKey(t, out) != "embeddedDomainWhitelist" {
+		t.Fatalf("a bad origin: %d %v", st, out)
+	}
+	e.allowOrigins(t, hostOrigin, "https://App.Example.com/")
+	acc := dataOf(e.mustCall(t, "GET", "/v1/accounts/current", testSecret, nil))
+	if l := acc["embeddedDomainWhitelist"].([]any); l[1] != "https://app.example.com" {
+		t.Errorf("origins are not normalized: %v", l)
+	}
+
+	pre := func(origin string) *http.Response {
+		return e.raw(t, "OPTIONS", "/v1/spaces", map[string]string{"Origin": origin, "Access-Control-Request-Method": "POST",
+			"Access-Control-Request-Headers": "authorization,content-type,x-disable-hooks,x-fern-language,x-fern-sdk-version,x-evil"}, "")
+	}
+	resp := pre(hostOrigin)
+	allowed := strings.ToLower(resp.Header.Get("Access-Control-Allow-Headers"))
+	if resp.StatusCode != 204 || resp.Header.Get("Access-Control-Allow-Origin") != hostOrigin ||
+		!strings.Contains(allowed, "authorization") || !strings.Contains(allowed, "x-fern-sdk-version") || !strings.Contains(allowed, "x-disable-hooks") || strings.Contains(allowed, "x-evil") {
+		t.Errorf("preflight from a listed origin: %d ACAO %q headers %q", resp.StatusCode, resp.Header.Get("Access-Control-Allow-Origin"), allowed)
+	}
+	if resp := pre("http://evil.example"); resp.StatusCode != 403 || resp.Header.Get("Access-Control-Allow-Origin") != "" {
+		t.Errorf("preflight from another origin: %d ACAO %q", resp.StatusCode, resp.Header.Get("Access-Control-Allow-Origin"))
+	}
+	get := func(origin string) *http.Response {
+		return e.raw(t, "GET", "/v1/spaces", map[string]string{"Origin": origin, "Authorization": "Bearer " + testSecret}, "")
+	}
+	if r := get(hostOrigin); r.StatusCode != 200 || r.Header.Get("Access-Control-Allow-Origin") != hostOrigin {
+		t.Errorf("a listed origin's call: %d ACAO %q", r.StatusCode, r.Header.Get("Access-Control-Allow-Origin"))
+	}
+	if r := get("http://evil.example"); r.Header.Get("Access-Control-Allow-Origin") != "" {
+		t.Errorf("an unlisted origin got ACAO %q", r.Header.Get("Access-Control-Allow-Origin"))
+	}
+	page := e.raw(t, "GET", "/login", nil, "")
+	if csp := page.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "frame-ancestors 'self' "+hostOrigin+" https://app.example.com;") || page.Header.Get("X-Frame-Options") != "" {
+		t.Errorf("pages with an allowlist: CSP %q XFO %q", csp, page.Header.Get("X-Frame-Options"))
+	}
+}
+
+// POST /v1/internal/spaces/init: what @flatfile/javascript sends (text/plain JSON, the
+// publishable key in the query) makes the space, its workbook and document, and a token for
+// that space alone; bad keys and bad bodies leave nothing behind.
+func TestEmbeddedSpaceInit(t *testing.T) {
+	e := newAPI(t)
+	e.allowOrigins(t, hostOrigin)
+	spaces := func() int { return len(listOf(e.mustCall(t, "GET", "/v1/spaces", testSecret, nil))) }
+	before := spaces()
+	body := `{"space":{"name":"Contacts import","autoConfigure":false,"labels":["embedded"],"namespace":"portal",
+		"metadata":{"theme":{"root":{"primaryColor":"#0f766e"}},"sidebarConfig":{"showSidebar":false},"userInfo":{"name":"Ann"}}},
+		"workbook":{"name":"Contacts","sheets":[{"name":"Contacts","slug":"contacts","fields":[{"key":"email","type":"string","label":"Email"}]}],
+		"actions":[{"operation":"simpleSubmitAction","mode":"foreground","label":"Submit","primary":true}]},
+		"document":{"title":"Welcome","body":"<p>Upload your contacts.</p>"}}`
+	post := func(q, body string) (*http.Response, string) {
+		resp := e.raw(t, "POST", "/v1/internal/spaces/init"+q, map[string]string{"Content-Type": "text/plain", "Origin": hostOrigin}, body)
+		b, _ := io.ReadAll(resp.Body)
+		return resp, string(b)
+	}
+	for name, c := range map[string]struct{ q, body string }{
+		"no key":           {"", body},
+		"unknown key":      {"?publishableKey=pk_nope", body},
+		"a secret key":     {"?publishableKey=" + testSecret, body},
+		"malformed body":   {"?publishableKey=" + testPublic, `{"space":`},
+		"no space":         {"?publishableKey=" + testPublic, `{}`},
+		"bad field type":   {"?publishableKey=" + testPublic, `{"space":{"name":"x"},"workbook":{"name":"W","sheets":[{"name":"S","fields":[{"key":"a","type":"nope"}]}]}}`},
+		"document no body": {"?publishableKey=" + testPublic, `{"space":{"name":"x"},"document":{"title":"t"}}`},
+	} {
+		resp, out := post(c.q, c.body)
+		if resp.StatusCode < 400 || !strings.Contains(out, `"errors"`) {
+			t.Errorf("%s: got %d %s, want a JSON error", name, resp.StatusCode, out)
+		}
+	}
+	if n := spaces(); n != before {
+		t.Fatalf("refused inits left %d spaces behind", n-before)
+	}
+
+	resp, out := post("?publishableKey="+testPublic, body)
+	if resp.StatusCode != 200 || resp.Header.Get("Access-Control-Allow-Origin") != hostOrigin {
+		t.Fatalf("init: %d ACAO %q %s", resp.StatusCode, resp.Header.Get("Access-Control-Allow-Origin"), out)
+	}
+	var got struct {
+		Data struct {
+			Space struct {
+				ID, AccessToken, GuestLink, Namespace string
+				Labels                                []string
+			}
+			Workbook struct {
+				ID      string
+				Actions []map[string]any
+				Sheets  []map[string]any
+			}
+			Document struct{ ID string }
+		}
+	}
+	if err := jsonUnmarshal(out, &got); err != nil {
+		t.Fatal(err)
+	}
+	sp := got.Data.Space
+	if sp.ID == "" || sp.AccessToken == "" || sp.Namespace != "portal" || len(sp.Labels) != 1 || sp.Labels[0] != "embedded" ||
+		!strings.HasSuffix(strings.SplitN(sp.GuestLink, "?", 2)[0], "/space/"+sp.ID) || !strings.Contains(sp.GuestLink, "token=") {
+		t.Fatalf("space: %+v", sp)
+	}
+	if got.Data.Workbook.ID == "" || len(got.Data.Workbook.Sheets) != 1 || got.Data.Workbook.Actions[0]["operation"] != "simpleSubmitAction" || got.Data.Document.ID == "" {
+		t.Fatalf("workbook and document: %+v", got.Data)
+	}
+	// The token reaches its space and nothing environment-wide.
+	if st, _ := e.call(t, "GET", "/v1/workbooks/"+got.Data.Workbook.ID, sp.AccessToken, nil); st != 200 {
+		t.Errorf("the space token reading its workbook: %d", st)
+	}
+	for _, path := range []string{"/v1/secrets", "/v1/spaces", "/v1/users", "/v1/auth/api-keys"} {
+		if st, _ := e.call(t, "GET", path, sp.AccessToken, nil); st != 403 {
+			t.Errorf("GET %s with the embedded space's token: %d, want 403", path, st)
+		}
+	}
+}
+
+func jsonUnmarshal(s string, v any) error { return json.Unmarshal([]byte(s), v) }

@@ -1,0 +1,83 @@
+package web
+
+import (
+	"context"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/sluice/sluice/errs"
+	"github.com/sluice/sluice/store"
+)
+
+// allowlist answers from the accounts' embedding allowlists (embeddedDomainWhitelist), read
+// from the database on each use so a change applies to the next request.
+type allowlist struct{ db *store.DB }
+
+func (a allowlist) origins(ctx context.Context) []string {
+	if a.db == nil {
+		return nil
+	}
+	list, err := a.db.EmbeddedOrigins(ctx)
+	if err != nil {
+		return nil
+	}
+	return list
+}
+
+func (a allowlist) has(ctx context.Context, origin string) bool {
+	origin = strings.ToLower(origin)
+	for _, o := range a.origins(ctx) {
+		if o == origin {
+			return true
+		}
+	}
+	return false
+}
+
+// corsHeaders are the request headers a listed origin may send: what @flatfile/api and the
+// browser SDKs send.
+func corsHeaderAllowed(h string) bool {
+	h = strings.ToLower(strings.TrimSpace(h))
+	switch h {
+	case "authorization", "content-type", "accept", "x-disable-hooks", "x-force-hooks", "x-request-id":
+		return true
+	}
+	return strings.HasPrefix(h, "x-fern-")
+}
+
+// cors lets the pages of listed origins call the API from a browser (issue 12): preflights are
+// answered before any token check, and answers carry Access-Control-Allow-Origin for a listed
+// origin only. An origin not on the list gets no CORS header (its preflight a 403), so the
+// browser keeps the answer from it. No cookies are involved: the API takes bearer tokens.
+func cors(list allowlist) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		origin := c.Get(fiber.HeaderOrigin)
+		if origin == "" {
+			return c.Next()
+		}
+		preflight := c.Method() == fiber.MethodOptions && c.Get(fiber.HeaderAccessControlRequestMethod) != ""
+		c.Vary(fiber.HeaderOrigin)
+		if !list.has(c.Context(), origin) {
+			if preflight {
+				return errs.E(errs.Forbidden, "Origin", "%s is not on the account's embedding allowlist (embeddedDomainWhitelist)", origin)
+			}
+			return c.Next()
+		}
+		c.Set(fiber.HeaderAccessControlAllowOrigin, origin)
+		c.Set(fiber.HeaderAccessControlExposeHeaders, "X-Request-Id, Retry-After")
+		if !preflight {
+			return c.Next()
+		}
+		var allowed []string
+		for _, h := range strings.Split(c.Get(fiber.HeaderAccessControlRequestHeaders), ",") {
+			if h = strings.TrimSpace(h); h != "" && corsHeaderAllowed(h) {
+				allowed = append(allowed, h)
+			}
+		}
+		c.Set(fiber.HeaderAccessControlAllowMethods, "GET, POST, PUT, PATCH, DELETE")
+		c.Set(fiber.HeaderAccessControlAllowHeaders, strings.Join(allowed, ", "))
+		c.Set(fiber.HeaderAccessControlMaxAge, "600")
+		return c.SendStatus(fiber.StatusNoContent)
+	}
+}
