@@ -61,7 +61,7 @@ func (f *fixture) restart(t *testing.T) {
 
 func (f *fixture) mustCreateSpace(t *testing.T) *model.Space {
 	t.Helper()
-	s := &model.Space{AccountID: f.acc, EnvironmentID: f.env, Name: "s"}
+	s := &model.Space{AccountID: f.acc, EnvironmentID: f.env, Name: "s", AutoConfigure: true}
 	if err := f.db.CreateSpace(t.Context(), s, "us_usr_t"); err != nil {
 		t.Fatal(err)
 	}

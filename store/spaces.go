@@ -48,8 +48,8 @@ func scanSpace(sc scanner) (*model.Space, error) {
 // secondOf truncates t to whole seconds: lastActivityAt is kept at second precision.
 func secondOf(t time.Time) time.Time { return t.Truncate(time.Second) }
 
-// CreateSpace stores s (filling id and times), emits space:created and creates the space's
-// space:configure job (ready at once, see store/jobs.go).
+// CreateSpace stores s (filling id and times), emits space:created and, when the space asks
+// for it with autoConfigure, creates its space:configure job (ready at once, store/jobs.go).
 func (db *DB) CreateSpace(ctx context.Context, s *model.Space, actor string) error {
 	return db.Update(ctx, func(tx *Tx) error {
 		s.ID = NewID(PrefixSpace)
@@ -86,6 +86,9 @@ func (db *DB) CreateSpace(ctx context.Context, s *model.Space, actor string) err
 		_, err = tx.Emit("space:created", spaceContext(s, actor), map[string]any{"spaceId": s.ID, "environmentId": s.EnvironmentID, "name": s.Name, "appId": s.AppID})
 		if err != nil {
 			return err
+		}
+		if !s.AutoConfigure {
+			return nil // as Flatfile: only a space created with autoConfigure gets a build job
 		}
 		return tx.insertSpaceConfigureJob(s, actor)
 	})

@@ -199,7 +199,7 @@ func TestJobPredecessors(t *testing.T) {
 
 func TestJobParts(t *testing.T) {
 	e := newAPI(t)
-	sp := e.mustCreateSpace(t, testSecret, map[string]any{"name": "s"})
+	sp := e.mustCreateSpace(t, testSecret, map[string]any{"autoConfigure": true, "name": "s"})
 	parent := e.mustCreateJob(t, map[string]any{"type": "space", "operation": "big", "source": sp["id"]})["id"].(string)
 	var parts []string
 	for i := 1; i <= 2; i++ {
@@ -292,7 +292,12 @@ func TestJobValidation(t *testing.T) {
 
 func TestSpaceConfigureJob(t *testing.T) {
 	e := newAPI(t)
-	sp := e.mustCreateSpace(t, testSecret, map[string]any{"name": "s"})
+	// As on Flatfile, only a space created with autoConfigure gets a build job.
+	plain := e.mustCreateSpace(t, testSecret, map[string]any{"name": "plain"})
+	if l := listOf(e.mustCall(t, "GET", "/v1/jobs?spaceId="+plain["id"].(string), testSecret, nil)); len(l) != 0 {
+		t.Fatalf("a space without autoConfigure got jobs: %v", l)
+	}
+	sp := e.mustCreateSpace(t, testSecret, map[string]any{"autoConfigure": true, "name": "s"})
 	l := listOf(e.mustCall(t, "GET", "/v1/jobs?spaceId="+sp["id"].(string), testSecret, nil))
 	if len(l) != 1 {
 		t.Fatalf("got %d jobs, want the space:configure job", len(l))
@@ -312,8 +317,8 @@ func TestSpaceConfigureJob(t *testing.T) {
 
 func TestJobListAndReach(t *testing.T) {
 	e := newAPI(t)
-	a := e.mustCreateSpace(t, testSecret, map[string]any{"name": "a"})
-	b := e.mustCreateSpace(t, testSecret, map[string]any{"name": "b"})
+	a := e.mustCreateSpace(t, testSecret, map[string]any{"autoConfigure": true, "name": "a"})
+	b := e.mustCreateSpace(t, testSecret, map[string]any{"autoConfigure": true, "name": "b"})
 	for i := 0; i < 3; i++ {
 		e.now = e.now.Add(time.Second)
 		e.mustCreateJob(t, map[string]any{"type": "space", "operation": "x", "source": a["id"]})

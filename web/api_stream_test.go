@@ -140,7 +140,7 @@ func TestEventStream(t *testing.T) {
 	s := newStreamServer(t)
 	before := s.now
 	s.now = s.now.Add(time.Second)
-	first := s.mustCreateSpace(t, testSecret, map[string]any{"name": "first"})
+	first := s.mustCreateSpace(t, testSecret, map[string]any{"autoConfigure": true, "name": "first"})
 
 	// since: the backlog first, then live events.
 	a := s.open(t, "?topic=space:created&since="+before.Format(time.RFC3339Nano), testSecret, nil)
@@ -150,7 +150,7 @@ func TestEventStream(t *testing.T) {
 	}
 	// No since: only what happens from now on, here filtered by domain.
 	b := s.open(t, "?domain=job", testSecret, nil)
-	second := s.mustCreateSpace(t, testSecret, map[string]any{"name": "second"})
+	second := s.mustCreateSpace(t, testSecret, map[string]any{"autoConfigure": true, "name": "second"})
 	a.expect(t, "space:created")
 	got := b.expect(t, "job:created", "job:ready")
 	if got[1].event["context"].(map[string]any)["spaceId"] != second["id"] || got[1].event["payload"].(map[string]any)["job"] != "space:configure" {

@@ -10,7 +10,7 @@ import (
 
 func TestWorkspaceSidebarAndDocuments(t *testing.T) {
 	e := newAPI(t)
-	sp := e.mustCreateSpace(t, testSecret, map[string]any{"name": "workspace"})
+	sp := e.mustCreateSpace(t, testSecret, map[string]any{"autoConfigure": true, "name": "workspace"})
 	spaceID := sp["id"].(string)
 	b := loggedIn(t, e)
 
@@ -24,7 +24,7 @@ func TestWorkspaceSidebarAndDocuments(t *testing.T) {
 	if doc.Find(`[data-testid=empty-space-dialog]`).Length() != 1 {
 		t.Error("no empty-space dialog after 10 s without an acknowledged configure job")
 	}
-	acked := e.mustCreateSpace(t, testSecret, map[string]any{"name": "configured"})
+	acked := e.mustCreateSpace(t, testSecret, map[string]any{"autoConfigure": true, "name": "configured"})
 	for _, j := range listOf(e.mustCall(t, "GET", "/v1/jobs?spaceId="+acked["id"].(string), testSecret, nil)) {
 		if j.(map[string]any)["operation"] == "configure" {
 			e.mustCall(t, "POST", "/v1/jobs/"+j.(map[string]any)["id"].(string)+"/ack", testSecret, map[string]any{})

@@ -12,7 +12,7 @@ before(async () => {
   api = srv.client();
   warnings = watchValidationWarnings();
   envId = (await api.environments.list()).data[0].id;
-  spaceId = (await api.spaces.create({ name: "Jobs", environmentId: envId })).data.id;
+  spaceId = (await api.spaces.create({ name: "Jobs", environmentId: envId, autoConfigure: true })).data.id;
 });
 after(async () => {
   warnings.restore();
@@ -25,7 +25,9 @@ async function jobEvents(jobId) {
   return data.filter((e) => e.context.jobId === jobId);
 }
 
-test("every new space has a ready space:configure job", async () => {
+test("a space created with autoConfigure has a ready space:configure job; others have none", async () => {
+  const plain = (await api.spaces.create({ name: "No build", environmentId: envId })).data.id;
+  assert.equal((await api.jobs.list({ spaceId: plain })).data.length, 0);
   const { data, pagination } = await api.jobs.list({ spaceId });
   assert.equal(data.length, 1);
   assert.equal(pagination.totalCount, 1);
@@ -127,7 +129,7 @@ test("predecessors: waiting until they complete", async () => {
 });
 
 test("list filters and pagination", async () => {
-  const s2 = (await api.spaces.create({ name: "Other", environmentId: envId })).data.id;
+  const s2 = (await api.spaces.create({ name: "Other", environmentId: envId, autoConfigure: true })).data.id;
   const parent = (await api.jobs.create({ type: "space", operation: "big", source: s2 })).data;
   for (const part of [1, 2]) await api.jobs.create({ type: "space", operation: "big", source: s2, parentId: parent.id, part });
   assert.equal((await api.jobs.list({ spaceId: s2 })).data.length, 4);

@@ -82,7 +82,9 @@ func (h *Handler) CreateSpace(c *fiber.Ctx) error {
 	if err := api.CheckNamespace(env, ns); err != nil {
 		return err
 	}
-	s := &model.Space{AccountID: u.AccountID, EnvironmentID: env.ID, Name: name, Namespace: ns, CreatedByUserID: u.UserID, CreatedByUserName: u.Email}
+	// A space made in the dashboard is built by the environment's listeners, as Flatfile's are.
+	s := &model.Space{AccountID: u.AccountID, EnvironmentID: env.ID, Name: name, Namespace: ns, CreatedByUserID: u.UserID, CreatedByUserName: u.Email,
+		AutoConfigure: true}
 	if err := h.store.CreateSpace(c.Context(), s, u.UserID); err != nil {
 		return err
 	}
