@@ -5,6 +5,7 @@ package views
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -19,9 +20,10 @@ const (
 	KeyCSRF      = "sluice.csrf"
 	KeyUser      = "sluice.userEmail"
 	KeyLang      = "sluice.lang"
-	KeyTheme     = "sluice.themeCSS"  // the space's theme as a :root rule (theme.CSS), already checked
-	KeyAdmin     = "sluice.admin"     // "1" for account users (not guests): the admin pages are theirs
-	KeyOverrides = "sluice.overrides" // the environment's translation overrides for the page's language
+	KeyTheme     = "sluice.themeCSS"   // the space's theme as a :root rule (theme.CSS), already checked
+	KeyAdmin     = "sluice.admin"      // "1" for account users (not guests): the admin pages are theirs
+	KeyOverrides = "sluice.overrides"  // the environment's translation overrides for the page's language
+	KeyEmbed     = "sluice.embedToken" // the token a framed page was opened with: every request of the page carries it
 )
 
 // override is an environment's own wording for a message id, if it has one.
@@ -115,5 +117,14 @@ func Lang(ctx context.Context) string {
 }
 
 func csrfHeaders(ctx context.Context) string {
-	return `{"X-CSRF-Token": "` + CSRF(ctx) + `"}`
+	h := map[string]string{"X-CSRF-Token": CSRF(ctx)}
+	if t := EmbedToken(ctx); t != "" {
+		h["X-Sluice-Token"] = t
+	}
+	b, _ := json.Marshal(h)
+	return string(b)
 }
+
+// EmbedToken is the token of a page opened inside another site's frame ("" otherwise): such
+// a page has no cookies, so its requests carry the token instead.
+func EmbedToken(ctx context.Context) string { return str(ctx, KeyEmbed) }

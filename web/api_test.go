@@ -15,6 +15,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/sluice/sluice/auth"
+	"github.com/sluice/sluice/events"
 	"github.com/sluice/sluice/store"
 	"github.com/sluice/sluice/web"
 )
@@ -38,6 +39,7 @@ type apiEnv struct {
 	app      *fiber.App
 	filesDir string
 	db       *store.DB
+	events   *events.Notifier // live event streams; nil unless a test starts one (withStreams)
 	path     string
 	envID    string
 	account  string
@@ -72,7 +74,19 @@ func (e *apiEnv) newApp(sealer *auth.Sealer) *fiber.App {
 	tokens := &auth.Tokens{Key: []byte("test-signing-key"), TTL: time.Hour, Now: e.db.Now}
 	return web.New(web.Deps{Store: e.db, Auth: &auth.Authenticator{Keys: e.db, Tokens: tokens, PATs: e.db, Guests: e.db, Live: e.db}, Tokens: tokens,
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), SessionSecret: []byte("0123456789abcdef0123456789abcdef"),
-		Sealer: sealer, FilesDir: e.filesDir, AllowPrivateWebhooks: allowPrivateWebhooks, BaseURL: testBaseURL})
+		Sealer: sealer, FilesDir: e.filesDir, AllowPrivateWebhooks: allowPrivateWebhooks, BaseURL: testBaseURL, Events: e.events,
+		StreamHeartbeat: time.Second})
+}
+
+// withStreams restarts e's app with a running event notifier, so /v1/events/stream works.
+func (e *apiEnv) withStreams(t *testing.T) {
+	t.Helper()
+	e.events = events.NewNotifier(e.db, 10*time.Millisecond, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err := e.events.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(e.events.Stop)
+	e.app = e.newApp(e.db.Sealer.(*auth.Sealer))
 }
 
 // reopen closes e's database and starts a new app on the same file, as a restart does.

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 )
@@ -158,3 +159,66 @@ func TestEmbeddedSpaceInit(t *testing.T) {
 }
 
 func jsonUnmarshal(s string, v any) error { return json.Unmarshal([]byte(s), v) }
+
+// initSpace makes an embedded space through the init endpoint and returns its id, sheet id,
+// access token and guest link.
+func (e *apiEnv) initSpace(t *testing.T) (spaceID, sheetID, token, link string) {
+	t.Helper()
+	resp := e.raw(t, "POST", "/v1/internal/spaces/init?publishableKey="+testPublic, map[string]string{"Content-Type": "text/plain"},
+		`{"space":{"name":"Embedded","labels":["embedded"],"namespace":"portal","metadata":{"sidebarConfig":{"showSidebar":false}}},
+		"workbook":{"name":"Contacts","sheets":[{"name":"Contacts","slug":"contacts","fields":[{"key":"email","type":"string"}]}],
+		"actions":[{"operation":"simpleSubmitAction","mode":"foreground","label":"Submit","primary":true}]}}`)
+	b, _ := io.ReadAll(resp.Body)
+	var out struct {
+		Data struct {
+			Space    struct{ ID, AccessToken, GuestLink string }
+			Workbook struct {
+				Sheets []struct{ ID string }
+			}
+		}
+	}
+	if resp.StatusCode != 200 || json.Unmarshal(b, &out) != nil || len(out.Data.Workbook.Sheets) != 1 {
+		t.Fatalf("init: %d %s", resp.StatusCode, b)
+	}
+	return out.Data.Space.ID, out.Data.Workbook.Sheets[0].ID, out.Data.Space.AccessToken, out.Data.Space.GuestLink
+}
+
+// A page opened in another site's frame works from the token in its address, with no cookie:
+// it starts no session, every request of the page carries the token, and it reaches its space
+// only.
+func TestFramedPageWorksWithoutCookies(t *testing.T) {
+	e := newAPI(t)
+	spaceID, sheetID, token, link := e.initSpace(t)
+	other := e.mustCreateSpace(t, testSecret, map[string]any{"name": "other"})
+	u, _ := url.Parse(link)
+	resp := e.raw(t, "GET", u.RequestURI(), map[string]string{"Sec-Fetch-Dest": "iframe"}, "")
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 || !strings.Contains(string(b), `name="sluice-embed-token"`) || !strings.Contains(string(b), "X-Sluice-Token") {
+		t.Fatalf("the framed space page: %d", resp.StatusCode)
+	}
+	for _, c := range resp.Cookies() {
+		if c.Name == "sluice_session" {
+			t.Errorf("a framed page started a session cookie")
+		}
+	}
+	post := func(tok string) *http.Response {
+		return e.raw(t, "POST", "/space/"+spaceID+"/sheet/"+sheetID+"/rows", map[string]string{"X-Sluice-Token": tok, "HX-Request": "true",
+			"Content-Type": "application/x-www-form-urlencoded"}, "")
+	}
+	if r := post(token); r.StatusCode >= 300 || !strings.Contains(r.Header.Get("HX-Redirect"), "token="+url.QueryEscape(token)) {
+		t.Errorf("adding a row with the token and no cookie: %d, redirect %q (the next page needs the token too)", r.StatusCode, r.Header.Get("HX-Redirect"))
+	}
+	counts := dataOf(e.mustCall(t, "GET", "/v1/sheets/"+sheetID+"/counts", testSecret, nil))["counts"].(map[string]any)
+	if counts["total"] != 1.0 {
+		t.Errorf("records after the framed page added a row: %v", counts)
+	}
+	if st := post(token + "x").StatusCode; st != http.StatusUnauthorized {
+		t.Errorf("a bad token: %d, want 401", st)
+	}
+	if r := e.raw(t, "GET", "/space/"+other["id"].(string)+"?token="+url.QueryEscape(token), map[string]string{"Sec-Fetch-Dest": "iframe"}, ""); r.StatusCode != http.StatusNotFound {
+		t.Errorf("another space with this token: %d, want 404", r.StatusCode)
+	}
+	if r := e.raw(t, "GET", "/space-init", nil, ""); r.StatusCode != 200 {
+		t.Errorf("/space-init: %d", r.StatusCode)
+	}
+}

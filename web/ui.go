@@ -2,6 +2,7 @@ package web
 
 import (
 	"errors"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -132,20 +133,54 @@ func csrfToken(c *fiber.Ctx) error {
 // keep using a space stay signed in.
 const guestRenewal = time.Hour
 
+// keepToken adds a framed page's token to the redirects it answers (Location, HX-Redirect):
+// the next page has no cookie to go by either.
+func keepToken(c *fiber.Ctx, tok string) {
+	for _, h := range []string{fiber.HeaderLocation, "HX-Redirect"} {
+		to := string(c.Response().Header.Peek(h))
+		if !strings.HasPrefix(to, "/") || strings.HasPrefix(to, "//") || strings.Contains(to, "token=") {
+			continue
+		}
+		sep := "?"
+		if strings.Contains(to, "?") {
+			sep = "&"
+		}
+		c.Set(h, to+sep+"token="+url.QueryEscape(tok))
+	}
+}
+
+// embedTokenHeader carries a framed page's token on the page's own requests.
+const embedTokenHeader = "X-Sluice-Token"
+
 // requireUser lets signed-in users through and sends the others to the login page. A guest
 // link (?token=<guest token>) signs its guest in for that one space; a guest session is
 // checked against the grant on every request, so removing the guest ends it at once.
 func requireUser(s *serverSessions, d Deps, limiter *auth.Limiter) fiber.Handler {
 	return func(c *fiber.Ctx) error {
-		if tok := c.Query("token"); tok != "" {
+		header := c.Get(embedTokenHeader)
+		if tok := c.Query("token", header); tok != "" {
 			if err := limiter.Check(c.Context(), c.IP(), ""); err != nil {
 				return err
 			}
 			p, err := d.Auth.Authenticate(c.Context(), tok)
-			if err != nil || p.Kind != auth.GuestToken {
+			linked := err == nil && (p.Kind == auth.GuestToken || p.Kind == auth.SpaceToken) && p.SpaceID != ""
+			if !linked {
 				limiter.Failed(c.Context(), c.IP(), "") // guessing guest links is throttled per address
+				if header != "" {
+					return errs.E(errs.Unauthorized, "token", "This link's access ended: open the importer again")
+				}
 			}
-			if err == nil && p.Kind == auth.GuestToken && p.SpaceID != "" {
+			// Inside another site's frame (or with a space token) there are no cookies: the page
+			// works from the token, which every request of the page carries.
+			if linked && (p.Kind == auth.SpaceToken || header != "" || c.Get("Sec-Fetch-Dest") == "iframe") {
+				c.Locals(views.KeyEmbed, tok)
+				ui.SetUser(c, ui.SessionUser{UserID: p.ActorID, AccountID: p.AccountID, Email: p.Email, EnvironmentID: p.EnvironmentID,
+					GuestSpace: p.SpaceID})
+				err := c.Next()
+				keepToken(c, tok)
+				return err
+			}
+			if linked && p.Kind == auth.GuestToken {
 				if err := s.Start(c, ui.SessionUser{UserID: p.ActorID, AccountID: p.AccountID, Email: p.Email, GuestSpace: p.SpaceID}); err != nil {
 					return err
 				}
@@ -190,6 +225,9 @@ func uiRoutes(app *fiber.App, d Deps, uploads *api.Files, suggest ui.Suggester, 
 	admin := ui.NewAdmin(d.Store, d.Tokens, d.Sealer, d.BaseURL)
 	bundle := newBundleOnce()
 	protect := csrf.New(csrf.Config{
+		// A framed page's requests carry its token in a header no other site can set (no CORS
+		// on pages) and no cookie: there is no ambient credential to forge.
+		Next:       func(c *fiber.Ctx) bool { return c.Get(embedTokenHeader) != "" },
 		CookieName: "sluice_csrf", ContextKey: "csrf", CookieSameSite: "Lax", CookieHTTPOnly: true, CookieSecure: sess.secure, Expiration: sessionTTL,
 		Extractor: func(c *fiber.Ctx) (string, error) {
 			// The header first: reading a form value would pull a whole upload into memory.
@@ -212,6 +250,7 @@ func uiRoutes(app *fiber.App, d Deps, uploads *api.Files, suggest ui.Suggester, 
 	signedIn := append(page[:len(page):len(page)], requireUser(sess, d, limiter), spaceContext(d, bundle))
 	streamed := []fiber.Handler{localize(bundle), sameOrigin(d.BaseURL), protect, csrfToken, requireUser(sess, d, limiter), spaceContext(d, bundle)}
 	app.Get("/login", with(page, pages.LoginPage)...)
+	app.Get("/space-init", with(page, func(c *fiber.Ctx) error { return ui.Render(c, fiber.StatusOK, views.SpaceInit()) })...)
 	app.Post("/login", with(page, pages.Login)...)
 	app.Post("/logout", with(page, pages.Logout)...)
 	app.Post("/lang", with(page, pages.Language)...)

@@ -1,0 +1,108 @@
+package web_test
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// hostPage serves a customer's page on another origin (localhost, while Sluice listens on
+// 127.0.0.1): it frames the importer and collects the events the frame relays.
+func hostPage(t *testing.T, html string) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, html)
+	})}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	return "http://localhost:" + port
+}
+
+// In Chromium, a host page of an allowed origin frames the embedded space opened with its
+// guest link: the frame works without third-party cookies (a row added in it lands in the
+// sheet), the space's events reach the host through postMessage, and the host's own API call
+// passes CORS. A host on an origin not on the list cannot frame the page.
+func TestBrowserEmbeddedFrame(t *testing.T) {
+	e := newAPI(t)
+	e.withStreams(t)
+	t.Cleanup(func() { expectedBrowserErrors = nil }) // after the browser's own check
+	ctx := browser(t)
+	base := serve(t, e)
+	t.Cleanup(e.events.Stop) // ends the frames' event streams before the server shuts down
+	spaceID, sheetID, token, _ := e.initSpace(t)
+	link := base + "/space/" + spaceID + "/sheet/" + sheetID + "?token=" + token
+	html := `<!doctype html><html><body><h1>Customer app</h1>
+<iframe id="importer" src="` + link + `" style="width:1100px;height:600px"></iframe>
+<script>
+window.events = [];
+window.addEventListener("message", (e) => { if (e.data && e.data.flatfileEvent) window.events.push(e.data.flatfileEvent.topic); });
+window.apiStatus = 0;
+fetch("` + base + `/v1/sheets/` + sheetID + `/counts", { headers: { Authorization: "Bearer ` + token + `", "X-Fern-Language": "JavaScript" } })
+  .then((r) => (window.apiStatus = r.status)).catch(() => (window.apiStatus = -1));
+</script></body></html>`
+	host := hostPage(t, html)
+	e.allowOrigins(t, host)
+	var events string
+	var apiStatus int
+	var buf []byte
+	err := chromedp.Run(ctx,
+		chromedp.Navigate(host),
+		chromedp.WaitVisible(`#importer`),
+		chromedp.Poll(`(() => { try { return document.getElementById("importer").contentDocument === null } catch (e) { return true } })()`, nil),
+		chromedp.Sleep(1500*time.Millisecond), // the frame loads and opens its event stream
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A change in the space: the frame relays its events to the host.
+	e.mustCall(t, "POST", "/v1/sheets/"+sheetID+"/records", testSecret, []any{map[string]any{"email": map[string]any{"value": "ann@example.com"}}})
+	err = chromedp.Run(ctx,
+		chromedp.Poll(`window.events.includes("commit:created") || window.events.includes("records:created")`, nil, chromedp.WithPollingTimeout(10*time.Second)),
+	)
+	_ = chromedp.Run(ctx, chromedp.Evaluate(`window.events.join(",")`, &events))
+	if err != nil {
+		_ = chromedp.Run(ctx, shot("embed-00-failed", &buf))
+		t.Fatalf("no event relayed to the host: %v (got %q)", err, events)
+	}
+	err = chromedp.Run(ctx,
+		chromedp.Poll(`window.apiStatus !== 0`, nil, chromedp.WithPollingTimeout(5*time.Second)),
+		chromedp.Evaluate(`window.apiStatus`, &apiStatus),
+		shot("embed-01-host-page", &buf),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if apiStatus != 200 {
+		t.Errorf("the host's API call: %d, want 200 through CORS", apiStatus)
+	}
+	t.Logf("relayed: %s", events)
+
+	// An origin not on the list: the frame is refused (frame-ancestors) and so is CORS; the
+	// browser reports both, as it should.
+	expectedBrowserErrors = []string{"violates the following Content Security Policy directive: \"frame-ancestors"}
+	other := hostPage(t, strings.Replace(html, "window.events = [];", "window.events = []; window.other = true;", 1))
+	var blocked bool
+	err = chromedp.Run(ctx,
+		chromedp.Navigate(other),
+		chromedp.WaitVisible(`#importer`),
+		chromedp.Sleep(1500*time.Millisecond),
+		chromedp.Evaluate(`window.apiStatus === -1`, &blocked),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !blocked {
+		t.Errorf("a host not on the allowlist read the API through CORS")
+	}
+}
