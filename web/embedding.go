@@ -35,12 +35,12 @@ func (a allowlist) has(ctx context.Context, origin string) bool {
 	return false
 }
 
-// corsHeaders are the request headers a listed origin may send: what @flatfile/api and the
-// browser SDKs send.
+// corsHeaderAllowed tells the request headers a listed origin may send: what @flatfile/api
+// and the browser SDKs send (a record hook writes its records back gzipped).
 func corsHeaderAllowed(h string) bool {
 	h = strings.ToLower(strings.TrimSpace(h))
 	switch h {
-	case "authorization", "content-type", "accept", "x-disable-hooks", "x-force-hooks", "x-request-id":
+	case "authorization", "content-type", "content-encoding", "accept", "x-disable-hooks", "x-force-hooks", "x-request-id":
 		return true
 	}
 	return strings.HasPrefix(h, "x-fern-")
