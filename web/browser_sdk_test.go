@@ -91,7 +91,8 @@ func TestBrowserFlatfileJavascriptSDK(t *testing.T) {
 	e.mustCall(t, "POST", "/v1/sheets/"+sheetID+"/records", testSecret, []any{
 		map[string]any{"name": map[string]any{"value": "Ann"}, "email": map[string]any{"value": "ann@example.com"}},
 		map[string]any{"name": map[string]any{"value": "Bob"}, "email": map[string]any{"value": "not-an-email"}}})
-	if err := chromedp.Run(ctx, chromedp.Poll(`window.results.hooked >= 2`, nil, chromedp.WithPollingTimeout(15*time.Second))); err != nil {
+	if err := chromedp.Run(ctx, chromedp.Poll(`window.results.hooked >= 2`, nil, chromedp.WithPollingTimeout(15*time.Second)),
+		chromedp.Sleep(time.Second), shot("embed-02-sdk", &buf)); err != nil {
 		t.Fatalf("onRecordHook never ran: %v", err)
 	}
 	flagged := false
@@ -124,7 +125,7 @@ func TestBrowserFlatfileJavascriptSDK(t *testing.T) {
 		t.Fatalf("the submit job: %q, want complete", status)
 	}
 	e.mustCall(t, "POST", "/v1/jobs/"+jobID+"/outcome/ack", testSecret, nil)
-	if err := chromedp.Run(ctx, chromedp.Poll(`window.results.closed === true`, nil, chromedp.WithPollingTimeout(10*time.Second)), shot("embed-02-sdk", &buf)); err != nil {
+	if err := chromedp.Run(ctx, chromedp.Poll(`window.results.closed === true`, nil, chromedp.WithPollingTimeout(10*time.Second))); err != nil {
 		t.Fatalf("closeSpace.onClose never fired: %v", err)
 	}
 	var pageErrors string
