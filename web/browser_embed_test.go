@@ -14,15 +14,20 @@ import (
 // hostPage serves a customer's page on another origin (localhost, while Sluice listens on
 // 127.0.0.1): it frames the importer and collects the events the frame relays.
 func hostPage(t *testing.T, html string) string {
+	return serveHost(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, html)
+	}))
+}
+
+// serveHost runs h on a free port and returns its origin as http://localhost:<port>.
+func serveHost(t *testing.T, h http.Handler) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		fmt.Fprint(w, html)
-	})}
+	srv := &http.Server{Handler: h}
 	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Close() })
 	_, port, _ := net.SplitHostPort(ln.Addr().String())

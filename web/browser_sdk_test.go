@@ -2,7 +2,6 @@ package web_test
 
 import (
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -25,11 +24,7 @@ func bundleHost(t *testing.T) string {
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("esbuild (npm ci first): %v\n%s", err, b)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return serveHost(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/host.js" {
 			w.Header().Set("Content-Type", "text/javascript")
 			b, _ := os.ReadFile(out)
@@ -38,11 +33,7 @@ func bundleHost(t *testing.T) string {
 		}
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		fmt.Fprint(w, `<!doctype html><html><head><title>Customer app</title></head><body><h1>Customer app</h1><script src="/host.js"></script></body></html>`)
-	})}
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Close() })
-	_, port, _ := net.SplitHostPort(ln.Addr().String())
-	return "http://localhost:" + port
+	}))
 }
 
 // The published @flatfile/javascript 1.5.7, unchanged, in a customer's page on another
