@@ -191,10 +191,21 @@ func TestFramedPageWorksWithoutCookies(t *testing.T) {
 	spaceID, sheetID, token, link := e.initSpace(t)
 	other := e.mustCreateSpace(t, testSecret, map[string]any{"name": "other"})
 	u, _ := url.Parse(link)
+	// The guest link opens the space's first sheet (no sidebarConfig.defaultPage here), the
+	// token kept in the address.
 	resp := e.raw(t, "GET", u.RequestURI(), map[string]string{"Sec-Fetch-Dest": "iframe"}, "")
+	if loc := resp.Header.Get("Location"); resp.StatusCode != http.StatusSeeOther || !strings.HasPrefix(loc, "/space/"+spaceID+"/sheet/"+sheetID+"?token=") {
+		t.Fatalf("the framed space page: %d to %q, want its first sheet with the token", resp.StatusCode, loc)
+	}
+	resp = e.raw(t, "GET", resp.Header.Get("Location"), map[string]string{"Sec-Fetch-Dest": "iframe"}, "")
 	b, _ := io.ReadAll(resp.Body)
 	if resp.StatusCode != 200 || !strings.Contains(string(b), `name="sluice-embed-token"`) || !strings.Contains(string(b), "X-Sluice-Token") {
-		t.Fatalf("the framed space page: %d", resp.StatusCode)
+		t.Fatalf("the framed sheet page: %d", resp.StatusCode)
+	}
+	for _, chrome := range []string{`data-testid="logout"`, `data-testid="admin-link"`, `data-testid="sidebar"`} {
+		if strings.Contains(string(b), chrome) {
+			t.Errorf("the framed page shows the dashboard's %s (the space asked for no sidebar)", chrome)
+		}
 	}
 	for _, c := range resp.Cookies() {
 		if c.Name == "sluice_session" {

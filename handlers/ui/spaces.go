@@ -131,6 +131,22 @@ func (h *Handler) Space(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	// An embedded importer opens on its default page (sidebarConfig.defaultPage), else its
+	// first sheet: the SDK's user came to import, not to read the space's details.
+	if c.Locals(views.KeyEmbed) != nil {
+		dp := embedConfig(s).SidebarConfig.DefaultPage
+		switch {
+		case dp.DocumentID != "":
+			return c.Redirect("/space/"+s.ID+"/document/"+dp.DocumentID, fiber.StatusSeeOther)
+		case dp.Workbook.SheetID != "":
+			return c.Redirect("/space/"+s.ID+"/sheet/"+dp.Workbook.SheetID, fiber.StatusSeeOther)
+		}
+		for _, w := range wbs {
+			if len(w.Sheets) > 0 {
+				return c.Redirect("/space/"+s.ID+"/sheet/"+w.Sheets[0].ID, fiber.StatusSeeOther)
+			}
+		}
+	}
 	for _, w := range wbs {
 		item := views.WorkbookItem{ID: w.ID, Name: w.Name}
 		for _, sh := range w.Sheets {

@@ -33,6 +33,9 @@ func (h *Handler) sidebar(c *fiber.Ctx, u SessionUser, sp *model.Space, active s
 	if json.Unmarshal(env.Metadata, &meta) == nil && meta.ShowSpaceInfo != nil && !*meta.ShowSpaceInfo {
 		p.ShowInfo = false
 	}
+	if c.Locals(views.KeyEmbed) != nil {
+		p.Hidden = embedConfig(sp).SidebarConfig.ShowSidebar != nil && !*embedConfig(sp).SidebarConfig.ShowSidebar
+	}
 	wbs, err := h.store.ListWorkbooks(c.Context(), store.WorkbookFilter{AccountID: u.AccountID, SpaceID: sp.ID, IncludeSheets: true})
 	if err != nil {
 		return p, err
@@ -181,4 +184,24 @@ func (h *Handler) ephemeralDocument(c *fiber.Ctx, sb views.SidebarProps) (*views
 		}
 	}
 	return nil, nil
+}
+
+// embedMeta is what the browser SDKs put in an embedded space's metadata.
+type embedMeta struct {
+	SidebarConfig struct {
+		ShowSidebar *bool `json:"showSidebar"`
+		DefaultPage struct {
+			Workbook struct {
+				WorkbookID string `json:"workbookId"`
+				SheetID    string `json:"sheetId"`
+			} `json:"workbook"`
+			DocumentID string `json:"documentId"`
+		} `json:"defaultPage"`
+	} `json:"sidebarConfig"`
+}
+
+func embedConfig(sp *model.Space) embedMeta {
+	var m embedMeta
+	_ = json.Unmarshal(sp.Metadata, &m)
+	return m
 }
