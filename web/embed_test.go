@@ -233,3 +233,25 @@ func TestFramedPageWorksWithoutCookies(t *testing.T) {
 		t.Errorf("/space-init: %d", r.StatusCode)
 	}
 }
+
+// The allowlist is edited on the admin Environment page by account users.
+func TestEmbeddingAllowlistOnTheEnvironmentPage(t *testing.T) {
+	e := newAPI(t)
+	b := loggedIn(t, e)
+	if _, doc := b.do(t, "GET", "/admin/environment", nil, false); doc.Find(`[data-testid=embedding-form] textarea[name=origins]`).Length() != 1 {
+		t.Fatal("no allowlist form on the environment page")
+	}
+	if resp, doc := b.do(t, "POST", "/admin/embedding", url.Values{"origins": {"not an origin"}, "env": {e.envID}}, true); resp.StatusCode != 400 || !strings.Contains(doc.Text(), "is not an origin") {
+		t.Errorf("a bad origin: %d %q", resp.StatusCode, doc.Text())
+	}
+	if resp, _ := b.do(t, "POST", "/admin/embedding", url.Values{"origins": {hostOrigin + "\nhttps://App.Example.com"}, "env": {e.envID}}, true); resp.StatusCode >= 300 {
+		t.Fatalf("save: %d", resp.StatusCode)
+	}
+	acc := dataOf(e.mustCall(t, "GET", "/v1/accounts/current", testSecret, nil))
+	if l := acc["embeddedDomainWhitelist"].([]any); len(l) != 2 || l[0] != hostOrigin || l[1] != "https://app.example.com" {
+		t.Errorf("allowlist after the form: %v", l)
+	}
+	if _, doc := b.do(t, "GET", "/admin/environment", nil, false); !strings.Contains(doc.Find(`textarea[name=origins]`).Text(), hostOrigin) {
+		t.Errorf("the form does not show the saved list")
+	}
+}

@@ -313,6 +313,7 @@ func uiRoutes(app *fiber.App, d Deps, uploads *api.Files, suggest ui.Suggester, 
 	app.Get("/admin/environment", with(signedIn, admin.Environment)...)
 	app.Post("/admin/environment", with(audited, admin.SaveEnvironment)...)
 	app.Post("/admin/environment/keys", with(audited, admin.RotateKey)...)
+	app.Post("/admin/embedding", with(audited, admin.SaveEmbedding)...)
 	app.Get("/admin/agents", with(signedIn, admin.Agents)...)
 	app.Post("/admin/agents/:agentId/revert", with(audited, admin.RevertAgent)...)
 	app.Get("/admin/apps", with(signedIn, admin.Apps)...)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/sluice/sluice/auth"
 	"github.com/sluice/sluice/errs"
+	"github.com/sluice/sluice/handlers/api"
 	"github.com/sluice/sluice/model"
 	"github.com/sluice/sluice/store"
 	"github.com/sluice/sluice/theme"
@@ -43,6 +44,8 @@ type AdminStore interface {
 	DeleteSecret(ctx context.Context, accountID, id string) (*store.Secret, error)
 	ListEnvironments(ctx context.Context, accountID, envID string, p model.Page) ([]*model.Environment, int, error)
 	ListAudit(ctx context.Context, f store.AuditFilter) ([]*store.AuditEntry, error)
+	GetAccount(ctx context.Context, id string) (*model.Account, error)
+	UpdateAccount(ctx context.Context, id string, up store.AccountUpdate) (*model.Account, error)
 	UpdateEnvironment(ctx context.Context, accountID, id string, up store.EnvironmentUpdate, actor string) (*model.Environment, error)
 	AgentAdminStore
 	ListKeys(ctx context.Context, accountID, envID string, reveal bool) ([]*model.APIKey, error)
@@ -404,7 +407,7 @@ func (h *Admin) DeleteSecret(c *fiber.Ctx) error {
 
 // Environment handles GET /admin/environment: its namespaces and showSpaceInfo.
 func (h *Admin) Environment(c *fiber.Ctx) error {
-	_, sh, env, err := h.page(c, "environment")
+	u, sh, env, err := h.page(c, "environment")
 	if err != nil {
 		return err
 	}
@@ -425,7 +428,36 @@ func (h *Admin) Environment(c *fiber.Ctx) error {
 		}
 		p.Keys = append(p.Keys, views.AdminOption{Value: k.Type, Label: shown})
 	}
+	p.Embedding = "-" // the allowlist is the account's: account users only
+	if u.EnvironmentID == "" {
+		acc, err := h.store.GetAccount(c.Context(), u.AccountID)
+		if err != nil {
+			return err
+		}
+		p.Embedding = strings.Join(acc.EmbeddedDomains, "\n")
+	}
 	return Render(c, fiber.StatusOK, views.AdminEnvironmentPage(p))
+}
+
+// SaveEmbedding handles POST /admin/embedding (origins, one a line or comma-separated): the
+// account's embedding allowlist (CORS and framing for the browser SDKs).
+func (h *Admin) SaveEmbedding(c *fiber.Ctx) error {
+	u, _, env, err := h.page(c, "environment")
+	if err != nil {
+		return err
+	}
+	if u.EnvironmentID != "" {
+		return errs.E(errs.Forbidden, "origins", "The embedding allowlist is the account's: ask an account user")
+	}
+	list := strings.FieldsFunc(c.FormValue("origins"), func(r rune) bool { return r == '\n' || r == ',' || r == '\r' || r == ' ' })
+	origins, err := api.Origins(list)
+	if err != nil {
+		return err
+	}
+	if _, err := h.store.UpdateAccount(c.Context(), u.AccountID, store.AccountUpdate{EmbeddedDomains: origins}); err != nil {
+		return err
+	}
+	return hxRedirect(c, "/admin/environment?env="+env.ID+"&saved=1")
 }
 
 // SaveEnvironment handles POST /admin/environment (namespaces, showSpaceInfo).
