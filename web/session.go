@@ -8,6 +8,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/gofiber/fiber/v2/middleware/csrf"
 	"github.com/gorilla/securecookie"
+	"github.com/gorilla/sessions"
 
 	"github.com/sluice/sluice/handlers/ui"
 	"github.com/sluice/sluice/store"
@@ -19,13 +20,14 @@ const (
 )
 
 // serverSessions keeps dashboard sessions in the database: the cookie carries only the
-// session's id, signed and encrypted with gorilla/securecookie, and the row is the truth. So
+// session's id, signed and encrypted with gorilla/sessions' cookie codecs, and the row is the
+// truth. So
 // logging out ends a session everywhere (a copied cookie stops working), and deleting a user
 // or changing a password ends theirs; a session older than 24 hours is refused whatever the
 // browser keeps.
 type serverSessions struct {
 	db     *store.DB
-	codec  *securecookie.SecureCookie
+	codecs []securecookie.Codec
 	secure bool
 	now    func() time.Time
 }
@@ -33,8 +35,9 @@ type serverSessions struct {
 func newServerSessions(db *store.DB, secret []byte, baseURL string) *serverSessions {
 	hash := sha256.Sum256(append([]byte("sluice-session-hash:"), secret...))
 	block := sha256.Sum256(append([]byte("sluice-session-block:"), secret...))
-	codec := securecookie.New(hash[:], block[:]).MaxAge(int(sessionTTL.Seconds()))
-	return &serverSessions{db: db, codec: codec, secure: strings.HasPrefix(baseURL, "https://"), now: db.Now}
+	st := sessions.NewCookieStore(hash[:], block[:])
+	st.MaxAge(int(sessionTTL.Seconds()))
+	return &serverSessions{db: db, codecs: st.Codecs, secure: strings.HasPrefix(baseURL, "https://"), now: db.Now}
 }
 
 // Start ends the browser's previous session, stores a new one for u and sets its cookie. The
@@ -48,7 +51,7 @@ func (s *serverSessions) Start(c *fiber.Ctx, u ui.SessionUser) error {
 	if err != nil {
 		return err
 	}
-	enc, err := s.codec.Encode(sessionCookie, id)
+	enc, err := securecookie.EncodeMulti(sessionCookie, id, s.codecs...)
 	if err != nil {
 		return err
 	}
@@ -76,7 +79,7 @@ func (s *serverSessions) id(c *fiber.Ctx) (string, bool) {
 		return "", false
 	}
 	var id string
-	if err := s.codec.Decode(sessionCookie, raw, &id); err != nil || id == "" {
+	if err := securecookie.DecodeMulti(sessionCookie, raw, &id, s.codecs...); err != nil || id == "" {
 		return "", false
 	}
 	return id, true
