@@ -22,11 +22,13 @@ generate: $(STAMP)
 	npx tailwindcss -c tailwind.config.js -i static/css/input.css -o static/css/app.css --minify
 	cp node_modules/htmx.org/dist/htmx.min.js static/js/htmx.min.js
 
-# Formatting, vet and generated code that matches its source.
+# Formatting, vet, generated code that matches its source, and a tidy go.mod.
 check: generate
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1)
 	$(GO) vet ./...
 	@git diff --exit-code --stat -- '*_templ.go' || (echo "templ output is stale: run make generate and commit"; exit 1)
+	$(GO) mod tidy
+	@git diff --exit-code --stat -- go.mod go.sum || (echo "go.mod is not tidy: run go mod tidy and commit"; exit 1)
 
 # The browser test runs on its own, after the rest, so chromium does not compete with the
 # other packages' tests for this machine's two cores.
