@@ -38,10 +38,12 @@ const (
 func keys(addr, account string) []string {
 	out := []string{"ip:" + addr}
 	if account != "" {
-		out = append(out, "acct:"+strings.ToLower(strings.TrimSpace(account)))
+		out = append(out, accountKey(account))
 	}
 	return out
 }
+
+func accountKey(account string) string { return "acct:" + strings.ToLower(strings.TrimSpace(account)) }
 
 // Check refuses a caller that must still wait. Errors: too_many, with RetryAfter.
 func (l *Limiter) Check(ctx context.Context, addr, account string) error {
@@ -75,7 +77,7 @@ func (l *Limiter) Succeeded(ctx context.Context, account string) {
 	if l == nil || l.Store == nil || account == "" {
 		return
 	}
-	_ = l.Store.ThrottleReset(ctx, keys("", account)[1])
+	_ = l.Store.ThrottleReset(ctx, accountKey(account))
 }
 
 // dummyHash is a real bcrypt hash of a random password, compared when an e-mail is unknown so

@@ -78,10 +78,7 @@ func (r auditor) page() fiber.Handler {
 func (r auditor) record(c *fiber.Ctx, err error, e *store.AuditEntry, fields map[string]any) {
 	status := c.Response().StatusCode()
 	if err != nil {
-		status = statusOf[asAppError(err).Code]
-		if status == 0 {
-			status = fiber.StatusInternalServerError
-		}
+		status = statusFor(asAppError(err)) // the error handler has not written it yet
 	}
 	e.Status, e.ClientAddr = status, c.IP()
 	e.Action = c.Method() + " " + c.Route().Path

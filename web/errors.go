@@ -23,6 +23,14 @@ var statusOf = map[errs.Code]int{
 	errs.Internal:     fiber.StatusInternalServerError,
 }
 
+// statusFor is the HTTP status of an error (500 for codes without one).
+func statusFor(e *errs.Error) int {
+	if status := statusOf[e.Code]; status != 0 {
+		return status
+	}
+	return fiber.StatusInternalServerError
+}
+
 // asAppError turns any error into an *errs.Error, translating fiber's own errors.
 func asAppError(err error) *errs.Error {
 	var e *errs.Error
@@ -57,10 +65,7 @@ func isAPI(c *fiber.Ctx) bool {
 func errorHandler(d Deps) fiber.ErrorHandler {
 	return func(c *fiber.Ctx, err error) error {
 		e := asAppError(err)
-		status := statusOf[e.Code]
-		if status == 0 {
-			status = fiber.StatusInternalServerError
-		}
+		status := statusFor(e)
 		msg := e.Message
 		if e.RetryAfter > 0 {
 			c.Set(fiber.HeaderRetryAfter, strconv.Itoa(int(e.RetryAfter.Seconds())))

@@ -142,8 +142,8 @@ type apiKeyJSON struct {
 
 // ListKeys handles GET /v1/auth/api-keys?environmentId=. Keys are stored as hashes: a
 // secret key's rawKey is in the first list after its creation only (later lists give its
-// hint in secret, as "sk_abc…wxyz"); publishable keys are public and always listed. The
-// answer is never cached.
+// hint in secret, as "sk_abc…wxyz"); publishable keys are public and always listed. Like every
+// API answer it carries Cache-Control: no-store (web/headers.go).
 func (h *Auth) ListKeys(c *fiber.Ctx) error {
 	p := PrincipalOf(c)
 	envID, err := environmentScope(p, c.Query("environmentId"))
@@ -168,7 +168,6 @@ func (h *Auth) ListKeys(c *fiber.Ctx) error {
 		}
 		out = append(out, apiKeyJSON{ID: k.ID, RawKey: k.Raw, Secret: hint, Type: k.Type, EnvironmentID: k.EnvironmentID, AccountID: k.AccountID, Operations: []struct{}{}, CreatedAt: Time(k.CreatedAt)})
 	}
-	c.Set(fiber.HeaderCacheControl, "no-store")
 	return data(c, out)
 }
 

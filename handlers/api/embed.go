@@ -128,6 +128,5 @@ func (h *Embed) Init(c *fiber.Ctx) error {
 	}
 	s.GuestLink = base + "/space/" + sp.ID + "?" + url.Values{"token": {s.AccessToken}}.Encode()
 	out["space"] = s
-	c.Set(fiber.HeaderCacheControl, "no-store")
 	return data(c, out)
 }
