@@ -263,10 +263,7 @@ func keyHint(raw string) string {
 // insertKey stores k hashed (and sealed when the store has a sealer); revealed marks a key
 // whose value the caller shows now (a rotation), so no list shows it again.
 func (tx *Tx) insertKey(k *model.APIKey, revealed bool) error {
-	var sealed []byte
-	if tx.sealer != nil {
-		sealed = tx.sealer.Seal([]byte(k.Raw))
-	}
+	sealed := tx.seal(k.Raw)
 	var rev any
 	if revealed {
 		rev = ms(tx.now)
@@ -277,6 +274,14 @@ func (tx *Tx) insertKey(k *model.APIKey, revealed bool) error {
 		return errs.E(errs.Conflict, "key", "an API key with this value already exists")
 	}
 	return nil
+}
+
+// seal encrypts a key for keeping (nil without a sealer: then the key is kept as a hash only).
+func (tx *Tx) seal(raw string) []byte {
+	if tx.sealer == nil {
+		return nil
+	}
+	return tx.sealer.Seal([]byte(raw))
 }
 
 // open decrypts a sealed key.
@@ -308,11 +313,7 @@ func (db *DB) SealKeys(ctx context.Context) (int, error) {
 		}
 		rows.Close()
 		for id, raw := range plain {
-			var sealed []byte
-			if tx.sealer != nil {
-				sealed = tx.sealer.Seal([]byte(raw))
-			}
-			if _, err := tx.exec(`UPDATE api_keys SET raw = ?, sealed = ?, hint = ? WHERE id = ?`, keyHash(raw), sealed, keyHint(raw), id); err != nil {
+			if _, err := tx.exec(`UPDATE api_keys SET raw = ?, sealed = ?, hint = ? WHERE id = ?`, keyHash(raw), tx.seal(raw), keyHint(raw), id); err != nil {
 				return errs.Wrap(err, "hash key")
 			}
 			n++
