@@ -111,6 +111,8 @@ func TestBrowserGridDuplicateFix(t *testing.T) {
 		chromedp.Poll(`document.activeElement && document.activeElement.matches("td[data-cell][data-key=email]") && document.activeElement.textContent.includes("bob@x.io")`, nil),
 	)
 	if err != nil {
-		t.Fatalf("browser: %v", err)
+		var active string
+		_ = chromedp.Run(ctx, chromedp.Evaluate(`document.activeElement.outerHTML.slice(0, 400) + " | " + document.getElementById("grid-body").outerHTML`, &active))
+		t.Fatalf("browser: %v\nactive: %s", err, active)
 	}
 }

@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 )
 
@@ -80,7 +82,7 @@ func driveSDK(t *testing.T, entry, start, spaceName, screenshot string, then ...
 		t.Fatal(err)
 	}
 	// The space the SDK made, with its workbook and sheet.
-	var spaceID, wbID, sheetID, submitOp string
+	var spaceID, sheetID, submitOp string
 	deadline := time.Now().Add(15 * time.Second)
 	for spaceID == "" && time.Now().Before(deadline) {
 		for _, s := range listOf(e.mustCall(t, "GET", "/v1/spaces", testSecret, nil)) {
@@ -95,7 +97,6 @@ func driveSDK(t *testing.T, entry, start, spaceName, screenshot string, then ...
 	}
 	for _, w := range listOf(e.mustCall(t, "GET", "/v1/workbooks?spaceId="+spaceID, testSecret, nil)) {
 		wm := w.(map[string]any)
-		wbID = wm["id"].(string)
 		sheetID = wm["sheets"].([]any)[0].(map[string]any)["id"].(string)
 		for _, a := range wm["actions"].([]any) {
 			if am := a.(map[string]any); am["primary"] == true {
@@ -106,28 +107,59 @@ func driveSDK(t *testing.T, entry, start, spaceName, screenshot string, then ...
 	if submitOp == "" {
 		t.Fatal("the SDK's workbook has no primary submit action")
 	}
-	time.Sleep(1500 * time.Millisecond) // the frame loads and opens its event stream
-	e.mustCall(t, "POST", "/v1/sheets/"+sheetID+"/records", testSecret, []any{
-		map[string]any{"name": map[string]any{"value": "Ann"}, "email": map[string]any{"value": "ann@example.com"}},
-		map[string]any{"name": map[string]any{"value": "Bob"}, "email": map[string]any{"value": "not-an-email"}}})
-	if err := chromedp.Run(ctx, chromedp.Poll(`window.results.hooked >= 2`, nil, chromedp.WithPollingTimeout(15*time.Second)),
-		chromedp.Sleep(time.Second), shot(screenshot, &buf)); err != nil {
+	// The user's part, inside the cross-origin frame: add two rows, type them, press Submit,
+	// read the outcome and close it.
+	frame := frameContext(t, ctx, "/space/"+spaceID)
+	row := func(n int, key string) string {
+		return fmt.Sprintf(`(//tbody[@id="grid-body"]/tr)[%d]/td[@data-key=%q]`, n, key)
+	}
+	typed := func(n int, key, text string) chromedp.Action {
+		return editCell(t, row(n, key), text, fmt.Sprintf(`%s[contains(., %q)]`, row(n, key), text))
+	}
+	inFrame := func(actions ...chromedp.Action) error {
+		c, cancel := context.WithTimeout(frame, 20*time.Second)
+		defer cancel()
+		return chromedp.Run(c, actions...)
+	}
+	if err := inFrame(
+		chromedp.WaitVisible(`[data-testid=add-row]`), htmxReady(),
+		chromedp.Click(`[data-testid=add-row]`), chromedp.WaitVisible(row(1, "name")),
+		chromedp.Click(`[data-testid=add-row]`), chromedp.WaitVisible(row(2, "name")),
+		typed(1, "name", "Ann"), typed(1, "email", "ann@example.com"),
+		typed(2, "name", "Bob"), typed(2, "email", "not-an-email"),
+	); err != nil {
+		t.Fatalf("typing rows in the frame: %v", err)
+	}
+	if err := chromedp.Run(ctx, chromedp.Poll(`window.results.hooked >= 2`, nil, chromedp.WithPollingTimeout(15*time.Second))); err != nil {
 		t.Fatalf("onRecordHook never ran: %v", err)
 	}
-	flagged := false
-	for end := time.Now().Add(10 * time.Second); !flagged && time.Now().Before(end); time.Sleep(200 * time.Millisecond) {
-		recs := dataOf(e.mustCall(t, "GET", "/v1/sheets/"+sheetID+"/records?filter=error&includeMessages=true", testSecret, nil))["records"].([]any)
-		flagged = len(recs) == 1 && strings.Contains(fmt.Sprint(recs[0]), "not-an-email")
+	// The hook's verdict reaches the frame's grid without a reload.
+	if err := inFrame(chromedp.Poll(`!!document.evaluate(`+"`"+row(2, "email")+`[@data-level="error"]`+"`"+`, document, null, 9, null).singleNodeValue`, nil, chromedp.WithPollingTimeout(15*time.Second))); err != nil {
+		t.Errorf("the host's onRecordHook verdict did not show in the frame's grid: %v", err)
 	}
-	if !flagged {
-		t.Errorf("the host's onRecordHook verdict did not land on the record: %v", e.mustCall(t, "GET", "/v1/sheets/"+sheetID+"/records", testSecret, nil))
+	recs := dataOf(e.mustCall(t, "GET", "/v1/sheets/"+sheetID+"/records?filter=error&includeMessages=true", testSecret, nil))["records"].([]any)
+	if len(recs) != 1 || !strings.Contains(fmt.Sprint(recs[0]), "not-an-email") {
+		t.Errorf("the host's onRecordHook verdict did not land on the record: %v", recs)
+	}
+	if err := chromedp.Run(ctx, chromedp.Sleep(500*time.Millisecond), shot(screenshot, &buf)); err != nil {
+		t.Fatal(err)
 	}
 
-	// Submit, as the frame's primary action does: onSubmit gets the rows, the job completes.
-	job := dataOf(e.mustCall(t, "POST", "/v1/jobs", testSecret, map[string]any{"type": "workbook", "operation": submitOp, "source": wbID, "mode": "foreground"}))
-	jobID := job["id"].(string)
-	e.mustCall(t, "POST", "/v1/jobs/"+jobID+"/execute", testSecret, nil)
-	var submitted string
+	// Submit in the frame: onSubmit gets the rows, the job completes, closing its outcome
+	// acknowledges it and fires closeSpace.onClose.
+	var submitted, outcome string
+	if err := inFrame(
+		chromedp.Click(`[data-testid=action-button][data-operation=`+submitOp+`]`),
+		chromedp.ActionFunc(func(c context.Context) error { // a confirmation dialog, when the action has one
+			var dialog bool
+			if err := chromedp.Evaluate(`!!document.querySelector("dialog[open] [data-testid=action-confirm]")`, &dialog).Do(c); err != nil || !dialog {
+				return err
+			}
+			return chromedp.Click(`dialog[open] [data-testid=action-confirm]`).Do(c)
+		}),
+	); err != nil {
+		t.Fatalf("pressing Submit in the frame: %v", err)
+	}
 	if err := chromedp.Run(ctx,
 		chromedp.Poll(`window.results.submitted !== null`, nil, chromedp.WithPollingTimeout(15*time.Second)),
 		chromedp.Evaluate(`window.results.submitted.join(",")`, &submitted)); err != nil {
@@ -136,20 +168,52 @@ func driveSDK(t *testing.T, entry, start, spaceName, screenshot string, then ...
 	if submitted != "ann@example.com,not-an-email" {
 		t.Errorf("onSubmit got %q", submitted)
 	}
-	var status string
-	for end := time.Now().Add(10 * time.Second); status != "complete" && time.Now().Before(end); time.Sleep(200 * time.Millisecond) {
-		status, _ = dataOf(e.mustCall(t, "GET", "/v1/jobs/"+jobID, testSecret, nil))["status"].(string)
+	if err := inFrame(
+		chromedp.WaitVisible(`[data-testid=job-outcome]`), chromedp.Text(`[data-testid=job-outcome]`, &outcome),
+		chromedp.Click(`[data-testid=job-close]`)); err != nil {
+		t.Fatalf("the submit job's outcome in the frame: %v", err)
 	}
-	if status != "complete" {
-		t.Fatalf("the submit job: %q, want complete", status)
-	}
-	e.mustCall(t, "POST", "/v1/jobs/"+jobID+"/outcome/ack", testSecret, nil)
 	if err := chromedp.Run(ctx, chromedp.Poll(`window.results.closed === true`, nil, chromedp.WithPollingTimeout(10*time.Second))); err != nil {
 		t.Fatalf("closeSpace.onClose never fired: %v", err)
+	}
+	jobs := listOf(e.mustCall(t, "GET", "/v1/jobs?spaceId="+spaceID, testSecret, nil))
+	for _, j := range jobs {
+		if jm := j.(map[string]any); jm["operation"] == submitOp && (jm["status"] != "complete" || jm["outcomeAcknowledgedAt"] == nil) {
+			t.Errorf("the submit job %v: want complete and acknowledged", jm)
+		}
 	}
 	var pageErrors string
 	_ = chromedp.Run(ctx, chromedp.Evaluate(`window.results.errors.join(" | ")`, &pageErrors))
 	if pageErrors != "" {
 		t.Errorf("errors in the host page: %s", pageErrors)
 	}
+}
+
+// frameContext attaches to the out-of-process frame whose address holds urlPart (a page of
+// Sluice framed by another site runs in a target of its own), once it has loaded, so the test
+// can click and type in it as the user does. JavaScript errors in the frame fail the test.
+func frameContext(t *testing.T, ctx context.Context, urlPart string) context.Context {
+	t.Helper()
+	for end := time.Now().Add(15 * time.Second); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
+		targets, err := chromedp.Targets(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ti := range targets {
+			if ti.Type == "iframe" && strings.Contains(ti.URL, urlPart) {
+				frame, _ := chromedp.NewContext(ctx, chromedp.WithTargetID(ti.TargetID))
+				chromedp.ListenTarget(frame, func(ev any) {
+					if ex, ok := ev.(*runtime.EventExceptionThrown); ok {
+						t.Errorf("JavaScript error in the frame: %s", ex.ExceptionDetails.Error())
+					}
+				})
+				if err := chromedp.Run(frame, chromedp.WaitReady("body")); err != nil {
+					t.Fatalf("attaching to the frame: %v", err)
+				}
+				return frame
+			}
+		}
+	}
+	t.Fatalf("no frame showing %s", urlPart)
+	return nil
 }

@@ -282,9 +282,12 @@ func editCell(t *testing.T, cell, text, done string) chromedp.Action {
 		if err := chromedp.Evaluate(`window.__trail = []; ["htmx:beforeRequest", "htmx:afterSwap", "keydown"].forEach(n => document.addEventListener(n, e => __trail.push(n + " " + (e.key || "") + " " + (e.target.tagName || "") + (e.target.dataset && e.target.dataset.testid || "") + " " + (e.detail && e.detail.pathInfo ? e.detail.requestConfig.verb + e.detail.pathInfo.requestPath : "") + " " + Math.round(performance.now()))))`, nil).Do(ctx); err != nil {
 			return err
 		}
+		// The cell itself must have the focus: a save still settling moves it to the saved cell.
+		focused := `document.activeElement === document.evaluate(` + "`" + cell + "`" + `, document, null, 9, null).singleNodeValue`
 		if err := within(15*time.Second, "open the editor",
+			chromedp.Poll(`!document.querySelector(".htmx-request, .htmx-settling, .htmx-swapping")`, nil),
 			chromedp.Focus(cell),
-			chromedp.Poll(`document.activeElement && document.activeElement.matches("td[data-cell]")`, nil),
+			chromedp.Poll(focused, nil),
 			chromedp.KeyEvent("\r"),
 			chromedp.WaitVisible(`[data-testid=grid-cell-editing] [name=value]`),
 			chromedp.Poll(`document.activeElement && document.activeElement.name === "value"`, nil)); err != nil {

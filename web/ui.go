@@ -295,6 +295,7 @@ func uiRoutes(app *fiber.App, d Deps, uploads *api.Files, suggest ui.Suggester, 
 	app.Post("/space/:spaceId/actions/run", with(signedIn, actions.Run)...)
 	app.Get("/space/:spaceId/jobs/:jobId/panel", with(signedIn, actions.Job)...)
 	app.Post("/space/:spaceId/jobs/:jobId/retry", with(signedIn, actions.Retry)...)
+	app.Post("/space/:spaceId/jobs/:jobId/outcome/ack", with(signedIn, actions.AckOutcome)...)
 
 	app.Get("/admin", with(signedIn, func(c *fiber.Ctx) error { return c.Redirect("/admin/events", fiber.StatusSeeOther) })...)
 	app.Get("/admin/events", with(signedIn, admin.Events)...)

@@ -40,6 +40,7 @@ type ActionStore interface {
 type ActionRunner interface {
 	RunAction(ctx context.Context, a *model.Action, input json.RawMessage, actor string) (*model.Job, error)
 	Retry(ctx context.Context, accountID, id, actor string) (*model.Job, error)
+	AckOutcome(ctx context.Context, accountID, id, actor string) (*model.Job, error)
 }
 
 // ActionPages serves the action bar, action runs and job panels.
@@ -302,6 +303,20 @@ func (h *ActionPages) Retry(c *fiber.Ctx) error {
 		return err
 	}
 	return Render(c, fiber.StatusOK, views.JobPanel(jobPanel(c.Context(), j.SpaceID, j, c.FormValue("mode", j.Mode))))
+}
+
+// AckOutcome handles POST /space/:spaceId/jobs/:jobId/outcome/ack: the user closed a
+// finished job's panel, which acknowledges its outcome (job:outcome-acknowledged, what an
+// embedding page's closeSpace.onClose waits for); the panel goes away.
+func (h *ActionPages) AckOutcome(c *fiber.Ctx) error {
+	u, j, err := jobOf(c, h.store)
+	if err != nil {
+		return err
+	}
+	if _, err = h.runner.AckOutcome(c.Context(), u.AccountID, j.ID, u.UserID); err != nil {
+		return err
+	}
+	return c.SendString("")
 }
 
 // jobOf loads the request's :jobId, which must belong to its :spaceId.

@@ -180,6 +180,9 @@ func (h *Handler) Sheet(c *fiber.Ctx) error {
 		p.Rows = append(p.Rows, gridRow(sc, fields, r, (gp.page-1)*gp.size+i+1, editable))
 	}
 	if c.Query("partial") == "rows" {
+		// The rows come with the counts around them (tabs, column badges) for grid.js.
+		b, _ := json.Marshal(countsChange(sc.sheet.Config, counts))
+		c.Set("X-Sluice-Counts", string(b))
 		return Render(c, fiber.StatusOK, views.GridRows(p))
 	}
 	if err := h.sheetViews(c, sc, &p); err != nil {
@@ -704,14 +707,21 @@ func (h *Handler) SaveCell(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	cols := map[string]int64{}
-	for _, f := range sc.sheet.Config.Fields {
-		cols[f.Key] = counts.ErrorsByField[f.Key]
-	}
-	saved, _ := json.Marshal(map[string]any{"sl-cell-saved": map[string]any{"record": row.ID, "valid": row.Valid, "refresh": uniqueKey(sc.sheet.Config, row.Cells[0].Key),
-		"counts": map[string]int64{"all": counts.Total, "valid": counts.Valid, "error": counts.Error}, "columnErrors": cols}})
+	change := countsChange(sc.sheet.Config, counts)
+	change["record"], change["valid"], change["refresh"] = row.ID, row.Valid, uniqueKey(sc.sheet.Config, row.Cells[0].Key)
+	saved, _ := json.Marshal(map[string]any{"sl-cell-saved": change})
 	c.Set("HX-Trigger", string(saved))
 	return Render(c, fiber.StatusOK, views.GridCellView(row.Cells[0]))
+}
+
+// countsChange is what grid.js shows around the rows: the tab counts and each column's
+// error count.
+func countsChange(cfg model.SheetConfig, counts *store.Counts) map[string]any {
+	cols := map[string]int64{}
+	for _, f := range cfg.Fields {
+		cols[f.Key] = counts.ErrorsByField[f.Key]
+	}
+	return map[string]any{"counts": map[string]int64{"all": counts.Total, "valid": counts.Valid, "error": counts.Error}, "columnErrors": cols}
 }
 
 // uniqueKey reports whether a change of field key can change other records' state: the field

@@ -75,7 +75,11 @@
             const id = lines.find((l) => l.startsWith("id: "));
             const data = lines.find((l) => l.startsWith("data: "));
             if (id) lastId = id.slice(4);
-            if (data) window.parent.postMessage({ flatfileEvent: JSON.parse(data.slice(6)) }, "*");
+            if (!data) continue;
+            const event = JSON.parse(data.slice(6));
+            window.parent.postMessage({ flatfileEvent: event }, "*");
+            // and to the page itself: the grid follows changes made elsewhere (a host's hook)
+            document.dispatchEvent(new CustomEvent("sl-event", { detail: event }));
           }
         }
       } catch {

@@ -81,6 +81,11 @@
     document.querySelectorAll("[data-row-flag]").forEach((flag) => {
       if (flag.dataset.rowFlag === d.record) flag.dataset.valid = String(!!d.valid);
     });
+    showCounts(d);
+    if (d.refresh) refreshRows();
+  });
+
+  function showCounts(d) {
     for (const [tab, n] of Object.entries(d.counts || {})) {
       const el = document.getElementById("tab-count-" + tab);
       if (el) el.textContent = String(n);
@@ -91,31 +96,53 @@
       badge.textContent = String(n);
       badge.hidden = n === 0;
     });
-    if (d.refresh) refreshRows();
-  });
+  }
 
   // refreshRows fetches the rows on screen again (a save changed other records too, such as
-  // a duplicate's twin) and puts the focus back on the cell that had it. It gives way to an
-  // editor opened in the meantime: that edit's own save brings the news.
+  // a duplicate's twin; a record hook elsewhere flagged a value) and puts what changed in
+  // place: only cells whose content differs are swapped, so the focus and an editor being
+  // opened stay where they are. Rows added or removed replace the rows. While the user is
+  // in the middle of an edit or a request it tries again a little later.
   async function refreshRows() {
-    const body = document.getElementById("grid-body");
-    if (!body) return;
+    if (!document.getElementById("grid-body")) return;
     const url = new URL(location.href);
     url.searchParams.set("partial", "rows");
     const resp = await fetch(url, { headers: { "HX-Request": "true" } });
     const html = resp.ok ? await resp.text() : "";
-    // Where the focus is is read only now: a save's settle may have moved it while the rows
-    // were on their way.
-    if (!html || document.querySelector("#grid-body td[data-editing]")) return;
-    const active = document.activeElement?.closest?.("td[data-cell]");
+    const body = document.getElementById("grid-body");
+    if (!html || !body) return;
+    if (busy()) return refreshSoon(); // what is on its way would land on replaced cells
     const t = document.createElement("template");
     t.innerHTML = html;
     const fresh = t.content.querySelector("tbody");
     if (!fresh) return;
-    document.getElementById("grid-body").replaceWith(fresh);
-    htmx.process(fresh);
+    try {
+      showCounts(JSON.parse(resp.headers.get("X-Sluice-Counts") || "{}"));
+    } catch {
+      // no counts: the tabs keep theirs
+    }
+    const ids = (tbody) => Array.from(tbody.querySelectorAll(":scope > tr"), (tr) => tr.dataset.record || "").join();
+    const active = document.activeElement?.closest?.("td[data-cell]");
+    if (ids(fresh) !== ids(body)) {
+      body.replaceWith(fresh);
+      htmx.process(fresh);
+    } else {
+      const classes = (td) => Array.from(td.classList).filter((c) => !c.startsWith("htmx-")).join(" ");
+      const same = (x, y) => x.innerHTML === y.innerHTML && classes(x) === classes(y) && x.title === y.title && x.dataset.level === y.dataset.level;
+      fresh.querySelectorAll("td[data-cell]").forEach((td) => {
+        const cur = cellAt(td.dataset.record, td.dataset.key);
+        if (!cur || same(cur, td)) return;
+        cur.replaceWith(td);
+        htmx.process(td);
+      });
+      fresh.querySelectorAll("[data-row-flag]").forEach((flag) => {
+        const cur = body.querySelector(`[data-row-flag="${CSS.escape(flag.dataset.rowFlag)}"]`);
+        if (cur) cur.dataset.valid = flag.dataset.valid;
+      });
+    }
     // The focus goes back where it was, or where a save still settling would have put it
-    // (its settle event fires on the replaced rows, outside the page).
+    // (its settle event fires on the replaced cells, outside the page).
+    if (active && document.contains(active)) return;
     const want = active ? { record: active.dataset.record, key: active.dataset.key, move: 0 } : after;
     const td = want && cellAt(want.record, want.key);
     if (td) {
@@ -123,6 +150,21 @@
       focusCell(want.move ? neighbour(td, want.move, 0) || td : td);
     }
   }
+
+  // Records changed elsewhere (an embedding page's record hook, another user, an agent)
+  // reach an embedded grid as the space's events: the rows on screen are fetched again once
+  // the user is not in the middle of an edit or a request.
+  let refreshTimer = null;
+  const busy = () => !!document.querySelector("#grid-body td[data-editing], #grid-body .htmx-request, #grid-body.htmx-request");
+  function refreshSoon() {
+    clearTimeout(refreshTimer);
+    refreshTimer = setTimeout(() => (busy() ? refreshSoon() : refreshRows()), 300);
+  }
+  document.addEventListener("sl-event", (e) => {
+    const ev = e.detail || {};
+    const sheet = document.querySelector("[data-grid][data-sheet]")?.dataset.sheet;
+    if (sheet && ev.context?.sheetId === sheet && /^(commit:|records:)/.test(ev.topic || "")) refreshSoon();
+  });
 
   document.addEventListener("click", (e) => {
     const td = e.target.closest?.("td[data-cell]");
