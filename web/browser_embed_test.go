@@ -1,9 +1,12 @@
 package web_test
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -92,6 +95,36 @@ fetch("` + base + `/v1/sheets/` + sheetID + `/counts", { headers: { Authorizatio
 		t.Errorf("the host's API call: %d, want 200 through CORS", apiStatus)
 	}
 	t.Logf("relayed: %s", events)
+
+	// Inside the frame, the user imports a file into the sheet: "Import a file", the file is
+	// read while the wizard waits, the suggested mapping, Import, and the rows in the grid.
+	startWorker(t, e)
+	csv := filepath.Join(t.TempDir(), "people.csv")
+	if err := os.WriteFile(csv, []byte("E-Mail-Adresse;Name\ncy@example.com;Cy\ndee@example.com;Dee\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	frame := frameContext(t, ctx, "/space/"+spaceID)
+	fctx, cancel := context.WithTimeout(frame, 30*time.Second)
+	defer cancel()
+	var mapping string
+	if err := chromedp.Run(fctx,
+		chromedp.WaitVisible(`[data-testid=sheet-upload]`), htmxReady(),
+		chromedp.SetUploadFiles(`[data-testid=sheet-upload-file]`, []string{csv}),
+		chromedp.WaitVisible(`[data-testid=import-mapping]`), htmxReady(),
+		chromedp.Text(`[data-testid=import-mapping]`, &mapping),
+		chromedp.Click(`[data-testid=import-run]`),
+		chromedp.WaitVisible(`//td[@data-key="email" and contains(., "dee@example.com")]`),
+	); err != nil {
+		var html string
+		_ = chromedp.Run(frame, chromedp.Evaluate(`location.href + " " + document.body.innerText.slice(0, 1500)`, &html))
+		t.Fatalf("importing a file inside the frame: %v\n%s", err, html)
+	}
+	if !strings.Contains(mapping, "E-Mail-Adresse") {
+		t.Errorf("the wizard in the frame shows %q", mapping)
+	}
+	if n := len(recordsOf(t, e.mustCall(t, "GET", "/v1/sheets/"+sheetID+"/records", testSecret, nil))); n != 3 {
+		t.Errorf("the sheet holds %d records after the import in the frame, want 3", n)
+	}
 
 	// An origin not on the list: the frame is refused (frame-ancestors) and so is CORS; the
 	// browser reports both, as it should.

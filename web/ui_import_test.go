@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"mime/multipart"
+	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strings"
@@ -30,8 +31,8 @@ func startWorker(t *testing.T, e *apiEnv) {
 	t.Cleanup(worker.Stop)
 }
 
-// mustUpload sends a file to a space over the API and waits for its extraction.
-func (e *apiEnv) mustUpload(t *testing.T, spaceID, name, content string) map[string]any {
+// upload sends a file to a space over the API and returns its id.
+func (e *apiEnv) upload(t *testing.T, spaceID, name, content string) string {
 	t.Helper()
 	var body bytes.Buffer
 	w := multipart.NewWriter(&body)
@@ -50,7 +51,13 @@ func (e *apiEnv) mustUpload(t *testing.T, spaceID, name, content string) map[str
 	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
 		t.Fatal(err)
 	}
-	id := out.Data.ID
+	return out.Data.ID
+}
+
+// mustUpload sends a file to a space over the API and waits for its extraction.
+func (e *apiEnv) mustUpload(t *testing.T, spaceID, name, content string) map[string]any {
+	t.Helper()
+	id := e.upload(t, spaceID, name, content)
 	for range 200 {
 		f := dataOf(e.mustCall(t, "GET", "/v1/files/"+id, testSecret, nil))
 		if f["status"] == "complete" || f["status"] == "failed" {
@@ -182,5 +189,44 @@ func TestFileStatusInTheUserLanguage(t *testing.T) {
 		if raw, _ := st.Attr("data-status"); raw != "complete" || strings.TrimSpace(st.Text()) != want {
 			t.Errorf("%s: file status %q (data-status %q), want %q", lang, st.Text(), raw, want)
 		}
+	}
+}
+
+// A file uploaded from a sheet's toolbar opens the wizard before it has been read: the page
+// waits (its poll answers 204 while the file is read), then reloads into the wizard, or
+// says why the file could not be read.
+func TestImportWizardWaitsForTheFile(t *testing.T) {
+	e := newAPI(t)
+	spaceID, sheetID := e.mustCreateRecordSheet(t, `[{"key":"email","type":"string"}]`)
+	b := loggedIn(t, e)
+	good := e.upload(t, spaceID, "people.csv", "email\na@x.io\n")
+	bad := e.upload(t, spaceID, "broken.xlsx", "this is not a workbook")
+	page := "/space/" + spaceID + "/import/"
+	for _, id := range []string{good, bad} {
+		resp, doc := b.do(t, "GET", page+id+"?to="+sheetID, nil, false)
+		poll, _ := doc.Find(`[data-testid=import-reading]`).Attr("hx-get")
+		if resp.StatusCode != 200 || !strings.Contains(poll, "wait=1") {
+			t.Fatalf("a file not read yet: %d, poll %q; want the waiting page", resp.StatusCode, poll)
+		}
+		if resp, _ = b.do(t, "GET", poll, nil, true); resp.StatusCode != http.StatusNoContent || resp.Header.Get("HX-Refresh") != "" {
+			t.Fatalf("the poll while reading: %d %q, want 204 and no refresh", resp.StatusCode, resp.Header.Get("HX-Refresh"))
+		}
+	}
+	startWorker(t, e)
+	for _, id := range []string{good, bad} {
+		refreshed := false
+		for end := time.Now().Add(10 * time.Second); !refreshed && time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+			resp, _ := b.do(t, "GET", page+id+"?wait=1&to="+sheetID, nil, true)
+			refreshed = resp.StatusCode == http.StatusNoContent && resp.Header.Get("HX-Refresh") == "true"
+		}
+		if !refreshed {
+			t.Fatalf("the poll never asked for a reload once %s was read", id)
+		}
+	}
+	if _, doc := b.do(t, "GET", page+good+"?to="+sheetID, nil, false); doc.Find(`[data-testid=import-mapping]`).Length() != 1 {
+		t.Error("the read file does not show the wizard")
+	}
+	if _, doc := b.do(t, "GET", page+bad+"?to="+sheetID, nil, false); !strings.Contains(doc.Find(`[data-testid=import-read-failed]`).Text(), "broken.xlsx could not be read") {
+		t.Errorf("the broken file's page: %q", doc.Find("main").Text())
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
@@ -118,6 +119,9 @@ func isFileWorkbook(w *model.Workbook) bool {
 
 // Page handles GET /space/:spaceId/import/:fileId?to=<sheet id>.
 func (h *Imports) Page(c *fiber.Ctx) error {
+	if waiting, err := h.unread(c); waiting || err != nil {
+		return err
+	}
 	ic, err := h.load(c)
 	if err != nil {
 		return err
@@ -154,6 +158,32 @@ func (h *Imports) Page(c *fiber.Ctx) error {
 		}
 	}
 	return Render(c, fiber.StatusOK, views.ImportPage(p))
+}
+
+// unread answers for a file that has not been read yet (just uploaded from a sheet): a page
+// that waits for its extraction and shows the wizard when it is done, or why it failed. The
+// page polls with htmx; the poll answers 204 until there is news, then reloads the page.
+func (h *Imports) unread(c *fiber.Ctx) (bool, error) {
+	u, sp, err := spaceOf(c, h.store)
+	if err != nil {
+		return true, err
+	}
+	f, err := h.store.GetFile(c.Context(), u.AccountID, c.Params("fileId"))
+	if err != nil || f.SpaceID != sp.ID {
+		return true, errs.NotFoundf("fileId", "File not found")
+	}
+	failed := f.Status == model.FileStatusFailed
+	if c.Query("wait") == "1" {
+		if f.SheetID != "" || failed {
+			c.Set("HX-Refresh", "true")
+		}
+		return true, c.SendStatus(fiber.StatusNoContent)
+	}
+	if f.SheetID != "" {
+		return false, nil
+	}
+	return true, Render(c, fiber.StatusOK, views.ImportWaiting(views.ImportWaitingProps{SpaceID: sp.ID, SpaceName: sp.Name, FileName: f.Name,
+		Poll: "/space/" + sp.ID + "/import/" + f.ID + "?wait=1&to=" + url.QueryEscape(c.Query("to")), Failed: failed, Note: f.Description}))
 }
 
 // preview reads the file's first rows in its column order.

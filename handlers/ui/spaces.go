@@ -3,6 +3,7 @@ package ui
 import (
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"slices"
 	"strings"
 
@@ -215,7 +216,8 @@ func (h *Handler) Files(c *fiber.Ctx) error {
 }
 
 // Upload handles POST /space/:spaceId/files (htmx, multipart): the signed-in user uploads
-// through the API's upload handler, acting as themselves; the answer is the files partial.
+// through the API's upload handler, acting as themselves; the answer is the files partial,
+// or with ?to=<sheet> (the sheet's "Import a file") a redirect to the wizard for that sheet.
 func (h *Handler) Upload(upload fiber.Handler) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		u := userOf(c)
@@ -233,6 +235,17 @@ func (h *Handler) Upload(upload fiber.Handler) fiber.Handler {
 		api.SetPrincipal(c, p)
 		if err := upload(c); err != nil {
 			return err
+		}
+		// From a sheet's toolbar (?to=<sheet>): on to the import wizard for that sheet, which
+		// waits for the file to be read.
+		if to := c.Query("to"); to != "" {
+			var out struct{ Data struct{ ID string } }
+			if json.Unmarshal(c.Response().Body(), &out) != nil || out.Data.ID == "" {
+				return errs.E(errs.Internal, "file", "The upload did not answer with its file")
+			}
+			c.Response().ResetBody()
+			c.Set("HX-Redirect", "/space/"+sp.ID+"/import/"+out.Data.ID+"?to="+url.QueryEscape(to))
+			return c.SendStatus(fiber.StatusOK)
 		}
 		c.Response().ResetBody()
 		return h.Files(c)
