@@ -45,7 +45,8 @@ func bundleHost(t *testing.T, entry string) string {
 // the Submit action reaches onSubmit with the rows, the job completes, and acknowledging its
 // outcome fires closeSpace.onClose. Any CORS or framing error in the page fails the test.
 func TestBrowserFlatfileJavascriptSDK(t *testing.T) {
-	driveSDK(t, "host.js", `window.startImporter({ publishableKey: PK, apiUrl: API }); true`, "Contacts import", "embed-02-sdk")
+	driveSDK(t, sdkRun{host: bundled("host.js"), start: `window.startImporter({ publishableKey: PK, apiUrl: API }); true`,
+		spaceName: "Contacts import", screenshot: "embed-02-sdk", hook: true})
 }
 
 // The same with the published @flatfile/react 7.13 (FlatfileProvider, Space, Workbook, Sheet,
@@ -56,25 +57,65 @@ func TestBrowserFlatfileReactSDK(t *testing.T) {
 	// reports.
 	expectedBrowserErrors = []string{"Failed to execute 'postMessage' on 'DOMWindow': The target origin provided"}
 	t.Cleanup(func() { expectedBrowserErrors = nil })
-	driveSDK(t, "react.jsx", `window.startReact({ publishableKey: PK, apiUrl: API }); true`, "Contacts import (React)", "embed-03-react",
-		`window.openImporter(); true`)
+	driveSDK(t, sdkRun{host: bundled("react.jsx"), start: `window.startReact({ publishableKey: PK, apiUrl: API }); true`,
+		spaceName: "Contacts import (React)", screenshot: "embed-03-react", hook: true, then: []string{`window.openImporter(); true`}})
 }
 
-// driveSDK serves entry as a customer's page, runs start (PK and API replaced) and then each
-// of then, and plays the import through to onClose.
-func driveSDK(t *testing.T, entry, start, spaceName, screenshot string, then ...string) {
+// Sluice's own /embed.js in a plain page, no npm: Sluice.open makes the space and frames it,
+// the rows typed in the frame reach onSubmit, the job completes, and closing its outcome
+// closes the importer and calls onClose.
+func TestBrowserSluiceEmbedScript(t *testing.T) {
+	driveSDK(t, sdkRun{host: func(t *testing.T, base string) string {
+		return hostPage(t, `<!doctype html><html><head><title>Customer app</title></head><body><h1>Customer app</h1>
+<script src="`+base+`/embed.js"></script>
+<script>
+window.results = { submitted: null, closed: false, errors: [], events: 0 };
+window.addEventListener("error", (e) => window.results.errors.push(String(e.message)));
+window.start = (publishableKey) => Sluice.open({
+  publishableKey,
+  name: "Contacts import (embed.js)",
+  sheet: { name: "Contacts", slug: "contacts", fields: [{ key: "name", type: "string", label: "Name" }, { key: "email", type: "string", label: "Email" }] },
+  onSubmit: async ({ rows }) => { window.results.submitted = rows.map((r) => r.email); return { message: "Thanks: " + rows.length + " contacts" }; },
+  onEvent: () => window.results.events++,
+  onClose: () => { window.results.closed = true; },
+  onError: (err) => window.results.errors.push(String(err)),
+});
+</script></body></html>`)
+	}, start: `window.start(PK); true`, spaceName: "Contacts import (embed.js)", screenshot: "embed-04-embedjs", outcome: "Thanks: 2 contacts",
+		closes: "[data-sluice-importer]"})
+}
+
+// sdkRun is one customer's page driving the embedded importer.
+type sdkRun struct {
+	host                  func(t *testing.T, base string) string // serves the page; returns its origin
+	start                 string                                 // opens the importer (PK and API replaced)
+	then                  []string                               // run after start, in order
+	spaceName, screenshot string
+	hook                  bool   // the page's record hook flags e-mails without an @
+	outcome               string // what the submit job's outcome says, when the page chose it
+	closes                string // what must be gone from the page once the importer closed
+}
+
+// bundled serves a customer's page built from web/testdata/embedhost/entry.
+func bundled(entry string) func(t *testing.T, base string) string {
+	return func(t *testing.T, _ string) string { return bundleHost(t, entry) }
+}
+
+// driveSDK serves the run's page, opens the importer and plays the import through to onClose.
+func driveSDK(t *testing.T, run sdkRun) {
 	e := newAPI(t)
 	e.withStreams(t)
 	ctx := browser(t)
 	base := serve(t, e)
 	t.Cleanup(e.events.Stop)
-	host := bundleHost(t, entry)
+	host := run.host(t, base)
 	e.allowOrigins(t, host)
+	spaceName, screenshot := run.spaceName, run.screenshot
 	var buf []byte
-	start = strings.NewReplacer("PK", `"`+testPublic+`"`, "API", `"`+base+`"`).Replace(start)
+	start := strings.NewReplacer("PK", `"`+testPublic+`"`, "API", `"`+base+`"`).Replace(run.start)
 	actions := []chromedp.Action{chromedp.Navigate(host), chromedp.Poll(`typeof window.results === "object"`, nil), chromedp.Sleep(300 * time.Millisecond),
 		chromedp.Evaluate(start, nil)}
-	for _, js := range then {
+	for _, js := range run.then {
 		actions = append(actions, chromedp.Poll(`typeof window.openImporter === "function"`, nil), chromedp.Evaluate(js, nil))
 	}
 	actions = append(actions, chromedp.Poll(`!!document.querySelector("iframe")`, nil))
@@ -130,16 +171,18 @@ func driveSDK(t *testing.T, entry, start, spaceName, screenshot string, then ...
 	); err != nil {
 		t.Fatalf("typing rows in the frame: %v", err)
 	}
-	if err := chromedp.Run(ctx, chromedp.Poll(`window.results.hooked >= 2`, nil, chromedp.WithPollingTimeout(15*time.Second))); err != nil {
-		t.Fatalf("onRecordHook never ran: %v", err)
-	}
-	// The hook's verdict reaches the frame's grid without a reload.
-	if err := inFrame(chromedp.Poll(`!!document.evaluate(`+"`"+row(2, "email")+`[@data-level="error"]`+"`"+`, document, null, 9, null).singleNodeValue`, nil, chromedp.WithPollingTimeout(15*time.Second))); err != nil {
-		t.Errorf("the host's onRecordHook verdict did not show in the frame's grid: %v", err)
-	}
-	recs := dataOf(e.mustCall(t, "GET", "/v1/sheets/"+sheetID+"/records?filter=error&includeMessages=true", testSecret, nil))["records"].([]any)
-	if len(recs) != 1 || !strings.Contains(fmt.Sprint(recs[0]), "not-an-email") {
-		t.Errorf("the host's onRecordHook verdict did not land on the record: %v", recs)
+	if run.hook {
+		if err := chromedp.Run(ctx, chromedp.Poll(`window.results.hooked >= 2`, nil, chromedp.WithPollingTimeout(15*time.Second))); err != nil {
+			t.Fatalf("onRecordHook never ran: %v", err)
+		}
+		// The hook's verdict reaches the frame's grid without a reload.
+		if err := inFrame(chromedp.Poll(`!!document.evaluate(`+"`"+row(2, "email")+`[@data-level="error"]`+"`"+`, document, null, 9, null).singleNodeValue`, nil, chromedp.WithPollingTimeout(15*time.Second))); err != nil {
+			t.Errorf("the host's onRecordHook verdict did not show in the frame's grid: %v", err)
+		}
+		recs := dataOf(e.mustCall(t, "GET", "/v1/sheets/"+sheetID+"/records?filter=error&includeMessages=true", testSecret, nil))["records"].([]any)
+		if len(recs) != 1 || !strings.Contains(fmt.Sprint(recs[0]), "not-an-email") {
+			t.Errorf("the host's onRecordHook verdict did not land on the record: %v", recs)
+		}
 	}
 	if err := chromedp.Run(ctx, chromedp.Sleep(500*time.Millisecond), shot(screenshot, &buf)); err != nil {
 		t.Fatal(err)
@@ -173,8 +216,17 @@ func driveSDK(t *testing.T, entry, start, spaceName, screenshot string, then ...
 		chromedp.Click(`[data-testid=job-close]`)); err != nil {
 		t.Fatalf("the submit job's outcome in the frame: %v", err)
 	}
+	if run.outcome != "" && !strings.Contains(outcome, run.outcome) {
+		t.Errorf("the submit job's outcome in the frame says %q, want %q", outcome, run.outcome)
+	}
 	if err := chromedp.Run(ctx, chromedp.Poll(`window.results.closed === true`, nil, chromedp.WithPollingTimeout(10*time.Second))); err != nil {
 		t.Fatalf("closeSpace.onClose never fired: %v", err)
+	}
+	if run.closes != "" {
+		var open bool
+		if err := chromedp.Run(ctx, chromedp.Evaluate(`!!document.querySelector("`+run.closes+`")`, &open)); err != nil || open {
+			t.Errorf("%s is still on the page after the importer closed (%v)", run.closes, err)
+		}
 	}
 	jobs := listOf(e.mustCall(t, "GET", "/v1/jobs?spaceId="+spaceID, testSecret, nil))
 	for _, j := range jobs {

@@ -244,6 +244,15 @@ func uiRoutes(app *fiber.App, d Deps, uploads *api.Files, suggest ui.Suggester, 
 		},
 	})
 	app.Use("/static", filesystem.New(filesystem.Config{Root: static.HTTP(), MaxAge: 3600}))
+	// Sluice's own embed script (Sluice.open) for pages of other sites: a script those pages
+	// load, so it may be read cross-site.
+	hostScript, _ := static.FS.ReadFile("js/host.js")
+	app.Get("/embed.js", func(c *fiber.Ctx) error {
+		c.Set(fiber.HeaderContentType, "text/javascript; charset=utf-8")
+		c.Set(fiber.HeaderCacheControl, "public, max-age=300")
+		c.Set("Cross-Origin-Resource-Policy", "cross-origin")
+		return c.Send(hostScript)
+	})
 
 	// Forms are read through the JSON routes' limit; only the upload streams past it.
 	page := []fiber.Handler{localize(bundle), sameOrigin(d.BaseURL), limitBody, protect, csrfToken}
