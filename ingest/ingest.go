@@ -45,8 +45,20 @@ func (s *Service) Handle(ctx context.Context, j *model.Job) (string, error) {
 	}
 	msg, err := s.extract(ctx, j, f)
 	if err != nil {
+		// All or nothing: the file's workbook goes with what had been read into it. The job's
+		// context may be over (canceled, out of time): this cleanup has its own.
+		cctx := context.WithoutCancel(ctx)
+		if f.WorkbookID != "" {
+			if derr := s.DB.DeleteWorkbook(cctx, f.AccountID, f.WorkbookID, jobs.WorkerActor); derr != nil && !errs.Is(derr, errs.NotFound) {
+				return "", derr
+			}
+		}
+		f.WorkbookID, f.SheetID = "", ""
+		if ctx.Err() != nil {
+			err = context.Cause(ctx)
+		}
 		f.Status, f.Description = model.FileStatusFailed, "Extraction failed: "+userMessage(err)
-		if serr := s.DB.SaveFile(ctx, f, jobs.WorkerActor); serr != nil {
+		if serr := s.DB.SaveFile(cctx, f, jobs.WorkerActor); serr != nil {
 			return "", serr
 		}
 		return "", errs.Invalidf("file", "%s", f.Description)
@@ -126,7 +138,7 @@ func (s *Service) load(ctx context.Context, j *model.Job, f *model.File, src *ex
 		}
 		return out, nil
 	}
-	_, err := s.DB.InsertStream(ctx, sheetID, t.Headers, rows, batchRows, store.WriteOptions{Actor: f.CreatedBy, AccountID: f.AccountID})
+	_, err := s.DB.InsertStream(ctx, sheetID, t.Headers, rows, batchRows, store.WriteOptions{Actor: f.CreatedBy, AccountID: f.AccountID, Job: j.ID})
 	if errors.Is(err, io.EOF) {
 		err = nil
 	}

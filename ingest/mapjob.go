@@ -345,6 +345,7 @@ func (s *Service) Map(ctx context.Context, j *model.Job) (jobs.Outcome, error) {
 		}
 		return out, nil
 	}
+	opt.Job = j.ID // the records added go again unless the job completes
 	if _, err := s.DB.InsertStream(ctx, p.Destination.ID, keys, rows, mapBatch, opt); err != nil && err != io.EOF {
 		for range recs {
 		}

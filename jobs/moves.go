@@ -75,6 +75,13 @@ func moveTo(tx *store.Tx, j *model.Job, to string) ([]string, error) {
 // are complete, or fail when j did not complete; a parent whose parts are all finished gets
 // job:parts-completed.
 func settle(tx *store.Tx, j *model.Job, actor string) error {
+	// A complete job keeps the records it added; the others' are taken back by the worker
+	// (or at start, after a stop in between).
+	if j.Status == model.JobComplete {
+		if err := tx.ForgetJobWrites(j.ID); err != nil {
+			return err
+		}
+	}
 	deps, err := tx.WaitingDependents(j.ID)
 	if err != nil {
 		return err

@@ -157,8 +157,18 @@ func (db *DB) FailInterruptedFiles(ctx context.Context) (int, error) {
 		rows.Close()
 		for _, f := range files {
 			f.Status = model.FileStatusFailed
-			f.Description = "Extraction was interrupted when the server stopped; upload the file again"
-			if _, err := tx.exec(`UPDATE files SET status = ?, description = ?, updated_at = ? WHERE id = ?`, f.Status, f.Description, ms(tx.now), f.ID); err != nil {
+			f.Description = "Extraction was interrupted by a restart of Sluice; nothing of it was kept: upload the file again"
+			// All or nothing: the rows read so far go with the file's workbook.
+			if f.WorkbookID != "" {
+				if _, err := tx.exec(`UPDATE sheets SET deleted_at = ? WHERE workbook_id = ? AND deleted_at IS NULL`, ms(tx.now), f.WorkbookID); err != nil {
+					return errs.Wrap(err, "drop interrupted file's sheets")
+				}
+				if _, err := tx.exec(`UPDATE workbooks SET deleted_at = ? WHERE id = ? AND deleted_at IS NULL`, ms(tx.now), f.WorkbookID); err != nil {
+					return errs.Wrap(err, "drop interrupted file's workbook")
+				}
+			}
+			f.WorkbookID, f.SheetID = "", ""
+			if _, err := tx.exec(`UPDATE files SET status = ?, description = ?, workbook_id = '', sheet_id = '', updated_at = ? WHERE id = ?`, f.Status, f.Description, ms(tx.now), f.ID); err != nil {
 				return errs.Wrap(err, "fail interrupted file")
 			}
 			if _, err := tx.Emit("file:updated", fileContext(f, "us_usr_sluice"), map[string]any{"fileId": f.ID, "status": f.Status}); err != nil {
@@ -169,4 +179,14 @@ func (db *DB) FailInterruptedFiles(ctx context.Context) (int, error) {
 		return nil
 	})
 	return n, err
+}
+
+// FileKnown reports whether a file id has a row (deleted or not): bytes on disk without one
+// are what an upload interrupted between writing and recording left behind.
+func (db *DB) FileKnown(ctx context.Context, id string) (bool, error) {
+	var n int
+	if err := db.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM files WHERE id = ?`, id).Scan(&n); err != nil {
+		return false, errs.Wrap(err, "find file")
+	}
+	return n > 0, nil
 }

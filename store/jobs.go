@@ -321,7 +321,7 @@ func (db *DB) ListJobs(ctx context.Context, f JobFilter) ([]*model.Job, int, err
 const unfinished = `status NOT IN ('complete', 'failed', 'canceled') AND deleted_at IS NULL`
 
 // JobRef names a job for the timers.
-type JobRef struct{ AccountID, ID string }
+type JobRef struct{ AccountID, ID, SpaceID string }
 
 func (db *DB) jobRefs(ctx context.Context, q string, args ...any) ([]JobRef, error) {
 	rows, err := db.r.QueryContext(ctx, q, args...)
@@ -332,7 +332,7 @@ func (db *DB) jobRefs(ctx context.Context, q string, args ...any) ([]JobRef, err
 	var out []JobRef
 	for rows.Next() {
 		var r JobRef
-		if err := rows.Scan(&r.AccountID, &r.ID); err != nil {
+		if err := rows.Scan(&r.AccountID, &r.ID, &r.SpaceID); err != nil {
 			return nil, errs.Wrap(err, "scan job ref")
 		}
 		out = append(out, r)
@@ -343,13 +343,13 @@ func (db *DB) jobRefs(ctx context.Context, q string, args ...any) ([]JobRef, err
 // UnacknowledgedJobs returns executing jobs whose last acknowledgement (or start) is at or
 // before cutoff.
 func (db *DB) UnacknowledgedJobs(ctx context.Context, cutoff time.Time) ([]JobRef, error) {
-	return db.jobRefs(ctx, `SELECT account_id, id FROM jobs WHERE `+unfinished+` AND status = 'executing'
+	return db.jobRefs(ctx, `SELECT account_id, id, space_id FROM jobs WHERE `+unfinished+` AND status = 'executing'
 		AND COALESCE(last_ack_at, started_at, updated_at) <= ? ORDER BY created_at`, ms(cutoff))
 }
 
 // OverdueJobs returns unfinished jobs named typ:operation created at or before cutoff.
 func (db *DB) OverdueJobs(ctx context.Context, typ, operation string, cutoff time.Time) ([]JobRef, error) {
-	return db.jobRefs(ctx, `SELECT account_id, id FROM jobs WHERE `+unfinished+`
+	return db.jobRefs(ctx, `SELECT account_id, id, space_id FROM jobs WHERE `+unfinished+`
 		AND type = ? AND operation = ? AND created_at <= ? ORDER BY created_at`, typ, operation, ms(cutoff))
 }
 
@@ -369,6 +369,6 @@ func (db *DB) ReadyJobs(ctx context.Context, operations []string, limit int) ([]
 		}
 	}
 	args = append(args, limit)
-	return db.jobRefs(ctx, `SELECT account_id, id FROM jobs WHERE `+unfinished+` AND status = 'ready' AND dispatched_at IS NOT NULL
+	return db.jobRefs(ctx, `SELECT account_id, id, space_id FROM jobs WHERE `+unfinished+` AND status = 'ready' AND dispatched_at IS NOT NULL
 		AND (operation IN `+list+` OR type || ':' || operation IN `+list+`) ORDER BY created_at LIMIT ?`, args...)
 }

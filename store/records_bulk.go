@@ -31,7 +31,7 @@ type batchFn func(tx *Tx, rs *recSheet, states []*recState) ([]*change, error)
 // records event of the batch.
 func (db *DB) eachBatch(ctx context.Context, sheetID string, q RecordQuery, opt WriteOptions, verb string, check func(rs *recSheet) error, fn batchFn) (*BulkResult, error) {
 	res := &BulkResult{}
-	var last int64
+	last := q.after
 	for {
 		done := false
 		err := db.Update(ctx, func(tx *Tx) error {

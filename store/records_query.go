@@ -29,12 +29,13 @@ type RecordQuery struct {
 
 	pre   string // FFQL a bulk operation adds to narrow its scan; does not count as filtering
 	after int64  // only records with a greater key (batches walk the sheet this way)
+	upto  int64  // only records with a key up to this one (0: no bound)
 }
 
 // plain reports whether the query selects by tab alone (or nothing), so kept counts answer it.
 func (q *RecordQuery) plain() bool {
 	return q.FilterField == "" && q.SearchValue == "" && q.Q == "" && len(q.IDs) == 0 && q.VersionID == "" && q.SinceVersionID == "" &&
-		!q.ExcludeReadOnly && q.pre == "" && q.after == 0
+		!q.ExcludeReadOnly && q.pre == "" && q.after == 0 && q.upto == 0
 }
 
 // filtering reports whether the query narrows the sheet, which turns ids into exclusions.
@@ -147,6 +148,9 @@ func (tx *readCtx) where(rs *recSheet, q *RecordQuery) (ffql.Frag, error) {
 	lo, hi := ridRange(rs.sk)
 	// One range on the key: SQLite would use only one of two lower bounds.
 	lo = max(lo, q.after+1)
+	if q.upto > 0 {
+		hi = min(hi, q.upto)
+	}
 	parts := []ffql.Frag{{SQL: "r.rid BETWEEN ? AND ?", Args: []any{lo, hi}}}
 	add := func(f ffql.Frag) { parts = append(parts, f) }
 	cols := recordColumns{rs}

@@ -126,6 +126,11 @@ func (db *DB) insertPrepared(ctx context.Context, sheetID, hash string, states [
 		if err := tx.applyChanges(rs, changes, w); err != nil {
 			return err
 		}
+		if opt.Job != "" {
+			if err := tx.noteJobWrite(opt.Job, sheetID, first, first+int64(len(states))-1); err != nil {
+				return err
+			}
+		}
 		res.VersionID = w.versionID
 		res.VersionIDs = append(res.VersionIDs, w.versionID)
 		res.Count += len(states)

@@ -46,6 +46,9 @@ type WriteOptions struct {
 	// Completes names a pending commit this write answers (a record hook writing back to
 	// the commit's dataUrl); it is completed in the same transaction.
 	Completes string
+	// Job names the built-in job whose records these are (issue 13): the records added are
+	// noted with it, so the job takes them back unless it completes.
+	Job string
 }
 
 // writeCtx is the state shared by the steps of one versioned write.

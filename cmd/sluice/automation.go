@@ -7,7 +7,9 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/sluice/sluice/events"
@@ -25,6 +27,9 @@ type automationConfig struct {
 	WebhookRetryBase   time.Duration
 	WebhookMaxAttempts int
 	RetentionEvery     time.Duration
+	// Workers is how many built-in jobs run at once; JobBudget how long one may run (issue 13).
+	Workers   int
+	JobBudget time.Duration
 	// AllowPrivateWebhooks lets webhooks reach loopback and private addresses (development).
 	AllowPrivateWebhooks bool
 }
@@ -53,6 +58,7 @@ func automationFlags(fs *flag.FlagSet, getenv func(string) string, c *automation
 		{&c.ReadinessWait, "readiness-wait", "SLUICE_READINESS_WAIT", 120 * time.Second, "space:configure jobs not done by then are stopped"},
 		{&c.WebhookRetryBase, "webhook-retry-base", "SLUICE_WEBHOOK_RETRY_BASE", time.Second, "first webhook retry delay, doubled per attempt"},
 		{&c.RetentionEvery, "retention-every", "SLUICE_RETENTION_EVERY", time.Hour, "routine purge of spaces past their environment's retention period"},
+		{&c.JobBudget, "job-budget", "SLUICE_JOB_BUDGET", 2 * time.Hour, "a built-in job (extraction, mapping, export) running longer is stopped and fails, keeping none of its records"},
 	} {
 		if err := dur(d.dst, d.name, d.key, d.def, d.usage); err != nil {
 			return err
@@ -67,6 +73,15 @@ func automationFlags(fs *flag.FlagSet, getenv func(string) string, c *automation
 		attempts = n
 	}
 	fs.IntVar(&c.WebhookMaxAttempts, "webhook-max-attempts", attempts, "webhook attempts before giving up (SLUICE_WEBHOOK_MAX_ATTEMPTS)")
+	workers := runtime.NumCPU()
+	if v := getenv("SLUICE_WORKERS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return fmt.Errorf("SLUICE_WORKERS must be a whole number of at least 1, got %q", v)
+		}
+		workers = n
+	}
+	fs.IntVar(&c.Workers, "workers", workers, "built-in jobs run at once, fairly across spaces (SLUICE_WORKERS)")
 	allow, _ := strconv.ParseBool(getenv("SLUICE_ALLOW_PRIVATE_WEBHOOKS"))
 	fs.BoolVar(&c.AllowPrivateWebhooks, "allow-private-webhooks", allow, "let webhook URLs reach loopback and private addresses (SLUICE_ALLOW_PRIVATE_WEBHOOKS)")
 	return nil
@@ -96,11 +111,23 @@ func startAutomation(ctx context.Context, db *store.DB, c automationConfig, file
 		AllowPrivate: c.AllowPrivateWebhooks}
 	a.webhooks.Start()
 	a.worker = jobs.NewWorker(svc, 200*time.Millisecond, log) // a cheap indexed query; uploads start extracting within 0.2 s
+	a.worker.Size, a.worker.Budget = c.Workers, c.JobBudget
 	a.worker.Handle(jobs.OpDeleteRecords, jobs.DeleteRecords(db))
 	if n, err := db.FailInterruptedFiles(ctx); err != nil {
 		return nil, err
 	} else if n > 0 {
 		log.Warn("extractions interrupted by the last stop were marked failed", "files", n)
+	}
+	if n, err := removeOrphanUploads(ctx, db, filesDir); err != nil {
+		return nil, err
+	} else if n > 0 {
+		log.Warn("uploads interrupted by the last stop were removed", "files", n)
+	}
+	// Jobs this node was running when it stopped fail now, and take back what they added.
+	if n, err := a.worker.Recover(ctx); err != nil {
+		return nil, err
+	} else if n > 0 {
+		log.Warn("jobs interrupted by the last stop were failed", "jobs", n)
 	}
 	files := &ingest.Service{DB: db, Jobs: svc, Dir: filesDir}
 	a.worker.Handle("file:"+ingest.Operation, files.Handle)
@@ -154,4 +181,35 @@ func (a *automation) Stop() {
 	a.worker.Stop()
 	a.stopPurge()
 	<-a.purged
+}
+
+// removeOrphanUploads deletes what uploads interrupted by a stop left in the files folder:
+// parts still being received (<id>.part) and bytes whose file was never recorded.
+func removeOrphanUploads(ctx context.Context, db *store.DB, dir string) (int, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() {
+			continue
+		}
+		orphan := strings.HasSuffix(name, ".part")
+		if !orphan && strings.HasPrefix(name, store.PrefixFile) {
+			known, err := db.FileKnown(ctx, name)
+			if err != nil {
+				return n, err
+			}
+			orphan = !known
+		}
+		if orphan {
+			if err := os.Remove(filepath.Join(dir, name)); err != nil {
+				return n, err
+			}
+			n++
+		}
+	}
+	return n, nil
 }

@@ -1,0 +1,93 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+
+	"github.com/sluice/sluice/errs"
+)
+
+// noteJobWrite records, in the transaction that adds them, the records a job added (keys lo
+// to hi of the sheet), so that the job can take them back when it does not complete.
+func (tx *Tx) noteJobWrite(jobID, sheetID string, lo, hi int64) error {
+	if _, err := tx.exec(`INSERT INTO job_writes (job_id, sheet_id, lo, hi) VALUES (?, ?, ?, ?)`, jobID, sheetID, lo, hi); err != nil {
+		return errs.Wrap(err, "note job write")
+	}
+	return nil
+}
+
+// ForgetJobWrites keeps what a job added: its notes go (the job completed).
+func (tx *Tx) ForgetJobWrites(jobID string) error {
+	if _, err := tx.exec(`DELETE FROM job_writes WHERE job_id = ?`, jobID); err != nil {
+		return errs.Wrap(err, "forget job writes")
+	}
+	return nil
+}
+
+// DiscardJobWrites deletes the records a job added that are still there (through the
+// ordinary delete path: counts, unique values, events) and forgets the notes; it returns how
+// many records went. A job that failed, was canceled or was interrupted calls it, so an
+// import leaves all of its records or none.
+func (db *DB) DiscardJobWrites(ctx context.Context, jobID string, opt WriteOptions) (int, error) {
+	type span struct {
+		sheet  string
+		lo, hi int64
+	}
+	var spans []span
+	err := eachRow(ctx, db.r, "job writes", `SELECT sheet_id, lo, hi FROM job_writes WHERE job_id = ? ORDER BY sheet_id, lo`, []any{jobID}, func(rows *sql.Rows) error {
+		var s span
+		if err := rows.Scan(&s.sheet, &s.lo, &s.hi); err != nil {
+			return err
+		}
+		spans = append(spans, s)
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, s := range spans {
+		res, err := db.DeleteWhere(ctx, s.sheet, RecordQuery{after: s.lo - 1, upto: s.hi}, opt)
+		if errs.Is(err, errs.NotFound) {
+			continue // the sheet is gone, and its records with it
+		}
+		if err != nil {
+			return n, err
+		}
+		n += res.Count
+	}
+	return n, db.Update(ctx, func(tx *Tx) error { return tx.ForgetJobWrites(jobID) })
+}
+
+// UnsettledJobWrites lists the jobs whose added records are still noted although the job is
+// no longer running on any worker: it failed or was canceled before taking them back (the
+// server stopped in between). Start-up discards them.
+func (db *DB) UnsettledJobWrites(ctx context.Context) ([]string, error) {
+	var ids []string
+	err := eachRow(ctx, db.r, "unsettled job writes", `SELECT DISTINCT w.job_id FROM job_writes w LEFT JOIN jobs j ON j.id = w.job_id
+		WHERE j.id IS NULL OR j.status IN ('failed', 'canceled') OR j.deleted_at IS NOT NULL`, nil, func(rows *sql.Rows) error {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return err
+		}
+		ids = append(ids, id)
+		return nil
+	})
+	return ids, err
+}
+
+// ClaimJob marks an executing job as carried out by runner (a node's built-in worker).
+func (db *DB) ClaimJob(ctx context.Context, id, runner string) error {
+	return db.Update(ctx, func(tx *Tx) error {
+		if _, err := tx.exec(`UPDATE jobs SET runner = ? WHERE id = ?`, runner, id); err != nil {
+			return errs.Wrap(err, "claim job")
+		}
+		return nil
+	})
+}
+
+// RunnerJobs lists the executing jobs runner claimed: at start, the ones its last run left
+// unfinished.
+func (db *DB) RunnerJobs(ctx context.Context, runner string) ([]JobRef, error) {
+	return db.jobRefs(ctx, `SELECT account_id, id, space_id FROM jobs WHERE status = 'executing' AND runner = ? AND deleted_at IS NULL`, runner)
+}

@@ -1,0 +1,202 @@
+package web_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sluice/sluice/jobs"
+	"github.com/sluice/sluice/model"
+	"github.com/sluice/sluice/store"
+)
+
+// addRows is what an import does: rows added in batches, noted with the job.
+func addRows(ctx context.Context, e *apiEnv, j *model.Job, sheetID string, n int) error {
+	i := 0
+	_, err := e.db.InsertStream(ctx, sheetID, []string{"email"}, func() ([]json.RawMessage, error) {
+		if i == n {
+			return nil, io.EOF
+		}
+		i++
+		return []json.RawMessage{json.RawMessage(fmt.Sprintf(`"row%d@x.io"`, i))}, nil
+	}, 50, store.WriteOptions{Actor: jobs.WorkerActor, AccountID: j.AccountID, Job: j.ID})
+	if errors.Is(err, io.EOF) {
+		err = nil
+	}
+	return err
+}
+
+// A built-in job that fails, is canceled or runs out of its time keeps none of the records it
+// added; the records that were there before stay.
+func TestBuiltInJobThatDoesNotCompleteKeepsNothing(t *testing.T) {
+	e := newAPI(t)
+	_, sheetID := e.mustCreateRecordSheet(t, `[{"key":"email","type":"string"}]`)
+	e.mustInsertRecords(t, sheetID, "kept@x.io")
+	w := jobs.NewWorker(jobs.New(e.db, e.db), 20*time.Millisecond, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	w.Budget, w.Watch = 1500*time.Millisecond, 20*time.Millisecond
+	w.Handle("fails", func(ctx context.Context, j *model.Job) (string, error) {
+		if err := addRows(ctx, e, j, sheetID, 300); err != nil {
+			return "", err
+		}
+		return "", errors.New("the source went away")
+	})
+	w.Handle("slow", func(ctx context.Context, j *model.Job) (string, error) {
+		if err := addRows(ctx, e, j, sheetID, 120); err != nil {
+			return "", err
+		}
+		<-ctx.Done()
+		return "", ctx.Err()
+	})
+	w.Start()
+	t.Cleanup(w.Stop)
+	count := func() int64 {
+		c, err := e.db.GetRecordCounts(t.Context(), "", sheetID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c.Total
+	}
+	finished := func(id string) map[string]any {
+		t.Helper()
+		for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+			j := dataOf(e.mustCall(t, "GET", "/v1/jobs/"+id, testSecret, nil))
+			if s := j["status"]; s == "failed" || s == "canceled" || s == "complete" {
+				return j
+			}
+		}
+		t.Fatalf("job %s never finished", id)
+		return nil
+	}
+	job := func(op string) string {
+		return e.mustCreateJob(t, map[string]any{"type": "sheet", "operation": op, "source": sheetID, "trigger": "immediate"})["id"].(string)
+	}
+
+	j := finished(job("fails"))
+	if msg := fmt.Sprint(j["outcome"]); j["status"] != "failed" || !strings.Contains(msg, "the source went away") || !strings.Contains(msg, "300 records it had added were removed") {
+		t.Errorf("failed job: %v %s", j["status"], msg)
+	}
+	if n := count(); n != 1 {
+		t.Fatalf("after the failed job the sheet holds %d records, want the 1 from before", n)
+	}
+
+	// Canceled through the API while it runs: it stops and takes its rows back.
+	id := job("slow")
+	for end := time.Now().Add(5 * time.Second); count() < 121 && time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
+	}
+	e.mustCall(t, "POST", "/v1/jobs/"+id+"/cancel", testSecret, nil)
+	if j := finished(id); j["status"] != "canceled" {
+		t.Errorf("canceled job: %v", j["status"])
+	}
+	for end := time.Now().Add(5 * time.Second); count() != 1 && time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+	}
+	if n := count(); n != 1 {
+		t.Fatalf("after the canceled job the sheet holds %d records, want 1", n)
+	}
+
+	// Over its time budget.
+	j = finished(job("slow"))
+	if msg := fmt.Sprint(j["outcome"]); j["status"] != "failed" || !strings.Contains(msg, "Stopped after 1.5s") {
+		t.Errorf("job over budget: %v %s", j["status"], msg)
+	}
+	if n := count(); n != 1 {
+		t.Fatalf("after the job over budget the sheet holds %d records, want 1", n)
+	}
+}
+
+// After a stop, a node's built-in jobs that were executing fail at once as interrupted, and
+// take their records back; an agent's executing job is left to its agent. A job canceled
+// before it could take its records back has them taken back too.
+func TestRestartFailsInterruptedJobs(t *testing.T) {
+	e := newAPI(t)
+	_, sheetID := e.mustCreateRecordSheet(t, `[{"key":"email","type":"string"}]`)
+	e.mustInsertRecords(t, sheetID, "kept@x.io")
+	svc := jobs.New(e.db, e.db)
+	ctx := t.Context()
+	running := func(op string) *model.Job {
+		id := e.mustCreateJob(t, map[string]any{"type": "sheet", "operation": op, "source": sheetID, "trigger": "immediate"})["id"].(string)
+		j, err := svc.Ack(ctx, e.account, id, jobs.WorkerActor, nil, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return j
+	}
+	interrupted := running("import")
+	if err := e.db.ClaimJob(ctx, interrupted.ID, "local"); err != nil {
+		t.Fatal(err)
+	}
+	if err := addRows(ctx, e, interrupted, sheetID, 200); err != nil {
+		t.Fatal(err)
+	}
+	agents := running("agent-work")
+	canceled := running("import")
+	if err := addRows(ctx, e, canceled, sheetID, 80); err != nil {
+		t.Fatal(err)
+	}
+	e.mustCall(t, "POST", "/v1/jobs/"+canceled.ID+"/cancel", testSecret, nil)
+
+	// The server stops here; the next start recovers.
+	w := jobs.NewWorker(svc, time.Second, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if n, err := w.Recover(ctx); err != nil || n != 1 {
+		t.Fatalf("recover: %d %v, want the one interrupted job", n, err)
+	}
+	j := dataOf(e.mustCall(t, "GET", "/v1/jobs/"+interrupted.ID, testSecret, nil))
+	if j["status"] != "failed" || !strings.Contains(fmt.Sprint(j["outcome"]), "Interrupted by a restart") {
+		t.Errorf("interrupted job: %v %v", j["status"], j["outcome"])
+	}
+	if s := dataOf(e.mustCall(t, "GET", "/v1/jobs/"+agents.ID, testSecret, nil))["status"]; s != "executing" {
+		t.Errorf("the agent's job: %v, want still executing", s)
+	}
+	if c, _ := e.db.GetRecordCounts(ctx, "", sheetID); c.Total != 1 {
+		t.Errorf("after recovery the sheet holds %d records, want the 1 from before", c.Total)
+	}
+}
+
+// The pool runs jobs side by side, fairly across spaces: while one space's long jobs fill a
+// slot, another space's quick job takes the next one instead of waiting behind them.
+func TestWorkerPoolIsFairAcrossSpaces(t *testing.T) {
+	e := newAPI(t)
+	busy := e.mustCreateSpace(t, testSecret, map[string]any{"name": "busy"})["id"].(string)
+	other := e.mustCreateSpace(t, testSecret, map[string]any{"name": "other"})["id"].(string)
+	release := make(chan struct{})
+	w := jobs.NewWorker(jobs.New(e.db, e.db), 20*time.Millisecond, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	w.Size = 2
+	w.Handle("long", func(ctx context.Context, j *model.Job) (string, error) {
+		select {
+		case <-release:
+		case <-ctx.Done():
+		}
+		return "done", nil
+	})
+	w.Handle("quick", func(ctx context.Context, j *model.Job) (string, error) { return "done", nil })
+	var long []string
+	for range 3 {
+		long = append(long, e.mustCreateJob(t, map[string]any{"type": "space", "operation": "long", "source": busy, "trigger": "immediate"})["id"].(string))
+	}
+	quick := e.mustCreateJob(t, map[string]any{"type": "space", "operation": "quick", "source": other, "trigger": "immediate"})["id"].(string)
+	w.Start()
+	t.Cleanup(func() { close(release); w.Stop() })
+	status := func(id string) any { return dataOf(e.mustCall(t, "GET", "/v1/jobs/"+id, testSecret, nil))["status"] }
+	for end := time.Now().Add(5 * time.Second); status(quick) != "complete" && time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+	}
+	if s := status(quick); s != "complete" {
+		t.Fatalf("the other space's quick job is %v while the busy space's jobs run, want complete", s)
+	}
+	executing := 0
+	for end := time.Now().Add(5 * time.Second); executing != 2 && time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+		executing = 0
+		for _, id := range long {
+			if status(id) == "executing" {
+				executing++
+			}
+		}
+	}
+	if executing != 2 {
+		t.Errorf("%d of the busy space's jobs run, want 2 (the pool's size, once the quick job is done)", executing)
+	}
+}
