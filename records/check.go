@@ -3,6 +3,8 @@ package records
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -137,12 +139,21 @@ func coerceNumber(v json.RawMessage) (json.RawMessage, string) {
 			}
 			return json.RawMessage(strconv.FormatFloat(f, 'g', -1, 64)), ""
 		}
+		if f, err := strconv.ParseFloat(s, 64); errors.Is(err, strconv.ErrRange) && math.IsInf(f, 0) {
+			return v, outOfRange
+		}
 		return v, "Value must be a number"
 	case 't', 'f':
 		return v, "Value must be a number"
 	}
+	// A JSON number beyond float64 (1e999999) would be read as infinity everywhere after.
+	if f, err := strconv.ParseFloat(string(v), 64); errors.Is(err, strconv.ErrRange) && math.IsInf(f, 0) {
+		return v, outOfRange
+	}
 	return v, ""
 }
+
+const outOfRange = "Value is too large a number: numbers go up to about ±1.8e308"
 
 func isInfNaN(s string) bool {
 	l := strings.ToLower(strings.TrimLeft(s, "+-"))
