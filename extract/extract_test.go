@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -163,6 +164,34 @@ func TestJSON(t *testing.T) {
 	f, rows = readAll(t, write(t, "people.jsonl", []byte("{\"a\":1}\n{\"a\":2,\"b\":{\"c\":3}}\n")), "people.jsonl")
 	if !reflect.DeepEqual(f.Tables[0].Headers, []string{"a", "b.c"}) || rows[1][1] != "3" {
 		t.Fatalf("jsonl: got %q %q", f.Tables[0].Headers, rows)
+	}
+}
+
+// A JSON upload nested far deeper than any export is refused at once, with the limit and
+// the depth found, instead of costing gigabytes to flatten (issue 13); braces inside strings
+// do not count.
+func TestJSONNestingCap(t *testing.T) {
+	deep := strings.Repeat(`{"a":`, 10000) + "1" + strings.Repeat("}", 10000)
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	before := ms.TotalAlloc
+	var err error
+	if f, oerr := extract.Open(write(t, "deep.json", []byte("["+deep+"]")), "deep.json"); oerr != nil {
+		err = oerr
+	} else {
+		defer f.Close()
+		_, err = f.Tables[0].Next()
+	}
+	runtime.ReadMemStats(&ms)
+	if err == nil || !strings.Contains(err.Error(), "nests 10000 levels deep; the limit is 64") {
+		t.Fatalf("a JSON object 10,000 deep: %v", err)
+	}
+	if spent := ms.TotalAlloc - before; spent > 64<<20 {
+		t.Errorf("refusing it allocated %d MiB", spent>>20)
+	}
+	_, rows := readAll(t, write(t, "braces.json", []byte(`[{"a":"{{{{[[[[\"{{","b":{"c":{"d":1}}}]`)), "braces.json")
+	if len(rows) != 1 || rows[0][0] != `{{{{[[[["{{` {
+		t.Fatalf("braces in strings: %q", rows)
 	}
 }
 

@@ -108,6 +108,9 @@ func jsonObjects(fh io.Reader, lines bool) (func() (map[string]string, error), e
 			}
 			return nil, fmt.Errorf("object %d is not valid JSON: %v", n, err)
 		}
+		if d := depth(raw); d > MaxJSONDepth {
+			return nil, fmt.Errorf("object %d nests %d levels deep; the limit is %d", n, d, MaxJSONDepth)
+		}
 		out := map[string]string{}
 		var order []string
 		if err := flatten(raw, "", out, &order); err != nil {
@@ -116,6 +119,36 @@ func jsonObjects(fh io.Reader, lines bool) (func() (map[string]string, error), e
 		out["\x00order"] = strings.Join(order, "\x00")
 		return out, nil
 	}, nil
+}
+
+// MaxJSONDepth is how deeply an object of a JSON upload may nest (issue 13): flattening
+// copies each level, so a file nested thousands deep would cost memory out of all
+// proportion to its size.
+var MaxJSONDepth = 64
+
+// depth is how deeply objects and arrays nest in raw (valid JSON), in one pass.
+func depth(raw json.RawMessage) int {
+	d, most, inString := 0, 0, false
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		switch {
+		case inString:
+			if c == '\\' {
+				i++
+			} else if c == '"' {
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			if d++; d > most {
+				most = d
+			}
+		case c == '}' || c == ']':
+			d--
+		}
+	}
+	return most
 }
 
 // flatten walks one JSON object into dotted keys.

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/sluice/sluice/events"
+	"github.com/sluice/sluice/extract"
 	"github.com/sluice/sluice/handlers/api"
 	"github.com/sluice/sluice/ingest"
 	"github.com/sluice/sluice/jobs"
@@ -30,6 +31,8 @@ type automationConfig struct {
 	// Workers is how many built-in jobs run at once; JobBudget how long one may run (issue 13).
 	Workers   int
 	JobBudget time.Duration
+	// JSONMaxDepth caps how deeply a JSON upload's objects may nest.
+	JSONMaxDepth int
 	// AllowPrivateWebhooks lets webhooks reach loopback and private addresses (development).
 	AllowPrivateWebhooks bool
 }
@@ -82,6 +85,15 @@ func automationFlags(fs *flag.FlagSet, getenv func(string) string, c *automation
 		workers = n
 	}
 	fs.IntVar(&c.Workers, "workers", workers, "built-in jobs run at once, fairly across spaces (SLUICE_WORKERS)")
+	depth := 64
+	if v := getenv("SLUICE_JSON_MAX_DEPTH"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return fmt.Errorf("SLUICE_JSON_MAX_DEPTH must be a whole number of at least 1, got %q", v)
+		}
+		depth = n
+	}
+	fs.IntVar(&c.JSONMaxDepth, "json-max-depth", depth, "how deeply a JSON upload's objects may nest (SLUICE_JSON_MAX_DEPTH)")
 	allow, _ := strconv.ParseBool(getenv("SLUICE_ALLOW_PRIVATE_WEBHOOKS"))
 	fs.BoolVar(&c.AllowPrivateWebhooks, "allow-private-webhooks", allow, "let webhook URLs reach loopback and private addresses (SLUICE_ALLOW_PRIVATE_WEBHOOKS)")
 	return nil
@@ -112,6 +124,9 @@ func startAutomation(ctx context.Context, db *store.DB, c automationConfig, file
 	a.webhooks.Start()
 	a.worker = jobs.NewWorker(svc, 200*time.Millisecond, log) // a cheap indexed query; uploads start extracting within 0.2 s
 	a.worker.Size, a.worker.Budget = c.Workers, c.JobBudget
+	if c.JSONMaxDepth > 0 {
+		extract.MaxJSONDepth = c.JSONMaxDepth
+	}
 	a.worker.Handle(jobs.OpDeleteRecords, jobs.DeleteRecords(db))
 	if n, err := db.FailInterruptedFiles(ctx); err != nil {
 		return nil, err
