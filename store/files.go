@@ -160,11 +160,8 @@ func (db *DB) FailInterruptedFiles(ctx context.Context) (int, error) {
 			f.Description = "Extraction was interrupted by a restart of Sluice; nothing of it was kept: upload the file again"
 			// All or nothing: the rows read so far go with the file's workbook.
 			if f.WorkbookID != "" {
-				if _, err := tx.exec(`UPDATE sheets SET deleted_at = ? WHERE workbook_id = ? AND deleted_at IS NULL`, ms(tx.now), f.WorkbookID); err != nil {
-					return errs.Wrap(err, "drop interrupted file's sheets")
-				}
-				if _, err := tx.exec(`UPDATE workbooks SET deleted_at = ? WHERE id = ? AND deleted_at IS NULL`, ms(tx.now), f.WorkbookID); err != nil {
-					return errs.Wrap(err, "drop interrupted file's workbook")
+				if err := tx.dropWorkbook(f.WorkbookID); err != nil {
+					return err
 				}
 			}
 			f.WorkbookID, f.SheetID = "", ""

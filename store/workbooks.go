@@ -345,15 +345,23 @@ func (db *DB) DeleteWorkbook(ctx context.Context, accountID, id, actor string) e
 		if err != nil {
 			return err
 		}
-		if _, err := tx.exec(`UPDATE sheets SET deleted_at = ? WHERE workbook_id = ? AND deleted_at IS NULL`, ms(tx.now), id); err != nil {
-			return errs.Wrap(err, "delete sheets")
-		}
-		if _, err := tx.exec(`UPDATE workbooks SET deleted_at = ? WHERE id = ?`, ms(tx.now), id); err != nil {
-			return errs.Wrap(err, "delete workbook")
+		if err := tx.dropWorkbook(id); err != nil {
+			return err
 		}
 		_, err = tx.Emit("workbook:deleted", workbookContext(w, actor), map[string]any{"workbookId": id, "spaceId": w.SpaceID})
 		return err
 	})
+}
+
+// dropWorkbook soft-deletes a workbook and its sheets (their records go out of reach).
+func (tx *Tx) dropWorkbook(id string) error {
+	if _, err := tx.exec(`UPDATE sheets SET deleted_at = ? WHERE workbook_id = ? AND deleted_at IS NULL`, ms(tx.now), id); err != nil {
+		return errs.Wrap(err, "delete sheets")
+	}
+	if _, err := tx.exec(`UPDATE workbooks SET deleted_at = ? WHERE id = ? AND deleted_at IS NULL`, ms(tx.now), id); err != nil {
+		return errs.Wrap(err, "delete workbook")
+	}
+	return nil
 }
 
 // RebuildWorkbook re-checks every sheet's records against its schema and emits

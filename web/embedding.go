@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"slices"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
@@ -26,13 +27,7 @@ func (a allowlist) origins(ctx context.Context) []string {
 }
 
 func (a allowlist) has(ctx context.Context, origin string) bool {
-	origin = strings.ToLower(origin)
-	for _, o := range a.origins(ctx) {
-		if o == origin {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(a.origins(ctx), strings.ToLower(origin))
 }
 
 // corsHeaderAllowed tells the request headers a listed origin may send: what @flatfile/api

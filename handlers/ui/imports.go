@@ -77,6 +77,15 @@ type importCtx struct {
 }
 
 func (h *Imports) load(c *fiber.Ctx) (*importCtx, error) {
+	ic, err := h.file(c)
+	if err != nil {
+		return nil, err
+	}
+	return ic, h.source(c, ic)
+}
+
+// file loads the request's space and :fileId, which must belong to it.
+func (h *Imports) file(c *fiber.Ctx) (*importCtx, error) {
 	u, sp, err := spaceOf(c, h.store)
 	if err != nil {
 		return nil, err
@@ -85,14 +94,18 @@ func (h *Imports) load(c *fiber.Ctx) (*importCtx, error) {
 	if err != nil || f.SpaceID != sp.ID {
 		return nil, errs.NotFoundf("fileId", "File not found")
 	}
+	return &importCtx{u: u, space: sp, file: f}, nil
+}
+
+// source loads the sheet extraction read the file into; a file not read yet has none.
+func (h *Imports) source(c *fiber.Ctx, ic *importCtx) error {
+	f := ic.file
 	if f.SheetID == "" {
-		return nil, errs.Invalidf("fileId", "%s has not been read yet: wait until its extraction completes", f.Name).WithMsg("map.not_extracted", map[string]any{"Name": f.Name})
+		return errs.Invalidf("fileId", "%s has not been read yet: wait until its extraction completes", f.Name).WithMsg("map.not_extracted", map[string]any{"Name": f.Name})
 	}
-	src, _, err := h.store.GetSheet(c.Context(), u.AccountID, f.SheetID)
-	if err != nil {
-		return nil, err
-	}
-	return &importCtx{u: u, space: sp, file: f, src: src}, nil
+	var err error
+	ic.src, _, err = h.store.GetSheet(c.Context(), ic.u.AccountID, f.SheetID)
+	return err
 }
 
 // destination loads the sheet the file goes into; it must be a sheet of the space that is
@@ -119,11 +132,14 @@ func isFileWorkbook(w *model.Workbook) bool {
 
 // Page handles GET /space/:spaceId/import/:fileId?to=<sheet id>.
 func (h *Imports) Page(c *fiber.Ctx) error {
-	if waiting, err := h.unread(c); waiting || err != nil {
+	ic, err := h.file(c)
+	if err != nil {
 		return err
 	}
-	ic, err := h.load(c)
-	if err != nil {
+	if c.Query("wait") == "1" || ic.file.SheetID == "" {
+		return h.unread(c, ic)
+	}
+	if err := h.source(c, ic); err != nil {
 		return err
 	}
 	p := views.ImportProps{SpaceID: ic.space.ID, SpaceName: ic.space.Name, FileID: ic.file.ID, FileName: ic.file.Name, Archived: ic.space.ArchivedAt != nil}
@@ -162,27 +178,18 @@ func (h *Imports) Page(c *fiber.Ctx) error {
 
 // unread answers for a file that has not been read yet (just uploaded from a sheet): a page
 // that waits for its extraction and shows the wizard when it is done, or why it failed. The
-// page polls with htmx; the poll answers 204 until there is news, then reloads the page.
-func (h *Imports) unread(c *fiber.Ctx) (bool, error) {
-	u, sp, err := spaceOf(c, h.store)
-	if err != nil {
-		return true, err
-	}
-	f, err := h.store.GetFile(c.Context(), u.AccountID, c.Params("fileId"))
-	if err != nil || f.SpaceID != sp.ID {
-		return true, errs.NotFoundf("fileId", "File not found")
-	}
+// page polls with htmx (?wait=1); the poll answers 204 until there is news, then reloads the
+// page.
+func (h *Imports) unread(c *fiber.Ctx, ic *importCtx) error {
+	sp, f := ic.space, ic.file
 	failed := f.Status == model.FileStatusFailed
 	if c.Query("wait") == "1" {
 		if f.SheetID != "" || failed {
 			c.Set("HX-Refresh", "true")
 		}
-		return true, c.SendStatus(fiber.StatusNoContent)
+		return c.SendStatus(fiber.StatusNoContent)
 	}
-	if f.SheetID != "" {
-		return false, nil
-	}
-	return true, Render(c, fiber.StatusOK, views.ImportWaiting(views.ImportWaitingProps{SpaceID: sp.ID, SpaceName: sp.Name, FileName: f.Name,
+	return Render(c, fiber.StatusOK, views.ImportWaiting(views.ImportWaitingProps{SpaceID: sp.ID, SpaceName: sp.Name, FileName: f.Name,
 		Poll: "/space/" + sp.ID + "/import/" + f.ID + "?wait=1&to=" + url.QueryEscape(c.Query("to")), Failed: failed, Note: f.Description}))
 }
 

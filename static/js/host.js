@@ -21,22 +21,23 @@
   var origin = script && script.src ? new URL(script.src, location.href).origin : location.origin;
   var operation = "sluiceSubmit";
 
+  // answer is the data of an API answer, or an Error with its first error's message.
+  function answer(resp) {
+    return resp.json().then(
+      function (out) {
+        if (!resp.ok) throw new Error((out.errors && out.errors[0] && out.errors[0].message) || "Sluice answered " + resp.status);
+        return out.data;
+      },
+      function () {
+        throw new Error("Sluice answered " + resp.status);
+      },
+    );
+  }
+
   function api(token, method, path, body) {
     var headers = { Authorization: "Bearer " + token };
     if (body !== undefined) headers["Content-Type"] = "application/json";
-    return fetch(origin + "/v1" + path, { method: method, headers: headers, body: body === undefined ? undefined : JSON.stringify(body) }).then(
-      function (resp) {
-        return resp.json().then(
-          function (out) {
-            if (!resp.ok) throw new Error((out.errors && out.errors[0] && out.errors[0].message) || "Sluice answered " + resp.status);
-            return out.data;
-          },
-          function () {
-            throw new Error("Sluice answered " + resp.status);
-          },
-        );
-      },
-    );
+    return fetch(origin + "/v1" + path, { method: method, headers: headers, body: body === undefined ? undefined : JSON.stringify(body) }).then(answer);
   }
 
   // allRecords reads a sheet page by page.
@@ -190,12 +191,7 @@
       headers: { "Content-Type": "text/plain" },
       body: JSON.stringify(body),
     })
-      .then(function (resp) {
-        return resp.json().then(function (out) {
-          if (!resp.ok) throw new Error((out.errors && out.errors[0] && out.errors[0].message) || "Sluice answered " + resp.status);
-          return out.data;
-        });
-      })
+      .then(answer)
       .then(
         function (data) {
           state.token = data.space.accessToken;
