@@ -15,6 +15,7 @@ import (
 	"github.com/xuri/excelize/v2"
 
 	"github.com/sluice/sluice/extract"
+	"github.com/sluice/sluice/limits"
 )
 
 func write(t *testing.T, name string, data []byte) string {
@@ -111,6 +112,8 @@ func TestInvalidUTF8IsCounted(t *testing.T) {
 }
 
 func TestLongLine(t *testing.T) {
+	defer func(n int) { limits.CellLength = n }(limits.CellLength)
+	limits.CellLength = 20 << 20 // SLUICE_MAX_CELL_LENGTH raised above the default
 	big := strings.Repeat("z", 10<<20)
 	_, rows := readAll(t, write(t, "a.csv", []byte("a,b\n"+big+",1\n")), "a.csv")
 	if len(rows) != 1 || len(rows[0][0]) != 10<<20 {

@@ -8,6 +8,8 @@ import (
 	"io"
 	"sort"
 	"strings"
+
+	"github.com/sluice/sluice/limits"
 )
 
 // openJSON reads an array of objects (or JSON Lines, one object a line). Nested objects are
@@ -39,6 +41,9 @@ func openJSON(fh io.Reader, name string, lines bool) (*File, error) {
 	}
 	if len(keys) == 0 {
 		return nil, ErrEmpty
+	}
+	if err := checkHeaders(keys); err != nil {
+		return nil, err
 	}
 	t := &Table{Name: name, Headers: keys}
 	t.next = func() ([]string, error) {
@@ -108,8 +113,8 @@ func jsonObjects(fh io.Reader, lines bool) (func() (map[string]string, error), e
 			}
 			return nil, fmt.Errorf("object %d is not valid JSON: %v", n, err)
 		}
-		if d := depth(raw); d > MaxJSONDepth {
-			return nil, fmt.Errorf("object %d nests %d levels deep; the limit is %d", n, d, MaxJSONDepth)
+		if d := depth(raw); d > limits.JSONDepth {
+			return nil, fmt.Errorf("object %d nests %d levels deep; the limit is %d (SLUICE_JSON_MAX_DEPTH)", n, d, limits.JSONDepth)
 		}
 		out := map[string]string{}
 		var order []string
@@ -120,11 +125,6 @@ func jsonObjects(fh io.Reader, lines bool) (func() (map[string]string, error), e
 		return out, nil
 	}, nil
 }
-
-// MaxJSONDepth is how deeply an object of a JSON upload may nest (issue 13): flattening
-// copies each level, so a file nested thousands deep would cost memory out of all
-// proportion to its size.
-var MaxJSONDepth = 64
 
 // depth is how deeply objects and arrays nest in raw (valid JSON), in one pass.
 func depth(raw json.RawMessage) int {

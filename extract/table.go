@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/sluice/sluice/limits"
 )
 
 // Table is one table of a file: a header and a stream of rows aligned with it.
@@ -19,6 +21,7 @@ type Table struct {
 	// while the header was chosen).
 	Dropped int64
 	quotes  *quoteStats
+	rows    int // data rows returned, for messages
 }
 
 // quoteStats counts cells that span lines and hold the delimiter: the sign of a quote that
@@ -60,12 +63,40 @@ func (t *Table) Next() ([]string, error) {
 			empties++
 			continue
 		}
+		t.rows += empties + 1
+		if err := t.checkCells(row); err != nil {
+			return nil, err
+		}
 		if empties == 0 {
 			return row, nil
 		}
 		t.pending, t.held = empties-1, row
 		return make([]string, len(t.Headers)), nil
 	}
+}
+
+// checkCells refuses a row holding a value longer than limits.CellLength.
+func (t *Table) checkCells(row []string) error {
+	for i, c := range row {
+		if limits.Over(c, limits.CellLength) {
+			return errors.New(limits.Cell(fmt.Sprintf("data row %s, column %q,", limits.Count(t.rows), t.Headers[i]), c))
+		}
+	}
+	return nil
+}
+
+// checkHeaders refuses a table wider than limits.Columns or a header longer than
+// limits.NameLength, before any row is read on.
+func checkHeaders(headers []string) error {
+	if len(headers) > limits.Columns {
+		return errors.New(limits.Width("the table has", len(headers)))
+	}
+	for i, h := range headers {
+		if limits.Over(h, limits.NameLength) {
+			return errors.New(limits.Name(fmt.Sprintf("the header of column %d", i+1), h))
+		}
+	}
+	return nil
 }
 
 // fit pads or cuts a row to the header's width.
@@ -180,6 +211,12 @@ func newTable(name string, read func() ([]string, error)) (*Table, error) {
 	}
 	for width > len(sample[h]) && allBlankColumn(sample[h:], width-1) {
 		width--
+	}
+	if err := checkHeaders(sample[h][:min(width, len(sample[h]))]); err != nil {
+		return nil, err
+	}
+	if width > limits.Columns {
+		return nil, errors.New(limits.Width("the table has", width))
 	}
 	t := &Table{Name: name, Headers: uniqueHeaders(sample[h], width), HeaderRow: h}
 	rest := sample[h+1:]

@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/xuri/excelize/v2"
+
+	"github.com/sluice/sluice/limits"
 )
 
 // Limits against zip bombs: the whole unzipped workbook and any one part of it.
@@ -26,6 +28,9 @@ func openXLSX(fh *os.File) (*File, error) {
 		return nil, err
 	}
 	if err := checkZip(fh, st.Size()); err != nil {
+		return nil, err
+	}
+	if err := checkSheetSizes(fh, st.Size()); err != nil {
 		return nil, err
 	}
 	x, err := excelize.OpenReader(fh, excelize.Options{UnzipSizeLimit: xlsxUnzipLimit, UnzipXMLSizeLimit: xlsxXMLLimit})
@@ -67,6 +72,9 @@ func xlsxTable(x *excelize.File, sheet string) (*Table, error) {
 			return nil, io.EOF
 		}
 		rowNum++
+		if rowNum > limits.ExcelRows {
+			return nil, fmt.Errorf("the worksheet has more than %s rows, Excel's limit: split it into several sheets or files", limits.Count(limits.ExcelRows))
+		}
 		cells, err := rows.Columns(excelize.Options{RawCellValue: true})
 		if err != nil {
 			return nil, err

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/sluice/sluice/errs"
+	"github.com/sluice/sluice/limits"
 	"github.com/sluice/sluice/model"
 )
 
@@ -39,6 +40,9 @@ func Sheet(cfg *model.SheetConfig, key string) error {
 	if cfg.Fields == nil {
 		cfg.Fields = []model.Field{}
 	}
+	if len(cfg.Fields) > limits.Columns {
+		return errs.Invalidf(key+".fields", "%s", limits.Width("The sheet has", len(cfg.Fields)))
+	}
 	seen := map[string]string{}
 	for i := range cfg.Fields {
 		f := &cfg.Fields[i]
@@ -64,6 +68,12 @@ func Sheet(cfg *model.SheetConfig, key string) error {
 func Field(f *model.Field, key string) error {
 	if strings.TrimSpace(f.Key) == "" {
 		return errs.Invalidf(key+".key", "Field key is required")
+	}
+	if limits.Over(f.Key, limits.NameLength) {
+		return errs.Invalidf(key+".key", "%s", limits.Name("The field key", f.Key))
+	}
+	if limits.Over(f.Label, limits.NameLength) {
+		return errs.Invalidf(key+".label", "%s", limits.Name("The field label", f.Label))
 	}
 	if f.Type == "" {
 		return errs.Invalidf(key+".type", "Field %q needs a type (%s)", f.Key, strings.Join(fieldTypes, ", "))

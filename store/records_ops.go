@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 
 	"github.com/sluice/sluice/errs"
+	"github.com/sluice/sluice/limits"
 	"github.com/sluice/sluice/records"
 )
 
@@ -108,6 +110,9 @@ func (rs *recSheet) inputState(rid int64, in *RecordIn) (*recState, error) {
 			return nil, records.UnknownField(k)
 		}
 		if c.HasValue {
+			if err := checkLength(k, c.Value); err != nil {
+				return nil, err
+			}
 			row[i] = c.Value
 		}
 		if ms := agentMessages(c.Messages); len(ms) > 0 {
@@ -254,6 +259,22 @@ func (tx *Tx) loadByID(rs *recSheet, in []RecordIn) (map[int64]*recState, []int6
 	return olds, order, nil
 }
 
+// checkLength refuses a value longer than limits.CellLength (a list counts as its JSON text).
+func checkLength(key string, v json.RawMessage) error {
+	if len(v) <= limits.CellLength {
+		return nil
+	}
+	text := string(v)
+	var s string
+	if json.Unmarshal(v, &s) == nil {
+		text = s
+	}
+	if !limits.Over(text, limits.CellLength) {
+		return nil
+	}
+	return errs.Invalidf(key, "%s", limits.Cell(fmt.Sprintf("Field %q", key), text))
+}
+
 // applyInput merges one update into st.
 func (rs *recSheet) applyInput(st *recState, in *RecordIn) error {
 	for k, c := range in.Values {
@@ -262,6 +283,9 @@ func (rs *recSheet) applyInput(st *recState, in *RecordIn) error {
 			return records.UnknownField(k)
 		}
 		if c.HasValue {
+			if err := checkLength(k, c.Value); err != nil {
+				return err
+			}
 			st.row[i] = c.Value
 		}
 		if c.HasMessages {

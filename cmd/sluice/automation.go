@@ -13,10 +13,10 @@ import (
 	"time"
 
 	"github.com/sluice/sluice/events"
-	"github.com/sluice/sluice/extract"
 	"github.com/sluice/sluice/handlers/api"
 	"github.com/sluice/sluice/ingest"
 	"github.com/sluice/sluice/jobs"
+	"github.com/sluice/sluice/limits"
 	"github.com/sluice/sluice/store"
 )
 
@@ -31,8 +31,8 @@ type automationConfig struct {
 	// Workers is how many built-in jobs run at once; JobBudget how long one may run (issue 13).
 	Workers   int
 	JobBudget time.Duration
-	// JSONMaxDepth caps how deeply a JSON upload's objects may nest.
-	JSONMaxDepth int
+	// Limits are the caps on uploads and writes (columns, name and cell length, JSON depth).
+	Limits struct{ Columns, NameLength, CellLength, JSONDepth int }
 	// AllowPrivateWebhooks lets webhooks reach loopback and private addresses (development).
 	AllowPrivateWebhooks bool
 }
@@ -67,33 +67,28 @@ func automationFlags(fs *flag.FlagSet, getenv func(string) string, c *automation
 			return err
 		}
 	}
-	attempts := 6
-	if v := getenv("SLUICE_WEBHOOK_MAX_ATTEMPTS"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			return fmt.Errorf("SLUICE_WEBHOOK_MAX_ATTEMPTS must be a whole number of at least 1, got %q", v)
+	for _, n := range []struct {
+		dst       *int
+		name, key string
+		def       int
+		usage     string
+	}{
+		{&c.WebhookMaxAttempts, "webhook-max-attempts", "SLUICE_WEBHOOK_MAX_ATTEMPTS", 6, "webhook attempts before giving up"},
+		{&c.Workers, "workers", "SLUICE_WORKERS", runtime.NumCPU(), "built-in jobs run at once, fairly across spaces"},
+		{&c.Limits.Columns, "max-columns", "SLUICE_MAX_COLUMNS", limits.Columns, "fields per sheet and columns per uploaded table"},
+		{&c.Limits.NameLength, "max-name-length", "SLUICE_MAX_NAME_LENGTH", limits.NameLength, "characters of a header, field key or label"},
+		{&c.Limits.CellLength, "max-cell-length", "SLUICE_MAX_CELL_LENGTH", limits.CellLength, "characters of one value"},
+		{&c.Limits.JSONDepth, "json-max-depth", "SLUICE_JSON_MAX_DEPTH", limits.JSONDepth, "how deeply a JSON upload's objects may nest"},
+	} {
+		if v := getenv(n.key); v != "" {
+			i, err := strconv.Atoi(v)
+			if err != nil || i < 1 {
+				return fmt.Errorf("%s must be a whole number of at least 1, got %q", n.key, v)
+			}
+			n.def = i
 		}
-		attempts = n
+		fs.IntVar(n.dst, n.name, n.def, n.usage+" ("+n.key+")")
 	}
-	fs.IntVar(&c.WebhookMaxAttempts, "webhook-max-attempts", attempts, "webhook attempts before giving up (SLUICE_WEBHOOK_MAX_ATTEMPTS)")
-	workers := runtime.NumCPU()
-	if v := getenv("SLUICE_WORKERS"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			return fmt.Errorf("SLUICE_WORKERS must be a whole number of at least 1, got %q", v)
-		}
-		workers = n
-	}
-	fs.IntVar(&c.Workers, "workers", workers, "built-in jobs run at once, fairly across spaces (SLUICE_WORKERS)")
-	depth := 64
-	if v := getenv("SLUICE_JSON_MAX_DEPTH"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			return fmt.Errorf("SLUICE_JSON_MAX_DEPTH must be a whole number of at least 1, got %q", v)
-		}
-		depth = n
-	}
-	fs.IntVar(&c.JSONMaxDepth, "json-max-depth", depth, "how deeply a JSON upload's objects may nest (SLUICE_JSON_MAX_DEPTH)")
 	allow, _ := strconv.ParseBool(getenv("SLUICE_ALLOW_PRIVATE_WEBHOOKS"))
 	fs.BoolVar(&c.AllowPrivateWebhooks, "allow-private-webhooks", allow, "let webhook URLs reach loopback and private addresses (SLUICE_ALLOW_PRIVATE_WEBHOOKS)")
 	return nil
@@ -124,9 +119,7 @@ func startAutomation(ctx context.Context, db *store.DB, c automationConfig, file
 	a.webhooks.Start()
 	a.worker = jobs.NewWorker(svc, 200*time.Millisecond, log) // a cheap indexed query; uploads start extracting within 0.2 s
 	a.worker.Size, a.worker.Budget = c.Workers, c.JobBudget
-	if c.JSONMaxDepth > 0 {
-		extract.MaxJSONDepth = c.JSONMaxDepth
-	}
+	limits.Columns, limits.NameLength, limits.CellLength, limits.JSONDepth = c.Limits.Columns, c.Limits.NameLength, c.Limits.CellLength, c.Limits.JSONDepth
 	a.worker.Handle(jobs.OpDeleteRecords, jobs.DeleteRecords(db))
 	if n, err := db.FailInterruptedFiles(ctx); err != nil {
 		return nil, err
