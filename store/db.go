@@ -160,6 +160,9 @@ func (db *DB) Update(ctx context.Context, fn func(tx *Tx) error) error {
 	if err := fn(tx); err != nil {
 		return err
 	}
+	if err := tx.markIdempotent(); err != nil {
+		return err
+	}
 	if err := sqlTx.Commit(); err != nil {
 		return errs.Wrap(err, "commit transaction")
 	}

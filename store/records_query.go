@@ -269,12 +269,18 @@ func search(rs *recSheet, cols recordColumns, value, field string) (ffql.Frag, e
 	if len(parts) == 0 {
 		return ffql.Frag{SQL: "0"}, nil
 	}
-	anyField := parts[0]
-	for _, p := range parts[1:] {
-		anyField = ffql.Frag{SQL: anyField.SQL + " OR " + p.SQL, Args: append(append([]any{}, anyField.Args...), p.Args...)}
-	}
 	pre := ffql.Frag{SQL: "instr(lower(r.vals), ?) > 0", Args: []any{enc[1 : len(enc)-1]}}
-	return ffql.And(pre, ffql.Frag{SQL: "(" + anyField.SQL + ")", Args: anyField.Args}), nil
+	return ffql.And(pre, anyOf(parts)), nil
+}
+
+// anyOf joins conditions with OR as a balanced tree: SQLite parses "a OR b OR c …" into a
+// tree as deep as the list is long, and refuses past 1,000 (a sheet of 2,000 fields).
+func anyOf(parts []ffql.Frag) ffql.Frag {
+	if len(parts) == 1 {
+		return ffql.Frag{SQL: "(" + parts[0].SQL + ")", Args: parts[0].Args}
+	}
+	l, r := anyOf(parts[:len(parts)/2]), anyOf(parts[len(parts)/2:])
+	return ffql.Frag{SQL: "(" + l.SQL + " OR " + r.SQL + ")", Args: append(append([]any{}, l.Args...), r.Args...)}
 }
 
 // versionSeq resolves a version or commit id of the sheet. Errors: invalid.

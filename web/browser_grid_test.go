@@ -116,3 +116,37 @@ func TestBrowserGridDuplicateFix(t *testing.T) {
 		t.Fatalf("browser: %v\nactive: %s", err, active)
 	}
 }
+
+// A 2,000-column sheet in the browser: the first 40 columns, "Go to column" jumps to the
+// window of the chosen column, and a cell there edits as any other.
+func TestBrowserWideSheet(t *testing.T) {
+	e := newAPI(t)
+	ctx := browser(t)
+	base := serve(t, e)
+	spaceID, sheetID := e.mustCreateWideSheet(t, 2000, 20)
+	var png []byte
+	var window, first string
+	err := chromedp.Run(ctx,
+		logIn(base),
+		chromedp.Navigate(base+"/space/"+spaceID+"/sheet/"+sheetID),
+		chromedp.WaitVisible(`[data-testid=column-nav]`),
+		shot("grid-wide-columns", &png),
+		chromedp.Evaluate(`(() => { const s = document.getElementById("column-jump"); s.value = "1240"; s.dispatchEvent(new Event("change", {bubbles: true})); return true })()`, nil),
+		chromedp.WaitVisible(`th[data-key=field_1240]`),
+		htmxReady(),
+		chromedp.Text(`[data-testid=column-window]`, &window),
+		chromedp.AttributeValue(`[data-testid=grid-column]`, "data-key", &first, nil),
+		editCell(t, `//tr[contains(., "value 3/1250")]/td[@data-key="field_1250"]`, "edited far right",
+			`//tr[contains(., "value 3/1251")]/td[@data-key="field_1250" and contains(., "edited far right")]`),
+	)
+	if err != nil {
+		t.Fatalf("browser: %v", err)
+	}
+	if window != "Columns 1241–1280 of 2000" || first != "field_1240" {
+		t.Fatalf("after the jump: %q starting at %s", window, first)
+	}
+	recs := recordsOf(t, e.mustCall(t, "GET", "/v1/sheets/"+sheetID+"/records?searchValue=edited", testSecret, nil))
+	if len(recs) != 1 {
+		t.Fatalf("the edit in the far window reached %d records", len(recs))
+	}
+}

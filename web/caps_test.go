@@ -80,3 +80,70 @@ func TestUploadPastACapFailsCleanly(t *testing.T) {
 		t.Fatalf("failed uploads left %d workbook(s)", len(wbs))
 	}
 }
+
+// A sheet of 2,000 columns is shown 40 columns at a time: the page stays small, and the
+// window moves with its links and the "Go to column" list, keeping the rows' page.
+func TestWideSheetPageIsWindowed(t *testing.T) {
+	e := newAPI(t)
+	spaceID, sheetID := e.mustCreateWideSheet(t, 2000, 60)
+	b := loggedIn(t, e)
+	base := "/space/" + spaceID + "/sheet/" + sheetID
+	_, doc := b.do(t, "GET", base, nil, false)
+	html, _ := doc.Html()
+	if len(html) > 2<<20 {
+		t.Fatalf("the page of a 2,000-column sheet is %d KiB, want at most 2 MiB", len(html)>>10)
+	}
+	if n := doc.Find(`[data-testid=grid-column]`).Length(); n != 40 {
+		t.Fatalf("the first window shows %d columns, want 40", n)
+	}
+	if got := strings.TrimSpace(doc.Find(`[data-testid=column-window]`).Text()); got != "Columns 1–40 of 2000" {
+		t.Fatalf("column window label: %q", got)
+	}
+	if n := doc.Find(`#column-jump option`).Length(); n != 2000 {
+		t.Fatalf("the jump list names %d columns, want 2000", n)
+	}
+	next, _ := doc.Find(`[data-testid=columns-next]`).Attr("href")
+	if next != base+"?cols=40&page=1" {
+		t.Fatalf("next columns link: %q", next)
+	}
+	// Page 2 of the rows, the window holding column 1,990.
+	_, doc = b.do(t, "GET", base+"?page=2&cols=1990", nil, false)
+	first, _ := doc.Find(`[data-testid=grid-column]`).First().Attr("data-key")
+	last, _ := doc.Find(`[data-testid=grid-column]`).Last().Attr("data-key")
+	if first != "field_1960" || last != "field_1999" || doc.Find(`[data-testid=columns-next]`).Length() != 0 {
+		t.Fatalf("the window of column 1,990: %s…%s", first, last)
+	}
+	cell := doc.Find(`[data-testid=grid-row]`).First().Find(`[data-testid=grid-cell]`).First()
+	if cell.AttrOr("data-key", "") != "field_1960" || strings.TrimSpace(cell.Text()) != "value 50/1960" {
+		t.Fatalf("first cell of page 2's window: %s %q", cell.AttrOr("data-key", ""), cell.Text())
+	}
+	if prev, _ := doc.Find(`[data-testid=columns-prev]`).Attr("href"); prev != base+"?cols=1920&page=2" {
+		t.Fatalf("previous columns link: %q", prev)
+	}
+	if sel, _ := doc.Find(`#column-jump option[selected]`).Attr("value"); sel != "1960" {
+		t.Fatalf("the jump list selects %q", sel)
+	}
+}
+
+// mustCreateWideSheet makes a sheet of cols string fields (field_0000…, labelled "Field N")
+// holding rows records whose values read "value <row>/<column>".
+func (e *apiEnv) mustCreateWideSheet(t *testing.T, cols, rows int) (spaceID, sheetID string) {
+	t.Helper()
+	spaceID = e.mustCreateSpace(t, testSecret, map[string]any{"name": "wide"})["id"].(string)
+	fields := make([]any, cols)
+	for i := range fields {
+		fields[i] = map[string]any{"key": fmt.Sprintf("field_%04d", i), "label": fmt.Sprintf("Field %d", i), "type": "string"}
+	}
+	wb := e.mustCreateWorkbook(t, map[string]any{"name": "Wide", "spaceId": spaceID, "sheets": []any{map[string]any{"name": "Wide", "fields": fields}}})
+	sheetID = wb["sheets"].([]any)[0].(map[string]any)["id"].(string)
+	recs := make([]any, rows)
+	for r := range recs {
+		rec := map[string]any{}
+		for i := range cols {
+			rec[fmt.Sprintf("field_%04d", i)] = map[string]any{"value": fmt.Sprintf("value %d/%d", r, i)}
+		}
+		recs[r] = rec
+	}
+	e.mustCall(t, "POST", "/v1/sheets/"+sheetID+"/records", testSecret, recs)
+	return spaceID, sheetID
+}

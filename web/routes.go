@@ -57,9 +57,10 @@ func routes(app *fiber.App, d Deps) {
 	app.Post("/v1/internal/spaces/init", limitBody, embed.Init)
 
 	// Uploads stream up to 1 GiB, so they skip the 10 MiB cap of the JSON routes.
-	app.Post("/v1/files", need, can(auth.AreaSpaceData), files.Upload).Name(string(auth.AreaSpaceData))
+	idem := newIdempotency(d.Store)
+	app.Post("/v1/files", need, can(auth.AreaSpaceData), idem.handler(false), files.Upload).Name(string(auth.AreaSpaceData))
 
-	v1 := app.Group("/v1", need, limitBody, gunzip) // the token before any byte of the body
+	v1 := app.Group("/v1", need, limitBody, gunzip, idem.handler(true)) // the token before any byte of the body
 	v := guarded{r: v1, audit: auditor{d.Store}}
 	v.get(auth.AreaEnvironment, "/auth/api-keys", authH.ListKeys)
 	v.get(auth.AreaPATs, "/auth/personal-access-tokens", authH.ListPATs)

@@ -29,6 +29,9 @@ import (
 const (
 	gridPage    = 50
 	gridPageMax = 500
+	// gridColumns is how many columns a page shows at once: a sheet of 2,000 fields is read
+	// in windows (?cols=<first>) so that no page grows past a few MB (issue 13).
+	gridColumns = 40
 	lookupLimit = 200   // reference look-up options offered
 	valueMenu   = 12    // values offered by a column's filter-by-value menu
 	valueScan   = 50000 // records it counts them in (a scan; the first ones on bigger sheets)
@@ -73,7 +76,7 @@ func (sc *sheetCtx) readonly(ctx context.Context) string {
 // gridParams are the grid's query parameters.
 type gridParams struct {
 	filter, search, q, field, sort, dir, hide string
-	page, size                                int
+	page, size, cols                          int
 }
 
 func readGridParams(c *fiber.Ctx) gridParams {
@@ -91,6 +94,9 @@ func readGridParams(c *fiber.Ctx) gridParams {
 	if p.size, _ = strconv.Atoi(c.Query("size")); p.size < 1 || p.size > gridPageMax {
 		p.size = gridPage
 	}
+	if p.cols, _ = strconv.Atoi(c.Query("cols")); p.cols < 0 {
+		p.cols = 0
+	}
 	return p
 }
 
@@ -103,6 +109,9 @@ func (p gridParams) values() url.Values {
 	}
 	if p.size != gridPage {
 		v.Set("size", strconv.Itoa(p.size))
+	}
+	if p.cols > 0 {
+		v.Set("cols", strconv.Itoa(p.cols))
 	}
 	return v
 }
@@ -140,6 +149,9 @@ func (h *Handler) Sheet(c *fiber.Ctx) error {
 			continue
 		}
 		fields = append(fields, f)
+	}
+	fields = columnWindow(&p, fields, gp.cols)
+	for _, f := range fields {
 		p.Columns = append(p.Columns, views.GridColumn{Key: f.Key, Label: cmp.Or(f.Label, f.Key), Type: f.Type, Description: f.Description,
 			DescriptionHTML: markup.HTML(f.Description),
 			Required:        f.HasConstraint("required"), Unique: f.HasConstraint("unique"), Readonly: f.Readonly, Errors: counts.ErrorsByField[f.Key]})
@@ -192,6 +204,24 @@ func (h *Handler) Sheet(c *fiber.Ctx) error {
 		return err
 	}
 	return Render(c, fiber.StatusOK, views.SheetPage(p))
+}
+
+// columnWindow keeps the gridColumns visible fields from the first, rounded down to a window
+// start (past the end: the last window), and fills the page's column navigation.
+func columnWindow(p *views.SheetProps, fields []model.Field, first int) []model.Field {
+	p.ColTotal, p.ColWindow = len(fields), gridColumns
+	if len(fields) <= gridColumns {
+		return fields
+	}
+	if first >= len(fields) {
+		first = len(fields) - 1
+	}
+	first -= first % gridColumns
+	p.ColStart = first
+	for i, f := range fields {
+		p.ColLabels = append(p.ColLabels, views.ColumnJump{Start: i - i%gridColumns, Label: cmp.Or(f.Label, f.Key)})
+	}
+	return fields[first:min(first+gridColumns, len(fields))]
 }
 
 // gridNotice turns ?notice=kind:n into the page's confirmation line.

@@ -1,0 +1,119 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"time"
+
+	"github.com/sluice/sluice/errs"
+)
+
+// IdempotencyWindow is how long an Idempotency-Key answers with its first result.
+const IdempotencyWindow = 24 * time.Hour
+
+// IdempotencyContextKey names, in a request's context (fasthttp user values are read through
+// Value with a string key), the idempotency key row of the request: every write transaction
+// of the request marks it committed, so a retry after a crash knows the write happened.
+const IdempotencyContextKey = "sluice.idempotency"
+
+// IdemState is what a claimed key found.
+type IdemState int
+
+const (
+	IdemNew        IdemState = iota // first use: the request runs
+	IdemDone                        // answered before: replay Status, ContentType, Body
+	IdemInFlight                    // the first request is still running
+	IdemLost                        // written, but the process stopped before answering
+	IdemMismatched                  // the key was used for another request
+)
+
+// IdemClaim is the outcome of ClaimIdempotencyKey.
+type IdemClaim struct {
+	State       IdemState
+	Status      int
+	ContentType string
+	Body        []byte
+	Fingerprint string // of the first request (IdemMismatched)
+}
+
+// ClaimIdempotencyKey looks up key id (already scoped to its principal): within the window a
+// finished key replays, a key in flight on this node is busy, and a key left in flight by a
+// stopped process either ran its write (lost answer) or is claimed afresh. A new key is
+// recorded in flight for node.
+func (db *DB) ClaimIdempotencyKey(ctx context.Context, id, fingerprint, node string) (*IdemClaim, error) {
+	out := &IdemClaim{}
+	err := db.Update(ctx, func(tx *Tx) error {
+		if _, err := tx.exec(`DELETE FROM idempotency_keys WHERE created_at < ?`, ms(tx.now.Add(-IdempotencyWindow))); err != nil {
+			return errs.Wrap(err, "expire idempotency keys")
+		}
+		var fp, owner, ctype string
+		var committed bool
+		var status sql.NullInt64
+		var body []byte
+		err := tx.queryRow(`SELECT fingerprint, node, committed, status, content_type, body FROM idempotency_keys WHERE id = ?`, id).
+			Scan(&fp, &owner, &committed, &status, &ctype, &body)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+		case err != nil:
+			return errs.Wrap(err, "read idempotency key")
+		case fp != fingerprint:
+			out.State, out.Fingerprint = IdemMismatched, fp
+			return nil
+		case status.Valid:
+			out.State, out.Status, out.ContentType, out.Body = IdemDone, int(status.Int64), ctype, body
+			return nil
+		case owner == node:
+			out.State = IdemInFlight
+			return nil
+		case committed:
+			out.State = IdemLost
+			return nil
+		default: // its process stopped before writing anything: run it now
+			if _, err := tx.exec(`DELETE FROM idempotency_keys WHERE id = ?`, id); err != nil {
+				return errs.Wrap(err, "drop idempotency key")
+			}
+		}
+		if _, err := tx.exec(`INSERT INTO idempotency_keys (id, fingerprint, node, created_at) VALUES (?, ?, ?, ?)`, id, fingerprint, node, ms(tx.now)); err != nil {
+			return errs.Wrap(err, "record idempotency key")
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// FinishIdempotencyKey keeps the answer of a key's first request. keep false forgets the key
+// instead, unless the request wrote something (a server error before any write may be retried
+// with the same key).
+func (db *DB) FinishIdempotencyKey(ctx context.Context, id string, keep bool, status int, contentType string, body []byte) error {
+	return db.Update(ctx, func(tx *Tx) error {
+		if !keep {
+			res, err := tx.exec(`DELETE FROM idempotency_keys WHERE id = ? AND committed = 0`, id)
+			if err != nil {
+				return errs.Wrap(err, "forget idempotency key")
+			}
+			if n, _ := res.RowsAffected(); n > 0 {
+				return nil
+			}
+		}
+		if _, err := tx.exec(`UPDATE idempotency_keys SET status = ?, content_type = ?, body = ? WHERE id = ?`, status, contentType, body, id); err != nil {
+			return errs.Wrap(err, "keep idempotent answer")
+		}
+		return nil
+	})
+}
+
+// markIdempotent notes, in a request's write transaction, that its key's request wrote.
+func (tx *Tx) markIdempotent() error {
+	id, _ := tx.ctx.Value(IdempotencyContextKey).(string)
+	if id == "" {
+		return nil
+	}
+	if _, err := tx.exec(`UPDATE idempotency_keys SET committed = 1 WHERE id = ? AND status IS NULL`, id); err != nil {
+		return errs.Wrap(err, "mark idempotency key")
+	}
+	return nil
+}

@@ -1,0 +1,164 @@
+package web_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/sluice/sluice/store"
+)
+
+// send makes an API request with an Idempotency-Key and returns status, body and whether it
+// was replayed.
+func (e *apiEnv) sendKeyed(t *testing.T, method, path, key, token, body string) (int, string, bool) {
+	t.Helper()
+	h := map[string]string{"Authorization": "Bearer " + token, "Content-Type": "application/json"}
+	if key != "" {
+		h["Idempotency-Key"] = key
+	}
+	resp := e.raw(t, method, path, h, body)
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b), resp.Header.Get("Idempotent-Replayed") == "true"
+}
+
+func (e *apiEnv) countRecords(t *testing.T, sheetID string) int {
+	t.Helper()
+	return len(recordsOf(t, e.mustCall(t, "GET", "/v1/sheets/"+sheetID+"/records", testSecret, nil)))
+}
+
+// A replayed request with the same Idempotency-Key gets the first answer and writes nothing
+// again: record inserts, updates, job creation and errors alike.
+func TestIdempotencyKeyReplaysTheFirstAnswer(t *testing.T) {
+	e := newAPI(t)
+	spaceID, sheetID := e.mustCreateRecordSheet(t, `[{"key":"email","type":"string"}]`)
+	path := "/v1/sheets/" + sheetID + "/records"
+	body := `[{"email":{"value":"a@x.io"}},{"email":{"value":"b@x.io"}}]`
+	st1, first, re1 := e.sendKeyed(t, "POST", path, "insert-1", testSecret, body)
+	st2, second, re2 := e.sendKeyed(t, "POST", path, "insert-1", testSecret, body)
+	if st1 != 200 || st2 != 200 || re1 || !re2 || first != second {
+		t.Fatalf("replay: %d %v / %d %v, same body %v", st1, re1, st2, re2, first == second)
+	}
+	if n := e.countRecords(t, sheetID); n != 2 {
+		t.Fatalf("after a replayed insert the sheet holds %d records, want 2", n)
+	}
+	// Another key, or no key, writes again.
+	if st, _, re := e.sendKeyed(t, "POST", path, "insert-2", testSecret, body); st != 200 || re {
+		t.Fatalf("a new key: %d replayed=%v", st, re)
+	}
+	if n := e.countRecords(t, sheetID); n != 4 {
+		t.Fatalf("a new key: %d records, want 4", n)
+	}
+	// The same key for a different request is refused, naming the first.
+	st, msg, _ := e.sendKeyed(t, "POST", path, "insert-1", testSecret, `[{"email":{"value":"c@x.io"}}]`)
+	if st != http.StatusBadRequest || !strings.Contains(msg, "used within the last 24 hours for a different request (POST "+path+")") {
+		t.Fatalf("same key, other body: %d %s", st, msg)
+	}
+	// An error answer is replayed too (the first request wrote nothing).
+	st1, first, _ = e.sendKeyed(t, "POST", path, "bad-1", testSecret, `[{"nope":{"value":1}}]`)
+	st2, second, re2 = e.sendKeyed(t, "POST", path, "bad-1", testSecret, `[{"nope":{"value":1}}]`)
+	if st1 != 400 || st2 != 400 || !re2 || first != second {
+		t.Fatalf("a refused write: %d / %d replayed=%v", st1, st2, re2)
+	}
+	// Job creation.
+	job := `{"type":"workbook","operation":"export","source":"us_wb_` + spaceID[6:] + `"}`
+	st1, first, _ = e.sendKeyed(t, "POST", "/v1/jobs", "job-1", testSecret, job)
+	st2, second, re2 = e.sendKeyed(t, "POST", "/v1/jobs", "job-1", testSecret, job)
+	if st1 != 200 || !re2 || first != second {
+		t.Fatalf("job creation: %d %s / %d replayed=%v", st1, first, st2, re2)
+	}
+	jobs := listOf(e.mustCall(t, "GET", "/v1/jobs?spaceId="+spaceID, testSecret, nil))
+	if len(jobs) != 1 {
+		t.Fatalf("two keyed job creations made %d jobs", len(jobs))
+	}
+	// Keys belong to their principal: the space's own token with the same key writes.
+	sp := dataOf(e.mustCall(t, "GET", "/v1/spaces/"+spaceID, testSecret, nil))
+	if st, _, re := e.sendKeyed(t, "POST", path, "insert-1", sp["accessToken"].(string), body); st != 200 || re {
+		t.Fatalf("another principal's key: %d replayed=%v", st, re)
+	}
+	if st, msg, _ := e.sendKeyed(t, "POST", path, "bad key", testSecret, body); st != 400 || !strings.Contains(msg, "visible ASCII") {
+		t.Fatalf("a key with a space: %d %s", st, msg)
+	}
+}
+
+// An upload sent twice with one key makes one file.
+func TestIdempotentUpload(t *testing.T) {
+	e := newAPI(t)
+	spaceID := e.mustCreateSpace(t, testSecret, map[string]any{"name": "up"})["id"].(string)
+	send := func() (int, string, bool) {
+		var body bytes.Buffer
+		w := multipart.NewWriter(&body) // a new boundary each time, as a client's retry would
+		_ = w.WriteField("spaceId", spaceID)
+		fw, _ := w.CreateFormFile("file", "a.csv")
+		_, _ = fw.Write([]byte("email\na@x.io\n"))
+		_ = w.Close()
+		req := httptest.NewRequest("POST", "/v1/files", &body)
+		req.Header.Set("Content-Type", w.FormDataContentType())
+		req.Header.Set("Authorization", "Bearer "+testSecret)
+		req.Header.Set("Idempotency-Key", "upload-1")
+		resp, err := e.app.Test(req, -1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b), resp.Header.Get("Idempotent-Replayed") == "true"
+	}
+	st1, first, _ := send()
+	st2, second, re := send()
+	if st1 != 200 || st2 != 200 || !re || first != second {
+		t.Fatalf("upload replay: %d / %d replayed=%v", st1, st2, re)
+	}
+	if files := listOf(e.mustCall(t, "GET", "/v1/files?spaceId="+spaceID, testSecret, nil)); len(files) != 1 {
+		t.Fatalf("two keyed uploads made %d files", len(files))
+	}
+}
+
+// A key whose request wrote but whose process stopped before answering is not carried out
+// again; one whose process stopped before writing runs afresh.
+func TestIdempotencyAfterACrash(t *testing.T) {
+	e := newAPI(t)
+	_, sheetID := e.mustCreateRecordSheet(t, `[{"key":"email","type":"string"}]`)
+	path := "/v1/sheets/" + sheetID + "/records"
+	body := `[{"email":{"value":"a@x.io"}}]`
+
+	// The write transaction marks the key: what a crash right after the commit leaves.
+	if _, err := e.db.ClaimIdempotencyKey(t.Context(), "row-1", "x", "gone-node"); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.WithValue(t.Context(), store.IdempotencyContextKey, "row-1") //nolint:staticcheck // the key fasthttp's user values share
+	in := []store.RecordIn{{Values: map[string]store.CellIn{"email": {Value: json.RawMessage(`"z@x.io"`), HasValue: true}}}}
+	if _, err := e.db.InsertRecords(ctx, sheetID, in, store.WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	claim, err := e.db.ClaimIdempotencyKey(t.Context(), "row-1", "x", "new-node")
+	if err != nil || claim.State != store.IdemLost {
+		t.Fatalf("a key written under a stopped process: %+v %v, want lost", claim, err)
+	}
+
+	// Through HTTP: find the row the middleware made, and leave it as a crash would.
+	if st, _, _ := e.sendKeyed(t, "POST", path, "crash-1", testSecret, body); st != 200 {
+		t.Fatal(st)
+	}
+	if err := e.db.ExecForTest(t.Context(), `UPDATE idempotency_keys SET status = NULL, node = 'gone', committed = 1 WHERE fingerprint LIKE 'POST %'`); err != nil {
+		t.Fatal(err)
+	}
+	st, msg, _ := e.sendKeyed(t, "POST", path, "crash-1", testSecret, body)
+	if st != http.StatusConflict || !strings.Contains(msg, "was carried out, but the server stopped before answering") {
+		t.Fatalf("retry of a write whose answer was lost: %d %s", st, msg)
+	}
+	n := e.countRecords(t, sheetID)
+	if err := e.db.ExecForTest(t.Context(), `UPDATE idempotency_keys SET committed = 0 WHERE fingerprint LIKE 'POST %'`); err != nil {
+		t.Fatal(err)
+	}
+	if st, _, re := e.sendKeyed(t, "POST", path, "crash-1", testSecret, body); st != 200 || re {
+		t.Fatalf("retry of a request that never wrote: %d replayed=%v", st, re)
+	}
+	if got := e.countRecords(t, sheetID); got != n+1 {
+		t.Fatalf("the retried request wrote %d records, want 1", got-n)
+	}
+}
