@@ -265,8 +265,18 @@ func (s *Service) Map(ctx context.Context, j *model.Job) (jobs.Outcome, error) {
 	}
 	recs := make(chan *store.Record, 1000)
 	errc := make(chan error, 1)
+	// The reader stops when the job returns early (a failed write): done ends its wait.
+	done := make(chan struct{})
+	defer close(done)
 	go func() {
-		errc <- s.DB.EachRecord(ctx, j.AccountID, p.Source.ID, store.RecordQuery{}, func(r *store.Record) error { recs <- r; return nil })
+		errc <- s.DB.EachRecord(ctx, j.AccountID, p.Source.ID, store.RecordQuery{}, func(r *store.Record) error {
+			select {
+			case recs <- r:
+				return nil
+			case <-done:
+				return context.Canceled
+			}
+		})
 		close(recs)
 	}()
 	var total int64
@@ -320,10 +330,19 @@ func (s *Service) Map(ctx context.Context, j *model.Job) (jobs.Outcome, error) {
 	}
 	opt := store.WriteOptions{Actor: j.CreatedBy, AccountID: j.AccountID}
 	if in.KeepRecordIDs {
-		if err := s.transformInPlace(ctx, p.Destination.ID, keys, next, values, opt); err != nil {
-			for range recs {
-			}
+		// All or nothing in place too: a snapshot first, put back if the job does not finish.
+		snap, err := s.DB.CreateSnapshot(ctx, j.AccountID, p.Destination.ID, "Before transform job "+j.ID, "", j.CreatedBy)
+		if err != nil {
 			return jobs.Outcome{}, err
+		}
+		if err := s.transformInPlace(ctx, p.Destination.ID, keys, next, values, opt); err != nil {
+			if ctx.Err() != nil {
+				err = context.Cause(ctx)
+			}
+			if _, rerr := s.DB.RestoreSnapshot(context.WithoutCancel(ctx), j.AccountID, snap.ID, store.RestoreOptions{Updated: true}, opt); rerr != nil {
+				return jobs.Outcome{}, fmt.Errorf("%v; putting the records back from snapshot %s failed too: %w", err, snap.ID, rerr)
+			}
+			return jobs.Outcome{}, fmt.Errorf("%w; the records it had changed were put back as they were (snapshot %s)", err, snap.ID)
 		}
 		return jobs.Outcome{
 			Message: fmt.Sprintf("Transformed %d records of %s in place", n, p.Destination.Name),
@@ -347,8 +366,6 @@ func (s *Service) Map(ctx context.Context, j *model.Job) (jobs.Outcome, error) {
 	}
 	opt.Job = j.ID // the records added go again unless the job completes
 	if _, err := s.DB.InsertStream(ctx, p.Destination.ID, keys, rows, mapBatch, opt); err != nil && err != io.EOF {
-		for range recs {
-		}
 		return jobs.Outcome{}, err
 	}
 	return jobs.Outcome{

@@ -213,3 +213,30 @@ func TestInsertStream(t *testing.T) {
 		t.Errorf("got %v, want an unknown key refused", err)
 	}
 }
+
+// A streamed insert of large rows flushes by size, not only by count: 400 rows of 100 KB
+// (40 MB) asked for in one batch of 5,000 go in batches of at most BatchBytes, so an import
+// job's memory does not grow with the width of the file's rows.
+func TestInsertStreamBatchesBySize(t *testing.T) {
+	e := mustOpenDB(t)
+	sh := e.mustCreateSheet(t, contacts)
+	val, _ := json.Marshal(fmt.Sprintf("%0100000d", 7))
+	n := 0
+	res, err := e.db.InsertStream(t.Context(), sh, []string{"name"}, func() ([]json.RawMessage, error) {
+		if n == 400 {
+			return nil, io.EOF
+		}
+		n++
+		return []json.RawMessage{val}, nil
+	}, 5000, store.WriteOptions{})
+	if err != nil && err != io.EOF {
+		t.Fatal(err)
+	}
+	if res.Count != 400 {
+		t.Fatalf("inserted %d records, want 400", res.Count)
+	}
+	want := (400*len(val) + store.BatchBytes - 1) / store.BatchBytes
+	if len(res.VersionIDs) < want {
+		t.Fatalf("400 rows of 100 KB went in %d batch(es), want at least %d of at most %d MiB", len(res.VersionIDs), want, store.BatchBytes>>20)
+	}
+}

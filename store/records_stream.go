@@ -46,9 +46,10 @@ func (db *DB) InsertStream(ctx context.Context, sheetID string, keys []string, s
 	go func() {
 		defer close(ch)
 		for {
-			states := make([]*recState, 0, batch)
+			states := make([]*recState, 0, min(batch, 1024))
 			var err error
-			for len(states) < batch {
+			size := 0
+			for len(states) < batch && size < BatchBytes {
 				var vals []json.RawMessage
 				if vals, err = src(); err != nil {
 					break
@@ -65,6 +66,7 @@ func (db *DB) InsertStream(ctx context.Context, sheetID string, keys []string, s
 				st.enc = rs.encode(row)
 				st.precomputeKeys(rs.Schema)
 				states = append(states, st)
+				size += len(st.enc)
 			}
 			if len(states) > 0 {
 				select {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sluice/sluice/jobs"
+	"github.com/sluice/sluice/limits"
 	"github.com/sluice/sluice/model"
 	"github.com/sluice/sluice/store"
 )
@@ -198,5 +199,51 @@ func TestWorkerPoolIsFairAcrossSpaces(t *testing.T) {
 	}
 	if executing != 2 {
 		t.Errorf("%d of the busy space's jobs run, want 2 (the pool's size, once the quick job is done)", executing)
+	}
+}
+
+// A transform in place (keepRecordIds) that fails part way puts back the records it had
+// already rewritten: here its second batch of 10,000 holds a value past the cell cap.
+func TestInPlaceTransformThatFailsPutsRecordsBack(t *testing.T) {
+	e := newAPI(t)
+	startWorker(t, e)
+	spaceID := e.mustCreateSpace(t, testSecret, map[string]any{"name": "inplace"})["id"].(string)
+	fields := []any{map[string]any{"key": "first", "type": "string"}, map[string]any{"key": "last", "type": "string"}, map[string]any{"key": "full", "type": "string"}}
+	wb := e.mustCreateWorkbook(t, map[string]any{"name": "W", "spaceId": spaceID, "sheets": []any{map[string]any{"name": "p", "slug": "p", "fields": fields}}})
+	sheetID := wb["sheets"].([]any)[0].(map[string]any)["id"].(string)
+	recs := make([]any, 0, 12_000)
+	for i := range 12_000 {
+		first := fmt.Sprintf("n%d", i)
+		if i == 11_000 {
+			first = strings.Repeat("x", 60)
+		}
+		recs = append(recs, map[string]any{"first": map[string]any{"value": first}, "last": map[string]any{"value": "L"}})
+	}
+	for i := 0; i < len(recs); i += 5000 {
+		e.mustCall(t, "POST", "/v1/sheets/"+sheetID+"/records", testSecret, recs[i:min(i+5000, len(recs))])
+	}
+	prog := dataOf(e.mustCall(t, "POST", "/v1/mapping", testSecret, map[string]any{"source": map[string]any{"name": "p", "fields": fields},
+		"destination": map[string]any{"name": "p", "fields": fields}, "rules": []any{map[string]any{"name": "join", "type": "concatenate",
+			"config": map[string]any{"sourceFields": []string{"first", "last"}, "destinationField": "full"}}}}))
+	defer func(n int) { limits.CellLength = n }(limits.CellLength)
+	limits.CellLength = 50
+	job := e.mustCreateJob(t, map[string]any{"type": "workbook", "operation": "transform", "source": wb["id"], "destination": wb["id"], "trigger": "immediate",
+		"config": map[string]any{"sourceSheetId": sheetID, "destinationSheetId": sheetID}, "input": map[string]any{"programId": prog["id"], "keepRecordIds": true}})
+	var j map[string]any
+	for range 400 {
+		j = dataOf(e.mustCall(t, "GET", "/v1/jobs/"+job["id"].(string), testSecret, nil))
+		if j["status"] == "failed" || j["status"] == "complete" {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	out, _ := j["outcome"].(map[string]any)
+	msg, _ := out["message"].(string)
+	if j["status"] != "failed" || !strings.Contains(msg, "were put back as they were") || !strings.Contains(msg, "SLUICE_MAX_CELL_LENGTH") {
+		t.Fatalf("the transform: %v %q", j["status"], msg)
+	}
+	full := recordsOf(t, e.mustCall(t, "GET", "/v1/sheets/"+sheetID+"/records?searchField=full&searchValue=L&pageSize=5", testSecret, nil))
+	if len(full) != 0 {
+		t.Fatalf("after the failed transform %d+ records keep the value it wrote, e.g. %v", len(full), full[0]["values"])
 	}
 }

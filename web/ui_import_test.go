@@ -27,6 +27,7 @@ func startWorker(t *testing.T, e *apiEnv) {
 	files := &ingest.Service{DB: e.db, Jobs: svc, Dir: e.filesDir}
 	worker.Handle("file:"+ingest.Operation, files.Handle)
 	worker.HandleOutcome("workbook:"+ingest.MapOperation, files.Map)
+	worker.HandleOutcome("workbook:transform", files.Map)
 	worker.Start()
 	t.Cleanup(worker.Stop)
 }
