@@ -1,0 +1,140 @@
+package formats
+
+import "testing"
+
+func TestParseDate(t *testing.T) {
+	for _, c := range []struct{ in, order, want string }{
+		{"23/08/1984", "", "1984-08-23"},
+		{"23/08/1984", DMY, "1984-08-23"},
+		{"23/08/1984", MDY, ""},
+		{"05/08/1963", "", ""},
+		{"05/08/1963", DMY, "1963-08-05"},
+		{"05/08/1963", MDY, "1963-05-08"},
+		{"12/12/2020", "", "2020-12-12"},
+		{"31.12.2024", "", "2024-12-31"},
+		{"1984-08-23", MDY, "1984-08-23"},
+		{"23-08-84", "", "1984-08-23"},
+		{"01/02/05", DMY, "2005-02-01"},
+		{"23 Aug 1984", "", "1984-08-23"},
+		{"Aug 23, 1984", "", "1984-08-23"},
+		{"23. August 1984", "", "1984-08-23"},
+		{"23 août 1984", "", "1984-08-23"},
+		{"23 de agosto de 1984", "", "1984-08-23"},
+		{"23 sierpnia 1984 r.", "", "1984-08-23"},
+		{"23 ağustos 1984", "", "1984-08-23"},
+		{"23 augusti 1984", "", "1984-08-23"},
+		{"ngày 23 tháng 8 năm 1984", "", "1984-08-23"},
+		{"23 ส.ค. 2527", "", "1984-08-23"},
+		{"1984年8月23日", "", "1984-08-23"},
+		{"1984년 8월 23일", "", "1984-08-23"},
+		{"1984-08-23T14:05:00Z", "", "1984-08-23T14:05:00Z"},
+		{"1984-08-23 14:05:00+0200", "", "1984-08-23T14:05:00+02:00"},
+		{"08/23/1984 2:05 PM", "", "1984-08-23T14:05:00"},
+		{"30/02/2024", DMY, ""},
+		{"29/02/2024", DMY, "2024-02-29"},
+		{"hello", DMY, ""},
+		{"2024", DMY, ""},
+	} {
+		got, ok := ParseDate(c.in, c.order)
+		if got != c.want || ok != (c.want != "") {
+			t.Errorf("ParseDate(%q, %q) = %q, %v; want %q", c.in, c.order, got, ok, c.want)
+		}
+	}
+	if got, _ := Normalize("30917", "date", "serial"); got != "1984-08-23" {
+		t.Errorf("serial 30917: %q", got)
+	}
+	if got, _ := Normalize("45000.5", "date", "serial"); got != "2023-03-15T12:00:00" {
+		t.Errorf("serial 45000.5: %q", got)
+	}
+	if _, ok := Normalize("30917", "date", DMY); ok {
+		t.Errorf("a bare number read as a date outside a serial column")
+	}
+}
+
+func TestParseNumber(t *testing.T) {
+	for _, c := range []struct{ in, dec, want string }{
+		{"621,113.00", "", "621113.00"},
+		{"1,5", "", "1.5"},
+		{"1.234,56 €", "", "1234.56"},
+		{"1 234,56", "", "1234.56"},
+		{"1'234.50", "", "1234.50"},
+		{"$1,234.56", "", "1234.56"},
+		{"(45.00)", "", "-45.00"},
+		{"-$1,234", Point, "-1234"},
+		{"1.234,56-", "", "-1234.56"},
+		{"12.5%", "", "12.5"},
+		{"EUR 99,90", "", "99.90"},
+		{"USD 1,000.00", "", "1000.00"},
+		{"R$ 1.234,56", "", "1234.56"},
+		{"12,34,567", Point, "1234567"},
+		{"1,234", "", ""},
+		{"1,234", Point, "1234"},
+		{"1,234", Comma, "1.234"},
+		{"1234", "", "1234"},
+		{"007", "", "7"},
+		{"0.5", "", "0.5"},
+		{"1.5e3", "", "1.5e3"},
+		{"1,23", Point, ""},
+		{"abc", "", ""},
+		{"1.2.3", Comma, ""},
+	} {
+		got, ok := ParseNumber(c.in, c.dec)
+		if got != c.want || ok != (c.want != "") {
+			t.Errorf("ParseNumber(%q, %q) = %q, %v; want %q", c.in, c.dec, got, ok, c.want)
+		}
+	}
+}
+
+func TestParseBool(t *testing.T) {
+	for in, want := range map[string]bool{"Yes": true, "nein": false, "oui": true, "Sí": true, "não": false, "1": true, "0": false, "はい": true, "아니오": false, "tak": true, "nej": false, "evet": true} {
+		if got, ok := ParseBool(in); !ok || got != want {
+			t.Errorf("ParseBool(%q) = %v, %v", in, got, ok)
+		}
+	}
+	if _, ok := ParseBool("maybe"); ok {
+		t.Error("maybe read as a boolean")
+	}
+}
+
+func column(values ...string) *Column {
+	c := &Column{}
+	for _, v := range values {
+		c.Add(v)
+	}
+	return c
+}
+
+func TestInferColumn(t *testing.T) {
+	r := column("23/08/1984", "12/10/1980", "05/08/1963", "").Date()
+	if r.Format != DMY || r.Proof != 1 || r.Ambiguous || r.Readable != 3 || r.Values != 3 {
+		t.Errorf("a D/M/Y column: %+v", r)
+	}
+	r = column("12/10/1980", "05/08/1963").Date()
+	if r.Format != DMY || !r.Ambiguous || r.Proof != 0 {
+		t.Errorf("an ambiguous column: %+v", r)
+	}
+	r = column("12/31/2024", "01/15/2024", "02/03/2024").Date()
+	if r.Format != MDY || r.Proof != 2 || r.Ambiguous {
+		t.Errorf("a M/D/Y column: %+v", r)
+	}
+	r = column("12/31/2024", "31/12/2024", "30/12/2024").Date()
+	if r.Format != DMY || r.Against != 1 || !r.Ambiguous {
+		t.Errorf("a column that disagrees: %+v", r)
+	}
+	r = column("30917", "45000").Date()
+	if r.Format != "serial" || r.Readable != 2 {
+		t.Errorf("serials: %+v", r)
+	}
+	n := column("621,113.00", "1,000", "12").Number()
+	if n.Format != Point || n.Proof != 1 || n.Ambiguous || n.Readable != 3 {
+		t.Errorf("a point column: %+v", n)
+	}
+	n = column("1.234,56", "1,5", "7").Number()
+	if n.Format != Comma || n.Proof != 2 || n.Readable != 3 {
+		t.Errorf("a comma column: %+v", n)
+	}
+	n = column("1,234", "5,678").Number()
+	if !n.Ambiguous {
+		t.Errorf("an ambiguous number column: %+v", n)
+	}
+}

@@ -1,0 +1,235 @@
+package formats
+
+import "strings"
+
+// Column counts what every value of a column can be read as; Add each value, then ask for
+// the reading of a date, number or boolean field. It keeps counts only, so it runs over a
+// whole column of any length. The JSON form is kept with an uploaded file's sheet.
+type Column struct {
+	Values int `json:"values"` // non-empty values
+
+	// Dates
+	DateOnlyDMY int    `json:"dateOnlyDMY"` // 23/08/1984: day first is the only reading
+	DateOnlyMDY int    `json:"dateOnlyMDY"` // 08/23/1984
+	DateEither  int    `json:"dateEither"`  // 05/08/1963: both readings
+	DateFixed   int    `json:"dateFixed"`   // ISO, month names, CJK, 12/12/2020: one reading
+	DateSerial  int    `json:"dateSerial"`  // Excel serial numbers
+	DateExample string `json:"dateExample,omitempty"`
+	AmbExample  string `json:"ambiguousDateExample,omitempty"`
+
+	// Numbers
+	NumPoint      int    `json:"numberPoint"`     // only "." reads it as decimal (0.5, 1,234.56)
+	NumComma      int    `json:"numberComma"`     // only "," reads it (1,5  1.234,56)
+	NumEither     int    `json:"numberEither"`    // both read it alike (1234)
+	NumAmbiguous  int    `json:"numberAmbiguous"` // both read it, differently (1,234)
+	NumExample    string `json:"numberExample,omitempty"`
+	NumAmbExample string `json:"ambiguousNumberExample,omitempty"`
+
+	Bools int `json:"booleans"`
+}
+
+// Add counts one value.
+func (c *Column) Add(s string) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return
+	}
+	c.Values++
+	d := readDate(s)
+	switch {
+	case !d.ok:
+	case d.serial:
+		c.DateSerial++
+	case d.orders == dmyBit:
+		c.DateOnlyDMY++
+		setOnce(&c.DateExample, s)
+	case d.orders == mdyBit:
+		c.DateOnlyMDY++
+		setOnce(&c.DateExample, s)
+	case d.orders == dmyBit|mdyBit && d.d != d.alt[2]:
+		c.DateEither++
+		setOnce(&c.AmbExample, s)
+	default:
+		c.DateFixed++
+		setOnce(&c.DateExample, s)
+	}
+	n := readNumber(s)
+	switch {
+	case n.point != "" && n.comma != "":
+		if n.point == n.comma {
+			c.NumEither++
+		} else {
+			c.NumAmbiguous++
+			setOnce(&c.NumAmbExample, s)
+		}
+	case n.point != "":
+		c.NumPoint++
+		if strings.ContainsAny(s, ".,") {
+			setOnce(&c.NumExample, s)
+		}
+	case n.comma != "":
+		c.NumComma++
+		setOnce(&c.NumExample, s)
+	}
+	if _, ok := ParseBool(s); ok {
+		c.Bools++
+	}
+}
+
+func setOnce(dst *string, s string) {
+	if *dst == "" {
+		*dst = s
+	}
+}
+
+// Merge adds another column's counts (a column read in parts).
+func (c *Column) Merge(o Column) {
+	c.Values += o.Values
+	c.DateOnlyDMY += o.DateOnlyDMY
+	c.DateOnlyMDY += o.DateOnlyMDY
+	c.DateEither += o.DateEither
+	c.DateFixed += o.DateFixed
+	c.DateSerial += o.DateSerial
+	c.NumPoint += o.NumPoint
+	c.NumComma += o.NumComma
+	c.NumEither += o.NumEither
+	c.NumAmbiguous += o.NumAmbiguous
+	c.Bools += o.Bools
+	setOnce(&c.DateExample, o.DateExample)
+	setOnce(&c.AmbExample, o.AmbExample)
+	setOnce(&c.NumExample, o.NumExample)
+	setOnce(&c.NumAmbExample, o.NumAmbExample)
+}
+
+// Reading is the inferred format of a column for a field type, as the wizard shows it.
+type Reading struct {
+	Kind      string `json:"kind"`             // date, number or boolean
+	Format    string `json:"format"`           // DMY, MDY, YMD, serial; "." or ","; "yes/no"
+	Proof     int    `json:"proof"`            // values that can only be read this way
+	Against   int    `json:"against"`          // values that can only be read the other way (they will fail)
+	Ambiguous bool   `json:"ambiguous"`        // no value decides: the user must confirm
+	Readable  int    `json:"readable"`         // values this reading reads
+	Values    int    `json:"values"`           // non-empty values
+	Example   string `json:"example,omitempty"` // a value as written
+}
+
+// Date is the column's reading as dates: the order its values prove, or ambiguous when
+// every value reads both ways (05/08/1963), or when values prove both orders (the minority
+// then fail).
+func (c *Column) Date() Reading {
+	r := Reading{Kind: "date", Values: c.Values, Example: c.DateExample}
+	if r.Example == "" {
+		r.Example = c.AmbExample
+	}
+	switch {
+	case c.DateSerial > 0 && c.DateSerial >= c.Values-c.DateFixed && c.DateOnlyDMY+c.DateOnlyMDY+c.DateEither == 0:
+		r.Format, r.Readable = "serial", c.DateSerial+c.DateFixed
+	case c.DateOnlyMDY > c.DateOnlyDMY:
+		r.Format, r.Proof, r.Against = MDY, c.DateOnlyMDY, c.DateOnlyDMY
+	case c.DateOnlyDMY > 0:
+		r.Format, r.Proof, r.Against = DMY, c.DateOnlyDMY, c.DateOnlyMDY
+	case c.DateEither > 0:
+		r.Format, r.Ambiguous = DMY, true
+	default:
+		r.Format = YMD
+	}
+	if r.Format != "serial" {
+		r.Readable = r.Proof + c.DateEither + c.DateFixed
+	}
+	if r.Against > 0 {
+		r.Ambiguous = true // values disagree: the user decides which reading wins
+	}
+	return r
+}
+
+// Number is the column's reading as numbers: the decimal separator its values prove.
+func (c *Column) Number() Reading {
+	r := Reading{Kind: "number", Values: c.Values, Example: c.NumExample}
+	if r.Example == "" {
+		r.Example = c.NumAmbExample
+	}
+	switch {
+	case c.NumComma > c.NumPoint:
+		r.Format, r.Proof, r.Against = Comma, c.NumComma, c.NumPoint
+	case c.NumPoint > 0:
+		r.Format, r.Proof, r.Against = Point, c.NumPoint, c.NumComma
+	case c.NumAmbiguous > 0:
+		r.Format, r.Ambiguous = Point, true
+	default:
+		r.Format = Point
+	}
+	r.Readable = r.Proof + c.NumEither + c.NumAmbiguous
+	if r.Against > 0 {
+		r.Ambiguous = true
+	}
+	return r
+}
+
+// Boolean is the column's reading as yes/no values.
+func (c *Column) Boolean() Reading {
+	return Reading{Kind: "boolean", Format: "yes/no", Readable: c.Bools, Values: c.Values, Proof: c.Bools}
+}
+
+// For returns the reading for a field type, and false for types read as they are.
+func (c *Column) For(fieldType string) (Reading, bool) {
+	switch fieldType {
+	case "date":
+		return c.Date(), true
+	case "number":
+		return c.Number(), true
+	case "boolean":
+		return c.Boolean(), true
+	}
+	return Reading{}, false
+}
+
+// Normalize reads s for a field of type fieldType in format (a Reading's Format; "" reads
+// only what needs no choice) and returns its stored form: an ISO date, a JSON number or a
+// JSON boolean. ok is false when s cannot be read that way.
+func Normalize(s, fieldType, format string) (string, bool) {
+	switch fieldType {
+	case "date":
+		d := readDate(s)
+		if d.serial != (format == "serial") && !(format == "serial" && d.ok && d.orders == 0) {
+			return "", false // a bare number is a date only in a column of serials
+		}
+		return d.iso(format)
+	case "number":
+		return ParseNumber(s, format)
+	case "boolean":
+		if v, ok := ParseBool(s); ok {
+			if v {
+				return "true", true
+			}
+			return "false", true
+		}
+	}
+	return "", false
+}
+
+// Expected is the error a value that cannot be read in format gets.
+func Expected(fieldType, format string) string {
+	switch fieldType {
+	case "date":
+		switch format {
+		case DMY:
+			return "Expected a date as day/month/year, e.g. 23/08/1984"
+		case MDY:
+			return "Expected a date as month/day/year, e.g. 08/23/1984"
+		case "serial":
+			return "Expected an Excel date serial number, e.g. 30917"
+		}
+		return "Expected a date such as 1984-08-23; 05/08/1963 could be 5 August or 8 May: write it as YYYY-MM-DD or set the field's date format"
+	case "number":
+		switch format {
+		case Comma:
+			return "Expected a number with a decimal comma, e.g. 1.234,56"
+		case Point:
+			return "Expected a number with a decimal point, e.g. 1,234.56"
+		}
+		return "Value must be a number"
+	case "boolean":
+		return "Value must be true or false (yes/no)"
+	}
+	return ""
+}
