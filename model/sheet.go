@@ -40,7 +40,15 @@ type FieldConfig struct {
 	Relationship  string          `json:"relationship,omitempty"`  // has-one | has-many
 	Size          string          `json:"size,omitempty"`          // string: tiny|normal|medium|long
 	DecimalPlaces *int            `json:"decimalPlaces,omitempty"` // number
+	Format        *FieldFormat    `json:"format,omitempty"`        // date, number: how text values are read
 	Extra         json.RawMessage `json:"-"`
+}
+
+// FieldFormat says how a date or number field reads text (issue 14): without it only
+// values whose reading needs no choice are accepted.
+type FieldFormat struct {
+	DateFormat       string `json:"dateFormat,omitempty"`       // DD/MM/YYYY, MM/DD/YYYY or YYYY-MM-DD
+	DecimalSeparator string `json:"decimalSeparator,omitempty"` // "." or ","
 }
 
 // FieldConstraint is a constraint on one field: required, unique, computed, external, stored.

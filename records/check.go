@@ -10,6 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/sluice/sluice/formats"
 	"github.com/sluice/sluice/model"
 )
 
@@ -21,7 +22,16 @@ type Cells [][]Message
 // the messages of the type, required and enum checks. Unique constraints and references
 // need data and are the store's job.
 func (s *Schema) Check(row Row) Cells {
+	out, _ := s.CheckKeep(row)
+	return out
+}
+
+// CheckKeep is Check that also returns, per rule index, the text a value had when reading
+// it changed more than its notation (23/08/1984 → 1984-08-23, "1.234,56" → 1234.56): the
+// value as written, which the store keeps in the record's metadata.source. nil when none.
+func (s *Schema) CheckKeep(row Row) (Cells, []string) {
 	var out Cells
+	var written []string
 	add := func(i int, m Message) {
 		if out == nil {
 			out = make(Cells, len(s.Rules))
@@ -32,8 +42,17 @@ func (s *Schema) Check(row Row) Cells {
 		v := row[i]
 		if v != nil {
 			var msg string
+			before := v
 			v, msg = r.coerce(v)
 			row[i] = v
+			if msg == "" && v != nil && r.reads() && !bytes.Equal(before, v) {
+				if t := strings.TrimSpace(textOf(before)); t != textOf(v) && !sameNumber(t, v) {
+					if written == nil {
+						written = make([]string, len(s.Rules))
+					}
+					written[i] = unquote(before)
+				}
+			}
 			if msg != "" {
 				src := ""
 				if r.Type == model.FieldEnum || r.Type == model.FieldEnumList {
@@ -46,7 +65,21 @@ func (s *Schema) Check(row Row) Cells {
 			add(i, Message{Type: r.Required.Level, Source: SourceRequired, Message: r.Required.Message})
 		}
 	}
-	return out
+	return out, written
+}
+
+// reads reports the types whose text values are read into another form (dates, numbers,
+// booleans), the ones whose written text is worth keeping.
+func (r *Rule) reads() bool {
+	return !r.List && (r.Type == model.FieldDate || r.Type == model.FieldNumber || r.Type == model.FieldBoolean)
+}
+
+// sameNumber reports text that is only another notation of the number v ("12.50" for 12.5,
+// "true" for true): not worth keeping.
+func sameNumber(t string, v json.RawMessage) bool {
+	a, err1 := strconv.ParseFloat(t, 64)
+	b, err2 := strconv.ParseFloat(string(v), 64)
+	return err1 == nil && err2 == nil && a == b
 }
 
 // coerce returns the stored form of v and a message when it does not fit the field.
@@ -108,14 +141,11 @@ func (r *Rule) coerceList(v json.RawMessage) (json.RawMessage, string) {
 func (r *Rule) coerceScalar(v json.RawMessage) (json.RawMessage, string) {
 	switch r.Type {
 	case model.FieldNumber:
-		return coerceNumber(v)
+		return r.coerceNumber(v)
 	case model.FieldBoolean:
 		return coerceBool(v)
 	case model.FieldDate:
-		if v[0] != '"' || !isDate(unquote(v)) {
-			return v, "Value must be a date (for example 2024-01-31)"
-		}
-		return v, ""
+		return r.coerceDate(v)
 	case model.FieldEnum, model.FieldEnumList:
 		return r.coerceEnum(v)
 	case model.FieldReference, model.FieldReferenceList:
@@ -125,11 +155,23 @@ func (r *Rule) coerceScalar(v json.RawMessage) (json.RawMessage, string) {
 	return toText(v), ""
 }
 
-func coerceNumber(v json.RawMessage) (json.RawMessage, string) {
+func (r *Rule) coerceNumber(v json.RawMessage) (json.RawMessage, string) {
 	switch v[0] {
 	case '"':
 		inner := v[1 : len(v)-1]
 		s := strings.TrimSpace(string(inner))
+		if r.Format == formats.Comma || r.Format == "" && !isPlainNumber(s) {
+			// 1.234,56 €, (45.00), 1,5: read the way people write them
+			if n, ok := formats.ParseNumber(s, r.Format); ok {
+				return json.RawMessage(n), ""
+			}
+			if r.Format == "" && formats.AmbiguousNumber(s) {
+				return v, "Value " + s + " could be read with a decimal point or a decimal comma: set the field's config.format.decimalSeparator"
+			}
+			if r.Format != "" {
+				return v, formats.Expected("number", r.Format)
+			}
+		}
 		if f, err := strconv.ParseFloat(s, 64); err == nil && !strings.ContainsAny(s, "xXpP_") && !isInfNaN(s) {
 			if isJSONNumber(s) {
 				if len(s) == len(inner) {
@@ -205,6 +247,9 @@ func coerceBool(v json.RawMessage) (json.RawMessage, string) {
 		case "false", "no", "n", "f", "0", "off":
 			return json.RawMessage("false"), ""
 		}
+		if b, ok := formats.ParseBool(unquote(v)); ok {
+			return json.RawMessage(strconv.FormatBool(b)), ""
+		}
 	default:
 		switch string(v) {
 		case "1":
@@ -229,22 +274,6 @@ func (r *Rule) coerceEnum(v json.RawMessage) (json.RawMessage, string) {
 		return v, ""
 	}
 	return v, "Value is not one of the allowed options"
-}
-
-var dateLayouts = []string{
-	"2006-01-02", time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02 15:04:05", "2006-01-02T15:04",
-	"01/02/2006", "1/2/2006", "2006/01/02", "01-02-2006", "02.01.2006", "Jan 2, 2006", "January 2, 2006",
-	"2 Jan 2006", "02 Jan 2006", "2 January 2006", "Mon, 02 Jan 2006 15:04:05 MST",
-}
-
-func isDate(s string) bool {
-	s = strings.TrimSpace(s)
-	for _, l := range dateLayouts {
-		if _, err := time.Parse(l, s); err == nil {
-			return true
-		}
-	}
-	return false
 }
 
 // toText turns a number or boolean into a JSON string; strings pass.
@@ -446,4 +475,49 @@ func ASCIILower(s string) string {
 		}
 	}
 	return s
+}
+
+// coerceDate stores dates as ISO 8601: values already so stay as they are; others are read
+// in the field's order, or, without one, only when their reading needs no choice.
+func (r *Rule) coerceDate(v json.RawMessage) (json.RawMessage, string) {
+	if v[0] == '"' {
+		s := strings.TrimSpace(unquote(v))
+		if isISODate(s) {
+			return v, ""
+		}
+		if iso, ok := formats.Normalize(s, "date", r.Format); ok {
+			return Quote(iso), ""
+		}
+		if r.Format == "" && formats.Ambiguous(s) {
+			return v, "Value " + s + " could be day/month or month/day: write it as YYYY-MM-DD or set the field's config.format.dateFormat"
+		}
+		if r.Format != "" {
+			return v, formats.Expected("date", r.Format)
+		}
+	}
+	return v, "Value must be a date (for example 2024-01-31)"
+}
+
+// isISODate reports the stored forms: 2024-01-31 and RFC 3339 date-times.
+func isISODate(s string) bool {
+	for _, l := range []string{"2006-01-02", time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02T15:04"} {
+		if _, err := time.Parse(l, s); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// isPlainNumber is the fast path: text that is already a JSON-style number.
+func isPlainNumber(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= '0' && c <= '9' || c == '.' || c == '-' || c == '+' || c == 'e' || c == 'E') {
+			return false
+		}
+	}
+	return strings.Count(s, ".") <= 1
 }

@@ -25,6 +25,10 @@ func enumField(key, typ string, opts ...string) model.Field {
 	return f
 }
 
+func fmtField(typ string, f *model.FieldFormat) model.Field {
+	return model.Field{Key: "f", Type: typ, Config: &model.FieldConfig{Format: f}}
+}
+
 func TestCheck(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -50,7 +54,20 @@ func TestCheck(t *testing.T) {
 		{"boolean from 0", model.Field{Type: "boolean"}, `0`, `false`, ""},
 		{"boolean rejects maybe", model.Field{Type: "boolean"}, `"maybe"`, `"maybe"`, "type"},
 		{"date iso", model.Field{Type: "date"}, `"2024-02-29"`, `"2024-02-29"`, ""},
-		{"date us", model.Field{Type: "date"}, `"02/28/2024"`, `"02/28/2024"`, ""},
+		{"date m/d/y read when only that reading works", model.Field{Type: "date"}, `"02/28/2024"`, `"2024-02-28"`, ""},
+		{"date d/m/y read when only that reading works", model.Field{Type: "date"}, `"23/08/1984"`, `"1984-08-23"`, ""},
+		{"date ambiguous is an error, not a guess", model.Field{Type: "date"}, `"05/08/1963"`, `"05/08/1963"`, "type"},
+		{"date ambiguous read with the field's format", fmtField("date", &model.FieldFormat{DateFormat: "DD/MM/YYYY"}), `"05/08/1963"`, `"1963-08-05"`, ""},
+		{"date against the field's format", fmtField("date", &model.FieldFormat{DateFormat: "MM/DD/YYYY"}), `"23/08/1984"`, `"23/08/1984"`, "type"},
+		{"date month name", model.Field{Type: "date"}, `"23. August 1984"`, `"1984-08-23"`, ""},
+		{"date-time with zone kept", model.Field{Type: "date"}, `"1984-08-23T14:05:00+02:00"`, `"1984-08-23T14:05:00+02:00"`, ""},
+		{"number thousands", model.Field{Type: "number"}, `"621,113.00"`, `621113.00`, ""},
+		{"number decimal comma", model.Field{Type: "number"}, `"1,5"`, `1.5`, ""},
+		{"number euro", model.Field{Type: "number"}, `"1.234,56 €"`, `1234.56`, ""},
+		{"number accounting negative", model.Field{Type: "number"}, `"(45.00)"`, `-45.00`, ""},
+		{"number ambiguous is an error", model.Field{Type: "number"}, `"1,234"`, `"1,234"`, "type"},
+		{"number with the field's decimal comma", fmtField("number", &model.FieldFormat{DecimalSeparator: ","}), `"1.234"`, `1234`, ""},
+		{"boolean in German", model.Field{Type: "boolean"}, `"ja"`, `true`, ""},
 		{"date rejects", model.Field{Type: "date"}, `"tomorrow"`, `"tomorrow"`, "type"},
 		{"enum by value", enumField("e", "enum", `"a"`, `"b"`), `"b"`, `"b"`, ""},
 		{"enum by label", enumField("e", "enum", `"a"`, `"b"`), `"la"`, `"a"`, ""},
@@ -139,5 +156,18 @@ func TestASCIILower(t *testing.T) {
 		if got := records.ASCIILower(in); got != want {
 			t.Errorf("ASCIILower(%q): got %q, want %q", in, got, want)
 		}
+	}
+}
+
+// The text a value had is kept when reading changed it, not when only its notation changed.
+func TestCheckKeepsWhatWasWritten(t *testing.T) {
+	s, err := records.Compile(&model.SheetConfig{Fields: []model.Field{{Key: "d", Type: "date"}, {Key: "n", Type: "number"}, {Key: "m", Type: "number"}, {Key: "s", Type: "string"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := records.Row{json.RawMessage(`"23/08/1984"`), json.RawMessage(`" 12.50 "`), json.RawMessage(`"1,5"`), json.RawMessage(`"x"`)}
+	_, written := s.CheckKeep(row)
+	if len(written) != 4 || written[0] != "23/08/1984" || written[1] != "" || written[2] != "1,5" || written[3] != "" {
+		t.Fatalf("written: %q", written)
 	}
 }

@@ -46,6 +46,9 @@ type Rule struct {
 	Unique   *Unique        // the field's own unique constraint, if any
 	byText   map[string]json.RawMessage
 	byLabel  map[string]json.RawMessage
+	// Format reads text values of a date (DMY, MDY, serial) or number ("." or ",") field;
+	// "" accepts only values whose reading needs no choice.
+	Format string
 }
 
 // ConstraintMsg is the message and level a constraint reports.
@@ -78,7 +81,7 @@ func Compile(cfg *model.SheetConfig) (*Schema, error) {
 	s := &Schema{Config: cfg, byKey: make(map[string]int, len(cfg.Fields))}
 	for i := range cfg.Fields {
 		f := &cfg.Fields[i]
-		r := &Rule{Field: f, Index: i, List: isList(f)}
+		r := &Rule{Field: f, Index: i, List: isList(f), Format: fieldFormat(f)}
 		for _, c := range f.Constraints {
 			cm := constraintMsg(c.Config)
 			switch c.Type {
@@ -115,6 +118,39 @@ func Compile(cfg *model.SheetConfig) (*Schema, error) {
 		s.Uniques = append(s.Uniques, u)
 	}
 	return s, nil
+}
+
+// fieldFormat is the Format a field's config.format sets.
+func fieldFormat(f *model.Field) string {
+	if f.Config == nil || f.Config.Format == nil {
+		return ""
+	}
+	switch f.Type {
+	case model.FieldDate:
+		return map[string]string{"DD/MM/YYYY": "DMY", "MM/DD/YYYY": "MDY", "YYYY-MM-DD": "YMD"}[f.Config.Format.DateFormat]
+	case model.FieldNumber:
+		return f.Config.Format.DecimalSeparator
+	}
+	return ""
+}
+
+// WithFormats is the schema with some fields' Format set (fieldKey → format), for a write
+// that reads its values in formats chosen elsewhere (the import wizard's).
+func (s *Schema) WithFormats(formats map[string]string) *Schema {
+	if len(formats) == 0 {
+		return s
+	}
+	c := *s
+	c.Rules = make([]*Rule, len(s.Rules))
+	for i, r := range s.Rules {
+		if f, ok := formats[r.Key]; ok {
+			nr := *r
+			nr.Format = f
+			r = &nr
+		}
+		c.Rules[i] = r
+	}
+	return &c
 }
 
 func (s *Schema) composite(c model.SheetConstraint) (*Unique, error) {

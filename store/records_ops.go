@@ -130,7 +130,7 @@ func (rs *recSheet) inputState(rid int64, in *RecordIn) (*recState, error) {
 		}
 	}
 	st.umsgs, st.rmsgs = umsgs, agentMessages(in.Messages)
-	st.meta, st.cfg = emptyObjectNil(in.Metadata), emptyObjectNil(in.Config)
+	st.meta, st.cfg = mergeMeta(emptyObjectNil(in.Metadata), st.meta), emptyObjectNil(in.Config)
 	return st, nil
 }
 

@@ -326,6 +326,53 @@ func (tx *Tx) emitWorkbook(topic string, ctx model.EventContext, payload json.Ra
 // newState starts a record state for rid with its values checked.
 func (rs *recSheet) newState(rid int64, row records.Row) *recState {
 	st := &recState{rid: rid, row: row}
-	st.msgs = rs.Schema.Check(row)
+	var written []string
+	st.msgs, written = rs.Schema.CheckKeep(row)
+	if written != nil {
+		st.meta = sourceMeta(rs.Schema, written)
+	}
 	return st
+}
+
+// sourceMeta is {"source": {fieldKey: text as written}} for the values reading changed
+// (issue 14): nothing of the file is lost, and an undo can put it back.
+func sourceMeta(s *records.Schema, written []string) json.RawMessage {
+	src := make(map[string]string)
+	for i, w := range written {
+		if w != "" {
+			src[s.Rules[i].Key] = w
+		}
+	}
+	b, _ := json.Marshal(map[string]any{"source": src})
+	return b
+}
+
+// mergeMeta adds the metadata Sluice wrote (ours: the source texts) to what a client sent,
+// the client's own source keys first.
+func mergeMeta(client, ours json.RawMessage) json.RawMessage {
+	if ours == nil {
+		return client
+	}
+	if client == nil {
+		return ours
+	}
+	var c, o map[string]json.RawMessage
+	if json.Unmarshal(client, &c) != nil || json.Unmarshal(ours, &o) != nil {
+		return client
+	}
+	var cs, xs map[string]json.RawMessage
+	_ = json.Unmarshal(c["source"], &cs)
+	_ = json.Unmarshal(o["source"], &xs)
+	if cs == nil {
+		cs = xs
+	} else {
+		for k, v := range xs {
+			if _, ok := cs[k]; !ok {
+				cs[k] = v
+			}
+		}
+	}
+	c["source"], _ = json.Marshal(cs)
+	b, _ := json.Marshal(c)
+	return b
 }
