@@ -23,13 +23,13 @@ const pivot = 30
 
 // dateReading is what one value can be as a date.
 type dateReading struct {
-	ok       bool
-	orders   uint8 // bit set of the orders that read it (dmyBit, mdyBit); 0 when the order is fixed
-	y, m, d  int   // for the fixed reading, or the DMY reading when orders has both
-	alt      [3]int
-	time     string // "T15:04:05" and a zone ("Z", "+02:00"), or ""
-	serial   bool   // an Excel serial number
-	textual  bool   // a month written as a word
+	ok      bool
+	orders  uint8 // bit set of the orders that read it (dmyBit, mdyBit); 0 when the order is fixed
+	y, m, d int   // for the fixed reading, or the DMY reading when orders has both
+	alt     [3]int
+	time    string // "T15:04:05" and a zone ("Z", "+02:00"), or ""
+	serial  bool   // an Excel serial number
+	textual bool   // a month written as a word
 }
 
 const (

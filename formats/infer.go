@@ -103,13 +103,13 @@ func (c *Column) Merge(o Column) {
 
 // Reading is the inferred format of a column for a field type, as the wizard shows it.
 type Reading struct {
-	Kind      string `json:"kind"`             // date, number or boolean
-	Format    string `json:"format"`           // DMY, MDY, YMD, serial; "." or ","; "yes/no"
-	Proof     int    `json:"proof"`            // values that can only be read this way
-	Against   int    `json:"against"`          // values that can only be read the other way (they will fail)
-	Ambiguous bool   `json:"ambiguous"`        // no value decides: the user must confirm
-	Readable  int    `json:"readable"`         // values this reading reads
-	Values    int    `json:"values"`           // non-empty values
+	Kind      string `json:"kind"`              // date, number or boolean
+	Format    string `json:"format"`            // DMY, MDY, YMD, serial; "." or ","; "yes/no"
+	Proof     int    `json:"proof"`             // values that can only be read this way
+	Against   int    `json:"against"`           // values that can only be read the other way (they will fail)
+	Ambiguous bool   `json:"ambiguous"`         // no value decides: the user must confirm
+	Readable  int    `json:"readable"`          // values this reading reads
+	Values    int    `json:"values"`            // non-empty values
 	Example   string `json:"example,omitempty"` // a value as written
 }
 
