@@ -43,12 +43,23 @@ func readDate(s string) dateReading {
 	if s == "" {
 		return dateReading{}
 	}
-	low := strings.ToLower(s)
-	if r, ok := cjkDate(low); ok {
-		return r
+	low := s
+	ascii := true
+	for i := 0; i < len(s); i++ {
+		if b := s[i]; b >= 0x80 {
+			ascii = false
+		} else if b >= 'A' && b <= 'Z' && low == s {
+			low = strings.ToLower(s)
+		}
+	}
+	if !ascii {
+		low = strings.ToLower(s)
+		if r, ok := cjkDate(low); ok {
+			return r
+		}
 	}
 	for i, a := range thaiShort {
-		if strings.Contains(low, a) {
+		if !ascii && strings.Contains(low, a) {
 			low = strings.Replace(low, a, " "+monthLists[0][i]+" ", 1)
 		}
 	}
@@ -285,34 +296,29 @@ func splitTime(s string) (string, string, bool) {
 	return date, fmt.Sprintf("T%02d:%02d:%02d", hms[0], hms[1], hms[2]) + zone, true
 }
 
-// tokens splits a date into runs of digits and of letters; everything else separates.
+// tokens splits a date into runs of digits and of letters; everything else separates. The
+// tokens are slices of s.
 func tokens(s string) []string {
-	var out []string
-	cur := []rune{}
-	kind := 0 // 1 digits, 2 letters
-	flush := func() {
-		if len(cur) > 0 {
-			out = append(out, string(cur))
-			cur = cur[:0]
-		}
-	}
-	for _, r := range s {
+	out := make([]string, 0, 4)
+	start, kind := 0, 0 // kind: 0 separator, 1 digits, 2 letters
+	for i, r := range s {
 		k := 0
 		switch {
 		case r >= '0' && r <= '9':
 			k = 1
-		case unicode.IsLetter(r) || unicode.Is(unicode.Mn, r) || unicode.Is(unicode.Mc, r):
+		case r >= 'a' && r <= 'z' || r >= 0x80 && (unicode.IsLetter(r) || unicode.Is(unicode.Mn, r) || unicode.Is(unicode.Mc, r)):
 			k = 2
 		}
-		if k != kind || k == 0 {
-			flush()
-		}
-		kind = k
-		if k != 0 {
-			cur = append(cur, r)
+		if k != kind {
+			if kind != 0 {
+				out = append(out, s[start:i])
+			}
+			start, kind = i, k
 		}
 	}
-	flush()
+	if kind != 0 {
+		out = append(out, s[start:])
+	}
 	return out
 }
 

@@ -35,6 +35,38 @@ func (c *Column) Add(s string) {
 		return
 	}
 	c.Values++
+	digits, letters := 0, 0
+	for i := 0; i < len(s); i++ {
+		switch b := s[i]; {
+		case b >= '0' && b <= '9':
+			digits++
+		case b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= 0x80:
+			letters++
+		case b == '@':
+			return // e-mail addresses: neither dates nor numbers
+		}
+	}
+	if digits == 0 || len(s) > 48 {
+		// no date or number; maybe yes/no
+		if len(s) <= 12 {
+			if _, ok := ParseBool(s); ok {
+				c.Bools++
+			}
+		}
+		return
+	}
+	c.addDate(s)
+	if letters <= 6 { // a currency code or symbol at most
+		c.addNumber(s)
+	}
+	if len(s) == 1 {
+		if _, ok := ParseBool(s); ok {
+			c.Bools++
+		}
+	}
+}
+
+func (c *Column) addDate(s string) {
 	d := readDate(s)
 	switch {
 	case !d.ok:
@@ -53,6 +85,9 @@ func (c *Column) Add(s string) {
 		c.DateFixed++
 		setOnce(&c.DateExample, s)
 	}
+}
+
+func (c *Column) addNumber(s string) {
 	n := readNumber(s)
 	switch {
 	case n.point != "" && n.comma != "":
@@ -70,9 +105,6 @@ func (c *Column) Add(s string) {
 	case n.comma != "":
 		c.NumComma++
 		setOnce(&c.NumExample, s)
-	}
-	if _, ok := ParseBool(s); ok {
-		c.Bools++
 	}
 }
 

@@ -69,9 +69,10 @@ func numberBody(s string) (string, bool, bool) {
 				s, changed = s[:i], true
 			}
 		}
-		for w := range currencyWords {
-			if len(w) > 1 && strings.HasPrefix(s, w) && len(s) > len(w) && (s[len(w)] >= '0' && s[len(w)] <= '9' || s[len(w)] == '-') {
-				s, changed = s[len(w):], true
+		if s != "" && s[0] >= 'a' && s[0] <= 'z' { // a code glued to the digits: usd12, r$5
+			k := strings.IndexFunc(s, func(r rune) bool { return r >= '0' && r <= '9' || r == '-' })
+			if k > 1 && currencyWords[s[:k]] {
+				s, changed = s[k:], true
 			}
 		}
 		if r, n := firstRune(s); n > 0 && (isCurrencySymbol(r) || r == '%') {
@@ -201,8 +202,10 @@ func ungroup(s string, dec byte) (string, bool) {
 	if sep == "" {
 		return "", false
 	}
-	groups := strings.Split(s, sep)
-	for i, g := range groups {
+	var b strings.Builder
+	b.Grow(len(s))
+	for i, rest := 0, s; ; i++ {
+		g, after, more := strings.Cut(rest, sep)
 		if !allDigits(g) {
 			return "", false
 		}
@@ -211,7 +214,7 @@ func ungroup(s string, dec byte) (string, bool) {
 			if len(g) > 3 {
 				return "", false
 			}
-		case i == len(groups)-1:
+		case !more:
 			if len(g) != 3 {
 				return "", false
 			}
@@ -220,8 +223,12 @@ func ungroup(s string, dec byte) (string, bool) {
 				return "", false
 			}
 		}
+		b.WriteString(g)
+		if !more {
+			return b.String(), true
+		}
+		rest = after
 	}
-	return strings.Join(groups, ""), true
 }
 
 // ParseNumber reads s with decimal as its decimal separator ("" reads only values whose

@@ -15,6 +15,7 @@ import (
 
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/extract"
+	"github.com/sluice/sluice/formats"
 	"github.com/sluice/sluice/jobs"
 	"github.com/sluice/sluice/model"
 	"github.com/sluice/sluice/schema"
@@ -123,10 +124,14 @@ func (s *Service) extract(ctx context.Context, j *model.Job, f *model.File) (str
 // load streams one table into its sheet, acknowledging the job with progress per batch.
 func (s *Service) load(ctx context.Context, j *model.Job, f *model.File, src *extract.File, t *extract.Table, sheetID string, before int) (int, error) {
 	n := 0
+	cols := make([]formats.Column, len(t.Headers))
 	rows := func() ([]json.RawMessage, error) {
 		row, err := t.Next()
 		if err != nil {
 			return nil, err
+		}
+		for i, c := range row {
+			cols[i].Add(c) // every value: a column's date order is decided by all of them
 		}
 		n++
 		if n%batchRows == 0 {
@@ -142,7 +147,14 @@ func (s *Service) load(ctx context.Context, j *model.Job, f *model.File, src *ex
 	if errors.Is(err, io.EOF) {
 		err = nil
 	}
-	return n, err
+	if err != nil {
+		return n, err
+	}
+	byKey := make(map[string]*formats.Column, len(cols))
+	for i, h := range t.Headers {
+		byKey[h] = &cols[i]
+	}
+	return n, s.DB.SaveColumnFormats(ctx, sheetID, byKey)
 }
 
 func (s *Service) progress(ctx context.Context, j *model.Job, src *extract.File, rows int) {

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/sluice/sluice/errs"
+	"github.com/sluice/sluice/formats"
 	"github.com/sluice/sluice/jobs"
 	"github.com/sluice/sluice/mapping"
 	"github.com/sluice/sluice/model"
@@ -33,6 +34,11 @@ type Edge struct {
 	Certainty   string // absolute, strong, moderate or weak
 	Reasons     []string
 	Apply       bool // used when the job runs: confident enough, or a program's rule
+	// Format reads the source's text for a date or number destination (DMY, MDY, serial,
+	// "." or ","): the program rule's choice, else the column's inferred reading when its
+	// values decide it; "" accepts only values that need no choice.
+	Format  string
+	Reading *formats.Reading // what the source column's values say, when known
 }
 
 // Plan is how a map job will move values.
@@ -149,7 +155,10 @@ func (s *Service) PlanJob(ctx context.Context, j *model.Job) (*Plan, error) {
 				conf = *r.Confidence
 			}
 			used[df.Key], mapped[sf.Key] = true, true
-			p.Edges = append(p.Edges, Edge{Source: *sf, Destination: *df, Confidence: conf, Certainty: certainty(conf), Reasons: []string{"rule " + r.Name + " of program " + prog.ID}, Apply: true})
+			var f struct{ Format string }
+			_ = json.Unmarshal(r.Config, &f)
+			p.Edges = append(p.Edges, Edge{Source: *sf, Destination: *df, Confidence: conf, Certainty: certainty(conf), Reasons: []string{"rule " + r.Name + " of program " + prog.ID}, Apply: true,
+				Format: f.Format})
 		}
 	} else {
 		_, plan, err := s.SuggestSheet(ctx, j.AccountID, j.EnvironmentID, j.CreatedBy, src, dst)
@@ -165,6 +174,9 @@ func (s *Service) PlanJob(ctx context.Context, j *model.Job) (*Plan, error) {
 			p.Edges = append(p.Edges, Edge{Source: src.Config.Fields[i], Destination: *df, Confidence: sg.Confidence, Certainty: certainty(sg.Confidence), Reasons: sg.Reasons, Apply: sg.AutoApply})
 		}
 	}
+	if err := s.readFormats(ctx, p); err != nil {
+		return nil, err
+	}
 	for _, f := range src.Config.Fields {
 		if !mapped[f.Key] {
 			p.UnmappedSource = append(p.UnmappedSource, f)
@@ -176,6 +188,43 @@ func (s *Service) PlanJob(ctx context.Context, j *model.Job) (*Plan, error) {
 		}
 	}
 	return p, nil
+}
+
+// readFormats gives each edge onto a date, number or boolean field the reading its source
+// column's values support (counted when the file was read), and uses it where the program
+// chose none and the values decide it.
+func (s *Service) readFormats(ctx context.Context, p *Plan) error {
+	cols, err := s.DB.ColumnFormats(ctx, p.Source.ID)
+	if err != nil {
+		return err
+	}
+	for i := range p.Edges {
+		e := &p.Edges[i]
+		c := cols[e.Source.Key]
+		if c == nil {
+			continue
+		}
+		r, ok := c.For(e.Destination.Type)
+		if !ok {
+			continue
+		}
+		e.Reading = &r
+		if e.Format == "" && !r.Ambiguous && r.Kind != "boolean" {
+			e.Format = r.Format
+		}
+	}
+	return nil
+}
+
+// Formats are the edges' chosen readings by destination field, for the write.
+func (p *Plan) Formats() map[string]string {
+	out := map[string]string{}
+	for _, e := range p.Edges {
+		if e.Apply && e.Format != "" {
+			out[e.Destination.Key] = e.Format
+		}
+	}
+	return out
 }
 
 // programVersion reads input.version: a version number as GET /v1/mapping/:id/versions lists
@@ -365,6 +414,7 @@ func (s *Service) Map(ctx context.Context, j *model.Job) (jobs.Outcome, error) {
 		return out, nil
 	}
 	opt.Job = j.ID // the records added go again unless the job completes
+	opt.Formats = p.Formats()
 	if _, err := s.DB.InsertStream(ctx, p.Destination.ID, keys, rows, mapBatch, opt); err != nil && err != io.EOF {
 		return jobs.Outcome{}, err
 	}

@@ -160,7 +160,7 @@ func (r *Rule) coerceNumber(v json.RawMessage) (json.RawMessage, string) {
 	case '"':
 		inner := v[1 : len(v)-1]
 		s := strings.TrimSpace(string(inner))
-		if r.Format == formats.Comma || r.Format == "" && !isPlainNumber(s) {
+		if r.Format == formats.Comma || !isPlainNumber(s) {
 			// 1.234,56 €, (45.00), 1,5: read the way people write them
 			if n, ok := formats.ParseNumber(s, r.Format); ok {
 				return json.RawMessage(n), ""

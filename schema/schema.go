@@ -93,6 +93,19 @@ func Field(f *model.Field, key string) error {
 	if err := appearance(f, key); err != nil {
 		return err
 	}
+	if f.Config != nil && f.Config.Format != nil {
+		ff := f.Config.Format
+		switch ff.DateFormat {
+		case "", "DD/MM/YYYY", "MM/DD/YYYY", "YYYY-MM-DD":
+		default:
+			return errs.Invalidf(key+".config.format.dateFormat", "dateFormat must be DD/MM/YYYY, MM/DD/YYYY or YYYY-MM-DD, got %q", ff.DateFormat)
+		}
+		switch ff.DecimalSeparator {
+		case "", ".", ",":
+		default:
+			return errs.Invalidf(key+".config.format.decimalSeparator", "decimalSeparator must be \".\" or \",\", got %q", ff.DecimalSeparator)
+		}
+	}
 	switch f.Type {
 	case model.FieldEnum, model.FieldEnumList:
 		return enumConfig(f, key)

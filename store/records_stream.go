@@ -27,6 +27,11 @@ func (db *DB) InsertStream(ctx context.Context, sheetID string, keys []string, s
 	if err != nil {
 		return nil, err
 	}
+	if len(opt.Formats) > 0 {
+		c := *rs
+		c.Schema = rs.Schema.WithFormats(opt.Formats)
+		rs = &c
+	}
 	idx := make([]int, len(keys))
 	for j, k := range keys {
 		i, ok := rs.Schema.Index(k)
@@ -106,8 +111,9 @@ func (db *DB) insertPrepared(ctx context.Context, sheetID, hash string, states [
 			return err
 		}
 		if schemaHash(&rs.Config) != hash {
+			schema := rs.Schema.WithFormats(opt.Formats)
 			for _, st := range states {
-				st.msgs, st.enc, st.ukeys, st.uhas = rs.Schema.Check(st.row), "", nil, nil
+				st.msgs, st.enc, st.ukeys, st.uhas = schema.Check(st.row), "", nil, nil
 			}
 		}
 		w, err := tx.beginWrite(rs, opt)

@@ -49,6 +49,9 @@ type WriteOptions struct {
 	// Job names the built-in job whose records these are (issue 13): the records added are
 	// noted with it, so the job takes them back unless it completes.
 	Job string
+	// Formats reads text values of some fields in the given format (fieldKey → DMY, MDY,
+	// serial, "." or ","), as the import wizard chose for their columns (issue 14).
+	Formats map[string]string
 }
 
 // writeCtx is the state shared by the steps of one versioned write.

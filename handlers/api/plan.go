@@ -6,6 +6,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/sluice/sluice/errs"
+	"github.com/sluice/sluice/formats"
 	"github.com/sluice/sluice/ingest"
 	"github.com/sluice/sluice/model"
 )
@@ -34,6 +35,10 @@ type planFieldJSON struct {
 		Source     string   `json:"source"`
 		Reasons    []string `json:"reasons"`
 		Apply      bool     `json:"apply"`
+		// Format is how the job reads the source's text for a date or number destination;
+		// Reading what the column's values say (issue 14). Sluice's own additions.
+		Format  string           `json:"format,omitempty"`
+		Reading *formats.Reading `json:"reading,omitempty"`
 	} `json:"metadata"`
 }
 
@@ -56,6 +61,7 @@ func (h *Plans) Get(c *fiber.Ctx) error {
 		var pe planFieldJSON
 		pe.SourceField, pe.DestinationField, pe.Preview = e.Source, e.Destination, []string{}
 		pe.Metadata.Certainty, pe.Metadata.Confidence, pe.Metadata.Reasons, pe.Metadata.Apply = e.Certainty, e.Confidence, e.Reasons, e.Apply
+		pe.Metadata.Format, pe.Metadata.Reading = e.Format, e.Reading
 		pe.Metadata.Source = "sluice"
 		if p.ProgramID != "" {
 			pe.Metadata.Source = p.ProgramID

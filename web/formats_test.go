@@ -1,0 +1,186 @@
+package web_test
+
+import (
+	"net/url"
+	"os"
+	"strings"
+	"testing"
+	"time"
+)
+
+// waitJob polls a job until it is complete or failed.
+func (e *apiEnv) waitJob(t *testing.T, id string) map[string]any {
+	t.Helper()
+	for range 600 {
+		j := dataOf(e.mustCall(t, "GET", "/v1/jobs/"+id, testSecret, nil))
+		if j["status"] == "complete" || j["status"] == "failed" {
+			return j
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+	t.Fatalf("job %s did not finish", id)
+	return nil
+}
+
+// importFile uploads a file from testdata/formats and maps it onto a new sheet of fields
+// with the engine's suggestions, as an API client would; it returns the destination sheet.
+func (e *apiEnv) importFile(t *testing.T, name string, fields []any) (sheetID string, plan map[string]any) {
+	t.Helper()
+	body, err := os.ReadFile("testdata/formats/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spaceID := e.mustCreateSpace(t, testSecret, map[string]any{"name": name})["id"].(string)
+	f := e.mustUpload(t, spaceID, name, string(body))
+	if f["status"] != "complete" {
+		t.Fatalf("%s: extraction %v: %v", name, f["status"], f["description"])
+	}
+	wb := e.mustCreateWorkbook(t, map[string]any{"name": "Dest", "spaceId": spaceID, "sheets": []any{map[string]any{"name": "Dest", "fields": fields}}})
+	sheetID = wb["sheets"].([]any)[0].(map[string]any)["id"].(string)
+	j := e.mustCreateJob(t, map[string]any{"type": "workbook", "operation": "map", "source": f["workbookId"], "destination": wb["id"], "trigger": "manual",
+		"config": map[string]any{"sourceSheetId": f["sheetId"], "destinationSheetId": sheetID}})
+	plan = dataOf(e.mustCall(t, "GET", "/v1/jobs/"+j["id"].(string)+"/plan", testSecret, nil))["plan"].(map[string]any)
+	e.mustCall(t, "POST", "/v1/jobs/"+j["id"].(string)+"/execute", testSecret, nil)
+	if done := e.waitJob(t, j["id"].(string)); done["status"] != "complete" {
+		t.Fatalf("%s: map job %v: %v", name, done["status"], done["outcome"])
+	}
+	return sheetID, plan
+}
+
+// edgeMeta is the plan's metadata for the edge onto destination key.
+func edgeMeta(t *testing.T, plan map[string]any, key string) map[string]any {
+	t.Helper()
+	for _, e := range plan["fieldMapping"].([]any) {
+		e := e.(map[string]any)
+		if e["destinationField"].(map[string]any)["key"] == key {
+			return e["metadata"].(map[string]any)
+		}
+	}
+	t.Fatalf("no edge onto %s in %v", key, plan)
+	return nil
+}
+
+func (e *apiEnv) errorCount(t *testing.T, sheetID string) float64 {
+	t.Helper()
+	c := dataOf(e.mustCall(t, "GET", "/v1/sheets/"+sheetID+"/counts", testSecret, nil))["counts"].(map[string]any)
+	return c["error"].(float64)
+}
+
+func (e *apiEnv) findRecord(t *testing.T, sheetID, field, value string) map[string]any {
+	t.Helper()
+	recs := recordsOf(t, e.mustCall(t, "GET", "/v1/sheets/"+sheetID+"/records?includeMessages=true&searchField="+field+"&searchValue="+url.QueryEscape(`"`+value+`"`), testSecret, nil))
+	if len(recs) != 1 {
+		t.Fatalf("%s = %q: %d records", field, value, len(recs))
+	}
+	return recs[0]
+}
+
+// A European CRM export (Windows-1252, DOB as 23/08/1984, revenue as "621,113.00") lands with
+// no error: the whole DOB column proves day/month/year, the revenue column the decimal
+// point; dates are stored as ISO, amounts as numbers, the text as written in metadata.
+func TestFormatsCRMExport(t *testing.T) {
+	e := newAPI(t)
+	startWorker(t, e)
+	sheetID, plan := e.importFile(t, "crm-export-cp1252.csv", []any{
+		map[string]any{"key": "customer_id", "label": "Customer ID", "type": "string"},
+		map[string]any{"key": "first_name", "label": "First Name", "type": "string"},
+		map[string]any{"key": "last_name", "label": "Last Name", "type": "string"},
+		map[string]any{"key": "dob", "label": "DOB", "type": "date"},
+		map[string]any{"key": "revenue", "label": "Annual Revenue (USD)", "type": "number"},
+	})
+	dob := edgeMeta(t, plan, "dob")
+	reading := dob["reading"].(map[string]any)
+	if dob["format"] != "DMY" || reading["ambiguous"] != false || reading["proof"].(float64) < 1000 || reading["values"].(float64) != 2000 {
+		t.Fatalf("DOB's reading: %v %v", dob["format"], reading)
+	}
+	if rev := edgeMeta(t, plan, "revenue"); rev["format"] != "." {
+		t.Fatalf("revenue's reading: %v", rev)
+	}
+	if n := e.errorCount(t, sheetID); n != 0 {
+		t.Fatalf("%v records in error, want none", n)
+	}
+	data, _ := os.ReadFile("testdata/formats/crm-export-cp1252.csv")
+	line := strings.Split(string(data), "\r\n")[1] // C10000,…
+	r := e.findRecord(t, sheetID, "customer_id", "C10000")
+	src := r["metadata"].(map[string]any)["source"].(map[string]any)
+	if !strings.Contains(line, src["dob"].(string)) || !strings.Contains(line, src["revenue"].(string)) {
+		t.Fatalf("metadata.source %v does not hold the file's text %q", src, line)
+	}
+	parts := strings.Split(src["dob"].(string), "/")
+	if cellValue(r, "dob") != parts[2]+"-"+parts[1]+"-"+parts[0] {
+		t.Fatalf("DOB %v stored as %v", src["dob"], cellValue(r, "dob"))
+	}
+	if v, ok := cellValue(r, "revenue").(float64); !ok || v < 1000 {
+		t.Fatalf("revenue %v stored as %v", src["revenue"], cellValue(r, "revenue"))
+	}
+}
+
+// A German bank export (31.12.2024, "3.645,05 €") and a US one ("12/31/2024", "$2,412.88",
+// "(45.00)", yes/no) read the way each was written.
+func TestFormatsBankAndUSExports(t *testing.T) {
+	e := newAPI(t)
+	startWorker(t, e)
+	de, plan := e.importFile(t, "bank-export-de.csv", []any{
+		map[string]any{"key": "booked", "label": "Buchungstag", "type": "date"},
+		map[string]any{"key": "payee", "label": "Empfänger", "type": "string"},
+		map[string]any{"key": "amount", "label": "Betrag", "type": "number"},
+	})
+	if m := edgeMeta(t, plan, "amount"); m["format"] != "," {
+		t.Fatalf("Betrag's reading: %v", m)
+	}
+	if n := e.errorCount(t, de); n != 0 {
+		t.Fatalf("bank export: %v records in error", n)
+	}
+	recs := recordsOf(t, e.mustCall(t, "GET", "/v1/sheets/"+de+"/records?pageSize=1", testSecret, nil))
+	if cellValue(recs[0], "booked") != "2024-09-22" || cellValue(recs[0], "amount") != 3645.05 {
+		t.Fatalf("first booking: %v", recs[0]["values"])
+	}
+	us, plan := e.importFile(t, "invoices-us.csv", []any{
+		map[string]any{"key": "invoice", "label": "Invoice", "type": "string"},
+		map[string]any{"key": "date", "label": "Invoice Date", "type": "date"},
+		map[string]any{"key": "amount", "label": "Amount", "type": "number"},
+		map[string]any{"key": "paid", "label": "Paid", "type": "boolean"},
+	})
+	if m := edgeMeta(t, plan, "date"); m["format"] != "MDY" {
+		t.Fatalf("Invoice Date's reading: %v", m)
+	}
+	if n := e.errorCount(t, us); n != 0 {
+		t.Fatalf("US export: %v records in error", n)
+	}
+	r := e.findRecord(t, us, "invoice", "INV-5000")
+	if cellValue(r, "date") != "2024-12-31" || cellValue(r, "amount") != 2412.88 || cellValue(r, "paid") != true {
+		t.Fatalf("INV-5000: %v", r["values"])
+	}
+	neg := recordsOf(t, e.mustCall(t, "GET", "/v1/sheets/"+us+"/records?q="+url.QueryEscape("amount lt 0")+"&pageSize=1", testSecret, nil))
+	if len(neg) != 1 || !strings.HasPrefix(neg[0]["metadata"].(map[string]any)["source"].(map[string]any)["amount"].(string), "(") {
+		t.Fatalf("an accounting negative: %v", neg)
+	}
+}
+
+// A column of dates that all read both ways is not guessed: without a choice each value
+// that needs one is an error saying so, and the plan marks the column ambiguous.
+func TestFormatsAmbiguousColumnIsNotGuessed(t *testing.T) {
+	e := newAPI(t)
+	startWorker(t, e)
+	sheetID, plan := e.importFile(t, "ambiguous-dates.csv", []any{
+		map[string]any{"key": "name", "label": "Name", "type": "string"},
+		map[string]any{"key": "start", "label": "Start", "type": "date"},
+	})
+	m := edgeMeta(t, plan, "start")
+	if m["format"] != nil || m["reading"].(map[string]any)["ambiguous"] != true {
+		t.Fatalf("Start's reading: %v", m)
+	}
+	// 05/08, 12/10, 03/04, 01/02 need a choice; 11/12 too; 07/07 does not.
+	if n := e.errorCount(t, sheetID); n != 5 {
+		t.Fatalf("%v records in error, want 5", n)
+	}
+	r := e.findRecord(t, sheetID, "name", "P0")
+	cell := r["values"].(map[string]any)["start"].(map[string]any)
+	msgs := cell["messages"].([]any)
+	if cell["value"] != "05/08/2020" || len(msgs) != 1 || !strings.Contains(msgs[0].(map[string]any)["message"].(string), "could be day/month or month/day") {
+		t.Fatalf("P0's start: %v", cell)
+	}
+	if v := cellValue(e.findRecord(t, sheetID, "name", "P5"), "start"); v != "2020-07-07" {
+		t.Fatalf("07/07/2020 stored as %v", v)
+	}
+}
