@@ -171,6 +171,9 @@ func (c *Column) Date() Reading {
 	if r.Against > 0 {
 		r.Ambiguous = true // values disagree: the user decides which reading wins
 	}
+	if r.Ambiguous && r.Against == 0 && c.AmbExample != "" {
+		r.Example = c.AmbExample // show a value that needs the choice
+	}
 	return r
 }
 

@@ -163,3 +163,24 @@ func matchingText(p SheetProps) string {
 	}
 	return ""
 }
+
+// formatLabel names a reading: DMY → "day/month/year", "," → "decimal comma (1.234,56)".
+func formatLabel(ctx context.Context, f string) string {
+	switch f {
+	case "DMY":
+		return T(ctx, "map.format_dmy")
+	case "MDY":
+		return T(ctx, "map.format_mdy")
+	case "YMD":
+		return T(ctx, "map.format_ymd")
+	case "serial":
+		return T(ctx, "map.format_serial")
+	case ".":
+		return T(ctx, "map.format_point")
+	case ",":
+		return T(ctx, "map.format_comma")
+	}
+	return f
+}
+
+func boolText(b bool) string { return strconv.FormatBool(b) }

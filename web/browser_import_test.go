@@ -89,3 +89,40 @@ func TestBrowserImport(t *testing.T) {
 		t.Errorf("error tab %q, want 3 (a missing first name, a duplicate e-mail twice, n/a revenue on one of them)", tab)
 	}
 }
+
+// The wizard in a browser: an ambiguous date column asks how to read it, Import waits for
+// the choice, and day/month/year lands on the sheet as ISO dates with no error.
+func TestBrowserWizardDateFormat(t *testing.T) {
+	e := newAPI(t)
+	startWorker(t, e)
+	ctx := browser(t)
+	base := serve(t, e)
+	spaceID := e.mustCreateSpace(t, testSecret, map[string]any{"name": "formats"})["id"].(string)
+	wb := e.mustCreateWorkbook(t, map[string]any{"name": "People", "spaceId": spaceID, "sheets": []any{map[string]any{"name": "People", "fields": []any{
+		map[string]any{"key": "name", "label": "Name", "type": "string"}, map[string]any{"key": "start", "label": "Start", "type": "date"}}}}})
+	dest := wb["sheets"].([]any)[0].(map[string]any)["id"].(string)
+	body, _ := os.ReadFile("testdata/formats/ambiguous-dates.csv")
+	f := e.mustUpload(t, spaceID, "ambiguous-dates.csv", string(body))
+	var png []byte
+	var line string
+	err := chromedp.Run(ctx,
+		logIn(base),
+		chromedp.Navigate(base+"/space/"+spaceID+"/import/"+f["id"].(string)+"?to="+dest),
+		chromedp.WaitVisible(`[data-testid=import-format]`),
+		htmxReady(),
+		chromedp.Text(`[data-testid=import-format-text]`, &line),
+		shot("import-date-format", &png),
+		chromedp.SetValue(`select[name="fmt:Start"]`, "DMY", chromedp.ByQuery),
+		chromedp.Click(`[data-testid=import-run]`),
+		chromedp.WaitVisible(`[data-testid=grid]`),
+	)
+	if err != nil {
+		t.Fatalf("browser: %v", err)
+	}
+	if !strings.Contains(line, "Every value reads both as day/month and month/day") {
+		t.Fatalf("the wizard says %q", line)
+	}
+	if v := cellValue(e.findRecord(t, dest, "name", "P0"), "start"); v != "2020-08-05" {
+		t.Fatalf("05/08/2020 imported as %v", v)
+	}
+}

@@ -184,3 +184,61 @@ func TestFormatsAmbiguousColumnIsNotGuessed(t *testing.T) {
 		t.Fatalf("07/07/2020 stored as %v", v)
 	}
 }
+
+// The wizard shows each date or number column's reading: the order its values prove, with a
+// switch; a column whose values do not decide must be confirmed before Import, and the
+// choice goes with the mapping rule and decides the stored dates.
+func TestWizardShowsAndConfirmsFormats(t *testing.T) {
+	e := newAPI(t)
+	startWorker(t, e)
+	spaceID := e.mustCreateSpace(t, testSecret, map[string]any{"name": "wizard formats"})["id"].(string)
+	wb := e.mustCreateWorkbook(t, map[string]any{"name": "People", "spaceId": spaceID, "sheets": []any{map[string]any{"name": "People", "fields": []any{
+		map[string]any{"key": "name", "label": "Name", "type": "string"}, map[string]any{"key": "start", "label": "Start", "type": "date"},
+		map[string]any{"key": "dob", "label": "DOB", "type": "date"}}}}})
+	dest := wb["sheets"].([]any)[0].(map[string]any)["id"].(string)
+	ambiguous, _ := os.ReadFile("testdata/formats/ambiguous-dates.csv")
+	f := e.mustUpload(t, spaceID, "ambiguous-dates.csv", string(ambiguous))
+	b := loggedIn(t, e)
+	href := "/space/" + spaceID + "/import/" + f["id"].(string)
+	_, doc := b.do(t, "GET", href+"?to="+dest, nil, false)
+	format := doc.Find(`[data-testid=import-row][data-column=Start] [data-testid=import-format]`)
+	if format.AttrOr("data-ambiguous", "") != "true" || !strings.Contains(format.Text(), "Every value reads both as day/month and month/day (e.g. 05/08/2020)") {
+		t.Fatalf("Start's format line: %q", format.Text())
+	}
+	if sel := format.Find(`select[name="fmt:Start"]`); sel.AttrOr("required", "x") == "x" || sel.Find(`option[selected]`).AttrOr("value", "x") != "" {
+		t.Fatalf("the ambiguous column's switch must start unchosen and be required")
+	}
+	form := url.Values{"to": {dest}, "src": {"Name", "Start"}, "dest": {"name", "start"}}
+	resp, part := b.do(t, "POST", href, form, true)
+	if resp.StatusCode != 400 || !strings.Contains(part.Text(), "Choose how to read Start before importing") {
+		t.Fatalf("import without confirming: %d %q", resp.StatusCode, part.Text())
+	}
+	form.Set("fmt:Start", "DMY")
+	resp, part = b.do(t, "POST", href, form, true)
+	if resp.StatusCode != 200 || part.Find(`[data-testid=job-progress]`).Length() != 1 {
+		t.Fatalf("import with day/month/year: %d %q", resp.StatusCode, part.Text())
+	}
+	jobID := strings.TrimSuffix(strings.TrimPrefix(part.Find(`[data-testid=job-progress]`).AttrOr("hx-get", ""), "/space/"+spaceID+"/jobs/"), "/progress")
+	if j := e.waitJob(t, jobID); j["status"] != "complete" {
+		t.Fatalf("map job: %v", j["outcome"])
+	}
+	if n := e.errorCount(t, dest); n != 0 {
+		t.Fatalf("%v records in error after choosing day/month/year", n)
+	}
+	if v := cellValue(e.findRecord(t, dest, "name", "P0"), "start"); v != "2020-08-05" {
+		t.Fatalf("05/08/2020 read as day/month/year: %v", v)
+	}
+
+	// A column its values decide: the reading and how many values prove it, preselected.
+	crm, _ := os.ReadFile("testdata/formats/crm-export-cp1252.csv")
+	f = e.mustUpload(t, spaceID, "crm.csv", string(crm))
+	_, doc = b.do(t, "GET", "/space/"+spaceID+"/import/"+f["id"].(string)+"?to="+dest, nil, false)
+	format = doc.Find(`[data-testid=import-row][data-column=DOB] [data-testid=import-format]`)
+	text := strings.Join(strings.Fields(format.Find(`[data-testid=import-format-text]`).Text()), " ")
+	if format.AttrOr("data-ambiguous", "") != "false" || !strings.HasPrefix(text, "Read as day/month/year — values that can only be read this way: ") {
+		t.Fatalf("DOB's format line: %q", text)
+	}
+	if v := format.Find(`select option[selected]`).AttrOr("value", ""); v != "DMY" {
+		t.Fatalf("DOB's switch shows %q", v)
+	}
+}

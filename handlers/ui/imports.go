@@ -6,11 +6,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/sluice/sluice/errs"
+	"github.com/sluice/sluice/formats"
 	"github.com/sluice/sluice/ingest"
 	"github.com/sluice/sluice/mapping"
 	"github.com/sluice/sluice/model"
@@ -34,6 +36,7 @@ type ImportStore interface {
 	GetRecordCounts(ctx context.Context, accountID, sheetID string) (*store.Counts, error)
 	CreateProgram(ctx context.Context, p *model.MappingProgram, actor string, keys store.RuleKeys) error
 	GetJob(ctx context.Context, accountID, id string) (*model.Job, error)
+	ColumnFormats(ctx context.Context, sheetID string) (map[string]*formats.Column, error)
 }
 
 // Suggester runs the suggestion engine over sheets.
@@ -224,6 +227,10 @@ func (h *Imports) suggestColumns(c *fiber.Ctx, ic *importCtx, dst *model.Sheet, 
 	if err != nil {
 		return err
 	}
+	readings, err := h.store.ColumnFormats(c.Context(), ic.src.ID)
+	if err != nil {
+		return err
+	}
 	p.DestName, p.AllowCustom, p.Threshold = dst.Name, dst.Config.AllowAdditionalFields, int(plan.Threshold*100+0.5)
 	for _, f := range dst.Config.Fields {
 		if !f.Readonly {
@@ -248,6 +255,7 @@ func (h *Imports) suggestColumns(c *fiber.Ctx, ic *importCtx, dst *model.Sheet, 
 			if col.Enum, err = h.enumMap(c, ic, dst, sf.Key, col.Dest); err != nil {
 				return err
 			}
+			col.Format = importFormat(readings[sf.Key], dst.Config.FieldByKey(col.Dest))
 		}
 		p.Columns = append(p.Columns, col)
 	}
@@ -308,7 +316,31 @@ func (h *Imports) Enum(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return Render(c, fiber.StatusOK, views.ImportEnumTable(col, e))
+	readings, err := h.store.ColumnFormats(c.Context(), ic.src.ID)
+	if err != nil {
+		return err
+	}
+	return Render(c, fiber.StatusOK, views.ImportColumnExtras(col, e, importFormat(readings[col], dst.Config.FieldByKey(c.Query("dest")))))
+}
+
+// importFormat is how the wizard shows a column's reading for a date or number field; nil
+// for other fields or a column without counts.
+func importFormat(col *formats.Column, f *model.Field) *views.ImportFormat {
+	if col == nil || f == nil || (f.Type != model.FieldDate && f.Type != model.FieldNumber) {
+		return nil
+	}
+	r, _ := col.For(f.Type)
+	if r.Readable == 0 && r.Against == 0 {
+		return nil // nothing in the column reads as this type: its errors will say so
+	}
+	out := &views.ImportFormat{Kind: r.Kind, Format: r.Format, Proof: r.Proof, Against: r.Against, Ambiguous: r.Ambiguous, Example: r.Example}
+	switch {
+	case r.Kind == "number":
+		out.Choices = []string{formats.Point, formats.Comma}
+	case r.Format == formats.DMY || r.Format == formats.MDY:
+		out.Choices = []string{formats.DMY, formats.MDY}
+	}
+	return out
 }
 
 // Run handles POST /space/:spaceId/import/:fileId: the chosen mapping becomes an accepted
@@ -325,7 +357,11 @@ func (h *Imports) Run(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	rules, err := importRules(c, ic.src, dst)
+	readings, err := h.store.ColumnFormats(c.Context(), ic.src.ID)
+	if err != nil {
+		return err
+	}
+	rules, err := importRules(c, ic.src, dst, readings)
 	if err != nil {
 		return err
 	}
@@ -355,7 +391,7 @@ func (h *Imports) Run(c *fiber.Ctx) error {
 // importRules reads the wizard's form: per source column (src, in order) its destination
 // (dest: a field key, "" to ignore, or +custom), and per enum column the chosen option of
 // each source value (ev:<col> and eo:<col>, in pairs).
-func importRules(c *fiber.Ctx, src, dst *model.Sheet) ([]*model.MappingRule, error) {
+func importRules(c *fiber.Ctx, src, dst *model.Sheet, readings map[string]*formats.Column) ([]*model.MappingRule, error) {
 	args := c.Request().PostArgs()
 	srcs, dests := args.PeekMulti("src"), args.PeekMulti("dest")
 	if len(srcs) != len(dests) {
@@ -389,8 +425,22 @@ func importRules(c *fiber.Ctx, src, dst *model.Sheet) ([]*model.MappingRule, err
 				WithMsg("map.duplicate", map[string]any{"A": other, "B": header, "Field": cmp.Or(df.Label, df.Key)})
 		}
 		used[dk] = header
-		rules = append(rules, &model.MappingRule{Name: header + " → " + cmp.Or(df.Label, df.Key), Type: "assign",
-			Config: mustJSON(map[string]string{"sourceField": sk, "destinationField": dk})})
+		cfg := map[string]string{"sourceField": sk, "destinationField": dk}
+		if f := importFormat(readings[sk], df); f != nil {
+			// The reading chosen (or confirmed) for the column goes with the rule, and so
+			// with the mapping history.
+			chosen := string(args.Peek("fmt:" + sk))
+			switch {
+			case chosen != "" && slices.Contains(f.Choices, chosen):
+				cfg["format"] = chosen
+			case f.Ambiguous && len(f.Choices) > 1:
+				return nil, errs.Invalidf("fmt:"+sk, "Choose how to read %s before importing", header).
+					WithMsg("map.format_confirm", map[string]any{"Column": header})
+			case !f.Ambiguous:
+				cfg["format"] = f.Format
+			}
+		}
+		rules = append(rules, &model.MappingRule{Name: header + " → " + cmp.Or(df.Label, df.Key), Type: "assign", Config: mustJSON(cfg)})
 		if df.Type == model.FieldEnum {
 			if r := enumRule(args.PeekMulti("ev:"+sk), args.PeekMulti("eo:"+sk), dk); r != nil {
 				rules = append(rules, r)
