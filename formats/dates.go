@@ -29,7 +29,6 @@ type dateReading struct {
 	alt     [3]int
 	time    string // "T15:04:05" and a zone ("Z", "+02:00"), or ""
 	serial  bool   // an Excel serial number
-	textual bool   // a month written as a word
 }
 
 const (
@@ -129,7 +128,7 @@ func readDate(s string) dateReading {
 		if !valid(y, month, d) {
 			return dateReading{}
 		}
-		return dateReading{ok: true, y: y, m: month, d: d, time: tm, textual: true}
+		return dateReading{ok: true, y: y, m: month, d: d, time: tm}
 	}
 	if len(nums) != 3 {
 		return dateReading{}

@@ -114,25 +114,6 @@ func setOnce(dst *string, s string) {
 	}
 }
 
-// Merge adds another column's counts (a column read in parts).
-func (c *Column) Merge(o Column) {
-	c.Values += o.Values
-	c.DateOnlyDMY += o.DateOnlyDMY
-	c.DateOnlyMDY += o.DateOnlyMDY
-	c.DateEither += o.DateEither
-	c.DateFixed += o.DateFixed
-	c.DateSerial += o.DateSerial
-	c.NumPoint += o.NumPoint
-	c.NumComma += o.NumComma
-	c.NumEither += o.NumEither
-	c.NumAmbiguous += o.NumAmbiguous
-	c.Bools += o.Bools
-	setOnce(&c.DateExample, o.DateExample)
-	setOnce(&c.AmbExample, o.AmbExample)
-	setOnce(&c.NumExample, o.NumExample)
-	setOnce(&c.NumAmbExample, o.NumAmbExample)
-}
-
 // Reading is the inferred format of a column for a field type, as the wizard shows it.
 type Reading struct {
 	Kind      string `json:"kind"`              // date, number or boolean

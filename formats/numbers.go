@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Decimal separators.
@@ -75,10 +76,10 @@ func numberBody(s string) (string, bool, bool) {
 				s, changed = s[k:], true
 			}
 		}
-		if r, n := firstRune(s); n > 0 && (isCurrencySymbol(r) || r == '%') {
+		if r, n := utf8.DecodeRuneInString(s); n > 0 && (isCurrencySymbol(r) || r == '%') {
 			s, changed = s[n:], true
 		}
-		if r, n := lastRune(s); n > 0 && (isCurrencySymbol(r) || r == '%') {
+		if r, n := utf8.DecodeLastRuneInString(s); n > 0 && (isCurrencySymbol(r) || r == '%') {
 			s, changed = s[:len(s)-n], true
 		}
 		if strings.HasPrefix(s, "(") && strings.HasSuffix(s, ")") && !neg {
@@ -95,7 +96,7 @@ func numberBody(s string) (string, bool, bool) {
 		neg, s = !neg, s[:len(s)-1]
 	}
 	// currency between the sign and the digits: -$1,234
-	if r, n := firstRune(s); n > 0 && isCurrencySymbol(r) {
+	if r, n := utf8.DecodeRuneInString(s); n > 0 && isCurrencySymbol(r) {
 		s = s[n:]
 	}
 	s = strings.TrimSpace(s)
@@ -103,22 +104,6 @@ func numberBody(s string) (string, bool, bool) {
 		return "", false, false
 	}
 	return s, neg, true
-}
-
-func firstRune(s string) (rune, int) {
-	for _, r := range s {
-		return r, len(string(r))
-	}
-	return 0, 0
-}
-
-func lastRune(s string) (rune, int) {
-	rs := []rune(s)
-	if len(rs) == 0 {
-		return 0, 0
-	}
-	r := rs[len(rs)-1]
-	return r, len(string(r))
 }
 
 // normalize reads body with dec as the decimal separator and the other marks (, . space
