@@ -241,12 +241,7 @@ func coerceBool(v json.RawMessage) (json.RawMessage, string) {
 	case 't', 'f':
 		return v, ""
 	case '"':
-		switch strings.ToLower(strings.TrimSpace(unquote(v))) {
-		case "true", "yes", "y", "t", "1", "on":
-			return json.RawMessage("true"), ""
-		case "false", "no", "n", "f", "0", "off":
-			return json.RawMessage("false"), ""
-		}
+		// yes/no, true/false, 1/0, on/off and their words in the UI's languages
 		if b, ok := formats.ParseBool(unquote(v)); ok {
 			return json.RawMessage(strconv.FormatBool(b)), ""
 		}
