@@ -77,13 +77,8 @@ func (m *idempotency) handle(c *fiber.Ctx, hashBody bool) error {
 		return errs.Invalidf("Idempotency-Key", "This Idempotency-Key was used within the last 24 hours for a different request (%s); use a new key for a new request", strings.Join(strings.SplitN(claim.Fingerprint, " ", 3)[:2], " "))
 	}
 	c.Context().SetUserValue(store.IdempotencyContextKey, rowID)
-	err = c.Next()
-	if err != nil {
-		if h := c.App().Config().ErrorHandler; h != nil {
-			if herr := h(c, err); herr != nil {
-				return herr
-			}
-		}
+	if err := renderError(c, c.Next()); err != nil {
+		return err
 	}
 	c.Context().RemoveUserValue(store.IdempotencyContextKey)
 	resp := c.Response()

@@ -19,20 +19,27 @@ import (
 func logRequests(log *slog.Logger) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		start := time.Now()
-		err := c.Next()
-		status := c.Response().StatusCode()
-		if err != nil {
-			if h := c.App().Config().ErrorHandler; h != nil {
-				if herr := h(c, err); herr != nil {
-					return herr
-				}
-			}
-			status = c.Response().StatusCode()
+		if err := renderError(c, c.Next()); err != nil {
+			return err
 		}
+		status := c.Response().StatusCode()
 		log.Info("request", "method", c.Method(), "path", c.Path(), "status", status,
 			"duration", time.Since(start).Round(time.Microsecond).String(), "requestId", c.GetRespHeader(fiber.HeaderXRequestID))
 		return nil
 	}
+}
+
+// renderError writes a handler's error as its answer now, through the app's error handler,
+// so a middleware can see the status and body that go out; it returns what the error
+// handler itself could not write.
+func renderError(c *fiber.Ctx, err error) error {
+	if err == nil {
+		return nil
+	}
+	if h := c.App().Config().ErrorHandler; h != nil {
+		return h(c, err)
+	}
+	return err
 }
 
 // bearer authenticates the Authorization header and stores the principal.
