@@ -229,14 +229,7 @@ func TestInPlaceTransformThatFailsPutsRecordsBack(t *testing.T) {
 	limits.CellLength = 50
 	job := e.mustCreateJob(t, map[string]any{"type": "workbook", "operation": "transform", "source": wb["id"], "destination": wb["id"], "trigger": "immediate",
 		"config": map[string]any{"sourceSheetId": sheetID, "destinationSheetId": sheetID}, "input": map[string]any{"programId": prog["id"], "keepRecordIds": true}})
-	var j map[string]any
-	for range 400 {
-		j = dataOf(e.mustCall(t, "GET", "/v1/jobs/"+job["id"].(string), testSecret, nil))
-		if j["status"] == "failed" || j["status"] == "complete" {
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	j := e.waitJob(t, job["id"].(string))
 	out, _ := j["outcome"].(map[string]any)
 	msg, _ := out["message"].(string)
 	if j["status"] != "failed" || !strings.Contains(msg, "were put back as they were") || !strings.Contains(msg, "SLUICE_MAX_CELL_LENGTH") {
