@@ -149,3 +149,26 @@ func BenchmarkColumnAdd(b *testing.B) {
 		c.Add(vals[i%len(vals)])
 	}
 }
+
+func TestDisplayFollowsTheLanguage(t *testing.T) {
+	cases := []struct{ lang, stored, want string }{
+		{"en", "1984-08-23", "Aug 23, 1984"},
+		{"de", "1984-08-23", "23.08.1984"},
+		{"jp", "1984-08-23", "1984/08/23"},
+		{"fr", "1984-08-23", "23 août 1984"},
+		{"xx", "1984-08-23", "Aug 23, 1984"},
+		{"en", "2024-03-01T09:30:00Z", "Mar 1, 2024 9:30 am UTC"},
+		{"de", "2024-03-01T09:30:00+02:00", "01.03.2024 09:30 +02:00"},
+	}
+	for _, c := range cases {
+		got, ok := Display(c.lang, c.stored)
+		if !ok || got != c.want {
+			t.Errorf("Display(%q, %q) = %q, %v; want %q", c.lang, c.stored, got, ok, c.want)
+		}
+	}
+	for _, s := range []string{"23/08/1984", "1984-13-40", "", "tomorrow", "1984-08-23T99"} {
+		if got, ok := Display("en", s); ok {
+			t.Errorf("Display(en, %q) = %q; want it shown as stored", s, got)
+		}
+	}
+}

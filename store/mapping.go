@@ -251,6 +251,37 @@ func (db *DB) MappingHistory(ctx context.Context, envID, actor string, keys []st
 	return mine, others, rows.Err()
 }
 
+// MappingFormats are the readings (config.format) last accepted in an environment for a
+// source header onto a destination field, by normalized header and then field key; the
+// actor's own choices win over others'. The wizard preselects them where a column's values
+// leave the reading open.
+func (db *DB) MappingFormats(ctx context.Context, envID, actor string, keys []string) (map[string]map[string]string, error) {
+	out := map[string]map[string]string{}
+	if len(keys) == 0 {
+		return out, nil
+	}
+	list, _ := json.Marshal(keys)
+	rows, err := db.r.QueryContext(ctx, `SELECT r.source_key, r.dest_key, json_extract(r.config, '$.format') FROM mapping_rules r JOIN mapping_programs p ON p.id = r.program_id
+		WHERE p.environment_id = ? AND r.accepted_at IS NOT NULL AND r.deleted_at IS NULL AND r.type = 'assign'
+		AND json_extract(r.config, '$.format') IS NOT NULL AND r.source_key IN (SELECT value FROM json_each(?))
+		ORDER BY r.accepted_by = ?, r.accepted_at, r.id`, envID, string(list), actor)
+	if err != nil {
+		return nil, errs.Wrap(err, "mapping formats")
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var src, dst, format string
+		if err := rows.Scan(&src, &dst, &format); err != nil {
+			return nil, errs.Wrap(err, "scan mapping formats")
+		}
+		if out[src] == nil {
+			out[src] = map[string]string{}
+		}
+		out[src][dst] = format // later rows win: the actor's own, then the newest
+	}
+	return out, rows.Err()
+}
+
 // ForgetMappings deletes every program (and rule) actor created in an environment.
 func (db *DB) ForgetMappings(ctx context.Context, accountID, envID, actor string) error {
 	return db.Update(ctx, func(tx *Tx) error {

@@ -229,6 +229,29 @@ func TestWizardShowsAndConfirmsFormats(t *testing.T) {
 		t.Fatalf("05/08/2020 read as day/month/year: %v", v)
 	}
 
+	// The grid shows the stored ISO date the way the page's language writes dates.
+	gridDate := func(lang string) string {
+		b.cookies["lang"] = lang
+		_, doc := b.do(t, "GET", "/space/"+spaceID+"/sheet/"+dest+"?search=P0", nil, false)
+		cell := doc.Find(`td[data-key=start] span[title="2020-08-05"]`)
+		return strings.TrimSpace(cell.Text())
+	}
+	for lang, want := range map[string]string{"en": "Aug 5, 2020", "de": "05.08.2020", "jp": "2020/08/05"} {
+		if got := gridDate(lang); got != want {
+			t.Fatalf("the grid in %s shows 2020-08-05 as %q, want %q", lang, got, want)
+		}
+	}
+	b.cookies["lang"] = "en"
+
+	// The next file with that column: its values leave the reading open again, and the
+	// switch starts at the reading chosen last time.
+	f = e.mustUpload(t, spaceID, "ambiguous-again.csv", string(ambiguous))
+	_, doc = b.do(t, "GET", "/space/"+spaceID+"/import/"+f["id"].(string)+"?to="+dest, nil, false)
+	format = doc.Find(`[data-testid=import-row][data-column=Start] [data-testid=import-format]`)
+	if v := format.Find(`select option[selected]`).AttrOr("value", ""); v != "DMY" || !strings.Contains(format.Text(), "Last time this column was read as day/month/year") {
+		t.Fatalf("the second import's Start switch: %q, %q", v, format.Text())
+	}
+
 	// A column its values decide: the reading and how many values prove it, preselected.
 	crm, _ := os.ReadFile("testdata/formats/crm-export-cp1252.csv")
 	f = e.mustUpload(t, spaceID, "crm.csv", string(crm))

@@ -37,6 +37,7 @@ type ImportStore interface {
 	CreateProgram(ctx context.Context, p *model.MappingProgram, actor string, keys store.RuleKeys) error
 	GetJob(ctx context.Context, accountID, id string) (*model.Job, error)
 	ColumnFormats(ctx context.Context, sheetID string) (map[string]*formats.Column, error)
+	MappingFormats(ctx context.Context, envID, actor string, keys []string) (map[string]map[string]string, error)
 }
 
 // Suggester runs the suggestion engine over sheets.
@@ -227,7 +228,7 @@ func (h *Imports) suggestColumns(c *fiber.Ctx, ic *importCtx, dst *model.Sheet, 
 	if err != nil {
 		return err
 	}
-	readings, err := h.store.ColumnFormats(c.Context(), ic.src.ID)
+	formatOf, err := h.formatsOf(c, ic, dst)
 	if err != nil {
 		return err
 	}
@@ -255,7 +256,7 @@ func (h *Imports) suggestColumns(c *fiber.Ctx, ic *importCtx, dst *model.Sheet, 
 			if col.Enum, err = h.enumMap(c, ic, dst, sf.Key, col.Dest); err != nil {
 				return err
 			}
-			col.Format = importFormat(readings[sf.Key], dst.Config.FieldByKey(col.Dest))
+			col.Format = formatOf(sf, col.Dest)
 		}
 		p.Columns = append(p.Columns, col)
 	}
@@ -316,11 +317,38 @@ func (h *Imports) Enum(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	readings, err := h.store.ColumnFormats(c.Context(), ic.src.ID)
+	formatOf, err := h.formatsOf(c, ic, dst)
 	if err != nil {
 		return err
 	}
-	return Render(c, fiber.StatusOK, views.ImportColumnExtras(col, e, importFormat(readings[col], dst.Config.FieldByKey(c.Query("dest")))))
+	return Render(c, fiber.StatusOK, views.ImportColumnExtras(col, e, formatOf(*ic.src.Config.FieldByKey(col), c.Query("dest"))))
+}
+
+// formatsOf gives the wizard's format line of a source column mapped onto a destination
+// field: the reading its values support and, where they leave it open, the reading last
+// chosen for that header and field in the environment (the mapping history), preselected.
+func (h *Imports) formatsOf(c *fiber.Ctx, ic *importCtx, dst *model.Sheet) (func(src model.Field, destKey string) *views.ImportFormat, error) {
+	readings, err := h.store.ColumnFormats(c.Context(), ic.src.ID)
+	if err != nil {
+		return nil, err
+	}
+	keys := make([]string, 0, len(ic.src.Config.Fields))
+	for _, f := range ic.src.Config.Fields {
+		keys = append(keys, mapping.Normalize(f.Key)) // as mapping.RuleKeys keeps a rule's source
+	}
+	remembered, err := h.store.MappingFormats(c.Context(), ic.space.EnvironmentID, ic.u.UserID, keys)
+	if err != nil {
+		return nil, err
+	}
+	return func(src model.Field, destKey string) *views.ImportFormat {
+		out := importFormat(readings[src.Key], dst.Config.FieldByKey(destKey))
+		if out != nil && out.Ambiguous {
+			if r := remembered[mapping.Normalize(src.Key)][destKey]; slices.Contains(out.Choices, r) {
+				out.Remembered = r
+			}
+		}
+		return out
+	}, nil
 }
 
 // importFormat is how the wizard shows a column's reading for a date or number field; nil

@@ -13,6 +13,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/sluice/sluice/errs"
+	"github.com/sluice/sluice/formats"
 	"github.com/sluice/sluice/ingest"
 	"github.com/sluice/sluice/markup"
 	"github.com/sluice/sluice/model"
@@ -44,6 +45,7 @@ type sheetCtx struct {
 	space *model.Space
 	sheet *model.Sheet
 	wb    *model.Workbook
+	lang  string // the page's language, for dates
 }
 
 func (h *Handler) loadSheet(c *fiber.Ctx) (*sheetCtx, error) {
@@ -55,7 +57,7 @@ func (h *Handler) loadSheet(c *fiber.Ctx) (*sheetCtx, error) {
 	if err != nil || w.SpaceID != sp.ID {
 		return nil, errs.NotFoundf("sheetId", "Sheet not found")
 	}
-	return &sheetCtx{u: u, space: sp, sheet: sheet, wb: w}, nil
+	return &sheetCtx{u: u, space: sp, sheet: sheet, wb: w, lang: views.Lang(c.Context())}, nil
 }
 
 func (sc *sheetCtx) base() string { return "/space/" + sc.space.ID + "/sheet/" + sc.sheet.ID }
@@ -250,6 +252,9 @@ func gridRow(sc *sheetCtx, fields []model.Field, r *store.Record, n int, editabl
 		gc := gridCell(sc.space.ID, sc.sheet.ID, r.ID, f.Key, byKey[f.Key])
 		gc.Readonly = !editable || f.Readonly || cfg.all || cfg.fields[f.Key]
 		gc.Label = enumLabel(&f, gc.Value)
+		if f.Type == model.FieldDate {
+			gc.Label, _ = formats.Display(sc.lang, gc.Value)
+		}
 		row.Cells = append(row.Cells, gc)
 	}
 	return row
