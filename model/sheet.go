@@ -111,6 +111,9 @@ type SheetConfig struct {
 	Metadata                   json.RawMessage   `json:"metadata,omitempty"`
 	Constraints                []SheetConstraint `json:"constraints,omitempty"`
 	Treatments                 []string          `json:"treatments,omitempty"`
+	// Format reads the text of every date and number field that has no config.format of its
+	// own (issue 14).
+	Format *FieldFormat `json:"format,omitempty"`
 }
 
 // FieldByKey returns the field with key k, or nil.

@@ -81,7 +81,7 @@ func Compile(cfg *model.SheetConfig) (*Schema, error) {
 	s := &Schema{Config: cfg, byKey: make(map[string]int, len(cfg.Fields))}
 	for i := range cfg.Fields {
 		f := &cfg.Fields[i]
-		r := &Rule{Field: f, Index: i, List: isList(f), Format: fieldFormat(f)}
+		r := &Rule{Field: f, Index: i, List: isList(f), Format: fieldFormat(f, cfg.Format)}
 		for _, c := range f.Constraints {
 			cm := constraintMsg(c.Config)
 			switch c.Type {
@@ -120,16 +120,20 @@ func Compile(cfg *model.SheetConfig) (*Schema, error) {
 	return s, nil
 }
 
-// fieldFormat is the Format a field's config.format sets.
-func fieldFormat(f *model.Field) string {
-	if f.Config == nil || f.Config.Format == nil {
+// fieldFormat is the Format a field's config.format sets or, failing that, the sheet's.
+func fieldFormat(f *model.Field, sheet *model.FieldFormat) string {
+	ff := sheet
+	if f.Config != nil && f.Config.Format != nil {
+		ff = f.Config.Format
+	}
+	if ff == nil {
 		return ""
 	}
 	switch f.Type {
 	case model.FieldDate:
-		return map[string]string{"DD/MM/YYYY": "DMY", "MM/DD/YYYY": "MDY", "YYYY-MM-DD": "YMD"}[f.Config.Format.DateFormat]
+		return map[string]string{"DD/MM/YYYY": "DMY", "MM/DD/YYYY": "MDY", "YYYY-MM-DD": "YMD"}[ff.DateFormat]
 	case model.FieldNumber:
-		return f.Config.Format.DecimalSeparator
+		return ff.DecimalSeparator
 	}
 	return ""
 }

@@ -37,6 +37,9 @@ func Sheet(cfg *model.SheetConfig, key string) error {
 	if t := cfg.MappingConfidenceThreshold; t != nil && (*t <= 0 || *t > 1) {
 		return errs.Invalidf(key+".mappingConfidenceThreshold", "mappingConfidenceThreshold must be greater than 0 and at most 1, got %v", *t)
 	}
+	if err := fieldFormat(cfg.Format, key+".format"); err != nil {
+		return err
+	}
 	if cfg.Fields == nil {
 		cfg.Fields = []model.Field{}
 	}
@@ -60,6 +63,24 @@ func Sheet(cfg *model.SheetConfig, key string) error {
 		if err := sheetConstraint(cfg, c, fmt.Sprintf("%s.constraints[%d]", key, i)); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// fieldFormat checks a config.format hint of a field or (for every field) of a sheet.
+func fieldFormat(ff *model.FieldFormat, key string) error {
+	if ff == nil {
+		return nil
+	}
+	switch ff.DateFormat {
+	case "", "DD/MM/YYYY", "MM/DD/YYYY", "YYYY-MM-DD":
+	default:
+		return errs.Invalidf(key+".dateFormat", "dateFormat must be DD/MM/YYYY, MM/DD/YYYY or YYYY-MM-DD, got %q", ff.DateFormat)
+	}
+	switch ff.DecimalSeparator {
+	case "", ".", ",":
+	default:
+		return errs.Invalidf(key+".decimalSeparator", "decimalSeparator must be \".\" or \",\", got %q", ff.DecimalSeparator)
 	}
 	return nil
 }
@@ -93,17 +114,9 @@ func Field(f *model.Field, key string) error {
 	if err := appearance(f, key); err != nil {
 		return err
 	}
-	if f.Config != nil && f.Config.Format != nil {
-		ff := f.Config.Format
-		switch ff.DateFormat {
-		case "", "DD/MM/YYYY", "MM/DD/YYYY", "YYYY-MM-DD":
-		default:
-			return errs.Invalidf(key+".config.format.dateFormat", "dateFormat must be DD/MM/YYYY, MM/DD/YYYY or YYYY-MM-DD, got %q", ff.DateFormat)
-		}
-		switch ff.DecimalSeparator {
-		case "", ".", ",":
-		default:
-			return errs.Invalidf(key+".config.format.decimalSeparator", "decimalSeparator must be \".\" or \",\", got %q", ff.DecimalSeparator)
+	if f.Config != nil {
+		if err := fieldFormat(f.Config.Format, key+".config.format"); err != nil {
+			return err
 		}
 	}
 	switch f.Type {

@@ -265,3 +265,57 @@ func TestWizardShowsAndConfirmsFormats(t *testing.T) {
 		t.Fatalf("DOB's switch shows %q", v)
 	}
 }
+
+// Records written through /v1 are read with the sheet's config.format, a field's own
+// config.format overriding it; a sheet without a hint takes unambiguous values and refuses
+// to guess the ambiguous ones. Hints that are not formats are a 400.
+func TestFormatsHintsThroughTheAPI(t *testing.T) {
+	e := newAPI(t)
+	spaceID := e.mustCreateSpace(t, testSecret, map[string]any{"name": "hints"})["id"].(string)
+	field := func(key, typ string, format map[string]any) map[string]any {
+		f := map[string]any{"key": key, "type": typ}
+		if format != nil {
+			f["config"] = map[string]any{"format": format}
+		}
+		return f
+	}
+	wb := e.mustCreateWorkbook(t, map[string]any{"name": "Hints", "spaceId": spaceID, "sheets": []any{
+		map[string]any{"name": "European", "format": map[string]any{"dateFormat": "DD/MM/YYYY", "decimalSeparator": ","}, "fields": []any{
+			field("dob", "date", nil), field("amount", "number", nil), field("us_date", "date", map[string]any{"dateFormat": "MM/DD/YYYY"})}},
+		map[string]any{"name": "Unhinted", "fields": []any{field("dob", "date", nil), field("amount", "number", nil)}},
+	}})
+	sheets := wb["sheets"].([]any)
+	european, unhinted := sheets[0].(map[string]any), sheets[1].(map[string]any)
+	if f, _ := european["config"].(map[string]any)["format"].(map[string]any); f["dateFormat"] != "DD/MM/YYYY" {
+		t.Fatalf("the sheet's config.format is not kept: %v", european["config"])
+	}
+	row := func(dob, amount string) map[string]any {
+		return map[string]any{"dob": map[string]any{"value": dob}, "amount": map[string]any{"value": amount}}
+	}
+	eu := european["id"].(string)
+	in := row("05/08/1963", "1.234,56")
+	in["us_date"] = map[string]any{"value": "05/08/1963"}
+	e.mustCall(t, "POST", "/v1/sheets/"+eu+"/records", testSecret, []any{in})
+	r := recordsOf(t, e.mustCall(t, "GET", "/v1/sheets/"+eu+"/records", testSecret, nil))[0]
+	if cellValue(r, "dob") != "1963-08-05" || cellValue(r, "amount") != 1234.56 || cellValue(r, "us_date") != "1963-05-08" {
+		t.Fatalf("read with the sheet's and the field's hints: %v", r["values"])
+	}
+
+	un := unhinted["id"].(string)
+	e.mustCall(t, "POST", "/v1/sheets/"+un+"/records", testSecret, []any{row("23/08/1984", "621,113.00"), row("05/08/1963", "1.5")})
+	recs := recordsOf(t, e.mustCall(t, "GET", "/v1/sheets/"+un+"/records?includeMessages=true", testSecret, nil))
+	if cellValue(recs[0], "dob") != "1984-08-23" || cellValue(recs[0], "amount") != 621113.0 {
+		t.Fatalf("unambiguous values without a hint: %v", recs[0]["values"])
+	}
+	dob := recs[1]["values"].(map[string]any)["dob"].(map[string]any)
+	msgs, _ := dob["messages"].([]any)
+	if dob["value"] != "05/08/1963" || len(msgs) != 1 || !strings.Contains(msgs[0].(map[string]any)["message"].(string), "could be day/month or month/day") {
+		t.Fatalf("an ambiguous date without a hint is kept as written with an error: %v", dob)
+	}
+
+	status, out := e.call(t, "POST", "/v1/workbooks", testSecret, map[string]any{"name": "Bad", "spaceId": spaceID, "sheets": []any{
+		map[string]any{"name": "Bad", "format": map[string]any{"dateFormat": "DD.MM.YY"}, "fields": []any{field("dob", "date", nil)}}}})
+	if status != 400 || !strings.Contains(errorMessage(out), "dateFormat must be DD/MM/YYYY, MM/DD/YYYY or YYYY-MM-DD") {
+		t.Fatalf("a sheet hint that is not a format: %d %v", status, out)
+	}
+}
