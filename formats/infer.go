@@ -186,6 +186,18 @@ func (c *Column) Boolean() Reading {
 	return Reading{Kind: "boolean", Format: "yes/no", Readable: c.Bools, Values: c.Values, Proof: c.Bools}
 }
 
+// Readings are the column's readings that read at least one of its values, dates first:
+// what an agent sees of a column before it is mapped.
+func (c *Column) Readings() []Reading {
+	out := []Reading{}
+	for _, r := range []Reading{c.Date(), c.Number(), c.Boolean()} {
+		if r.Readable > 0 || r.Against > 0 {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
 // For returns the reading for a field type, and false for types read as they are.
 func (c *Column) For(fieldType string) (Reading, bool) {
 	switch fieldType {

@@ -319,3 +319,36 @@ func TestFormatsHintsThroughTheAPI(t *testing.T) {
 		t.Fatalf("a sheet hint that is not a format: %d %v", status, out)
 	}
 }
+
+// POST /v1/files/detect-header says how each column below the header reads.
+func TestDetectHeaderShowsFormats(t *testing.T) {
+	e := newAPI(t)
+	out := dataOf(e.mustCall(t, "POST", "/v1/files/detect-header", testSecret, map[string]any{"data": [][]string{
+		{"Buchungstag", "Betrag", "Aktiv", "Name"},
+		{"31.12.2024", "1.234,56 €", "ja", "Anna"},
+		{"05.01.2025", "-12,00 €", "nein", "Ben"},
+	}}))
+	if out["headerRow"] != 1.0 {
+		t.Fatalf("headerRow %v", out["headerRow"])
+	}
+	cols := out["formats"].([]any)
+	first := func(i int) map[string]any {
+		rs := cols[i].([]any)
+		if len(rs) == 0 {
+			t.Fatalf("column %d has no reading: %v", i, cols)
+		}
+		return rs[0].(map[string]any)
+	}
+	if r := first(0); r["kind"] != "date" || r["format"] != "DMY" || r["proof"] != 1.0 || r["ambiguous"] != false {
+		t.Fatalf("Buchungstag: %v", r)
+	}
+	if r := first(1); r["kind"] != "number" || r["format"] != "," || r["readable"] != 2.0 {
+		t.Fatalf("Betrag: %v", r)
+	}
+	if r := first(2); r["kind"] != "boolean" || r["readable"] != 2.0 {
+		t.Fatalf("Aktiv: %v", r)
+	}
+	if rs := cols[3].([]any); len(rs) != 0 {
+		t.Fatalf("Name reads as %v", rs)
+	}
+}

@@ -96,6 +96,19 @@ test("detect-header skips title lines", async () => {
   assert.deepEqual(res.letters, ["A", "B", "C"]);
 });
 
+test("detect-header reads each column's date order and decimal separator", async () => {
+  const res = (await api.files.detectHeader({ options: { algorithm: "default" }, data: [["DOB", "Revenue"], ["23/08/1984", "621,113.00"], ["05/08/1963", "1,234.50"]] })).data;
+  assert.deepEqual(res.header, ["DOB", "Revenue"]);
+  const [dob] = res.formats[0];
+  assert.equal(dob.kind, "date");
+  assert.equal(dob.format, "DMY");
+  assert.equal(dob.proof, 1);
+  const [revenue] = res.formats[1];
+  assert.equal(revenue.kind, "number");
+  assert.equal(revenue.format, ".");
+  assert.equal(revenue.readable, 2);
+});
+
 test("export a sheet as CSV and XLSX, all or filtered", async () => {
   const wb = (await api.workbooks.create({ name: "Out", spaceId: space.id, sheets: [{ name: "People", slug: "people", fields: [{ key: "name", type: "string", label: "Name" }, { key: "age", type: "number", label: "Age" }] }] })).data;
   const sheetId = wb.sheets[0].id;

@@ -18,6 +18,7 @@ import (
 	"github.com/sluice/sluice/auth"
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/extract"
+	"github.com/sluice/sluice/formats"
 	"github.com/sluice/sluice/model"
 	"github.com/sluice/sluice/store"
 )
@@ -414,10 +415,23 @@ func (h *Files) DetectHeader(c *fiber.Ctx) error {
 		header = []string{}
 	}
 	letters := make([]string, len(header))
+	cols := make([]formats.Column, len(header))
 	for i := range letters {
 		letters[i] = columnLetter(i)
 	}
-	return data(c, fiber.Map{"header": header, "headerRow": idx + 1, "letters": letters})
+	// How the rows below the header read, column by column (issue 14): the same counts an
+	// uploaded file's columns get, so an agent can see a date order or decimal separator
+	// before it maps anything.
+	for _, row := range in.Data[idx+1:] {
+		for i := range min(len(row), len(cols)) {
+			cols[i].Add(row[i])
+		}
+	}
+	readings := make([][]formats.Reading, len(cols))
+	for i := range cols {
+		readings[i] = cols[i].Readings()
+	}
+	return data(c, fiber.Map{"header": header, "headerRow": idx + 1, "letters": letters, "formats": readings})
 }
 
 // columnLetter is a spreadsheet column name: A, B, …, Z, AA, AB, …
