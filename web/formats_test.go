@@ -352,3 +352,59 @@ func TestDetectHeaderShowsFormats(t *testing.T) {
 		t.Fatalf("Name reads as %v", rs)
 	}
 }
+
+// An HR export from Excel: dates in date-formatted cells (serial numbers underneath, one a
+// custom dd/mm/yyyy), a column of bare serial numbers, text dates written 23.08.2024 and a
+// money-formatted salary.
+func TestFormatsExcelSerialDates(t *testing.T) {
+	e := newAPI(t)
+	startWorker(t, e)
+	sheetID, plan := e.importFile(t, "hr-export-serial-dates.xlsx", []any{
+		map[string]any{"key": "employee", "label": "Employee", "type": "string"},
+		map[string]any{"key": "start", "label": "Start date", "type": "date"},
+		map[string]any{"key": "birthday", "label": "Birthday", "type": "date"},
+		map[string]any{"key": "review", "label": "Last review", "type": "date"},
+		map[string]any{"key": "hired", "label": "Hired (serial)", "type": "date"},
+		map[string]any{"key": "salary", "label": "Salary", "type": "number"},
+	})
+	if m := edgeMeta(t, plan, "hired"); m["format"] != "serial" {
+		t.Fatalf("bare serial numbers: %v", m)
+	}
+	if m := edgeMeta(t, plan, "review"); m["format"] != "DMY" {
+		t.Fatalf("23.08.2024 and 31.12.2023: %v", m)
+	}
+	want := map[string]map[string]any{
+		"Ana Souza":    {"start": "2024-01-01", "birthday": "1984-08-23", "review": "2024-08-23", "hired": "2024-01-01", "salary": 52000.5},
+		"Bernd Müller": {"start": "2021-01-01", "birthday": "1980-01-01", "review": "2024-01-05", "hired": "2021-01-01", "salary": 61250.0},
+		"Chloé Martin": {"start": "2019-01-01", "birthday": "1990-05-07", "review": "2023-12-31", "hired": "2019-01-01", "salary": 48900.75},
+	}
+	for name, fields := range want {
+		r := e.findRecord(t, sheetID, "employee", name)
+		for k, v := range fields {
+			if got := cellValue(r, k); got != v {
+				t.Errorf("%s: %s = %v, want %v", name, k, got, v)
+			}
+		}
+	}
+	if n := e.errorCount(t, sheetID); n != 1 {
+		t.Fatalf("%v records in error, want 1 (the review that is \"not done\")", n)
+	}
+	r := e.findRecord(t, sheetID, "employee", "Dai Nguyen")
+	review := r["values"].(map[string]any)["review"].(map[string]any)
+	msgs, _ := review["messages"].([]any)
+	if review["value"] != "not done" || len(msgs) != 1 || !strings.Contains(msgs[0].(map[string]any)["message"].(string), "Expected a date as day/month/year") {
+		t.Fatalf("an unreadable review: %v", review)
+	}
+
+	// The wizard says how it reads the file's columns.
+	wb := dataOf(e.mustCall(t, "GET", "/v1/workbooks/"+dataOf(e.mustCall(t, "GET", "/v1/sheets/"+sheetID, testSecret, nil))["workbookId"].(string), testSecret, nil))
+	spaceID := wb["spaceId"].(string)
+	file := listOf(e.mustCall(t, "GET", "/v1/files?spaceId="+spaceID, testSecret, nil))[0].(map[string]any)
+	_, doc := loggedIn(t, e).do(t, "GET", "/space/"+spaceID+"/import/"+file["id"].(string)+"?to="+sheetID, nil, false)
+	for col, want := range map[string]string{"Hired (serial)": "Read as Excel date numbers", "Last review": "Read as day/month/year"} {
+		text := strings.Join(strings.Fields(doc.Find(`[data-testid=import-row][data-column="` + col + `"] [data-testid=import-format-text]`).Text()), " ")
+		if !strings.HasPrefix(text, want) {
+			t.Errorf("the wizard's line for %s: %q, want %q…", col, text, want)
+		}
+	}
+}
