@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"strconv"
 	"strings"
 
@@ -174,7 +175,7 @@ func (s *Service) PlanJob(ctx context.Context, j *model.Job) (*Plan, error) {
 			p.Edges = append(p.Edges, Edge{Source: src.Config.Fields[i], Destination: *df, Confidence: sg.Confidence, Certainty: certainty(sg.Confidence), Reasons: sg.Reasons, Apply: sg.AutoApply})
 		}
 	}
-	if err := s.readFormats(ctx, p); err != nil {
+	if err := s.readFormats(ctx, j.AccountID, p); err != nil {
 		return nil, err
 	}
 	for _, f := range src.Config.Fields {
@@ -193,9 +194,12 @@ func (s *Service) PlanJob(ctx context.Context, j *model.Job) (*Plan, error) {
 // readFormats gives each edge onto a date, number or boolean field the reading its source
 // column's values support (counted when the file was read), and uses it where the program
 // chose none and the values decide it.
-func (s *Service) readFormats(ctx context.Context, p *Plan) error {
+func (s *Service) readFormats(ctx context.Context, accountID string, p *Plan) error {
 	cols, err := s.DB.ColumnFormats(ctx, p.Source.ID)
 	if err != nil {
+		return err
+	}
+	if err := s.countColumns(ctx, accountID, p, cols); err != nil {
 		return err
 	}
 	for i := range p.Edges {
@@ -213,6 +217,34 @@ func (s *Service) readFormats(ctx context.Context, p *Plan) error {
 			e.Format = r.Format
 		}
 	}
+	return nil
+}
+
+// countColumns counts, over every record of the source sheet, the values of the columns
+// mapped onto date, number or boolean fields that have no counts from a file's extraction
+// (a sheet written through the API or by hand): the same reading a file's columns get.
+func (s *Service) countColumns(ctx context.Context, accountID string, p *Plan, cols map[string]*formats.Column) error {
+	need := map[string]*formats.Column{}
+	for _, e := range p.Edges {
+		if _, typed := (&formats.Column{}).For(e.Destination.Type); typed && cols[e.Source.Key] == nil {
+			need[e.Source.Key] = &formats.Column{}
+		}
+	}
+	if len(need) == 0 {
+		return nil
+	}
+	err := s.DB.EachRecord(ctx, accountID, p.Source.ID, store.RecordQuery{}, func(r *store.Record) error {
+		for _, c := range r.Cells {
+			if col := need[c.Key]; col != nil {
+				col.Add(CellText(c.Value))
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	maps.Copy(cols, need)
 	return nil
 }
 

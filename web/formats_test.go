@@ -408,3 +408,48 @@ func TestFormatsExcelSerialDates(t *testing.T) {
 		}
 	}
 }
+
+// A source sheet written through the API (no file, so no counts from extraction) gets its
+// columns read when they are mapped: the plan shows the reading and the map job uses it.
+func TestFormatsOfASheetWithoutAFile(t *testing.T) {
+	e := newAPI(t)
+	startWorker(t, e)
+	spaceID := e.mustCreateSpace(t, testSecret, map[string]any{"name": "typed source"})["id"].(string)
+	text := func(keys ...string) []any {
+		var out []any
+		for _, k := range keys {
+			out = append(out, map[string]any{"key": k, "label": k, "type": "string"})
+		}
+		return out
+	}
+	src := e.mustCreateWorkbook(t, map[string]any{"name": "Pasted", "spaceId": spaceID, "sheets": []any{map[string]any{"name": "Pasted", "fields": text("Name", "Joined", "Amount")}}})
+	dst := e.mustCreateWorkbook(t, map[string]any{"name": "Clean", "spaceId": spaceID, "sheets": []any{map[string]any{"name": "Clean", "fields": []any{
+		map[string]any{"key": "name", "label": "Name", "type": "string"}, map[string]any{"key": "joined", "label": "Joined", "type": "date"},
+		map[string]any{"key": "amount", "label": "Amount", "type": "number"}}}}})
+	srcSheet := src["sheets"].([]any)[0].(map[string]any)["id"].(string)
+	dstSheet := dst["sheets"].([]any)[0].(map[string]any)["id"].(string)
+	row := func(name, joined, amount string) map[string]any {
+		return map[string]any{"Name": map[string]any{"value": name}, "Joined": map[string]any{"value": joined}, "Amount": map[string]any{"value": amount}}
+	}
+	e.mustCall(t, "POST", "/v1/sheets/"+srcSheet+"/records", testSecret, []any{row("A", "23/08/1984", "1.234,56"), row("B", "05/08/1963", "7,5")})
+	j := e.mustCreateJob(t, map[string]any{"type": "workbook", "operation": "map", "source": src["id"], "destination": dst["id"], "trigger": "manual",
+		"config": map[string]any{"sourceSheetId": srcSheet, "destinationSheetId": dstSheet}})
+	plan := dataOf(e.mustCall(t, "GET", "/v1/jobs/"+j["id"].(string)+"/plan", testSecret, nil))["plan"].(map[string]any)
+	if m := edgeMeta(t, plan, "joined"); m["format"] != "DMY" || m["reading"].(map[string]any)["proof"] != 1.0 {
+		t.Fatalf("Joined's reading: %v", m)
+	}
+	if m := edgeMeta(t, plan, "amount"); m["format"] != "," {
+		t.Fatalf("Amount's reading: %v", m)
+	}
+	e.mustCall(t, "POST", "/v1/jobs/"+j["id"].(string)+"/execute", testSecret, nil)
+	if done := e.waitJob(t, j["id"].(string)); done["status"] != "complete" {
+		t.Fatalf("map job: %v", done["outcome"])
+	}
+	b := e.findRecord(t, dstSheet, "name", "B")
+	if cellValue(b, "joined") != "1963-08-05" || cellValue(b, "amount") != 7.5 {
+		t.Fatalf("B read with the column's formats: %v", b["values"])
+	}
+	if n := e.errorCount(t, dstSheet); n != 0 {
+		t.Fatalf("%v records in error", n)
+	}
+}
