@@ -3,6 +3,7 @@ package bench_test
 
 import (
 	"bufio"
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -16,6 +17,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sluice/sluice/formats"
 )
 
 func envInt(key string, def int) int {
@@ -156,9 +159,38 @@ func BenchmarkFileImport(b *testing.B) {
 		b.Fatalf("got %v records and a page of %d, want %d and 100", counts["total"], len(page), rows)
 	}
 	rss := peakRSS(srv.Process.Pid)
+	infer := inferenceTime(b, csvPath)
+	b.ReportMetric(100*infer.Seconds()/took.Seconds(), "%-inference")
+	fmt.Printf("format inference over every value of the %d columns: %.2fs = %.1f%% of the import (target <= 10%%)\n", 8, infer.Seconds(), 100*infer.Seconds()/took.Seconds())
 	b.ReportMetric(float64(rows)/took.Seconds(), "rows/s")
 	b.ReportMetric(took.Seconds()/ref.Seconds(), "x-sqlite3-import")
 	b.ReportMetric(rss, "peak-RSS-MiB")
 	fmt.Printf("file import: %d rows (%.0f MiB CSV) in %.1fs = %.0f rows/s; sqlite3 .import %.1fs; ratio %.2fx (target <= 3x); server peak RSS %.0f MiB (target <= 300)\n",
 		rows, float64(size)/(1<<20), took.Seconds(), float64(rows)/took.Seconds(), ref.Seconds(), took.Seconds()/ref.Seconds(), rss)
+}
+
+// inferenceTime is what format inference (issue 14) costs over a whole file: every value of
+// every column counted as extraction counts them, timed apart from reading the file.
+func inferenceTime(b *testing.B, path string) time.Duration {
+	f, err := os.Open(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(bufio.NewReaderSize(f, 1<<20)).ReadAll()
+	if err != nil {
+		b.Fatal(err)
+	}
+	cols := make([]formats.Column, len(rows[0]))
+	start := time.Now()
+	for _, row := range rows[1:] {
+		for i, v := range row {
+			cols[i].Add(v)
+		}
+	}
+	took := time.Since(start)
+	if r := cols[7].Date(); r.Format != formats.YMD || r.Readable != len(rows)-1 {
+		b.Fatalf("signup_date reads as %+v", r)
+	}
+	return took
 }

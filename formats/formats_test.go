@@ -1,6 +1,10 @@
 package formats
 
-import "testing"
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+)
 
 func TestParseDate(t *testing.T) {
 	for _, c := range []struct{ in, order, want string }{
@@ -169,6 +173,38 @@ func TestDisplayFollowsTheLanguage(t *testing.T) {
 	for _, s := range []string{"23/08/1984", "1984-13-40", "", "tomorrow", "1984-08-23T99"} {
 		if got, ok := Display("en", s); ok {
 			t.Errorf("Display(en, %q) = %q; want it shown as stored", s, got)
+		}
+	}
+}
+
+// addCommon's shortcuts count exactly what the general readers count, over the shapes it
+// takes and their near misses.
+func TestAddCommonIsExact(t *testing.T) {
+	corpus := []string{"0", "1", "2", "7", "12", "007", "0.5", "00.50", "123456", "2958465", "2958466", "99999999999", "19840823", "12345678",
+		"1.5", "1.23", "1.234", "12.345", "1234.567", "123.4567", ".5", "5.", "1.2.3", "12.05", "31.12", "45292.75", "1e5", "10am", "23rd",
+		"2024-03-05", "2024-02-30", "2024-13-01", "1984-8-23", "2024-03-05T10:00", "20-03-2024", "2024-03", "-12", "-1.5", "1-2",
+		"First123", "Last9", "Aug2024", "June12", "Sept2024", "usd12", "eur1.5", "Item-42", "abc", "ABCD", "AB12", "abcd12.5", "abcd-12"}
+	r := rand.New(rand.NewPCG(1, 2))
+	alphabet := "0123456789.-/aZmr"
+	for range 20000 {
+		n := 1 + r.IntN(11)
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = alphabet[r.IntN(len(alphabet))]
+		}
+		corpus = append(corpus, string(b))
+	}
+	for i := range 3000 {
+		corpus = append(corpus, fmt.Sprintf("%04d-%02d-%02d", 1900+i%200, i%14, i%33), fmt.Sprintf("%d.%0*d", i, 1+i%4, i%1000), fmt.Sprint(i*977))
+		sep := string("/.-"[i%3])
+		corpus = append(corpus, fmt.Sprintf("%d%s%0*d%s%d", i%35, sep, 1+i%2, (i/7)%35, sep, []int{1984, 2024, 84, 999, 10000}[i%5]))
+	}
+	for _, s := range corpus {
+		var fast, slow Column
+		fast.Add(s)
+		slow.addGeneral(s)
+		if fast != slow {
+			t.Fatalf("%q: shortcut counts %+v, the readers %+v", s, fast, slow)
 		}
 	}
 }

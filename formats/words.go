@@ -91,7 +91,29 @@ func init() {
 
 // ParseBool reads a yes/no answer in any of the UI's languages.
 func ParseBool(s string) (value, ok bool) {
-	w := strings.ToLower(strings.TrimSpace(s))
+	w := strings.TrimSpace(s)
+	var buf [24]byte
+	if len(w) <= len(buf) {
+		// ASCII lower-cased on the stack: inference asks this of every short word
+		ascii := true
+		for i := 0; i < len(w) && ascii; i++ {
+			b := w[i]
+			if b >= 'A' && b <= 'Z' {
+				b += 'a' - 'A'
+			}
+			buf[i], ascii = b, b < 0x80
+		}
+		if ascii {
+			switch k := buf[:len(w)]; {
+			case trueWords[string(k)]:
+				return true, true
+			case falseWords[string(k)]:
+				return false, true
+			}
+			return false, false
+		}
+	}
+	w = strings.ToLower(w)
 	switch {
 	case trueWords[w]:
 		return true, true
