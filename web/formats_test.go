@@ -3,6 +3,7 @@ package web_test
 import (
 	"net/url"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -263,6 +264,9 @@ func TestWizardShowsAndConfirmsFormats(t *testing.T) {
 	}
 	if v := format.Find(`select option[selected]`).AttrOr("value", ""); v != "DMY" {
 		t.Fatalf("DOB's switch shows %q", v)
+	}
+	if ex := format.Find(`[data-testid=import-format-example]`).Text(); !regexp.MustCompile(`^\(\d\d/\d\d/\d{4} → \d{4}-\d\d-\d\d\)$`).MatchString(ex) {
+		t.Fatalf("DOB's example of how a value is stored: %q", ex)
 	}
 }
 

@@ -362,6 +362,11 @@ func importFormat(col *formats.Column, f *model.Field) *views.ImportFormat {
 		return nil // nothing in the column reads as this type: its errors will say so
 	}
 	out := &views.ImportFormat{Kind: r.Kind, Format: r.Format, Proof: r.Proof, Against: r.Against, Ambiguous: r.Ambiguous, Example: r.Example}
+	if !r.Ambiguous && r.Example != "" {
+		if v, ok := formats.Normalize(r.Example, f.Type, r.Format); ok && v != r.Example {
+			out.Stored = v // 1.234,56 → 1234.56
+		}
+	}
 	switch {
 	case r.Kind == "number":
 		out.Choices = []string{formats.Point, formats.Comma}
