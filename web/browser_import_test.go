@@ -104,7 +104,7 @@ func TestBrowserWizardDateFormat(t *testing.T) {
 	body, _ := os.ReadFile("testdata/formats/ambiguous-dates.csv")
 	f := e.mustUpload(t, spaceID, "ambiguous-dates.csv", string(body))
 	var png []byte
-	var line string
+	var line, shown string
 	err := chromedp.Run(ctx,
 		logIn(base),
 		chromedp.Navigate(base+"/space/"+spaceID+"/import/"+f["id"].(string)+"?to="+dest),
@@ -115,9 +115,14 @@ func TestBrowserWizardDateFormat(t *testing.T) {
 		chromedp.SetValue(`select[name="fmt:Start"]`, "DMY", chromedp.ByQuery),
 		chromedp.Click(`[data-testid=import-run]`),
 		chromedp.WaitVisible(`[data-testid=grid]`),
+		chromedp.WaitVisible(`td[data-key=start] span[title="2020-08-05"]`),
+		chromedp.Text(`td[data-key=start] span[title="2020-08-05"]`, &shown),
 	)
 	if err != nil {
 		t.Fatalf("browser: %v", err)
+	}
+	if shown != "Aug 5, 2020" {
+		t.Fatalf("the grid shows 2020-08-05 as %q", shown)
 	}
 	if !strings.Contains(line, "Every value reads both as day/month and month/day") {
 		t.Fatalf("the wizard says %q", line)
