@@ -406,7 +406,7 @@ func TestFormatsExcelSerialDates(t *testing.T) {
 	file := listOf(e.mustCall(t, "GET", "/v1/files?spaceId="+spaceID, testSecret, nil))[0].(map[string]any)
 	_, doc := loggedIn(t, e).do(t, "GET", "/space/"+spaceID+"/import/"+file["id"].(string)+"?to="+sheetID, nil, false)
 	for col, want := range map[string]string{"Hired (serial)": "Read as Excel date numbers", "Last review": "Read as day/month/year"} {
-		text := strings.Join(strings.Fields(doc.Find(`[data-testid=import-row][data-column="` + col + `"] [data-testid=import-format-text]`).Text()), " ")
+		text := strings.Join(strings.Fields(doc.Find(`[data-testid=import-row][data-column="`+col+`"] [data-testid=import-format-text]`).Text()), " ")
 		if !strings.HasPrefix(text, want) {
 			t.Errorf("the wizard's line for %s: %q, want %q…", col, text, want)
 		}
