@@ -119,11 +119,9 @@ func schemaHash(cfg *model.SheetConfig) string {
 // constraint, and revalidates its records when the schema changed since they were checked.
 func (tx *Tx) prepareWrite(rs *recSheet) error {
 	if rs.sk == 0 {
-		res, err := tx.exec(`INSERT INTO record_sheets (sheet_id, schema_hash) VALUES (?, ?)`, rs.ID, schemaHash(&rs.Config))
-		if err != nil {
+		if err := tx.queryRow(`INSERT INTO record_sheets (sheet_id, schema_hash) VALUES (?, ?) RETURNING sk`, rs.ID, schemaHash(&rs.Config)).Scan(&rs.sk); err != nil {
 			return errs.Wrap(err, "create record sheet")
 		}
-		rs.sk, _ = res.LastInsertId()
 		rs.hash = schemaHash(&rs.Config)
 	}
 	if err := tx.assignColumns(rs); err != nil {
@@ -133,11 +131,10 @@ func (tx *Tx) prepareWrite(rs *recSheet) error {
 		if _, ok := rs.ucOf[u]; ok {
 			continue
 		}
-		res, err := tx.exec(`INSERT INTO unique_rules (sk, name) VALUES (?, ?)`, rs.sk, u.Name)
-		if err != nil {
+		var uc int64
+		if err := tx.queryRow(`INSERT INTO unique_rules (sk, name) VALUES (?, ?) RETURNING uc`, rs.sk, u.Name).Scan(&uc); err != nil {
 			return errs.Wrap(err, "create unique rule")
 		}
-		uc, _ := res.LastInsertId()
 		rs.ucOf[u], rs.byUC[uc] = uc, u
 	}
 	if h := schemaHash(&rs.Config); h != rs.hash {

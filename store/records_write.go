@@ -84,12 +84,7 @@ func (tx *Tx) newVersion(rs *recSheet, w *writeCtx) error {
 	}
 	w.versionID = c.ID
 	tx.touch(rs.sk)
-	res, err := tx.exec(`INSERT INTO record_versions (id, sk, created_at) VALUES (?, ?, ?)`, w.versionID, rs.sk, ms(tx.now))
-	if err != nil {
-		return errs.Wrap(err, "create version")
-	}
-	w.vseq, err = res.LastInsertId()
-	if err != nil {
+	if err := tx.queryRow(`INSERT INTO record_versions (id, sk, created_at) VALUES (?, ?, ?) RETURNING vseq`, w.versionID, rs.sk, ms(tx.now)).Scan(&w.vseq); err != nil {
 		return errs.Wrap(err, "create version")
 	}
 	if w.opt.Completes != "" {

@@ -57,12 +57,10 @@ func (db *DB) CreateSnapshot(ctx context.Context, accountID, sheetID, label, thr
 		}
 		cfg, _ := json.Marshal(rs.Config)
 		snap = &Snapshot{ID: NewID(PrefixSnapshot), SheetID: rs.ID, Label: label, ThreadID: threadID, CreatedBy: actor, CreatedAt: tx.now, Config: rs.Config}
-		res, err := tx.exec(`INSERT INTO snapshots (id, sheet_id, label, thread_id, config, created_by, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-			snap.ID, snap.SheetID, label, threadID, string(cfg), actor, ms(tx.now))
-		if err != nil {
+		if err := tx.queryRow(`INSERT INTO snapshots (id, sheet_id, label, thread_id, config, created_by, created_at) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING ssk`,
+			snap.ID, snap.SheetID, label, threadID, string(cfg), actor, ms(tx.now)).Scan(&snap.ssk); err != nil {
 			return errs.Wrap(err, "insert snapshot")
 		}
-		snap.ssk, _ = res.LastInsertId()
 		if rs.sk != 0 {
 			lo, hi := ridRange(rs.sk)
 			if _, err := tx.exec(`INSERT INTO snapshot_records (ssk, rid, vals, x) SELECT ?, rid, vals, x FROM records WHERE rid BETWEEN ? AND ?`, snap.ssk, lo, hi); err != nil {
