@@ -19,14 +19,27 @@ import (
 	"github.com/sluice/sluice/errs"
 )
 
-//go:embed migrations/*.sql
+//go:embed migrations/*.sql migrations/postgres/*.sql
 var migrations embed.FS
+
+// Advisory lock keys of PostgreSQL mode.
+const (
+	writeLock     int64 = 0x51c3_0001
+	migrationLock int64 = 0x51c3_0002
+)
+
+func (db *DB) migrationDir() string {
+	if db.w.d == postgresDialect {
+		return "migrations/postgres"
+	}
+	return "migrations"
+}
 
 // DB is the SQLite store. Writes go through one connection so SQLite never sees two writers;
 // reads use a pool that runs beside the writer thanks to WAL.
 type DB struct {
-	w     *sql.DB
-	r     *sql.DB
+	w     *pool
+	r     *pool
 	Now   func() time.Time // the clock; tests replace it
 	sorts sortCache        // the full order of recent sorted record queries
 	// Sealer encrypts API keys at rest under the master key; set it before the first key is
@@ -67,7 +80,7 @@ func Open(path string) (*DB, error) {
 		return nil, err
 	}
 	r.SetMaxOpenConns(8)
-	db := &DB{w: w, r: r, Now: func() time.Time { return time.Now().UTC() }}
+	db := &DB{w: &pool{DB: w}, r: &pool{DB: r}, Now: func() time.Time { return time.Now().UTC() }}
 	if err := db.migrate(context.Background()); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("migrate: %w", err)
@@ -89,10 +102,10 @@ func (db *DB) Close() error {
 func (db *DB) Ping(ctx context.Context) error { return db.r.PingContext(ctx) }
 
 func (db *DB) migrate(ctx context.Context) error {
-	if _, err := db.w.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)`); err != nil {
+	if _, err := db.w.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at BIGINT NOT NULL)`); err != nil {
 		return err
 	}
-	entries, err := migrations.ReadDir("migrations")
+	entries, err := migrations.ReadDir(db.migrationDir())
 	if err != nil {
 		return err
 	}
@@ -124,7 +137,16 @@ func (db *DB) applyMigration(ctx context.Context, name string) error {
 	if n > 0 {
 		return nil
 	}
-	body, err := migrations.ReadFile("migrations/" + name)
+	if db.w.d == postgresDialect {
+		// nodes starting together apply each migration once
+		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(?)`, migrationLock); err != nil {
+			return err
+		}
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM schema_migrations WHERE name = ?`, name).Scan(&n); err != nil || n > 0 {
+			return err
+		}
+	}
+	body, err := migrations.ReadFile(db.migrationDir() + "/" + name)
 	if err != nil {
 		return err
 	}
@@ -139,7 +161,7 @@ func (db *DB) applyMigration(ctx context.Context, name string) error {
 
 // Tx is a write transaction with the time fixed once for everything it writes.
 type Tx struct {
-	*sql.Tx
+	*dtx
 	ctx     context.Context
 	now     time.Time
 	touched map[int64]bool // sheets whose records this transaction changes (sortCache)
@@ -156,7 +178,15 @@ func (db *DB) Update(ctx context.Context, fn func(tx *Tx) error) error {
 		return errs.Wrap(err, "begin transaction")
 	}
 	defer sqlTx.Rollback()
-	tx := &Tx{Tx: sqlTx, ctx: ctx, now: db.Now().UTC(), sealer: db.Sealer}
+	tx := &Tx{dtx: sqlTx, ctx: ctx, now: db.Now().UTC(), sealer: db.Sealer}
+	if db.w.d == postgresDialect {
+		// One writer at a time, as SQLite's immediate transactions give: every node's
+		// writes are serialized, so the order of commits is the order of event sequence
+		// numbers and a unique check sees every earlier write.
+		if _, err := sqlTx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(?)`, writeLock); err != nil {
+			return errs.Wrap(err, "take the write lock")
+		}
+	}
 	if err := fn(tx); err != nil {
 		return err
 	}

@@ -3,7 +3,6 @@ package store_test
 import (
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -26,7 +25,7 @@ type sheetEnv struct {
 
 func mustOpenDB(t testing.TB) *sheetEnv {
 	t.Helper()
-	db, err := store.Open(filepath.Join(t.TempDir(), "test.db"))
+	db, err := store.OpenDSN(store.TestDatabase(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -202,7 +202,7 @@ func (tx *Tx) writeRows(rs *recSheet, list []*recState, w *writeCtx, sqlFor func
 		if err != nil {
 			return err
 		}
-		if _, err := stmt.ExecContext(tx.ctx, args...); err != nil {
+		if _, err := stmt.ExecContext(tx.ctx, tx.stmtArgs(args)...); err != nil {
 			return errs.Wrap(err, "write records")
 		}
 	}

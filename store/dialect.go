@@ -1,0 +1,158 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// dialect is the SQL engine behind a DB. The store's queries are written once, in SQLite's
+// words; for PostgreSQL each is rewritten once (and cached) by rebind: numbered parameters,
+// INSERT OR IGNORE as ON CONFLICT DO NOTHING, LIKE as ILIKE (SQLite's LIKE ignores ASCII
+// case). SQLite's json_each, json_extract and instr exist in PostgreSQL as functions the
+// PostgreSQL migrations create.
+type dialect uint8
+
+const (
+	sqliteDialect dialect = iota
+	postgresDialect
+)
+
+// pool is a database/sql pool that speaks the store's SQL in its dialect.
+type pool struct {
+	*sql.DB
+	d dialect
+}
+
+// QueryContext runs a query in the pool's dialect.
+func (p *pool) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	return p.DB.QueryContext(ctx, p.d.rebind(query), p.d.args(args)...)
+}
+
+// QueryRowContext runs a one-row query in the pool's dialect.
+func (p *pool) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	return p.DB.QueryRowContext(ctx, p.d.rebind(query), p.d.args(args)...)
+}
+
+// ExecContext runs a statement in the pool's dialect.
+func (p *pool) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	return p.DB.ExecContext(ctx, p.d.rebind(query), p.d.args(args)...)
+}
+
+// BeginTx starts a transaction that speaks the pool's dialect.
+func (p *pool) BeginTx(ctx context.Context, opts *sql.TxOptions) (*dtx, error) {
+	tx, err := p.DB.BeginTx(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	return &dtx{Tx: tx, d: p.d}, nil
+}
+
+// dtx is a transaction that speaks the store's SQL in its dialect.
+type dtx struct {
+	*sql.Tx
+	d dialect
+}
+
+// QueryContext runs a query in the transaction.
+func (t *dtx) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	return t.Tx.QueryContext(ctx, t.d.rebind(query), t.d.args(args)...)
+}
+
+// QueryRowContext runs a one-row query in the transaction.
+func (t *dtx) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	return t.Tx.QueryRowContext(ctx, t.d.rebind(query), t.d.args(args)...)
+}
+
+// ExecContext runs a statement in the transaction.
+func (t *dtx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	return t.Tx.ExecContext(ctx, t.d.rebind(query), t.d.args(args)...)
+}
+
+// PrepareContext prepares a statement in the transaction; its arguments are still the
+// caller's, so PostgreSQL's are normalized by stmtArgs.
+func (t *dtx) PrepareContext(ctx context.Context, query string) (*sql.Stmt, error) {
+	return t.Tx.PrepareContext(ctx, t.d.rebind(query))
+}
+
+// stmtArgs adapts arguments for a prepared statement of the transaction.
+func (t *dtx) stmtArgs(args []any) []any { return t.d.args(args) }
+
+// args adapts Go values to the dialect: PostgreSQL keeps SQLite's integer flags as BIGINT,
+// so booleans travel as 0 and 1.
+func (d dialect) args(args []any) []any {
+	if d != postgresDialect {
+		return args
+	}
+	for i, a := range args {
+		if b, ok := a.(bool); ok {
+			if b {
+				args[i] = int64(1)
+			} else {
+				args[i] = int64(0)
+			}
+		}
+	}
+	return args
+}
+
+var rebound sync.Map // SQLite query → PostgreSQL query
+
+// rebind rewrites a query written for SQLite into the dialect.
+func (d dialect) rebind(q string) string {
+	if d != postgresDialect {
+		return q
+	}
+	if v, ok := rebound.Load(q); ok {
+		return v.(string)
+	}
+	out := toPostgres(q)
+	rebound.Store(q, out)
+	return out
+}
+
+// toPostgres rewrites parameters (? and ?N become $N, as SQLite numbers them: a bare ? is one
+// more than the largest number so far) outside quoted text, and SQLite's spellings
+// PostgreSQL lacks.
+func toPostgres(q string) string {
+	var b strings.Builder
+	b.Grow(len(q) + 16)
+	n := 0
+	for i := 0; i < len(q); i++ {
+		c := q[i]
+		switch c {
+		case '\'', '"':
+			j := i + 1
+			for j < len(q) && q[j] != c {
+				j++
+			}
+			if j >= len(q) {
+				j = len(q) - 1
+			}
+			b.WriteString(q[i : j+1])
+			i = j
+		case '?':
+			j := i + 1
+			for j < len(q) && q[j] >= '0' && q[j] <= '9' {
+				j++
+			}
+			k := n + 1
+			if j > i+1 {
+				k, _ = strconv.Atoi(q[i+1 : j])
+			}
+			n = max(n, k)
+			b.WriteString("$" + strconv.Itoa(k))
+			i = j - 1
+		default:
+			b.WriteByte(c)
+		}
+	}
+	out := b.String()
+	if strings.Contains(out, "INSERT OR IGNORE INTO") {
+		out = strings.Replace(out, "INSERT OR IGNORE INTO", "INSERT INTO", 1) + " ON CONFLICT DO NOTHING"
+	}
+	out = strings.ReplaceAll(out, " LIKE ", " ILIKE ")
+	return out
+}

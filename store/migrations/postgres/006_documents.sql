@@ -1,0 +1,16 @@
+-- PostgreSQL form of ../006_documents.sql (keep the two in step).
+-- Documents: Markdown or HTML pages inside a space.
+CREATE TABLE documents (
+    id             TEXT PRIMARY KEY,
+    account_id     TEXT NOT NULL,
+    environment_id TEXT NOT NULL,
+    space_id       TEXT NOT NULL REFERENCES spaces(id),
+    title          TEXT NOT NULL,
+    body           TEXT NOT NULL DEFAULT '',
+    treatments     TEXT NOT NULL DEFAULT '[]',
+    actions        TEXT NOT NULL DEFAULT '[]',
+    created_at     BIGINT NOT NULL,
+    updated_at     BIGINT NOT NULL,
+    deleted_at     BIGINT
+);
+CREATE INDEX documents_space ON documents(space_id, created_at);

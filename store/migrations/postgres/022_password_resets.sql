@@ -1,0 +1,12 @@
+-- PostgreSQL form of ../022_password_resets.sql (keep the two in step).
+-- Password reset by e-mail (issue 19): a one-hour, single-use link per request; only the
+-- token's hash is stored.
+CREATE TABLE password_resets (
+    id         TEXT PRIMARY KEY,
+    user_id    TEXT NOT NULL REFERENCES users(id),
+    token_hash TEXT NOT NULL UNIQUE,
+    created_at BIGINT NOT NULL,
+    expires_at BIGINT NOT NULL,
+    used_at    BIGINT
+);
+CREATE INDEX password_resets_user ON password_resets(user_id);

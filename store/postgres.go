@@ -1,0 +1,56 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5/stdlib"
+)
+
+// IsPostgresURL reports whether a database setting names PostgreSQL (postgres:// or
+// postgresql://) rather than a SQLite file.
+func IsPostgresURL(s string) bool {
+	return strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://")
+}
+
+// OpenPostgres opens the PostgreSQL database at url (through jackc/pgx) and applies the
+// PostgreSQL migrations. Several Sluice nodes may share it.
+func OpenPostgres(url string) (*DB, error) {
+	w, err := openPG(url, 8)
+	if err != nil {
+		return nil, err
+	}
+	r, err := openPG(url, 16)
+	if err != nil {
+		w.Close()
+		return nil, err
+	}
+	db := &DB{w: &pool{DB: w, d: postgresDialect}, r: &pool{DB: r, d: postgresDialect}, Now: func() time.Time { return time.Now().UTC() }}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := db.Ping(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("connect to PostgreSQL: %w", err)
+	}
+	if err := db.migrate(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("migrate: %w", err)
+	}
+	return db, nil
+}
+
+func openPG(url string, conns int) (*sql.DB, error) {
+	db, err := sql.Open("pgx", url)
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(conns)
+	db.SetMaxIdleConns(conns)
+	db.SetConnMaxIdleTime(5 * time.Minute)
+	return db, nil
+}
+
+var _ = stdlib.GetDefaultDriver // registers the "pgx" driver for database/sql
