@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -98,6 +99,8 @@ func (d dialect) args(args []any) []any {
 	return args
 }
 
+var indexedBy = regexp.MustCompile(` INDEXED BY \w+`)
+
 var rebound sync.Map // SQLite query → PostgreSQL query
 
 // rebind rewrites a query written for SQLite into the dialect.
@@ -154,5 +157,11 @@ func toPostgres(q string) string {
 		out = strings.Replace(out, "INSERT OR IGNORE INTO", "INSERT INTO", 1) + " ON CONFLICT DO NOTHING"
 	}
 	out = strings.ReplaceAll(out, " LIKE ", " ILIKE ")
+	out = strings.ReplaceAll(out, " AS INTEGER)", " AS BIGINT)") // SQLite's integers are 64-bit
+	out = indexedBy.ReplaceAllString(out, "")
+	// SQLite's IS NOT between two values is PostgreSQL's IS DISTINCT FROM
+	out = strings.ReplaceAll(out, " IS NOT NULL", "\x00")
+	out = strings.ReplaceAll(out, " IS NOT ", " IS DISTINCT FROM ")
+	out = strings.ReplaceAll(out, "\x00", " IS NOT NULL") // PostgreSQL's planner picks
 	return out
 }

@@ -221,7 +221,7 @@ func (tx *Tx) applyCounts(rs *recSheet, d *countDelta) error {
 			continue
 		}
 		_, err := tx.exec(`INSERT INTO record_field_counts (sk, field_key, errors, empties) VALUES (?, ?, ?, ?)
-			ON CONFLICT (sk, field_key) DO UPDATE SET errors = errors + excluded.errors, empties = empties + excluded.empties`, rs.sk, k, e, m)
+			ON CONFLICT (sk, field_key) DO UPDATE SET errors = record_field_counts.errors + excluded.errors, empties = record_field_counts.empties + excluded.empties`, rs.sk, k, e, m)
 		if err != nil {
 			return errs.Wrap(err, "update field counts")
 		}
@@ -365,7 +365,7 @@ func (rs *recSheet) buildState(rid int64, vals string, x, efs, dups sql.NullStri
 // loadStates reads the records with the given keys; keys not found are left out.
 func (tx *Tx) loadStates(rs *recSheet, rids []int64) (map[int64]*recState, error) {
 	out := make(map[int64]*recState, len(rids))
-	err := eachRow(tx.ctx, tx, "load records", `SELECT `+stateColumns+` FROM records WHERE rid IN (SELECT value FROM json_each(?))`,
+	err := eachRow(tx.ctx, tx, "load records", `SELECT `+stateColumns+` FROM records WHERE rid IN (SELECT CAST(value AS INTEGER) FROM json_each(?))`,
 		[]any{ridsJSON(rids)}, func(rows *sql.Rows) error {
 			st, err := rs.scanState(rows)
 			if err == nil {
@@ -377,7 +377,7 @@ func (tx *Tx) loadStates(rs *recSheet, rids []int64) (map[int64]*recState, error
 }
 
 // ridsJSON encodes record keys as a JSON array, so one parameter can carry any number of
-// them: `rid IN (SELECT value FROM json_each(?))`.
+// them: `rid IN (SELECT CAST(value AS INTEGER) FROM json_each(?))`.
 func ridsJSON(rids []int64) string {
 	b := make([]byte, 0, 2+20*len(rids))
 	b = append(b, '[')

@@ -355,7 +355,7 @@ func (tx *Tx) flipTwins(rs *recSheet, twins map[int64]map[int64]bool, w *writeCt
 		old, dups []int64
 	}
 	var list []twin
-	err := eachRow(tx.ctx, tx, "load duplicates", `SELECT rid, efs, dups FROM records WHERE rid IN (SELECT value FROM json_each(?))`,
+	err := eachRow(tx.ctx, tx, "load duplicates", `SELECT rid, efs, dups FROM records WHERE rid IN (SELECT CAST(value AS INTEGER) FROM json_each(?))`,
 		[]any{ridsJSON(rids)}, func(rows *sql.Rows) error {
 			var t twin
 			var efs, dups sql.NullString

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"encoding/json"
+	"math"
 
 	"github.com/sluice/sluice/errs"
 )
@@ -34,10 +35,10 @@ func (db *DB) FieldValues(ctx context.Context, accountID, sheetID, key string, l
 	}
 	v, args := rs.valueExpr("r", key)
 	if scan <= 0 {
-		scan = -1 // SQLite: no limit
+		scan = math.MaxInt64 // no limit
 	}
 	args = append(append(args, where.Args...), scan, limit)
-	rows, err := db.r.QueryContext(ctx, `SELECT json_quote(v), count(*) AS n FROM (SELECT `+v+` AS v FROM records r WHERE `+where.SQL+` ORDER BY r.rid LIMIT ?)
+	rows, err := db.r.QueryContext(ctx, `SELECT json_quote(v), count(*) AS n FROM (SELECT `+v+` AS v FROM records r WHERE `+where.SQL+` ORDER BY r.rid LIMIT ?) AS s
 		WHERE v IS NOT NULL AND v <> '' GROUP BY v ORDER BY n DESC, v LIMIT ?`, args...)
 	if err != nil {
 		return nil, errs.Wrap(err, "field values")

@@ -178,8 +178,13 @@ func rowValues(n int, tail string) string {
 			if j > 0 {
 				b.WriteString(", ")
 			}
-			b.WriteByte('?')
-			b.WriteString(strconv.Itoa(p))
+			if typed := tail == "" && (j == 0 || j == 5); typed {
+				// an UPDATE's VALUES rows have no column types: PostgreSQL needs them
+				b.WriteString("CAST(?" + strconv.Itoa(p) + " AS INTEGER)")
+			} else {
+				b.WriteByte('?')
+				b.WriteString(strconv.Itoa(p))
+			}
 			p++
 		}
 		b.WriteString(tail)
@@ -263,7 +268,7 @@ func (tx *Tx) deleteRows(rids []int64) error {
 	if len(rids) == 0 {
 		return nil
 	}
-	if _, err := tx.exec(`DELETE FROM records WHERE rid IN (SELECT value FROM json_each(?))`, ridsJSON(rids)); err != nil {
+	if _, err := tx.exec(`DELETE FROM records WHERE rid IN (SELECT CAST(value AS INTEGER) FROM json_each(?))`, ridsJSON(rids)); err != nil {
 		return errs.Wrap(err, "delete records")
 	}
 	return nil

@@ -175,7 +175,7 @@ func summarize(ctx context.Context, q querier, s *Snapshot, rs *recSheet) (*Snap
 	for _, f := range rs.Config.Fields {
 		a, aargs := rs.valueExpr("r", f.Key)
 		b, bargs := rs.valueExpr("s", f.Key)
-		sel += ", coalesce(sum(" + a + " IS NOT " + b + "), 0)"
+		sel += ", coalesce(sum(CASE WHEN " + a + " IS NOT " + b + " THEN 1 ELSE 0 END), 0)"
 		args = append(append(args, aargs...), bargs...)
 		keys = append(keys, f.Key)
 	}
@@ -322,7 +322,7 @@ func (tx *Tx) restoreChunk(rs *recSheet, w *writeCtx, s *Snapshot, verb string, 
 // loadSnapshotStates reads saved records as new states, revalidated against the schema.
 func (tx *Tx) loadSnapshotStates(rs *recSheet, ssk int64, rids []int64) (map[int64]*recState, error) {
 	out := make(map[int64]*recState, len(rids))
-	err := eachRow(tx.ctx, tx, "load snapshot records", `SELECT rid, vals, x FROM snapshot_records WHERE ssk = ? AND rid IN (SELECT value FROM json_each(?))`,
+	err := eachRow(tx.ctx, tx, "load snapshot records", `SELECT rid, vals, x FROM snapshot_records WHERE ssk = ? AND rid IN (SELECT CAST(value AS INTEGER) FROM json_each(?))`,
 		[]any{ssk, ridsJSON(rids)}, func(rows *sql.Rows) error {
 			var rid int64
 			var vals string
