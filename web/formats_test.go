@@ -9,6 +9,11 @@ import (
 	"time"
 )
 
+// fieldDef is a sheet field as POST /v1/workbooks takes it.
+func fieldDef(key, label, typ string) map[string]any {
+	return map[string]any{"key": key, "label": label, "type": typ}
+}
+
 // waitJob polls a job until it is complete or failed.
 func (e *apiEnv) waitJob(t *testing.T, id string) map[string]any {
 	t.Helper()
@@ -83,11 +88,11 @@ func TestFormatsCRMExport(t *testing.T) {
 	e := newAPI(t)
 	startWorker(t, e)
 	sheetID, plan := e.importFile(t, "crm-export-cp1252.csv", []any{
-		map[string]any{"key": "customer_id", "label": "Customer ID", "type": "string"},
-		map[string]any{"key": "first_name", "label": "First Name", "type": "string"},
-		map[string]any{"key": "last_name", "label": "Last Name", "type": "string"},
-		map[string]any{"key": "dob", "label": "DOB", "type": "date"},
-		map[string]any{"key": "revenue", "label": "Annual Revenue (USD)", "type": "number"},
+		fieldDef("customer_id", "Customer ID", "string"),
+		fieldDef("first_name", "First Name", "string"),
+		fieldDef("last_name", "Last Name", "string"),
+		fieldDef("dob", "DOB", "date"),
+		fieldDef("revenue", "Annual Revenue (USD)", "number"),
 	})
 	dob := edgeMeta(t, plan, "dob")
 	reading := dob["reading"].(map[string]any)
@@ -122,9 +127,9 @@ func TestFormatsBankAndUSExports(t *testing.T) {
 	e := newAPI(t)
 	startWorker(t, e)
 	de, plan := e.importFile(t, "bank-export-de.csv", []any{
-		map[string]any{"key": "booked", "label": "Buchungstag", "type": "date"},
-		map[string]any{"key": "payee", "label": "Empfänger", "type": "string"},
-		map[string]any{"key": "amount", "label": "Betrag", "type": "number"},
+		fieldDef("booked", "Buchungstag", "date"),
+		fieldDef("payee", "Empfänger", "string"),
+		fieldDef("amount", "Betrag", "number"),
 	})
 	if m := edgeMeta(t, plan, "amount"); m["format"] != "," {
 		t.Fatalf("Betrag's reading: %v", m)
@@ -137,10 +142,10 @@ func TestFormatsBankAndUSExports(t *testing.T) {
 		t.Fatalf("first booking: %v", recs[0]["values"])
 	}
 	us, plan := e.importFile(t, "invoices-us.csv", []any{
-		map[string]any{"key": "invoice", "label": "Invoice", "type": "string"},
-		map[string]any{"key": "date", "label": "Invoice Date", "type": "date"},
-		map[string]any{"key": "amount", "label": "Amount", "type": "number"},
-		map[string]any{"key": "paid", "label": "Paid", "type": "boolean"},
+		fieldDef("invoice", "Invoice", "string"),
+		fieldDef("date", "Invoice Date", "date"),
+		fieldDef("amount", "Amount", "number"),
+		fieldDef("paid", "Paid", "boolean"),
 	})
 	if m := edgeMeta(t, plan, "date"); m["format"] != "MDY" {
 		t.Fatalf("Invoice Date's reading: %v", m)
@@ -164,8 +169,8 @@ func TestFormatsAmbiguousColumnIsNotGuessed(t *testing.T) {
 	e := newAPI(t)
 	startWorker(t, e)
 	sheetID, plan := e.importFile(t, "ambiguous-dates.csv", []any{
-		map[string]any{"key": "name", "label": "Name", "type": "string"},
-		map[string]any{"key": "start", "label": "Start", "type": "date"},
+		fieldDef("name", "Name", "string"),
+		fieldDef("start", "Start", "date"),
 	})
 	m := edgeMeta(t, plan, "start")
 	if m["format"] != nil || m["reading"].(map[string]any)["ambiguous"] != true {
@@ -194,8 +199,8 @@ func TestWizardShowsAndConfirmsFormats(t *testing.T) {
 	startWorker(t, e)
 	spaceID := e.mustCreateSpace(t, testSecret, map[string]any{"name": "wizard formats"})["id"].(string)
 	wb := e.mustCreateWorkbook(t, map[string]any{"name": "People", "spaceId": spaceID, "sheets": []any{map[string]any{"name": "People", "fields": []any{
-		map[string]any{"key": "name", "label": "Name", "type": "string"}, map[string]any{"key": "start", "label": "Start", "type": "date"},
-		map[string]any{"key": "dob", "label": "DOB", "type": "date"}}}}})
+		fieldDef("name", "Name", "string"), fieldDef("start", "Start", "date"),
+		fieldDef("dob", "DOB", "date")}}}})
 	dest := wb["sheets"].([]any)[0].(map[string]any)["id"].(string)
 	ambiguous, _ := os.ReadFile("testdata/formats/ambiguous-dates.csv")
 	f := e.mustUpload(t, spaceID, "ambiguous-dates.csv", string(ambiguous))
@@ -364,12 +369,12 @@ func TestFormatsExcelSerialDates(t *testing.T) {
 	e := newAPI(t)
 	startWorker(t, e)
 	sheetID, plan := e.importFile(t, "hr-export-serial-dates.xlsx", []any{
-		map[string]any{"key": "employee", "label": "Employee", "type": "string"},
-		map[string]any{"key": "start", "label": "Start date", "type": "date"},
-		map[string]any{"key": "birthday", "label": "Birthday", "type": "date"},
-		map[string]any{"key": "review", "label": "Last review", "type": "date"},
-		map[string]any{"key": "hired", "label": "Hired (serial)", "type": "date"},
-		map[string]any{"key": "salary", "label": "Salary", "type": "number"},
+		fieldDef("employee", "Employee", "string"),
+		fieldDef("start", "Start date", "date"),
+		fieldDef("birthday", "Birthday", "date"),
+		fieldDef("review", "Last review", "date"),
+		fieldDef("hired", "Hired (serial)", "date"),
+		fieldDef("salary", "Salary", "number"),
 	})
 	if m := edgeMeta(t, plan, "hired"); m["format"] != "serial" {
 		t.Fatalf("bare serial numbers: %v", m)
@@ -428,8 +433,8 @@ func TestFormatsOfASheetWithoutAFile(t *testing.T) {
 	}
 	src := e.mustCreateWorkbook(t, map[string]any{"name": "Pasted", "spaceId": spaceID, "sheets": []any{map[string]any{"name": "Pasted", "fields": text("Name", "Joined", "Amount")}}})
 	dst := e.mustCreateWorkbook(t, map[string]any{"name": "Clean", "spaceId": spaceID, "sheets": []any{map[string]any{"name": "Clean", "fields": []any{
-		map[string]any{"key": "name", "label": "Name", "type": "string"}, map[string]any{"key": "joined", "label": "Joined", "type": "date"},
-		map[string]any{"key": "amount", "label": "Amount", "type": "number"}}}}})
+		fieldDef("name", "Name", "string"), fieldDef("joined", "Joined", "date"),
+		fieldDef("amount", "Amount", "number")}}}})
 	srcSheet := src["sheets"].([]any)[0].(map[string]any)["id"].(string)
 	dstSheet := dst["sheets"].([]any)[0].(map[string]any)["id"].(string)
 	row := func(name, joined, amount string) map[string]any {
