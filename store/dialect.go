@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // dialect is the SQL engine behind a DB. The store's queries are written once, in SQLite's
@@ -82,26 +83,43 @@ func (t *dtx) PrepareContext(ctx context.Context, query string) (*sql.Stmt, erro
 func (t *dtx) stmtArgs(args []any) []any { return t.d.args(args) }
 
 // args adapts Go values to the dialect: PostgreSQL keeps SQLite's integer flags as BIGINT,
-// so booleans travel as 0 and 1.
+// so booleans travel as 0 and 1. The caller's slice is left as it was (callers reuse their
+// arguments, e.g. as a sort cache key).
 func (d dialect) args(args []any) []any {
 	if d != postgresDialect {
 		return args
 	}
+	var out []any
 	for i, a := range args {
-		if b, ok := a.(bool); ok {
-			if b {
-				args[i] = int64(1)
-			} else {
-				args[i] = int64(0)
-			}
+		b, ok := a.(bool)
+		if !ok {
+			continue
+		}
+		if out == nil {
+			out = append([]any(nil), args...)
+		}
+		out[i] = int64(0)
+		if b {
+			out[i] = int64(1)
 		}
 	}
-	return args
+	if out == nil {
+		return args
+	}
+	return out
 }
 
 var indexedBy = regexp.MustCompile(` INDEXED BY \w+`)
 
-var rebound sync.Map // SQLite query → PostgreSQL query
+// rebound caches rewritten queries (SQLite text → PostgreSQL text). Query texts built from
+// a request (filters, field counts) vary, so it keeps at most reboundMax of them; the rest
+// are rewritten each time.
+var (
+	rebound      sync.Map
+	reboundCount atomic.Int64
+)
+
+const reboundMax = 4096
 
 // rebind rewrites a query written for SQLite into the dialect.
 func (d dialect) rebind(q string) string {
@@ -112,7 +130,11 @@ func (d dialect) rebind(q string) string {
 		return v.(string)
 	}
 	out := toPostgres(q)
-	rebound.Store(q, out)
+	if reboundCount.Load() < reboundMax {
+		if _, loaded := rebound.LoadOrStore(q, out); !loaded {
+			reboundCount.Add(1)
+		}
+	}
 	return out
 }
 
@@ -158,10 +180,10 @@ func toPostgres(q string) string {
 	}
 	out = strings.ReplaceAll(out, " LIKE ", " ILIKE ")
 	out = strings.ReplaceAll(out, " AS INTEGER)", " AS BIGINT)") // SQLite's integers are 64-bit
-	out = indexedBy.ReplaceAllString(out, "")
+	out = indexedBy.ReplaceAllString(out, "")                    // PostgreSQL's planner picks
 	// SQLite's IS NOT between two values is PostgreSQL's IS DISTINCT FROM
 	out = strings.ReplaceAll(out, " IS NOT NULL", "\x00")
 	out = strings.ReplaceAll(out, " IS NOT ", " IS DISTINCT FROM ")
-	out = strings.ReplaceAll(out, "\x00", " IS NOT NULL") // PostgreSQL's planner picks
+	out = strings.ReplaceAll(out, "\x00", " IS NOT NULL")
 	return out
 }

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5/stdlib"
+	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver for database/sql
 )
 
 // IsPostgresURL reports whether a database setting names PostgreSQL (postgres:// or
@@ -52,5 +52,3 @@ func openPG(url string, conns int) (*sql.DB, error) {
 	db.SetConnMaxIdleTime(5 * time.Minute)
 	return db, nil
 }
-
-var _ = stdlib.GetDefaultDriver // registers the "pgx" driver for database/sql

@@ -165,8 +165,9 @@ func (rs *recSheet) rowArgs(args []any, st *recState) []any {
 }
 
 // rowValues returns n groups "(?2, …, ?7)" numbering parameters after ?1, with tail
-// appended inside each group.
-func rowValues(n int, tail string) string {
+// appended inside each group. typed casts the integer columns (rid, valid): the rows of an
+// UPDATE's VALUES have no column types, which PostgreSQL needs.
+func rowValues(n int, tail string, typed bool) string {
 	var b strings.Builder
 	p := 2
 	for i := 0; i < n; i++ {
@@ -178,8 +179,7 @@ func rowValues(n int, tail string) string {
 			if j > 0 {
 				b.WriteString(", ")
 			}
-			if typed := tail == "" && (j == 0 || j == 5); typed {
-				// an UPDATE's VALUES rows have no column types: PostgreSQL needs them
+			if typed && (j == 0 || j == 5) {
 				b.WriteString("CAST(?" + strconv.Itoa(p) + " AS INTEGER)")
 			} else {
 				b.WriteByte('?')
@@ -250,7 +250,7 @@ func cachedSQL(cache map[int]string, n int, build func(int) string) string {
 func (tx *Tx) insertRows(rs *recSheet, list []*recState, w *writeCtx) error {
 	return tx.writeRows(rs, list, w, func(n int) string {
 		return cachedSQL(insertSQL, n, func(n int) string {
-			return `INSERT INTO records (rid, vals, x, efs, dups, valid, vseq) VALUES ` + rowValues(n, ", ?1")
+			return `INSERT INTO records (rid, vals, x, efs, dups, valid, vseq) VALUES ` + rowValues(n, ", ?1", false)
 		})
 	})
 }
@@ -259,7 +259,7 @@ func (tx *Tx) updateRows(rs *recSheet, list []*recState, w *writeCtx) error {
 	return tx.writeRows(rs, list, w, func(n int) string {
 		return cachedSQL(updateSQL, n, func(n int) string {
 			return `UPDATE records SET vals = v.column2, x = v.column3, efs = v.column4, dups = v.column5, valid = v.column6, vseq = ?1
-			FROM (VALUES ` + rowValues(n, "") + `) AS v WHERE records.rid = v.column1`
+			FROM (VALUES ` + rowValues(n, "", true) + `) AS v WHERE records.rid = v.column1`
 		})
 	})
 }
