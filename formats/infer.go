@@ -133,8 +133,7 @@ func (c *Column) addCommon(s string) bool {
 		if !valid(atoi(s[:4]), atoi(s[5:7]), atoi(s[8:])) {
 			return false
 		}
-		c.DateFixed++
-		setOnce(&c.DateExample, s)
+		c.countDate(dateReading{ok: true}, s) // one reading: the order is fixed
 		return true
 	case slashes+dots+dashes == 2 && len(s) >= 8 && len(s) <= 10:
 		return c.addDayMonth(s)
@@ -154,23 +153,18 @@ func (c *Column) addDayMonth(s string) bool {
 		return false
 	}
 	a, b, y := atoi(s[:i]), atoi(s[i+1:j]), atoi(s[j+1:])
-	dmy, mdy := valid(y, b, a), valid(y, a, b)
-	switch {
-	case dmy && mdy && a == b:
-		c.DateFixed++
-		setOnce(&c.DateExample, s)
-	case dmy && mdy:
-		c.DateEither++
-		setOnce(&c.AmbExample, s)
-	case dmy:
-		c.DateOnlyDMY++
-		setOnce(&c.DateExample, s)
-	case mdy:
-		c.DateOnlyMDY++
-		setOnce(&c.DateExample, s)
-	default:
+	d := dateReading{d: a, alt: [3]int{y, a, b}}
+	if valid(y, b, a) {
+		d.orders |= dmyBit
+	}
+	if valid(y, a, b) {
+		d.orders |= mdyBit
+	}
+	if d.orders == 0 {
 		return false
 	}
+	d.ok = true
+	c.countDate(d, s)
 	return true
 }
 
@@ -181,8 +175,10 @@ func (c *Column) countSerial(s string) {
 	}
 }
 
-func (c *Column) addDate(s string) {
-	d := readDate(s)
+func (c *Column) addDate(s string) { c.countDate(readDate(s), s) }
+
+// countDate counts one date reading of s by the orders that read it.
+func (c *Column) countDate(d dateReading, s string) {
 	switch {
 	case !d.ok:
 	case d.serial:
