@@ -17,14 +17,21 @@ func fieldDef(key, label, typ string) map[string]any {
 // waitJob polls a job until it is complete or failed.
 func (e *apiEnv) waitJob(t *testing.T, id string) map[string]any {
 	t.Helper()
-	for range 600 {
-		j := dataOf(e.mustCall(t, "GET", "/v1/jobs/"+id, testSecret, nil))
-		if j["status"] == "complete" || j["status"] == "failed" {
-			return j
+	return e.waitSettled(t, "/v1/jobs/"+id, 600)
+}
+
+// waitSettled polls an API resource (a job or a file) every 25 ms, at most tries times,
+// until its status is complete or failed, and returns it.
+func (e *apiEnv) waitSettled(t *testing.T, path string, tries int) map[string]any {
+	t.Helper()
+	for range tries {
+		r := dataOf(e.mustCall(t, "GET", path, testSecret, nil))
+		if r["status"] == "complete" || r["status"] == "failed" {
+			return r
 		}
 		time.Sleep(25 * time.Millisecond)
 	}
-	t.Fatalf("job %s did not finish", id)
+	t.Fatalf("%s did not finish", path)
 	return nil
 }
 

@@ -58,16 +58,7 @@ func (e *apiEnv) upload(t *testing.T, spaceID, name, content string) string {
 // mustUpload sends a file to a space over the API and waits for its extraction.
 func (e *apiEnv) mustUpload(t *testing.T, spaceID, name, content string) map[string]any {
 	t.Helper()
-	id := e.upload(t, spaceID, name, content)
-	for range 200 {
-		f := dataOf(e.mustCall(t, "GET", "/v1/files/"+id, testSecret, nil))
-		if f["status"] == "complete" || f["status"] == "failed" {
-			return f
-		}
-		time.Sleep(25 * time.Millisecond)
-	}
-	t.Fatalf("file %s was not extracted", id)
-	return nil
+	return e.waitSettled(t, "/v1/files/"+e.upload(t, spaceID, name, content), 200)
 }
 
 func TestImportWizard(t *testing.T) {
