@@ -27,6 +27,8 @@ type Columns interface {
 	CellStatus(key, status string) Frag
 	// RecordStatus is the same test for the record as a whole (any cell, or the record).
 	RecordStatus(status string) Frag
+	// Typing is how Value's values are tested in the engine's SQL.
+	Typing() Typing
 }
 
 // Translate turns e into one SQL condition over the fields of a sheet. Unknown fields are
@@ -87,7 +89,7 @@ func (t translator) compare(c *Compare) (Frag, error) {
 		parts = append(parts, t.cell(&t.fields[i], op, c.Value))
 	}
 	if len(parts) == 0 {
-		parts = append(parts, Frag{SQL: "0"})
+		parts = append(parts, Frag{SQL: "FALSE"})
 	}
 	anyField := join(" OR ", parts...)
 	if c.Op == "ne" {
@@ -127,54 +129,56 @@ func (t translator) cell(f *model.Field, op, value string) Frag {
 	if IsList(f) {
 		return t.listCell(f, op, value)
 	}
-	v := t.cols.Value(f.Key)
+	v, ty := t.cols.Value(f.Key), t.cols.Typing()
 	switch op {
 	case "eq":
-		return eqFrag(f, v, value)
+		return eqFrag(ty, f, v, value)
 	case "ne":
-		return not(eqFrag(f, v, value))
+		return not(eqFrag(ty, f, v, value))
 	case "lt", "gt", "lte", "gte":
-		sym := map[string]string{"lt": "<", "gt": ">", "lte": "<=", "gte": ">="}[op]
-		if n, ok := number(f, value); ok {
-			return join(" AND ", cat(v, Frag{SQL: " " + sym + " ?", Args: []any{n}}), cat(Frag{SQL: "typeof("}, v, Frag{SQL: ") IN ('integer','real')"}))
-		}
-		return cat(v, Frag{SQL: " " + sym + " ?", Args: []any{value}})
+		return compareFrag(ty, f, v, op, value)
 	case "like":
-		return cat(v, Frag{SQL: " GLOB ?", Args: []any{LikeToGlob(value)}})
+		return ty.Like(v, value, false)
 	case "ilike":
-		return cat(v, Frag{SQL: " LIKE ?", Args: []any{value}})
+		return ty.Like(v, value, true)
 	case "contains":
-		return cat(Frag{SQL: "instr("}, v, Frag{SQL: ", ?) > 0", Args: []any{value}})
+		return ty.Contains(v, value)
 	}
-	return Frag{SQL: "0"}
+	return Frag{SQL: "FALSE"}
+}
+
+// compareFrag orders a value against value: by number for number fields, else as text.
+func compareFrag(ty Typing, f *model.Field, v Frag, op, value string) Frag {
+	sym := map[string]string{"lt": "<", "gt": ">", "lte": "<=", "gte": ">="}[op]
+	if n, ok := number(f, value); ok {
+		return ty.CmpNumber(v, sym, n)
+	}
+	return ty.CmpText(v, sym, value)
 }
 
 // listCell builds the condition for an array field: eq, contains, like and ilike test the
 // elements; ne is "no element equals"; an empty value tests for an empty cell.
 func (t translator) listCell(f *model.Field, op, value string) Frag {
-	v := t.cols.Value(f.Key)
+	v, ty := t.cols.Value(f.Key), t.cols.Typing()
 	if value == "" && (op == "eq" || op == "ne") {
-		empty := cat(Frag{SQL: "("}, v, Frag{SQL: " IS NULL OR "}, v, Frag{SQL: " IN ('', '[]'))"})
+		empty := ty.Empty(v, true)
 		if op == "ne" {
 			return not(empty)
 		}
 		return empty
 	}
-	cond := "CAST(value AS TEXT) = ?"
-	arg := any(value)
+	var cond Frag
 	switch op {
 	case "like":
-		cond, arg = "value GLOB ?", LikeToGlob(value)
+		cond = ty.Like(ty.Element(), value, false)
 	case "ilike":
-		cond = "value LIKE ?"
+		cond = ty.Like(ty.Element(), value, true)
 	case "lt", "gt", "lte", "gte":
-		sym := map[string]string{"lt": "<", "gt": ">", "lte": "<=", "gte": ">="}[op]
-		cond = "value " + sym + " ?"
-		if n, ok := number(f, value); ok {
-			arg = n
-		}
+		cond = compareFrag(ty, f, ty.Element(), op, value)
+	default:
+		cond = cat(ty.ElementText(), Frag{SQL: " = ?", Args: []any{value}})
 	}
-	exists := cat(Frag{SQL: "EXISTS (SELECT 1 FROM "}, t.cols.Elements(f.Key), Frag{SQL: " WHERE " + cond + ")", Args: []any{arg}})
+	exists := cat(Frag{SQL: "EXISTS (SELECT 1 FROM "}, t.cols.Elements(f.Key), Frag{SQL: " WHERE "}, cond, Frag{SQL: ")"})
 	if op == "ne" {
 		return not(exists)
 	}
@@ -183,22 +187,22 @@ func (t translator) listCell(f *model.Field, op, value string) Frag {
 
 // eqFrag compares a scalar field with value: "" matches empty cells; numbers and booleans
 // compare by value when the text reads as one.
-func eqFrag(f *model.Field, v Frag, value string) Frag {
+func eqFrag(ty Typing, f *model.Field, v Frag, value string) Frag {
 	if value == "" {
-		return cat(Frag{SQL: "("}, v, Frag{SQL: " IS NULL OR "}, v, Frag{SQL: " = '')"})
+		return ty.Empty(v, false)
 	}
 	if n, ok := number(f, value); ok {
-		return cat(v, Frag{SQL: " = ?", Args: []any{n}})
+		return ty.EqNumber(v, n)
 	}
 	if f.Type == model.FieldBoolean {
 		switch strings.ToLower(value) {
 		case "true":
-			return cat(v, Frag{SQL: " = 1"})
+			return ty.EqBool(v, true)
 		case "false":
-			return cat(v, Frag{SQL: " = 0"})
+			return ty.EqBool(v, false)
 		}
 	}
-	return cat(v, Frag{SQL: " = ?", Args: []any{value}})
+	return ty.EqText(v, value)
 }
 
 func number(f *model.Field, s string) (float64, bool) {
@@ -256,9 +260,9 @@ func join(sep string, parts ...Frag) Frag {
 }
 
 // not negates a condition, treating NULL as false so the negation of an unknown is true.
-func not(f Frag) Frag { return cat(Frag{SQL: "NOT coalesce(("}, f, Frag{SQL: "), 0)"}) }
+func not(f Frag) Frag { return cat(Frag{SQL: "NOT coalesce(("}, f, Frag{SQL: "), FALSE)"}) }
 
-// And joins conditions with AND; empty fragments are skipped. With none it returns "1".
+// And joins conditions with AND; empty fragments are skipped. With none it returns TRUE.
 func And(parts ...Frag) Frag {
 	var keep []Frag
 	for _, p := range parts {
@@ -267,7 +271,7 @@ func And(parts ...Frag) Frag {
 		}
 	}
 	if len(keep) == 0 {
-		return Frag{SQL: "1"}
+		return Frag{SQL: "TRUE"}
 	}
 	if len(keep) == 1 {
 		return keep[0]

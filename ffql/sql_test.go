@@ -20,6 +20,7 @@ type cols struct{}
 func (cols) Value(key string) ffql.Frag {
 	return ffql.Frag{SQL: "(SELECT value FROM json_each(r.vals) WHERE key = ?)", Args: []any{key}}
 }
+func (cols) Typing() ffql.Typing { return ffql.SQLite }
 func (cols) Elements(key string) ffql.Frag {
 	return ffql.Frag{SQL: "json_each((SELECT value FROM json_each(r.vals) WHERE key = ?))", Args: []any{key}}
 }

@@ -214,6 +214,7 @@ func (tx *Tx) queryRow(query string, args ...any) *sql.Row {
 type querier interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+	dialect() dialect
 }
 
 // ms turns a time into the stored integer (Unix milliseconds).

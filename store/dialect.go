@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/sluice/sluice/ffql"
 )
 
 // dialect is the SQL engine behind a DB. The store's queries are written once, in SQLite's
@@ -52,6 +54,8 @@ func (p *pool) BeginTx(ctx context.Context, opts *sql.TxOptions) (*dtx, error) {
 	return &dtx{Tx: tx, d: p.d}, nil
 }
 
+func (p *pool) dialect() dialect { return p.d }
+
 // dtx is a transaction that speaks the store's SQL in its dialect.
 type dtx struct {
 	*sql.Tx
@@ -77,6 +81,16 @@ func (t *dtx) ExecContext(ctx context.Context, query string, args ...any) (sql.R
 // caller's, so PostgreSQL's are normalized by stmtArgs.
 func (t *dtx) PrepareContext(ctx context.Context, query string) (*sql.Stmt, error) {
 	return t.Tx.PrepareContext(ctx, t.d.rebind(query))
+}
+
+func (t *dtx) dialect() dialect { return t.d }
+
+// typing is how the dialect's record values are tested (ffql).
+func (d dialect) typing() ffql.Typing {
+	if d == postgresDialect {
+		return ffql.Postgres
+	}
+	return ffql.SQLite
 }
 
 // stmtArgs adapts arguments for a prepared statement of the transaction.
@@ -109,7 +123,10 @@ func (d dialect) args(args []any) []any {
 	return out
 }
 
-var indexedBy = regexp.MustCompile(` INDEXED BY \w+`)
+var (
+	indexedBy = regexp.MustCompile(` INDEXED BY \w+`)
+	isNotNull = regexp.MustCompile(` IS NOT NULL\b`)
+)
 
 // rebound caches rewritten queries (SQLite text → PostgreSQL text). Query texts built from
 // a request (filters, field counts) vary, so it keeps at most reboundMax of them; the rest
@@ -182,7 +199,7 @@ func toPostgres(q string) string {
 	out = strings.ReplaceAll(out, " AS INTEGER)", " AS BIGINT)") // SQLite's integers are 64-bit
 	out = indexedBy.ReplaceAllString(out, "")                    // PostgreSQL's planner picks
 	// SQLite's IS NOT between two values is PostgreSQL's IS DISTINCT FROM
-	out = strings.ReplaceAll(out, " IS NOT NULL", "\x00")
+	out = isNotNull.ReplaceAllString(out, "\x00")
 	out = strings.ReplaceAll(out, " IS NOT ", " IS DISTINCT FROM ")
 	out = strings.ReplaceAll(out, "\x00", " IS NOT NULL")
 	return out

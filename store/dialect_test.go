@@ -9,6 +9,7 @@ func TestToPostgres(t *testing.T) {
 		{`SELECT '?' || "col?" FROM t WHERE a = ?`, `SELECT '?' || "col?" FROM t WHERE a = $1`},
 		{`INSERT OR IGNORE INTO t (a) VALUES (?)`, `INSERT INTO t (a) VALUES ($1) ON CONFLICT DO NOTHING`},
 		{`SELECT 1 FROM r INDEXED BY r_errors WHERE a IS NOT b AND c IS NOT NULL AND d LIKE ?`, `SELECT 1 FROM r WHERE a IS DISTINCT FROM b AND c IS NOT NULL AND d ILIKE $1`},
+		{`SELECT NULLIF(a, 1) IS NOT NULLIF(b, 1)`, `SELECT NULLIF(a, 1) IS DISTINCT FROM NULLIF(b, 1)`},
 		{`SELECT CAST(value AS INTEGER) FROM json_each(?)`, `SELECT CAST(value AS BIGINT) FROM json_each($1)`},
 	} {
 		if got := toPostgres(c.in); got != c.want {

@@ -285,7 +285,7 @@ func (rc *readCtx) count(rs *recSheet, q *RecordQuery) (int64, error) {
 	query := `SELECT count(*) FROM records r WHERE ` + where.SQL
 	args := where.Args
 	if q.CountCap > 0 {
-		query = `SELECT count(*) FROM (SELECT 1 FROM records r WHERE ` + where.SQL + ` LIMIT ?)`
+		query = `SELECT count(*) FROM (SELECT 1 FROM records r WHERE ` + where.SQL + ` LIMIT ?) AS c`
 		args = append(append([]any{}, args...), q.CountCap+1)
 	}
 	if err := rc.q.QueryRowContext(rc.ctx, query, args...).Scan(&n); err != nil {

@@ -64,14 +64,18 @@ func pathSafe(key string) bool {
 // recordColumns implements ffql.Columns over the records table aliased r.
 type recordColumns struct{ rs *recSheet }
 
-func (c recordColumns) Value(key string) ffql.Frag {
-	sql, args := c.rs.valueExpr("r", key)
-	return ffql.Frag{SQL: sql, Args: args}
-}
+func (c recordColumns) Value(key string) ffql.Frag { return c.rs.value("r", key) }
+
+func (c recordColumns) Typing() ffql.Typing { return c.rs.d.typing() }
 
 func (c recordColumns) Elements(key string) ffql.Frag {
-	sql, args := c.rs.valueExpr("r", key)
-	return ffql.Frag{SQL: "json_each(" + sql + ")", Args: args}
+	v := c.rs.value("r", key)
+	if c.rs.d == postgresDialect {
+		// SQLite's json_each lists a scalar as one element and NULL as none.
+		return ffql.Frag{SQL: "jsonb_array_elements(CASE WHEN jsonb_typeof(" + v.SQL + ") = 'array' THEN " + v.SQL +
+			" WHEN " + v.SQL + " IS NOT NULL THEN jsonb_build_array(" + v.SQL + ") END) AS e(value)", Args: append(append(append([]any{}, v.Args...), v.Args...), v.Args...)}
+	}
+	return ffql.Frag{SQL: "json_each(" + v.SQL + ")", Args: v.Args}
 }
 
 // messageType maps an FFQL status to the message type stored.
@@ -170,7 +174,7 @@ func (tx *readCtx) where(rs *recSheet, q *RecordQuery) (ffql.Frag, error) {
 		}
 	case "none":
 		if len(q.IDs) == 0 {
-			add(ffql.Frag{SQL: "0"})
+			add(ffql.Frag{SQL: "FALSE"})
 		}
 	default:
 		return ffql.Frag{}, errs.Invalidf("filter", "filter must be valid, error, all or none, got %q", q.Filter)
@@ -224,7 +228,7 @@ func (tx *readCtx) where(rs *recSheet, q *RecordQuery) (ffql.Frag, error) {
 		add(ffql.Frag{SQL: "r.vseq " + v.op + " ?", Args: []any{seq}})
 	}
 	if q.ExcludeReadOnly {
-		add(ffql.Frag{SQL: "json_extract(r.x, '$.cfg.readonly') IS NOT 1"})
+		add(ffql.Frag{SQL: "CAST(json_extract(r.x, '$.cfg.readonly') AS TEXT) IS NOT '1'"})
 	}
 	return ffql.And(parts...), nil
 }
@@ -263,13 +267,13 @@ func search(rs *recSheet, cols recordColumns, value, field string) (ffql.Frag, e
 		if field != "" && r.Key != field {
 			continue
 		}
-		v := cols.Value(r.Key)
-		parts = append(parts, ffql.Frag{SQL: "instr(lower(CAST(" + v.SQL + " AS TEXT)), ?) > 0", Args: append(v.Args, needle)})
+		v := cols.Typing().Text(cols.Value(r.Key))
+		parts = append(parts, ffql.Frag{SQL: "instr(lower(" + v.SQL + "), ?) > 0", Args: append(v.Args, needle)})
 	}
 	if len(parts) == 0 {
-		return ffql.Frag{SQL: "0"}, nil
+		return ffql.Frag{SQL: "FALSE"}, nil
 	}
-	pre := ffql.Frag{SQL: "instr(lower(r.vals), ?) > 0", Args: []any{enc[1 : len(enc)-1]}}
+	pre := ffql.Frag{SQL: "instr(lower(CAST(r.vals AS TEXT)), ?) > 0", Args: []any{enc[1 : len(enc)-1]}}
 	return ffql.And(pre, anyOf(parts)), nil
 }
 
@@ -305,6 +309,6 @@ func orderBy(rs *recSheet, q *RecordQuery) (ffql.Frag, error) {
 	if rs.Schema.Rule(q.SortField) == nil {
 		return ffql.Frag{}, errs.Invalidf("sortField", "Cannot sort by %q: the sheet has no field with this key", q.SortField)
 	}
-	v := recordColumns{rs}.Value(q.SortField)
-	return ffql.Frag{SQL: v.SQL + dir + ", r.rid" + dir, Args: v.Args}, nil
+	o := rs.d.typing().Order(rs.value("r", q.SortField), dir)
+	return ffql.Frag{SQL: o.SQL + ", r.rid" + dir, Args: o.Args}, nil
 }

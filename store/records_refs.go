@@ -112,10 +112,10 @@ func (tx *Tx) findRefsByScan(target *recSheet, tr *records.Rule, wanted map[stri
 	for v := range wanted {
 		list = append(list, v)
 	}
-	expr, eargs := target.valueExpr("r", tr.Key)
-	args := append(append(append(append([]any{}, eargs...), lo, hi), eargs...), stringsJSON(list))
-	return eachRow(tx.ctx, tx, "look up references", `SELECT DISTINCT CAST(`+expr+` AS TEXT) FROM records r
-		WHERE r.rid BETWEEN ? AND ? AND CAST(`+expr+` AS TEXT) IN (SELECT value FROM json_each(?))`, args, func(rows *sql.Rows) error {
+	text := target.d.typing().Text(target.value("r", tr.Key))
+	args := append(append(append(append([]any{}, text.Args...), lo, hi), text.Args...), stringsJSON(list))
+	return eachRow(tx.ctx, tx, "look up references", `SELECT DISTINCT `+text.SQL+` FROM records r
+		WHERE r.rid BETWEEN ? AND ? AND `+text.SQL+` IN (SELECT value FROM json_each(?))`, args, func(rows *sql.Rows) error {
 		var v string
 		if err := rows.Scan(&v); err != nil {
 			return errs.Wrap(err, "scan reference")

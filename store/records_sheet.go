@@ -26,6 +26,7 @@ type recSheet struct {
 	ucOf          map[*records.Unique]int64
 	byUC          map[int64]*records.Unique
 	layout        *layout
+	d             dialect // of the database the sheet was read from
 }
 
 // recordSheetColumns reads a live sheet with the ids its events need.
@@ -37,7 +38,7 @@ const recordSheetQuery = `SELECT sh.id, sh.workbook_id, sh.name, sh.slug, sh.con
 // loadRecSheet loads a sheet of the account for record work. Errors: not_found.
 func loadRecSheet(ctx context.Context, q querier, accountID, sheetID string) (*recSheet, error) {
 	var s model.Sheet
-	rs := &recSheet{Sheet: &s}
+	rs := &recSheet{Sheet: &s, d: q.dialect()}
 	var cfg string
 	var locked sql.NullInt64
 	err := q.QueryRowContext(ctx, recordSheetQuery, sheetID).Scan(&s.ID, &s.WorkbookID, &s.Name, &s.Slug, &cfg, &s.Namespace, &s.LockedBy, &locked,

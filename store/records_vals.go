@@ -1,12 +1,14 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"strconv"
 	"strings"
 
 	"github.com/sluice/sluice/errs"
+	"github.com/sluice/sluice/ffql"
 	"github.com/sluice/sluice/records"
 )
 
@@ -158,6 +160,8 @@ func (rs *recSheet) decodeAll(vals []byte) (map[string]json.RawMessage, error) {
 }
 
 // eachValue calls fn with the position and raw JSON of each element of a stored array.
+// PostgreSQL's jsonb writes a space after each comma and colon: values are passed on
+// compact all the same.
 func eachValue(b []byte, fn func(p int, v []byte)) error {
 	bad := errs.E(errs.Internal, "", "stored record values are not a JSON array")
 	if len(b) < 2 || b[0] != '[' || b[len(b)-1] != ']' {
@@ -166,15 +170,23 @@ func eachValue(b []byte, fn func(p int, v []byte)) error {
 	if len(b) == 2 {
 		return nil
 	}
-	for i, p := 1, 0; ; p++ {
+	for i, p := skipSpace(b, 1), 0; ; p++ {
 		end := skipValue(b, i)
 		if end < 0 || end >= len(b) {
 			return bad
 		}
-		fn(p, b[i:end:end])
+		v := b[i:end:end]
+		if (v[0] == '[' || v[0] == '{') && bytes.IndexByte(v, ' ') >= 0 {
+			var c bytes.Buffer
+			if json.Compact(&c, v) != nil {
+				return bad
+			}
+			v = c.Bytes()
+		}
+		fn(p, v)
 		switch b[end] {
 		case ',':
-			i = end + 1
+			i = skipSpace(b, end+1)
 		case ']':
 			if end != len(b)-1 {
 				return bad
@@ -184,6 +196,14 @@ func eachValue(b []byte, fn func(p int, v []byte)) error {
 			return bad
 		}
 	}
+}
+
+// skipSpace returns the index of the first byte from i that is not a space.
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && b[i] == ' ' {
+		i++
+	}
+	return i
 }
 
 // skipString returns the index after the string starting at b[i], or -1.
@@ -237,11 +257,22 @@ func skipValue(b []byte, i int) int {
 }
 
 // valueExpr is the SQL for a field's stored value in the vals column of alias (NULL when
-// the field has no position yet).
+// the field has no position yet, or the value is null): in SQLite as json_extract gives it,
+// in PostgreSQL as jsonb (tested through the dialect's ffql.Typing).
 func (rs *recSheet) valueExpr(alias, key string) (string, []any) {
 	i, ok := rs.Schema.Index(key)
 	if !ok || rs.layout.cols[i] < 0 {
 		return "NULL", nil
 	}
-	return "json_extract(" + alias + ".vals, ?)", []any{"$[" + strconv.Itoa(rs.layout.cols[i]) + "]"}
+	col := strconv.Itoa(rs.layout.cols[i])
+	if rs.d == postgresDialect {
+		return "NULLIF(" + alias + ".vals -> " + col + ", 'null'::jsonb)", nil
+	}
+	return "json_extract(" + alias + ".vals, ?)", []any{"$[" + col + "]"}
+}
+
+// value is valueExpr as an ffql fragment.
+func (rs *recSheet) value(alias, key string) ffql.Frag {
+	sql, args := rs.valueExpr(alias, key)
+	return ffql.Frag{SQL: sql, Args: args}
 }

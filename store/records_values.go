@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"encoding/json"
+	"github.com/sluice/sluice/ffql"
 	"math"
 
 	"github.com/sluice/sluice/errs"
@@ -37,9 +38,12 @@ func (db *DB) FieldValues(ctx context.Context, accountID, sheetID, key string, l
 	if scan <= 0 {
 		scan = math.MaxInt64 // no limit
 	}
-	args = append(append(args, where.Args...), scan, limit)
-	rows, err := db.r.QueryContext(ctx, `SELECT json_quote(v), count(*) AS n FROM (SELECT `+v+` AS v FROM records r WHERE `+where.SQL+` ORDER BY r.rid LIMIT ?) AS s
-		WHERE v IS NOT NULL AND v <> '' GROUP BY v ORDER BY n DESC, v LIMIT ?`, args...)
+	ty := rs.d.typing()
+	sv := ffql.Frag{SQL: "s.v"}
+	empty, asJSON, order := ty.Empty(sv, false), ty.JSON(sv), ty.Order(sv, " ASC")
+	args = append(append(append(append(append(asJSON.Args, args...), where.Args...), scan), empty.Args...), order.Args...)
+	rows, err := db.r.QueryContext(ctx, `SELECT `+asJSON.SQL+`, count(*) AS n FROM (SELECT `+v+` AS v FROM records r WHERE `+where.SQL+` ORDER BY r.rid LIMIT ?) AS s
+		WHERE NOT `+empty.SQL+` GROUP BY s.v ORDER BY n DESC, `+order.SQL+` LIMIT ?`, append(args, limit)...)
 	if err != nil {
 		return nil, errs.Wrap(err, "field values")
 	}

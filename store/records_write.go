@@ -230,7 +230,9 @@ func (w *writeCtx) prepare(tx *Tx, q string) (*sql.Stmt, error) {
 	return s, nil
 }
 
-var insertSQL, updateSQL = map[int]string{}, map[int]string{}
+// Statement texts by row count; updates by dialect too (PostgreSQL casts the values' text
+// to jsonb, which a VALUES list leaves as text).
+var insertSQL, updateSQL = map[int]string{}, [2]map[int]string{{}, {}}
 var sqlMu sync.Mutex
 
 // cachedSQL builds the statement text for n rows once.
@@ -257,8 +259,12 @@ func (tx *Tx) insertRows(rs *recSheet, list []*recState, w *writeCtx) error {
 
 func (tx *Tx) updateRows(rs *recSheet, list []*recState, w *writeCtx) error {
 	return tx.writeRows(rs, list, w, func(n int) string {
-		return cachedSQL(updateSQL, n, func(n int) string {
-			return `UPDATE records SET vals = v.column2, x = v.column3, efs = v.column4, dups = v.column5, valid = v.column6, vseq = ?1
+		return cachedSQL(updateSQL[rs.d], n, func(n int) string {
+			vals := "v.column2"
+			if rs.d == postgresDialect {
+				vals = "CAST(v.column2 AS JSONB)"
+			}
+			return `UPDATE records SET vals = ` + vals + `, x = v.column3, efs = v.column4, dups = v.column5, valid = v.column6, vseq = ?1
 			FROM (VALUES ` + rowValues(n, "", true) + `) AS v WHERE records.rid = v.column1`
 		})
 	})

@@ -375,7 +375,7 @@ func (db *DB) GetSnapshotRecords(ctx context.Context, accountID, id, changeType 
 	if page.Size <= 0 {
 		page = recordPage
 	}
-	rows, err := db.r.QueryContext(ctx, `SELECT rid, kind FROM (`+q+`) ORDER BY rid LIMIT ?4 OFFSET ?5`, s.ssk, lo, hi, page.Size, page.Offset())
+	rows, err := db.r.QueryContext(ctx, `SELECT rid, kind FROM (`+q+`) AS c ORDER BY rid LIMIT ?4 OFFSET ?5`, s.ssk, lo, hi, page.Size, page.Offset())
 	if err != nil {
 		return nil, errs.Wrap(err, "select snapshot changes")
 	}
