@@ -2,15 +2,15 @@ package events_test
 
 import (
 	"encoding/json"
-	"github.com/sluice/sluice/auth"
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/sluice/sluice/auth"
 
 	"github.com/sluice/sluice/events"
 	"github.com/sluice/sluice/handlers/api"
@@ -42,7 +42,7 @@ type fixture struct {
 
 func mustOpenDB(t *testing.T) *fixture {
 	t.Helper()
-	f := &fixture{path: filepath.Join(t.TempDir(), "t.db"), clock: &clock{now: time.Now().UTC().Truncate(time.Second)}}
+	f := &fixture{path: store.TestDatabase(t), clock: &clock{now: time.Now().UTC().Truncate(time.Second)}}
 	f.open(t)
 	res, err := f.db.EnsureBootstrap(t.Context(), store.Bootstrap{AccountName: "T", AdminEmail: "a@b.c", SecretKey: secret, PublishableKey: "pk_w"})
 	if err != nil {
@@ -54,7 +54,7 @@ func mustOpenDB(t *testing.T) *fixture {
 
 func (f *fixture) open(t *testing.T) {
 	t.Helper()
-	db, err := store.Open(f.path)
+	db, err := store.OpenDSN(f.path)
 	if err != nil {
 		t.Fatal(err)
 	}

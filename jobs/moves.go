@@ -185,6 +185,23 @@ func (s *Service) Ack(ctx context.Context, accountID, id, actor string, info *st
 	})
 }
 
+// Claim is a worker's Ack: it takes a ready job for runner (a node's worker) in one
+// transaction, so a job is carried out once however many workers saw it ready. Errors:
+// not_found, conflict when the job is no longer ready.
+func (s *Service) Claim(ctx context.Context, accountID, id, actor, runner, info string) (*model.Job, error) {
+	return s.change(ctx, accountID, id, actor, func(tx *store.Tx, j *model.Job) ([]string, error) {
+		if j.Status != model.JobReady {
+			return nil, errs.E(errs.Conflict, "jobId", "The job is %s, no longer ready", j.Status)
+		}
+		topics, err := moveTo(tx, j, model.JobExecuting)
+		if err != nil {
+			return nil, err
+		}
+		j.Info = info
+		return topics, tx.SetJobRunner(j.ID, runner)
+	})
+}
+
 // Finish completes (status complete), fails (failed) or cancels (canceled) a job, storing
 // its outcome and info, and emits job:completed, job:failed or job:updated. Errors:
 // not_found, invalid, conflict.

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -31,7 +30,7 @@ type fixture struct {
 
 func mustOpenDB(t *testing.T) *fixture {
 	t.Helper()
-	f := &fixture{path: filepath.Join(t.TempDir(), "t.db"), clock: &clock{now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}}
+	f := &fixture{path: store.TestDatabase(t), clock: &clock{now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}}
 	f.open(t)
 	res, err := f.db.EnsureBootstrap(t.Context(), store.Bootstrap{AccountName: "T", AdminEmail: "a@b.c", SecretKey: "sk_t", PublishableKey: "pk_t"})
 	if err != nil {
@@ -43,7 +42,7 @@ func mustOpenDB(t *testing.T) *fixture {
 
 func (f *fixture) open(t *testing.T) {
 	t.Helper()
-	db, err := store.Open(f.path)
+	db, err := store.OpenDSN(f.path)
 	if err != nil {
 		t.Fatal(err)
 	}

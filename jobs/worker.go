@@ -184,16 +184,12 @@ func (w *Worker) dispatch(ctx context.Context) (int, error) {
 // run claims one ready job and carries it out within its budget; it reports whether it ran
 // it (another worker may have taken it).
 func (w *Worker) run(ctx context.Context, r store.JobRef) (bool, error) {
-	info := "Accepted by Sluice"
-	j, err := w.svc.Ack(ctx, r.AccountID, r.ID, WorkerActor, &info, nil, nil)
+	j, err := w.svc.Claim(ctx, r.AccountID, r.ID, WorkerActor, w.runner(), "Accepted by Sluice")
 	if errs.Is(err, errs.Conflict) || errs.Is(err, errs.NotFound) {
 		return false, nil // someone else took it
 	}
 	if err != nil {
 		return false, err
-	}
-	if err := w.svc.DB.ClaimJob(ctx, j.ID, w.runner()); err != nil {
-		return true, err
 	}
 	budget := cmp.Or(w.Budget, 2*time.Hour)
 	cctx, stop := context.WithCancelCause(ctx)

@@ -78,12 +78,15 @@ func (db *DB) UnsettledJobWrites(ctx context.Context) ([]string, error) {
 
 // ClaimJob marks an executing job as carried out by runner (a node's built-in worker).
 func (db *DB) ClaimJob(ctx context.Context, id, runner string) error {
-	return db.Update(ctx, func(tx *Tx) error {
-		if _, err := tx.exec(`UPDATE jobs SET runner = ? WHERE id = ?`, runner, id); err != nil {
-			return errs.Wrap(err, "claim job")
-		}
-		return nil
-	})
+	return db.Update(ctx, func(tx *Tx) error { return tx.SetJobRunner(id, runner) })
+}
+
+// SetJobRunner records the worker that carries the job out.
+func (tx *Tx) SetJobRunner(id, runner string) error {
+	if _, err := tx.exec(`UPDATE jobs SET runner = ? WHERE id = ?`, runner, id); err != nil {
+		return errs.Wrap(err, "claim job")
+	}
+	return nil
 }
 
 // RunnerJobs lists the executing jobs runner claimed: at start, the ones its last run left

@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -48,8 +47,8 @@ type apiEnv struct {
 
 func newAPI(t testing.TB) *apiEnv {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "test.db")
-	db, err := store.Open(path)
+	path := store.TestDatabase(t)
+	db, err := store.OpenDSN(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +93,7 @@ func reopen(t *testing.T, e *apiEnv) *apiEnv {
 	t.Helper()
 	path := e.path
 	e.db.Close()
-	db, err := store.Open(path)
+	db, err := store.OpenDSN(path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -36,6 +36,7 @@ func main() {
 type config struct {
 	Addr           string
 	DataDir        string
+	DatabaseURL    string
 	BaseURL        string
 	AdminEmail     string
 	AdminPassword  string
@@ -55,6 +56,7 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 	fs := flag.NewFlagSet("sluice", flag.ContinueOnError)
 	fs.StringVar(&c.Addr, "addr", env("SLUICE_ADDR", "127.0.0.1:8080"), "listen address (SLUICE_ADDR)")
 	fs.StringVar(&c.DataDir, "data-dir", env("SLUICE_DATA_DIR", "./data"), "data directory (SLUICE_DATA_DIR)")
+	fs.StringVar(&c.DatabaseURL, "database-url", env("SLUICE_DATABASE_URL", ""), "postgres://… to share one PostgreSQL database between nodes; unset: SQLite in the data directory (SLUICE_DATABASE_URL)")
 	fs.StringVar(&c.BaseURL, "base-url", env("SLUICE_BASE_URL", ""), "public base URL for links (SLUICE_BASE_URL)")
 	fs.StringVar(&c.AdminEmail, "admin-email", env("SLUICE_ADMIN_EMAIL", "admin@localhost"), "first admin's e-mail (SLUICE_ADMIN_EMAIL)")
 	fs.StringVar(&c.AdminPassword, "admin-password", env("SLUICE_ADMIN_PASSWORD", ""), "first admin's password (SLUICE_ADMIN_PASSWORD)")
@@ -65,6 +67,14 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 	}
 	if err := fs.Parse(args); err != nil {
 		return c, err
+	}
+	if c.DatabaseURL != "" && !store.IsPostgresURL(c.DatabaseURL) {
+		return c, errors.New("SLUICE_DATABASE_URL must be a postgres:// or postgresql:// URL")
+	}
+	if c.DatabaseURL != "" && getenv("SLUICE_MASTER_KEY") == "" {
+		// Each node would make its own key file: secrets sealed on one node, sessions and
+		// tokens signed there would be unreadable on the others.
+		return c, errors.New("SLUICE_DATABASE_URL needs SLUICE_MASTER_KEY, the same on every node (at least 32 characters)")
 	}
 	if c.SecretKey != "" && !strings.HasPrefix(c.SecretKey, "sk_") {
 		return c, errors.New("SLUICE_SECRET_KEY must start with sk_")
@@ -78,6 +88,19 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 	return c, nil
 }
 
+// openDatabase opens PostgreSQL when a database URL is given, else SQLite in the data
+// directory.
+func openDatabase(cfg config) (*store.DB, error) {
+	if cfg.DatabaseURL != "" {
+		db, err := store.OpenPostgres(cfg.DatabaseURL)
+		if err != nil {
+			return nil, fmt.Errorf("SLUICE_DATABASE_URL: %w", err)
+		}
+		return db, nil
+	}
+	return store.Open(filepath.Join(cfg.DataDir, "sluice.db"))
+}
+
 // run starts Sluice and blocks until ctx is cancelled, then shuts down gracefully.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
 	cfg, err := parseConfig(args, getenv)
@@ -88,7 +111,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return fmt.Errorf("data dir: %w", err)
 	}
-	db, err := store.Open(filepath.Join(cfg.DataDir, "sluice.db"))
+	db, err := openDatabase(cfg)
 	if err != nil {
 		return err
 	}

@@ -76,3 +76,10 @@ $$;
 CREATE FUNCTION instr(haystack text, needle text) RETURNS bigint LANGUAGE sql IMMUTABLE AS $$
     SELECT strpos(haystack, needle)::bigint
 $$;
+
+CREATE FUNCTION instr(haystack bytea, needle bytea) RETURNS bigint LANGUAGE sql IMMUTABLE AS $$
+    SELECT position(needle IN haystack)::bigint
+$$;
+
+-- SQLite's NOCASE: equal and ordered ignoring case (ICU, so beyond ASCII too).
+CREATE COLLATION nocase (provider = icu, locale = 'und-u-ks-level2', deterministic = false);
