@@ -40,6 +40,35 @@ function freePort() {
   });
 }
 
+// With SLUICE_TEST_DATABASE_URL (postgres://…) each server gets a fresh PostgreSQL database,
+// kept with its data directory across restarts and dropped by stop().
+const pgBase = process.env.SLUICE_TEST_DATABASE_URL ?? "";
+const databases = new Map(); // data directory → database URL
+let dbCount = 0;
+
+function psql(sql) {
+  execFileSync("psql", [pgBase, "-v", "ON_ERROR_STOP=1", "-qc", sql], { stdio: ["ignore", "ignore", "inherit"] });
+}
+
+function databaseFor(dataDir) {
+  if (!pgBase.startsWith("postgres")) return {};
+  if (!databases.has(dataDir)) {
+    const name = `sluice_w${process.pid}_${++dbCount}`;
+    psql(`CREATE DATABASE ${name}`);
+    const u = new URL(pgBase);
+    u.pathname = "/" + name;
+    databases.set(dataDir, { name, url: u.toString() });
+  }
+  return { SLUICE_DATABASE_URL: databases.get(dataDir).url, SLUICE_MASTER_KEY: "wiretest-master-key-0123456789abcdef" };
+}
+
+function dropDatabase(dataDir) {
+  const db = databases.get(dataDir);
+  if (!db) return;
+  databases.delete(dataDir);
+  psql(`DROP DATABASE IF EXISTS ${db.name} WITH (FORCE)`);
+}
+
 /** startServer starts Sluice and resolves once /healthz answers. Call stop() in after().
  * opts.dataDir reuses a data directory (a restart); opts.env adds settings. kill() ends the
  * process with SIGKILL, as a crash would, and leaves the data directory for a restart. */
@@ -49,6 +78,7 @@ export async function startServer(opts = {}) {
   const child = spawn(binary(), [], {
     env: {
       ...process.env,
+      ...databaseFor(dataDir),
       ...(opts.env ?? {}),
       SLUICE_ADDR: `127.0.0.1:${port}`,
       SLUICE_DATA_DIR: dataDir,
@@ -80,6 +110,7 @@ export async function startServer(opts = {}) {
       await exited;
     }
     if (existsSync(dataDir)) rmSync(dataDir, { recursive: true, force: true });
+    dropDatabase(dataDir);
   };
   const kill = async () => {
     if (child.exitCode === null && child.signalCode === null) {
@@ -88,7 +119,7 @@ export async function startServer(opts = {}) {
       await exited;
     }
   };
-  return { port, baseURL, dataDir, stop, kill, output: () => output, client: (token = SECRET) => new FlatfileClient({ token, apiUrl: baseURL }) };
+  return { port, baseURL, dataDir, database: databases.get(dataDir)?.url, stop, kill, output: () => output, client: (token = SECRET) => new FlatfileClient({ token, apiUrl: baseURL }) };
 }
 
 /** failOnValidationWarnings makes a test fail when the client could not deserialize a response. */
