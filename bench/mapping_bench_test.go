@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sluice/sluice/blobs"
 	"github.com/sluice/sluice/ingest"
 	"github.com/sluice/sluice/jobs"
 	"github.com/sluice/sluice/model"
@@ -77,7 +78,7 @@ func BenchmarkMapping(b *testing.B) {
 	if err := svc.Create(ctx, j, "bench"); err != nil {
 		b.Fatal(err)
 	}
-	m := &ingest.Service{DB: db, Jobs: svc, Dir: b.TempDir()}
+	m := &ingest.Service{DB: db, Jobs: svc, Blobs: blobs.Disk{Dir: b.TempDir()}}
 	b.ResetTimer()
 	start = time.Now()
 	out, err := m.Map(ctx, j)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/sluice/sluice/errs"
@@ -87,9 +88,13 @@ func (s *Service) Export(ctx context.Context, j *model.Job) (jobs.Outcome, error
 	if len(sheets) > 1 {
 		name = schema.Slugify(wb.Name) + "." + format
 	}
-	n, size, err := s.write(ctx, j.AccountID, id, format, sheets, q)
+	tmp := filepath.Join(s.Blobs.Staging(), id+".part")
+	n, size, err := s.write(ctx, j.AccountID, tmp, format, sheets, q)
+	if err == nil {
+		err = s.Blobs.Put(ctx, id, tmp)
+	}
 	if err != nil {
-		os.Remove(s.Path(id))
+		os.Remove(tmp)
 		return jobs.Outcome{}, err
 	}
 	mime := "text/csv"
@@ -100,7 +105,7 @@ func (s *Service) Export(ctx context.Context, j *model.Job) (jobs.Outcome, error
 		Encoding: "utf-8", Status: model.FileStatusComplete, Mode: "export", Origin: "filesystem", Size: size, BytesReceived: size,
 		WorkbookID: wb.ID, SheetID: sheets[0].ID}
 	if err := s.DB.CreateFile(ctx, f, jobs.WorkerActor); err != nil {
-		os.Remove(s.Path(id))
+		_ = s.Blobs.Remove(context.WithoutCancel(ctx), id)
 		return jobs.Outcome{}, err
 	}
 	return jobs.Outcome{
@@ -109,9 +114,12 @@ func (s *Service) Export(ctx context.Context, j *model.Job) (jobs.Outcome, error
 	}, nil
 }
 
-// write renders the export into the file id and returns the record count and byte size.
-func (s *Service) write(ctx context.Context, accountID, id, format string, sheets []*model.Sheet, q store.RecordQuery) (int, int64, error) {
-	out, err := os.Create(s.Path(id))
+// write renders the export into the file at path and returns the record count and byte size.
+func (s *Service) write(ctx context.Context, accountID, path, format string, sheets []*model.Sheet, q store.RecordQuery) (int, int64, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return 0, 0, errs.Wrap(err, "files directory")
+	}
+	out, err := os.Create(path)
 	if err != nil {
 		return 0, 0, errs.Wrap(err, "create export file")
 	}

@@ -9,8 +9,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/sluice/sluice/blobs"
 	"io"
-	"path/filepath"
 	"strings"
 
 	"github.com/sluice/sluice/errs"
@@ -30,13 +30,10 @@ const batchRows = 5000
 
 // Service extracts uploaded files.
 type Service struct {
-	DB   *store.DB
-	Jobs *jobs.Service
-	Dir  string // where upload bytes live: <Dir>/<file id>
+	DB    *store.DB
+	Jobs  *jobs.Service
+	Blobs blobs.Store // files' bytes
 }
-
-// Path is where the bytes of a file are kept.
-func (s *Service) Path(fileID string) string { return filepath.Join(s.Dir, fileID) }
 
 // Handle is the jobs.Handler of the extraction job; the job's source is the file.
 func (s *Service) Handle(ctx context.Context, j *model.Job) (string, error) {
@@ -80,7 +77,12 @@ func (s *Service) extract(ctx context.Context, j *model.Job, f *model.File) (str
 	if err := s.DB.SaveFile(ctx, f, jobs.WorkerActor); err != nil {
 		return "", err
 	}
-	src, err := extract.Open(s.Path(f.ID), f.Name)
+	path, done, err := s.Blobs.Local(ctx, f.ID)
+	if err != nil {
+		return "", errs.Wrap(err, "read the upload")
+	}
+	defer done()
+	src, err := extract.Open(path, f.Name)
 	if err != nil {
 		return "", err
 	}

@@ -4,6 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
+	"github.com/jackc/pgerrcode"
+	"github.com/jackc/pgx/v5/pgconn"
 	"strings"
 	"time"
 
@@ -59,7 +62,8 @@ func scanApp(s scanner) (*App, error) {
 
 // uniqueViolation turns a clash on a unique index into a conflict naming key.
 func uniqueViolation(err error, key, format string, args ...any) error {
-	if err != nil && strings.Contains(err.Error(), "UNIQUE constraint failed") {
+	var pg *pgconn.PgError
+	if err != nil && (strings.Contains(err.Error(), "UNIQUE constraint failed") || errors.As(err, &pg) && pg.Code == pgerrcode.UniqueViolation) {
 		return errs.E(errs.Conflict, key, format, args...)
 	}
 	return err

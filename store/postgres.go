@@ -16,6 +16,9 @@ func IsPostgresURL(s string) bool {
 	return strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://")
 }
 
+// Postgres reports whether the database is PostgreSQL (else SQLite).
+func (db *DB) Postgres() bool { return db.w.d == postgresDialect }
+
 // OpenPostgres opens the PostgreSQL database at url (through jackc/pgx) and applies the
 // PostgreSQL migrations. Several Sluice nodes may share it.
 func OpenPostgres(url string) (*DB, error) {

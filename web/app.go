@@ -43,7 +43,8 @@ type Deps struct {
 	Events *events.Notifier
 	// StreamHeartbeat is the keep-alive interval of event streams (default 15 s).
 	StreamHeartbeat time.Duration
-	// FilesDir keeps uploaded files (<data dir>/files).
+	// FilesDir keeps uploaded files (<data dir>/files) with SQLite; with PostgreSQL their
+	// bytes are in the database and FilesDir holds only what is being received.
 	FilesDir string
 	// Sealer encrypts secrets at rest.
 	Sealer *auth.Sealer

@@ -3,7 +3,6 @@ package web_test
 import (
 	"context"
 	"fmt"
-	cdplog "github.com/chromedp/cdproto/log"
 	"io"
 	"log/slog"
 	"net"
@@ -14,9 +13,12 @@ import (
 	"testing"
 	"time"
 
+	cdplog "github.com/chromedp/cdproto/log"
+
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
+	"github.com/sluice/sluice/blobs"
 	"github.com/sluice/sluice/ingest"
 	"github.com/sluice/sluice/jobs"
 )
@@ -166,7 +168,7 @@ func TestBrowserLoginAndCreateSpace(t *testing.T) {
 	// The built-in worker runs extraction jobs, as cmd/sluice starts it.
 	svc := jobs.New(e.db, e.db)
 	worker := jobs.NewWorker(svc, 100*time.Millisecond, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	worker.Handle("file:"+ingest.Operation, (&ingest.Service{DB: e.db, Jobs: svc, Dir: e.filesDir}).Handle)
+	worker.Handle("file:"+ingest.Operation, (&ingest.Service{DB: e.db, Jobs: svc, Blobs: blobs.For(e.db, e.filesDir)}).Handle)
 	worker.Start()
 	t.Cleanup(worker.Stop)
 	csv := filepath.Join(t.TempDir(), "customers.csv")

@@ -3,6 +3,7 @@ package web
 import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/sluice/sluice/auth"
+	"github.com/sluice/sluice/blobs"
 	"github.com/sluice/sluice/ingest"
 
 	"github.com/sluice/sluice/handlers/api"
@@ -38,13 +39,13 @@ func routes(app *fiber.App, d Deps) {
 	views := api.NewViews(d.Store)
 	jobSvc := jobs.New(d.Store, d.Store)
 	jobsH := api.NewJobs(jobSvc, d.Store)
-	ingestSvc := &ingest.Service{DB: d.Store, Jobs: jobSvc, Dir: d.FilesDir}
+	ingestSvc := &ingest.Service{DB: d.Store, Jobs: jobSvc, Blobs: blobs.For(d.Store, d.FilesDir)}
 	plans := api.NewPlans(jobsH, ingestSvc)
 	actions := api.NewActions(d.Store, jobSvc)
 	stream := api.NewStream(d.Store, d.Events, d.StreamHeartbeat)
 	agents := api.NewAgents(d.Store, d.AllowPrivateWebhooks)
 	need := bearer(d.Auth)
-	files := api.NewFiles(d.Store, ingestSvc, d.FilesDir)
+	files := api.NewFiles(d.Store, ingestSvc, ingestSvc.Blobs)
 
 	app.Get("/healthz", health(d))
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
+	"github.com/sluice/sluice/blobs"
 	"github.com/sluice/sluice/ingest"
 	"github.com/sluice/sluice/jobs"
 )
@@ -24,7 +25,7 @@ func startWorker(t *testing.T, e *apiEnv) {
 	t.Helper()
 	svc := jobs.New(e.db, e.db)
 	worker := jobs.NewWorker(svc, 50*time.Millisecond, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	files := &ingest.Service{DB: e.db, Jobs: svc, Dir: e.filesDir}
+	files := &ingest.Service{DB: e.db, Jobs: svc, Blobs: blobs.For(e.db, e.filesDir)}
 	worker.Handle("file:"+ingest.Operation, files.Handle)
 	worker.HandleOutcome("workbook:"+ingest.MapOperation, files.Map)
 	worker.HandleOutcome("workbook:transform", files.Map)

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sluice/sluice/blobs"
 	"github.com/sluice/sluice/events"
 	"github.com/sluice/sluice/handlers/api"
 	"github.com/sluice/sluice/ingest"
@@ -126,6 +127,7 @@ func startAutomation(ctx context.Context, db *store.DB, c automationConfig, file
 	} else if n > 0 {
 		log.Warn("extractions interrupted by the last stop were marked failed", "files", n)
 	}
+	bytes := blobs.For(db, filesDir)
 	if n, err := removeOrphanUploads(ctx, db, filesDir); err != nil {
 		return nil, err
 	} else if n > 0 {
@@ -137,21 +139,22 @@ func startAutomation(ctx context.Context, db *store.DB, c automationConfig, file
 	} else if n > 0 {
 		log.Warn("jobs interrupted by the last stop were failed", "jobs", n)
 	}
-	files := &ingest.Service{DB: db, Jobs: svc, Dir: filesDir}
+	files := &ingest.Service{DB: db, Jobs: svc, Blobs: bytes}
 	a.worker.Handle("file:"+ingest.Operation, files.Handle)
 	a.worker.HandleOutcome("sheet:"+ingest.ExportOperation, files.Export)
 	a.worker.HandleOutcome("workbook:"+ingest.ExportOperation, files.Export)
 	a.worker.HandleOutcome("workbook:"+ingest.MapOperation, files.Map)
 	a.worker.HandleOutcome("workbook:transform", files.Map) // the spec's transform job: a map job driven by input.programId
 	a.worker.Start()
-	a.startRetention(db, c.RetentionEvery, filesDir, log)
+	a.startRetention(db, c.RetentionEvery, bytes, log)
 	return a, nil
 }
 
 // startRetention runs the retention purge at start and then every period: spaces whose last
 // activity is older than their environment's metadata.retentionDays (default 365) lose their
-// data, and their files' bytes are removed from disk; events stay.
-func (a *automation) startRetention(db *store.DB, every time.Duration, filesDir string, log *slog.Logger) {
+// data, and their files' bytes are removed; events stay. With PostgreSQL it also removes
+// bytes an upload stored without its file being recorded (a node stopped between the two).
+func (a *automation) startRetention(db *store.DB, every time.Duration, bytes blobs.Store, log *slog.Logger) {
 	ctx, cancel := context.WithCancel(context.Background())
 	a.stopPurge, a.purged = cancel, make(chan struct{})
 	go func() {
@@ -165,9 +168,16 @@ func (a *automation) startRetention(db *store.DB, every time.Duration, filesDir 
 				log.Error("retention purge failed", "err", err)
 			case res != nil && len(res.Spaces) > 0:
 				for _, id := range res.Files {
-					_ = os.Remove(filepath.Join(filesDir, id))
+					_ = bytes.Remove(ctx, id)
 				}
 				log.Info("retention purged expired spaces", "spaces", len(res.Spaces), "files", len(res.Files))
+			}
+			if db.Postgres() {
+				if n, err := db.RemoveOrphanFileBytes(ctx, db.Now().Add(-time.Hour).UnixMilli()); err != nil && ctx.Err() == nil {
+					log.Error("removing orphan file bytes failed", "err", err)
+				} else if n > 0 {
+					log.Warn("removed the bytes of uploads never recorded", "chunks", n)
+				}
 			}
 			select {
 			case <-ctx.Done():

@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/sluice/sluice/blobs"
 	"io"
+	"io/fs"
 	"mime"
 	"mime/multipart"
 	"os"
@@ -45,12 +47,12 @@ type Extractor interface {
 type Files struct {
 	store   FileStore
 	extract Extractor
-	dir     string
+	blobs   blobs.Store
 }
 
-// NewFiles returns the file handlers; uploads are kept in dir.
-func NewFiles(s FileStore, x Extractor, dir string) *Files {
-	return &Files{store: s, extract: x, dir: dir}
+// NewFiles returns the file handlers; uploads' bytes are kept in b.
+func NewFiles(s FileStore, x Extractor, b blobs.Store) *Files {
+	return &Files{store: s, extract: x, blobs: b}
 }
 
 type fileJSON struct {
@@ -103,7 +105,7 @@ func (h *Files) Upload(c *fiber.Ctx) error {
 		body = bytes.NewReader(c.Body())
 	}
 	id := store.NewFileID()
-	tmp := filepath.Join(h.dir, id+".part")
+	tmp := filepath.Join(h.blobs.Staging(), id+".part")
 	up, err := h.readForm(multipart.NewReader(body, params["boundary"]), tmp)
 	// Read what follows the form (a chunked body's last chunk) so the connection stays in
 	// step for the next request on it.
@@ -114,14 +116,14 @@ func (h *Files) Upload(c *fiber.Ctx) error {
 	}
 	f, err := h.newFile(c.Context(), p, up, id)
 	if err == nil {
-		err = os.Rename(tmp, filepath.Join(h.dir, id))
+		err = h.blobs.Put(c.Context(), id, tmp)
 	}
 	if err != nil {
 		os.Remove(tmp)
 		return err
 	}
 	if err := h.store.CreateFile(c.Context(), f, p.ActorID); err != nil {
-		os.Remove(filepath.Join(h.dir, id))
+		_ = h.blobs.Remove(context.WithoutCancel(c.Context()), id)
 		return err
 	}
 	if f.Mode == "import" {
@@ -222,7 +224,7 @@ func (up *upload) set(name, val string) error {
 
 // save streams the file part to tmp, refusing files over MaxUpload.
 func (h *Files) save(r io.Reader, tmp string) (int64, error) {
-	if err := os.MkdirAll(h.dir, 0o700); err != nil {
+	if err := os.MkdirAll(h.blobs.Staging(), 0o700); err != nil {
 		return 0, errs.Wrap(err, "files directory")
 	}
 	out, err := os.Create(tmp)
@@ -351,7 +353,7 @@ func (h *Files) Delete(c *fiber.Ctx) error {
 	if err := h.store.DeleteFile(c.Context(), f, p.ActorID); err != nil {
 		return err
 	}
-	_ = os.Remove(filepath.Join(h.dir, f.ID))
+	_ = h.blobs.Remove(c.Context(), f.ID)
 	return success(c)
 }
 
@@ -361,17 +363,12 @@ func (h *Files) Download(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	fh, err := os.Open(filepath.Join(h.dir, f.ID))
-	if errors.Is(err, os.ErrNotExist) {
+	fh, err := h.blobs.Open(c.Context(), f.ID)
+	if errors.Is(err, fs.ErrNotExist) {
 		return errs.NotFoundf("fileId", "The file's content is gone")
 	}
 	if err != nil {
 		return errs.Wrap(err, "open upload")
-	}
-	st, err := fh.Stat()
-	if err != nil {
-		fh.Close()
-		return errs.Wrap(err, "stat upload")
 	}
 	ct := f.Mimetype
 	if ct == "" {
@@ -379,7 +376,7 @@ func (h *Files) Download(c *fiber.Ctx) error {
 	}
 	c.Set(fiber.HeaderContentType, ct)
 	c.Set(fiber.HeaderContentDisposition, fmt.Sprintf(`attachment; filename=%q`, f.Name))
-	return c.SendStream(fh, int(st.Size()))
+	return c.SendStream(fh, int(fh.Size()))
 }
 
 // DetectHeader handles POST /v1/files/detect-header: which of the given rows is the header.
