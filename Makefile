@@ -36,12 +36,20 @@ test-go: generate
 	$(GO) test -count=1 -skip '^TestBrowser' ./...
 	$(GO) test -count=1 -run '^TestBrowser' ./web/
 
-# The store's tests on PostgreSQL (issue 15, in progress: not part of make test yet). Needs
-# SLUICE_TEST_DATABASE_URL=postgres://user:password@host/db of a role that may create
-# databases; each test gets its own.
-test-pg:
-	@test -n "$(SLUICE_TEST_DATABASE_URL)" || (echo "set SLUICE_TEST_DATABASE_URL=postgres://…"; exit 1)
-	$(GO) test -count=1 ./store/
+# The same tests on PostgreSQL: the store's, jobs', events', the web app's (but the browser
+# test) and the @flatfile/api wire suite. Needs SLUICE_TEST_DATABASE_URL=postgres://… of a
+# role that may create databases (each test and each server gets its own); .ci/postgres
+# installs and starts Debian's PostgreSQL and prints one. Without it they are skipped, loudly
+# (SLUICE_REQUIRE_POSTGRES=1 makes that a failure, as in CI).
+PG_PACKAGES := ./store/ ./jobs/ ./events/ ./web/ ./cmd/sluice/
+test-pg: build
+	@if [ -z "$(SLUICE_TEST_DATABASE_URL)" ]; then \
+	  echo "*** PostgreSQL tests skipped: set SLUICE_TEST_DATABASE_URL (SLUICE_TEST_DATABASE_URL=\$$(.ci/postgres) make test-pg)"; \
+	  test -z "$(SLUICE_REQUIRE_POSTGRES)"; \
+	else \
+	  $(GO) test -count=1 -skip '^TestBrowser' $(PG_PACKAGES) && \
+	  SLUICE_BIN=$(CURDIR)/$(BIN) node --test --test-concurrency=2 wiretest/; \
+	fi
 
 test-wire: build
 	SLUICE_BIN=$(CURDIR)/$(BIN) node --test --test-concurrency=2 wiretest/
@@ -60,7 +68,7 @@ test-fuzz:
 	    echo "  (the fuzzer stopped without a failing input: $$(tail -n 3 /tmp/sluice-fuzz.log | tr '\n' ' '))"; \
 	  fi; done
 
-test: check test-go test-wire test-fuzz
+test: check test-go test-wire test-pg test-fuzz
 
 # The records benchmark (store/records_bench_test.go): SLUICE_BENCH_ROWS records (default
 # 1,000,000), each phase SLUICE_BENCH_REPEAT times (default 3), medians printed as a table.

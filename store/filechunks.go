@@ -24,7 +24,7 @@ func (db *DB) PutFileBytes(ctx context.Context, id string, r io.Reader) (int64, 
 	var total int64
 	for n := 0; ; n++ {
 		k, err := io.ReadFull(r, buf)
-		if k > 0 {
+		if k > 0 || n == 0 { // an empty file has one empty chunk: it exists
 			if _, werr := db.w.ExecContext(ctx, `INSERT INTO file_chunks (file_id, n, data, created_at) VALUES (?, ?, ?, ?)`,
 				id, n, buf[:k], ms(db.Now())); werr != nil {
 				return total, errs.Wrap(werr, "store file bytes")

@@ -67,11 +67,18 @@ func TestFileBytesRoundTrip(t *testing.T) {
 	if _, err := db.OpenFileBytes(ctx, "us_fl_a"); !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("after remove: %v, want not exist", err)
 	}
+	// An empty file is a file.
+	if _, err := db.PutFileBytes(ctx, "us_fl_empty", bytes.NewReader(nil)); err != nil {
+		t.Fatal(err)
+	}
+	if f, err := db.OpenFileBytes(ctx, "us_fl_empty"); err != nil || f.Size() != 0 {
+		t.Fatalf("empty file: %v", err)
+	}
 	// Bytes never recorded as a file are swept once old.
 	if _, err := db.PutFileBytes(ctx, "us_fl_orphan", bytes.NewReader([]byte("x"))); err != nil {
 		t.Fatal(err)
 	}
-	if n, err := db.RemoveOrphanFileBytes(ctx, db.Now().Add(1).UnixMilli()+1); err != nil || n != 1 {
-		t.Fatalf("orphans removed: %d %v, want 1", n, err)
+	if n, err := db.RemoveOrphanFileBytes(ctx, db.Now().Add(1).UnixMilli()+1); err != nil || n != 2 {
+		t.Fatalf("orphan chunks removed: %d %v, want 2 (of the two files never recorded)", n, err)
 	}
 }

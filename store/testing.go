@@ -94,6 +94,7 @@ func testTemplate(admin *sql.DB, u url.URL) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	h.Write([]byte(u.User.Username())) // a role copies only its own databases
 	name := fmt.Sprintf("sluice_tmpl_%x", h.Sum(nil)[:6])
 	ctx := context.Background()
 	conn, err := admin.Conn(ctx)
