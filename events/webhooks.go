@@ -96,7 +96,7 @@ func (w *Webhooks) Dispatch(ctx context.Context) (int, error) {
 				}
 			}
 		}
-		if err := w.DB.EnqueueDeliveries(ctx, list, evs[len(evs)-1].Seq); err != nil {
+		if err := w.DB.EnqueueDeliveries(ctx, list, cursor, evs[len(evs)-1].Seq); err != nil {
 			return queued, err
 		}
 		queued += len(list)
@@ -109,7 +109,9 @@ func (w *Webhooks) Dispatch(ctx context.Context) (int, error) {
 // SendDue attempts every delivery due at the store's clock and returns how many succeeded.
 func (w *Webhooks) SendDue(ctx context.Context) (int, error) {
 	w.defaults()
-	due, err := w.DB.DueDeliveries(ctx, w.DB.Now(), 100)
+	// Claimed for longer than an attempt can take (the client's timeout), so each delivery
+	// is made by one node at a time.
+	due, err := w.DB.ClaimDueDeliveries(ctx, w.DB.Now(), 2*w.Client.Timeout+time.Minute, 100)
 	if err != nil {
 		return 0, err
 	}

@@ -121,10 +121,19 @@ func (db *DB) DispatchCursor(ctx context.Context) (int64, error) {
 	return v, nil
 }
 
-// EnqueueDeliveries stores new pending deliveries and moves the dispatch cursor to upto in
-// one transaction, so a restart neither loses nor repeats an event.
-func (db *DB) EnqueueDeliveries(ctx context.Context, list []*model.Delivery, upto int64) error {
+// EnqueueDeliveries stores new pending deliveries and moves the dispatch cursor from from to
+// upto in one transaction, so a restart neither loses nor repeats an event. When the cursor
+// is no longer at from, another node dispatched these events: nothing is stored.
+func (db *DB) EnqueueDeliveries(ctx context.Context, list []*model.Delivery, from, upto int64) error {
 	return db.Update(ctx, func(tx *Tx) error {
+		var at int64
+		err := tx.queryRow(`SELECT CAST(value AS INTEGER) FROM settings WHERE key = ?`, cursorKey).Scan(&at)
+		if err != nil && err != sql.ErrNoRows {
+			return errs.Wrap(err, "read dispatch cursor")
+		}
+		if at != from {
+			return nil
+		}
 		for _, d := range list {
 			d.ID, d.Status, d.CreatedAt = NewID(PrefixAgentLog), model.DeliveryPending, tx.now
 			if d.NextAttemptAt == nil {
@@ -137,7 +146,7 @@ func (db *DB) EnqueueDeliveries(ctx context.Context, list []*model.Delivery, upt
 				return errs.Wrap(err, "insert delivery")
 			}
 		}
-		_, err := tx.exec(`INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`,
+		_, err = tx.exec(`INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`,
 			cursorKey, itoa(upto))
 		if err != nil {
 			return errs.Wrap(err, "move dispatch cursor")
@@ -184,11 +193,47 @@ func (db *DB) queryDeliveries(ctx context.Context, q string, args ...any) ([]*mo
 	return out, rows.Err()
 }
 
-// DueDeliveries returns pending deliveries whose next attempt is at or before now, oldest
-// event first.
-func (db *DB) DueDeliveries(ctx context.Context, now time.Time, limit int) ([]*model.Delivery, error) {
-	return db.queryDeliveries(ctx, `SELECT `+deliveryColumns+` FROM deliveries WHERE status = 'pending' AND next_attempt_at <= ?
-		ORDER BY event_seq, id LIMIT ?`, ms(now), limit)
+// ClaimDueDeliveries takes pending deliveries whose next attempt is at or before now, oldest
+// event first, for one attempt: their next attempt moves to now + lease in the same
+// transaction, so no other node takes them meanwhile, and one whose node dies during the
+// attempt is due again when the lease ends. SaveDeliveryAttempt sets the real next attempt.
+func (db *DB) ClaimDueDeliveries(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]*model.Delivery, error) {
+	var n int
+	if err := db.r.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM deliveries WHERE status = 'pending' AND next_attempt_at <= ? LIMIT 1) AS d`,
+		ms(now)).Scan(&n); err != nil {
+		return nil, errs.Wrap(err, "query deliveries")
+	}
+	if n == 0 {
+		return nil, nil // nothing due: no write transaction
+	}
+	var out []*model.Delivery
+	err := db.Update(ctx, func(tx *Tx) error {
+		out = out[:0]
+		rows, err := tx.QueryContext(tx.ctx, `SELECT `+deliveryColumns+` FROM deliveries WHERE status = 'pending' AND next_attempt_at <= ?
+			ORDER BY event_seq, id LIMIT ?`, ms(now), limit)
+		if err != nil {
+			return errs.Wrap(err, "query deliveries")
+		}
+		for rows.Next() {
+			d, err := scanDelivery(rows)
+			if err != nil {
+				rows.Close()
+				return err
+			}
+			out = append(out, d)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return errs.Wrap(err, "query deliveries")
+		}
+		for _, d := range out {
+			if _, err := tx.exec(`UPDATE deliveries SET next_attempt_at = ? WHERE id = ?`, ms(now.Add(lease)), d.ID); err != nil {
+				return errs.Wrap(err, "claim delivery")
+			}
+		}
+		return nil
+	})
+	return out, err
 }
 
 // NextDeliveryAt returns when the earliest pending delivery is due, or nil when none is.
