@@ -43,7 +43,8 @@ type Worker struct {
 	Size int
 	// Budget is how long one job may run before it is stopped and failed (default 2 h).
 	Budget time.Duration
-	// Runner names this node's worker on the jobs it claims (default "local").
+	// Runner names this node's worker on the jobs it claims (default "local"; the node's id
+	// when nodes share a PostgreSQL database).
 	Runner string
 	// Watch is how often a running job's status is checked, so a cancel stops it (default 1 s).
 	Watch time.Duration
@@ -266,11 +267,17 @@ func (w *Worker) watch(ctx context.Context, cancel context.CancelCauseFunc, j *m
 // jobs still executing fail at once as interrupted by a restart, and every job that did not
 // complete takes back the records it added. It returns how many jobs it failed.
 func (w *Worker) Recover(ctx context.Context) (int, error) {
-	refs, err := w.svc.DB.RunnerJobs(ctx, w.runner())
+	return w.TakeOver(ctx, w.runner(), "Interrupted by a restart of Sluice; run it again")
+}
+
+// TakeOver settles what runner (this node's worker after a restart, or another node that
+// stopped) left behind: its executing jobs fail with msg, and jobs that did not complete
+// take back the records they added. It returns how many jobs it failed.
+func (w *Worker) TakeOver(ctx context.Context, runner, msg string) (int, error) {
+	refs, err := w.svc.DB.RunnerJobs(ctx, runner)
 	if err != nil {
 		return 0, err
 	}
-	msg := "Interrupted by a restart of Sluice; run it again"
 	outcome, _ := json.Marshal(map[string]any{"acknowledge": true, "message": msg})
 	for _, r := range refs {
 		if _, err := w.svc.Finish(ctx, r.AccountID, r.ID, WorkerActor, model.JobFailed, outcome, &msg); err != nil && !errs.Is(err, errs.Conflict) {

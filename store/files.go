@@ -137,11 +137,20 @@ func (db *DB) DeleteFile(ctx context.Context, f *model.File, actor string) error
 
 // FailInterruptedFiles marks files whose extraction was running when the server stopped
 // (analyzing or analyzed) as failed, with a description saying so; it returns how many.
-// Call it at start-up, before the built-in worker runs.
-func (db *DB) FailInterruptedFiles(ctx context.Context) (int, error) {
+// Call it at start-up, before the built-in worker runs, and when a node is found stopped.
+// Extractions running on the live nodes named (other nodes sharing the database) go on.
+func (db *DB) FailInterruptedFiles(ctx context.Context, live ...string) (int, error) {
 	var n int
 	err := db.Update(ctx, func(tx *Tx) error {
-		rows, err := tx.QueryContext(tx.ctx, `SELECT `+fileColumns+` FROM files WHERE status IN ('analyzing', 'analyzed') AND deleted_at IS NULL`)
+		q := `SELECT ` + fileColumns + ` FROM files WHERE status IN ('analyzing', 'analyzed') AND deleted_at IS NULL`
+		args := []any{}
+		if len(live) > 0 {
+			q += ` AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.source = files.id AND j.status = 'executing' AND j.runner IN (` + placeholders(len(live)) + `))`
+			for _, r := range live {
+				args = append(args, r)
+			}
+		}
+		rows, err := tx.QueryContext(tx.ctx, q, args...)
 		if err != nil {
 			return errs.Wrap(err, "find interrupted files")
 		}

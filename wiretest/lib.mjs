@@ -50,8 +50,12 @@ function psql(sql) {
   execFileSync("psql", [pgBase, "-v", "ON_ERROR_STOP=1", "-qc", sql], { stdio: ["ignore", "ignore", "inherit"] });
 }
 
-function databaseFor(dataDir) {
-  if (!pgBase.startsWith("postgres")) return {};
+/** postgresURL is the PostgreSQL test server's URL, "" when the suite runs on SQLite. */
+export const postgresURL = pgBase.startsWith("postgres") ? pgBase : "";
+
+function databaseFor(dataDir, share) {
+  if (!postgresURL) return {};
+  if (share) databases.set(dataDir, { ...databases.get(share.dataDir), shared: true });
   if (!databases.has(dataDir)) {
     const name = `sluice_w${process.pid}_${++dbCount}`;
     psql(`CREATE DATABASE ${name}`);
@@ -66,6 +70,7 @@ function dropDatabase(dataDir) {
   const db = databases.get(dataDir);
   if (!db) return;
   databases.delete(dataDir);
+  if (db.shared) return; // the first node's, dropped with it
   try {
     psql(`DROP DATABASE IF EXISTS ${db.name} WITH (FORCE)`);
   } catch (e) {
@@ -75,14 +80,16 @@ function dropDatabase(dataDir) {
 
 /** startServer starts Sluice and resolves once /healthz answers. Call stop() in after().
  * opts.dataDir reuses a data directory (a restart); opts.env adds settings. kill() ends the
- * process with SIGKILL, as a crash would, and leaves the data directory for a restart. */
+ * process with SIGKILL, as a crash would, and leaves the data directory for a restart.
+ * opts.shareDatabaseOf (another server) starts a second node on that server's PostgreSQL
+ * database, with a data directory of its own. */
 export async function startServer(opts = {}) {
   const port = await freePort();
   const dataDir = opts.dataDir ?? mkdtempSync(path.join(os.tmpdir(), "sluice-wire-"));
   const child = spawn(binary(), [], {
     env: {
       ...process.env,
-      ...databaseFor(dataDir),
+      ...databaseFor(dataDir, opts.shareDatabaseOf),
       ...(opts.env ?? {}),
       SLUICE_ADDR: `127.0.0.1:${port}`,
       SLUICE_DATA_DIR: dataDir,
@@ -108,7 +115,7 @@ export async function startServer(opts = {}) {
     await new Promise((r) => setTimeout(r, 50));
   }
   const stop = async () => {
-    if (child.exitCode === null) {
+    if (child.exitCode === null && child.signalCode === null) {
       const exited = new Promise((r) => child.once("exit", r));
       child.kill("SIGTERM");
       await exited;

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -36,6 +37,10 @@ type automationConfig struct {
 	Limits struct{ Columns, NameLength, CellLength, JSONDepth int }
 	// AllowPrivateWebhooks lets webhooks reach loopback and private addresses (development).
 	AllowPrivateWebhooks bool
+	// NodeID names this node among nodes sharing a PostgreSQL database; a node silent for
+	// NodeTimeout is taken over by the others (its running jobs and extractions fail).
+	NodeID      string
+	NodeTimeout time.Duration
 }
 
 // automationFlags registers the settings on fs, with defaults from the environment.
@@ -62,6 +67,7 @@ func automationFlags(fs *flag.FlagSet, getenv func(string) string, c *automation
 		{&c.ReadinessWait, "readiness-wait", "SLUICE_READINESS_WAIT", 120 * time.Second, "space:configure jobs not done by then are stopped"},
 		{&c.WebhookRetryBase, "webhook-retry-base", "SLUICE_WEBHOOK_RETRY_BASE", time.Second, "first webhook retry delay, doubled per attempt"},
 		{&c.RetentionEvery, "retention-every", "SLUICE_RETENTION_EVERY", time.Hour, "routine purge of spaces past their environment's retention period"},
+		{&c.NodeTimeout, "node-timeout", "SLUICE_NODE_TIMEOUT", 30 * time.Second, "with PostgreSQL: a node silent this long is taken to have stopped, and its running jobs fail"},
 		{&c.JobBudget, "job-budget", "SLUICE_JOB_BUDGET", 2 * time.Hour, "a built-in job (extraction, mapping, export) running longer is stopped and fails, keeping none of its records"},
 	} {
 		if err := dur(d.dst, d.name, d.key, d.def, d.usage); err != nil {
@@ -90,6 +96,7 @@ func automationFlags(fs *flag.FlagSet, getenv func(string) string, c *automation
 		}
 		fs.IntVar(n.dst, n.name, n.def, n.usage+" ("+n.key+")")
 	}
+	fs.StringVar(&c.NodeID, "node-id", getenv("SLUICE_NODE_ID"), "with PostgreSQL: this node's name, unique among the nodes; a restarted node with the same name fails the jobs it was running (SLUICE_NODE_ID, default host:data directory)")
 	allow, _ := strconv.ParseBool(getenv("SLUICE_ALLOW_PRIVATE_WEBHOOKS"))
 	fs.BoolVar(&c.AllowPrivateWebhooks, "allow-private-webhooks", allow, "let webhook URLs reach loopback and private addresses (SLUICE_ALLOW_PRIVATE_WEBHOOKS)")
 	return nil
@@ -104,6 +111,7 @@ type automation struct {
 	worker    *jobs.Worker
 	stopPurge context.CancelFunc
 	purged    chan struct{}
+	stopNode  func() // nil without PostgreSQL
 }
 
 // startAutomation starts the background work on db.
@@ -122,7 +130,19 @@ func startAutomation(ctx context.Context, db *store.DB, c automationConfig, file
 	a.worker.Size, a.worker.Budget = c.Workers, c.JobBudget
 	limits.Columns, limits.NameLength, limits.CellLength, limits.JSONDepth = c.Limits.Columns, c.Limits.NameLength, c.Limits.CellLength, c.Limits.JSONDepth
 	a.worker.Handle(jobs.OpDeleteRecords, jobs.DeleteRecords(db))
-	if n, err := db.FailInterruptedFiles(ctx); err != nil {
+	var live []string // other nodes' extractions go on
+	if db.Postgres() {
+		a.worker.Runner = c.NodeID
+		if err := db.Heartbeat(ctx, c.NodeID); err != nil {
+			return nil, err
+		}
+		nodes, err := db.Nodes(ctx, db.Now().Add(-c.NodeTimeout), true)
+		if err != nil {
+			return nil, err
+		}
+		live = slices.DeleteFunc(nodes, func(id string) bool { return id == c.NodeID })
+	}
+	if n, err := db.FailInterruptedFiles(ctx, live...); err != nil {
 		return nil, err
 	} else if n > 0 {
 		log.Warn("extractions interrupted by the last stop were marked failed", "files", n)
@@ -147,7 +167,65 @@ func startAutomation(ctx context.Context, db *store.DB, c automationConfig, file
 	a.worker.HandleOutcome("workbook:transform", files.Map) // the spec's transform job: a map job driven by input.programId
 	a.worker.Start()
 	a.startRetention(db, c.RetentionEvery, bytes, log)
+	if db.Postgres() {
+		a.startNode(db, c.NodeID, c.NodeTimeout, log)
+	}
 	return a, nil
+}
+
+// startNode keeps this node's heartbeat and takes over the work of nodes that stopped
+// sending theirs: their executing jobs fail (taking back what they added) and their
+// extractions fail, once, by whichever node removes the silent one from the list.
+func (a *automation) startNode(db *store.DB, id string, timeout time.Duration, log *slog.Logger) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	a.stopNode = func() { cancel(); <-done }
+	go func() {
+		defer close(done)
+		t := time.NewTicker(max(timeout/6, 100*time.Millisecond))
+		defer t.Stop()
+		for {
+			if err := a.nodeStep(ctx, db, id, timeout, log); err != nil && ctx.Err() == nil {
+				log.Error("node heartbeat failed", "err", err)
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+		}
+	}()
+}
+
+func (a *automation) nodeStep(ctx context.Context, db *store.DB, id string, timeout time.Duration, log *slog.Logger) error {
+	if err := db.Heartbeat(ctx, id); err != nil {
+		return err
+	}
+	cutoff := db.Now().Add(-timeout)
+	silent, err := db.Nodes(ctx, cutoff, false)
+	if err != nil || len(silent) == 0 {
+		return err
+	}
+	live, err := db.Nodes(ctx, cutoff, true)
+	if err != nil {
+		return err
+	}
+	for _, node := range silent {
+		mine, err := db.ForgetNode(ctx, node, cutoff)
+		if err != nil || !mine {
+			return err
+		}
+		jobs, err := a.worker.TakeOver(ctx, node, "Interrupted: the Sluice node running it ("+node+") stopped; run it again")
+		if err != nil {
+			return err
+		}
+		files, err := db.FailInterruptedFiles(ctx, live...)
+		if err != nil {
+			return err
+		}
+		log.Warn("took over the work of a stopped node", "node", node, "jobsFailed", jobs, "filesFailed", files)
+	}
+	return nil
 }
 
 // startRetention runs the retention purge at start and then every period: spaces whose last
@@ -199,6 +277,9 @@ func (a *automation) Stop() {
 	a.worker.Stop()
 	a.stopPurge()
 	<-a.purged
+	if a.stopNode != nil {
+		a.stopNode()
+	}
 }
 
 // removeOrphanUploads deletes what uploads interrupted by a stop left in the files folder:

@@ -68,6 +68,11 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
+	if c.Automation.NodeID == "" {
+		host, _ := os.Hostname()
+		dir, _ := filepath.Abs(c.DataDir)
+		c.Automation.NodeID = host + ":" + dir
+	}
 	if c.DatabaseURL != "" && !store.IsPostgresURL(c.DatabaseURL) {
 		return c, errors.New("SLUICE_DATABASE_URL must be a postgres:// or postgresql:// URL")
 	}
