@@ -22,6 +22,7 @@ const (
 	Unsupported  Code = "unsupported"      // a media type or encoding Sluice does not take
 	HeaderLarge  Code = "header_too_large" // request headers or URL over the server's limit
 	TooMany      Code = "too_many"         // throttled; the caller should wait
+	Unavailable  Code = "unavailable"      // the database cannot be reached; the caller should retry
 	Internal     Code = "internal"
 )
 

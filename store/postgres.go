@@ -3,10 +3,15 @@ package store
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
+	"errors"
 	"fmt"
+	"net"
 	"strings"
 	"time"
 
+	"github.com/jackc/pgerrcode"
+	"github.com/jackc/pgx/v5/pgconn"
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver for database/sql
 )
 
@@ -54,4 +59,27 @@ func openPG(url string, conns int) (*sql.DB, error) {
 	db.SetMaxIdleConns(conns)
 	db.SetConnMaxIdleTime(5 * time.Minute)
 	return db, nil
+}
+
+// Unavailable reports whether err means the database could not be reached or dropped the
+// connection (a restart, a failover, a network cut), rather than refusing the statement.
+func Unavailable(err error) bool {
+	if err == nil {
+		return false
+	}
+	if errors.Is(err, driver.ErrBadConn) || errors.Is(err, sql.ErrConnDone) {
+		return true
+	}
+	var connect *pgconn.ConnectError
+	if errors.As(err, &connect) {
+		return true
+	}
+	var pg *pgconn.PgError
+	if errors.As(err, &pg) {
+		// Class 08: connection exception; 57P01–03: the server is shutting down or starting.
+		return strings.HasPrefix(pg.Code, "08") || pg.Code == pgerrcode.AdminShutdown || pg.Code == pgerrcode.CrashShutdown ||
+			pg.Code == pgerrcode.CannotConnectNow
+	}
+	var nerr net.Error
+	return errors.As(err, &nerr) || pgconn.SafeToRetry(err)
 }

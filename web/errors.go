@@ -4,10 +4,12 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/sluice/sluice/errs"
+	"github.com/sluice/sluice/store"
 )
 
 var statusOf = map[errs.Code]int{
@@ -20,6 +22,7 @@ var statusOf = map[errs.Code]int{
 	errs.Unsupported:  fiber.StatusUnsupportedMediaType,
 	errs.HeaderLarge:  fiber.StatusRequestHeaderFieldsTooLarge,
 	errs.TooMany:      fiber.StatusTooManyRequests,
+	errs.Unavailable:  fiber.StatusServiceUnavailable,
 	errs.Internal:     fiber.StatusInternalServerError,
 }
 
@@ -65,6 +68,11 @@ func isAPI(c *fiber.Ctx) bool {
 func errorHandler(d Deps) fiber.ErrorHandler {
 	return func(c *fiber.Ctx, err error) error {
 		e := asAppError(err)
+		if e.Code == errs.Internal && store.Unavailable(err) {
+			// The pool reconnects by itself once the database is back.
+			d.Log.Warn("database unavailable", "path", c.Path(), "err", err)
+			e = &errs.Error{Code: errs.Unavailable, Message: "The database cannot be reached right now; try again in a moment", RetryAfter: 2 * time.Second, Cause: err}
+		}
 		status := statusFor(e)
 		msg := e.Message
 		if e.RetryAfter > 0 {
