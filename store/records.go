@@ -146,6 +146,10 @@ func (db *DB) GetRecords(ctx context.Context, accountID, sheetID string, q Recor
 		return nil, 0, err
 	}
 	rc := &readCtx{ctx: ctx, q: db.r, sorts: &db.sorts}
+	if db.Postgres() {
+		// The kept orders follow this node's writes only; other nodes write too.
+		rc.sorts = nil
+	}
 	if q.Page.Size <= 0 {
 		q.Page = recordPage
 	}
