@@ -26,6 +26,7 @@ type Notifier struct {
 	stopped bool
 
 	stop chan struct{}
+	wake chan struct{}
 	done chan struct{}
 }
 
@@ -61,7 +62,7 @@ func NewNotifier(db *store.DB, interval time.Duration, log *slog.Logger) *Notifi
 	if interval <= 0 {
 		interval = 200 * time.Millisecond
 	}
-	return &Notifier{db: db, interval: interval, log: log, subs: map[*Subscription]struct{}{}, stop: make(chan struct{})}
+	return &Notifier{db: db, interval: interval, log: log, subs: map[*Subscription]struct{}{}, stop: make(chan struct{}), wake: make(chan struct{}, 1)}
 }
 
 // Start reads the current end of the events table and follows it in a goroutine until Stop.
@@ -83,13 +84,23 @@ func (n *Notifier) Start(ctx context.Context) error {
 			case <-n.stop:
 				return
 			case <-tick.C:
-				if err := n.Poll(context.Background()); err != nil {
-					n.log.Error("event notifier", "err", err)
-				}
+			case <-n.wake:
+			}
+			if err := n.Poll(context.Background()); err != nil {
+				n.log.Error("event notifier", "err", err)
 			}
 		}
 	}()
 	return nil
+}
+
+// Wake polls now instead of at the next tick (a PostgreSQL notification says another node
+// committed events).
+func (n *Notifier) Wake() {
+	select {
+	case n.wake <- struct{}{}:
+	default: // a poll is already due
+	}
 }
 
 // Stop ends polling and closes every subscription, which ends open streams.

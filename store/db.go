@@ -38,6 +38,7 @@ func (db *DB) migrationDir() string {
 // DB is the SQLite store. Writes go through one connection so SQLite never sees two writers;
 // reads use a pool that runs beside the writer thanks to WAL.
 type DB struct {
+	url   string // PostgreSQL's, for LISTEN; "" with SQLite
 	w     *pool
 	r     *pool
 	Now   func() time.Time // the clock; tests replace it
@@ -166,6 +167,9 @@ type Tx struct {
 	now     time.Time
 	touched map[int64]bool // sheets whose records this transaction changes (sortCache)
 	sealer  Sealer
+	// lastEvent is the id of the last event the transaction wrote: with PostgreSQL, every
+	// node's notifier hears it at commit (NOTIFY) instead of at its next poll.
+	lastEvent string
 }
 
 // Now is the transaction's time.
@@ -192,6 +196,11 @@ func (db *DB) Update(ctx context.Context, fn func(tx *Tx) error) error {
 	}
 	if err := tx.markIdempotent(); err != nil {
 		return err
+	}
+	if tx.lastEvent != "" && db.w.d == postgresDialect {
+		if _, err := sqlTx.ExecContext(ctx, `SELECT pg_notify('`+EventsChannel+`', ?)`, tx.lastEvent); err != nil {
+			return errs.Wrap(err, "notify events")
+		}
 	}
 	if err := sqlTx.Commit(); err != nil {
 		return errs.Wrap(err, "commit transaction")

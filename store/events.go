@@ -49,6 +49,7 @@ func (tx *Tx) insertEvent(ev *model.Event) error {
 	if err != nil {
 		return errs.Wrap(err, "insert event")
 	}
+	tx.lastEvent = ev.ID
 	return nil
 }
 

@@ -6,11 +6,13 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"strings"
 	"time"
 
 	"github.com/jackc/pgerrcode"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver for database/sql
 )
@@ -36,7 +38,7 @@ func OpenPostgres(url string) (*DB, error) {
 		w.Close()
 		return nil, err
 	}
-	db := &DB{w: &pool{DB: w, d: postgresDialect}, r: &pool{DB: r, d: postgresDialect}, Now: func() time.Time { return time.Now().UTC() }}
+	db := &DB{url: url, w: &pool{DB: w, d: postgresDialect}, r: &pool{DB: r, d: postgresDialect}, Now: func() time.Time { return time.Now().UTC() }}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	if err := db.Ping(ctx); err != nil {
@@ -82,4 +84,47 @@ func Unavailable(err error) bool {
 	}
 	var nerr net.Error
 	return errors.As(err, &nerr) || pgconn.SafeToRetry(err)
+}
+
+// EventsChannel is the PostgreSQL notification channel a committed write that emitted events
+// notifies, with the id of its last event.
+const EventsChannel = "sluice_events"
+
+// ListenEvents calls wake whenever another transaction (on any node) commits events, until
+// ctx ends, and once after each (re)connection, so what was committed while it was not
+// listening is caught up by the caller's poll. PostgreSQL only; it returns at once with
+// SQLite, whose only writer is this process.
+func (db *DB) ListenEvents(ctx context.Context, wake func(), log *slog.Logger) {
+	if db.url == "" {
+		return
+	}
+	for ctx.Err() == nil {
+		err := db.listen(ctx, wake)
+		if ctx.Err() != nil {
+			return
+		}
+		log.Warn("event notifications lost; polling until they are back", "err", err)
+		select {
+		case <-ctx.Done():
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+func (db *DB) listen(ctx context.Context, wake func()) error {
+	conn, err := pgx.Connect(ctx, db.url)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	if _, err := conn.Exec(ctx, `LISTEN `+EventsChannel); err != nil {
+		return err
+	}
+	wake() // catch up on what was committed while not listening
+	for {
+		if _, err := conn.WaitForNotification(ctx); err != nil {
+			return err
+		}
+		wake()
+	}
 }

@@ -178,8 +178,14 @@ func startAutomation(ctx context.Context, db *store.DB, c automationConfig, file
 // extractions fail, once, by whichever node removes the silent one from the list.
 func (a *automation) startNode(db *store.DB, id string, timeout time.Duration, log *slog.Logger) {
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	a.stopNode = func() { cancel(); <-done }
+	done, heard := make(chan struct{}), make(chan struct{})
+	a.stopNode = func() { cancel(); <-done; <-heard }
+	go func() {
+		// Events committed on any node wake this node's streams at once (LISTEN/NOTIFY); the
+		// notifier's poll stays as the fallback.
+		defer close(heard)
+		db.ListenEvents(ctx, a.Notifier.Wake, log)
+	}()
 	go func() {
 		defer close(done)
 		t := time.NewTicker(max(timeout/6, 100*time.Millisecond))
