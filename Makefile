@@ -3,7 +3,7 @@ GO      ?= go
 BIN     := bin/sluice
 STAMP   := node_modules/.installed
 
-.PHONY: run build generate test test-go test-pg test-wire test-fuzz check bench bench-records bench-files clean
+.PHONY: run build generate test test-go test-pg test-wire test-fuzz check bench bench-records bench-files bench-pg clean
 
 run: build
 	./$(BIN)
@@ -80,8 +80,14 @@ bench-records:
 bench-files: build
 	SLUICE_BIN=$(CURDIR)/$(BIN) $(GO) test -run '^$$' -bench '^BenchmarkFileImport$$' -benchtime 1x -timeout 30m ./bench/
 
+# The upload benchmark on PostgreSQL (issue 15): the same file uploaded to a server on a fresh
+# database of SLUICE_TEST_DATABASE_URL beside psql's \copy, then record pages and the Errors tab.
+bench-pg: build
+	@test -n "$(SLUICE_TEST_DATABASE_URL)" || (echo "set SLUICE_TEST_DATABASE_URL (SLUICE_TEST_DATABASE_URL=\$$(.ci/postgres) make bench-pg)"; exit 1)
+	SLUICE_BIN=$(CURDIR)/$(BIN) $(GO) test -run '^$$' -bench '^BenchmarkFileImportPostgres$$' -benchtime 1x -timeout 60m ./bench/
+
 bench: build bench-records bench-files
-	$(GO) test -run '^$$' -skip '^Benchmark(Records|FileImport)$$' -bench . -benchtime 1x ./...
+	$(GO) test -run '^$$' -skip '^Benchmark(Records|FileImport|FileImportPostgres)$$' -bench . -benchtime 1x ./...
 
 clean:
 	rm -rf bin static/css/app.css static/js/htmx.min.js

@@ -92,42 +92,73 @@ func BenchmarkFileImport(b *testing.B) {
 	}
 	ref := time.Since(start)
 
+	srv := startServer(b, bin, filepath.Join(dir, "data"))
+	defer srv.stop()
+	b.ResetTimer()
+	took, _ := srv.importFile(b, csvPath, rows)
+	b.StopTimer()
+	rss := peakRSS(srv.cmd.Process.Pid)
+	infer := inferenceTime(b, csvPath)
+	b.ReportMetric(100*infer.Seconds()/took.Seconds(), "%-inference")
+	fmt.Printf("format inference over every value of the %d columns: %.2fs = %.1f%% of the import (target <= 10%%)\n", 8, infer.Seconds(), 100*infer.Seconds()/took.Seconds())
+	b.ReportMetric(float64(rows)/took.Seconds(), "rows/s")
+	b.ReportMetric(took.Seconds()/ref.Seconds(), "x-sqlite3-import")
+	b.ReportMetric(rss, "peak-RSS-MiB")
+	fmt.Printf("file import: %d rows (%.0f MiB CSV) in %.1fs = %.0f rows/s; sqlite3 .import %.1fs; ratio %.2fx (target <= 3x); server peak RSS %.0f MiB (target <= 300)\n",
+		rows, float64(size)/(1<<20), took.Seconds(), float64(rows)/took.Seconds(), ref.Seconds(), took.Seconds()/ref.Seconds(), rss)
+}
+
+// server is a built Sluice started for a benchmark.
+type server struct {
+	cmd  *exec.Cmd
+	base string
+}
+
+// startServer starts bin on a free port with dataDir and extra settings, and waits for it.
+func startServer(b *testing.B, bin, dataDir string, env ...string) *server {
 	addr := freeAddr(b)
-	srv := exec.Command(bin)
-	srv.Env = append(os.Environ(), "SLUICE_ADDR="+addr, "SLUICE_DATA_DIR="+filepath.Join(dir, "data"), "SLUICE_SECRET_KEY=sk_bench")
-	if err := srv.Start(); err != nil {
+	cmd := exec.Command(bin)
+	cmd.Env = append(append(os.Environ(), "SLUICE_ADDR="+addr, "SLUICE_DATA_DIR="+dataDir, "SLUICE_SECRET_KEY=sk_bench"), env...)
+	if err := cmd.Start(); err != nil {
 		b.Fatal(err)
 	}
-	defer func() { srv.Process.Signal(os.Interrupt); srv.Wait() }()
-	base := "http://" + addr
+	s := &server{cmd: cmd, base: "http://" + addr}
 	for i := 0; ; i++ {
-		if r, err := http.Get(base + "/healthz"); err == nil && r.StatusCode == 200 {
-			break
+		if r, err := http.Get(s.base + "/healthz"); err == nil && r.StatusCode == 200 {
+			return s
 		}
-		if i > 200 {
+		if i > 400 {
+			s.stop()
 			b.Fatal("server did not start")
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	call := func(method, path string, body io.Reader, ct string) map[string]any {
-		req, _ := http.NewRequest(method, base+path, body)
-		req.Header.Set("Authorization", "Bearer sk_bench")
-		if ct != "" {
-			req.Header.Set("Content-Type", ct)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer resp.Body.Close()
-		var out map[string]any
-		_ = json.NewDecoder(resp.Body).Decode(&out)
-		return out
-	}
-	space := call("POST", "/v1/spaces", strings.NewReader(`{"name":"bench"}`), "application/json")["data"].(map[string]any)["id"].(string)
+}
 
-	b.ResetTimer()
-	start = time.Now()
+func (s *server) stop() { s.cmd.Process.Signal(os.Interrupt); s.cmd.Wait() }
+
+// call sends an API request with the benchmark's key and decodes the answer.
+func (s *server) call(b *testing.B, method, path string, body io.Reader, ct string) map[string]any {
+	req, _ := http.NewRequest(method, s.base+path, body)
+	req.Header.Set("Authorization", "Bearer sk_bench")
+	if ct != "" {
+		req.Header.Set("Content-Type", ct)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out map[string]any
+	_ = json.NewDecoder(resp.Body).Decode(&out)
+	return out
+}
+
+// importFile uploads the CSV into a new space, waits for its extraction and reads the counts
+// and a page: the time a user waits until the records are validated and queryable.
+func (s *server) importFile(b *testing.B, csvPath string, rows int) (time.Duration, string) {
+	space := s.call(b, "POST", "/v1/spaces", strings.NewReader(`{"name":"bench"}`), "application/json")["data"].(map[string]any)["id"].(string)
+	start := time.Now()
 	pr, pw := io.Pipe()
 	mw := multipart.NewWriter(pw)
 	go func() {
@@ -139,10 +170,10 @@ func BenchmarkFileImport(b *testing.B) {
 		mw.Close()
 		pw.Close()
 	}()
-	file := call("POST", "/v1/files", pr, mw.FormDataContentType())["data"].(map[string]any)
+	file := s.call(b, "POST", "/v1/files", pr, mw.FormDataContentType())["data"].(map[string]any)
 	var got map[string]any
 	for {
-		got = call("GET", "/v1/files/"+file["id"].(string), nil, "")["data"].(map[string]any)
+		got = s.call(b, "GET", "/v1/files/"+file["id"].(string), nil, "")["data"].(map[string]any)
 		if got["status"] == "complete" || got["status"] == "failed" {
 			break
 		}
@@ -151,22 +182,14 @@ func BenchmarkFileImport(b *testing.B) {
 	if got["status"] != "complete" {
 		b.Fatalf("extraction failed: %v", got["description"])
 	}
-	counts := call("GET", "/v1/sheets/"+got["sheetId"].(string)+"/counts", nil, "")["data"].(map[string]any)["counts"].(map[string]any)
-	page := call("GET", "/v1/sheets/"+got["sheetId"].(string)+"/records?pageSize=100&pageNumber=2", nil, "")["data"].(map[string]any)["records"].([]any)
+	sheet := got["sheetId"].(string)
+	counts := s.call(b, "GET", "/v1/sheets/"+sheet+"/counts", nil, "")["data"].(map[string]any)["counts"].(map[string]any)
+	page := s.call(b, "GET", "/v1/sheets/"+sheet+"/records?pageSize=100&pageNumber=2", nil, "")["data"].(map[string]any)["records"].([]any)
 	took := time.Since(start)
-	b.StopTimer()
 	if int(counts["total"].(float64)) != rows || len(page) != 100 {
 		b.Fatalf("got %v records and a page of %d, want %d and 100", counts["total"], len(page), rows)
 	}
-	rss := peakRSS(srv.Process.Pid)
-	infer := inferenceTime(b, csvPath)
-	b.ReportMetric(100*infer.Seconds()/took.Seconds(), "%-inference")
-	fmt.Printf("format inference over every value of the %d columns: %.2fs = %.1f%% of the import (target <= 10%%)\n", 8, infer.Seconds(), 100*infer.Seconds()/took.Seconds())
-	b.ReportMetric(float64(rows)/took.Seconds(), "rows/s")
-	b.ReportMetric(took.Seconds()/ref.Seconds(), "x-sqlite3-import")
-	b.ReportMetric(rss, "peak-RSS-MiB")
-	fmt.Printf("file import: %d rows (%.0f MiB CSV) in %.1fs = %.0f rows/s; sqlite3 .import %.1fs; ratio %.2fx (target <= 3x); server peak RSS %.0f MiB (target <= 300)\n",
-		rows, float64(size)/(1<<20), took.Seconds(), float64(rows)/took.Seconds(), ref.Seconds(), took.Seconds()/ref.Seconds(), rss)
+	return took, sheet
 }
 
 // inferenceTime is what format inference (issue 14) costs over a whole file: every value of
