@@ -30,11 +30,12 @@ check: generate
 	$(GO) mod tidy
 	@git diff --exit-code --stat -- go.mod go.sum || (echo "go.mod is not tidy: run go mod tidy and commit"; exit 1)
 
+# On SQLite, whatever SLUICE_TEST_DATABASE_URL says (test-pg runs them on PostgreSQL).
 # The browser test runs on its own, after the rest, so chromium does not compete with the
 # other packages' tests for this machine's two cores.
 test-go: generate
-	$(GO) test -count=1 -skip '^TestBrowser' ./...
-	$(GO) test -count=1 -run '^TestBrowser' ./web/
+	SLUICE_TEST_DATABASE_URL= $(GO) test -count=1 -skip '^TestBrowser' ./...
+	SLUICE_TEST_DATABASE_URL= $(GO) test -count=1 -run '^TestBrowser' ./web/
 
 # The same tests on PostgreSQL: the store's, jobs', events', the web app's (but the browser
 # test) and the @flatfile/api wire suite. Needs SLUICE_TEST_DATABASE_URL=postgres://… of a
@@ -52,7 +53,7 @@ test-pg: build
 	fi
 
 test-wire: build
-	SLUICE_BIN=$(CURDIR)/$(BIN) node --test --test-concurrency=2 wiretest/
+	SLUICE_TEST_DATABASE_URL= SLUICE_BIN=$(CURDIR)/$(BIN) node --test --test-concurrency=2 wiretest/
 
 # Fuzzing (issue 19): each target for FUZZTIME (a new crash is written to the package's
 # testdata/fuzz/ and fails the run; commit it as a regression case). Go's fuzzer sometimes
