@@ -20,8 +20,6 @@ type Columns interface {
 	// Value is an expression for the stored value of a field: NULL when absent, a number,
 	// text, 1/0 for booleans, or JSON text for arrays (as SQLite's json_extract gives).
 	Value(key string) Frag
-	// Elements is a table-valued source whose `value` column lists an array cell's items.
-	Elements(key string) Frag
 	// CellStatus is a condition that is true when the cell has a message of that status
 	// (error, warning, info) or, for valid, no error message.
 	CellStatus(key, status string) Frag
@@ -178,7 +176,7 @@ func (t translator) listCell(f *model.Field, op, value string) Frag {
 	default:
 		cond = cat(ty.ElementText(), Frag{SQL: " = ?", Args: []any{value}})
 	}
-	exists := cat(Frag{SQL: "EXISTS (SELECT 1 FROM "}, t.cols.Elements(f.Key), Frag{SQL: " WHERE "}, cond, Frag{SQL: ")"})
+	exists := cat(Frag{SQL: "EXISTS (SELECT 1 FROM "}, ty.Elements(v), Frag{SQL: " WHERE "}, cond, Frag{SQL: ")"})
 	if op == "ne" {
 		return not(exists)
 	}

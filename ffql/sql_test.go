@@ -21,9 +21,6 @@ func (cols) Value(key string) ffql.Frag {
 	return ffql.Frag{SQL: "(SELECT value FROM json_each(r.vals) WHERE key = ?)", Args: []any{key}}
 }
 func (cols) Typing() ffql.Typing { return ffql.SQLite }
-func (cols) Elements(key string) ffql.Frag {
-	return ffql.Frag{SQL: "json_each((SELECT value FROM json_each(r.vals) WHERE key = ?))", Args: []any{key}}
-}
 func (cols) CellStatus(key, status string) ffql.Frag {
 	if status == "valid" {
 		return ffql.Frag{SQL: "instr(coalesce((SELECT value FROM json_each(r.msgs) WHERE key = ?), ''), '\"error\"') = 0", Args: []any{key}}

@@ -27,9 +27,12 @@ type Typing interface {
 	JSON(v Frag) Frag
 	// Order is the ORDER BY terms for the value in direction dir (" ASC" or " DESC").
 	Order(v Frag, dir string) Frag
-	// ElementText is the text of an element in the `value` column of Columns.Elements.
+	// Elements is a table-valued source whose `value` column lists the items of an array
+	// value (a scalar is one item, NULL none, as SQLite's json_each gives them).
+	Elements(v Frag) Frag
+	// ElementText is the text of an element in the `value` column of Elements.
 	ElementText() Frag
-	// Element is the `value` column of Columns.Elements as a value for the tests above.
+	// Element is the `value` column of Elements as a value for the tests above.
 	Element() Frag
 }
 
@@ -82,10 +85,11 @@ func (sqliteTyping) Contains(v Frag, s string) Frag {
 	return cat(Frag{SQL: "instr("}, v, Frag{SQL: ", ?) > 0", Args: []any{s}})
 }
 
-func (sqliteTyping) Text(v Frag) Frag  { return cat(Frag{SQL: "CAST("}, v, Frag{SQL: " AS TEXT)"}) }
-func (sqliteTyping) JSON(v Frag) Frag  { return cat(Frag{SQL: "json_quote("}, v, Frag{SQL: ")"}) }
-func (sqliteTyping) ElementText() Frag { return Frag{SQL: "CAST(value AS TEXT)"} }
-func (sqliteTyping) Element() Frag     { return Frag{SQL: "value"} }
+func (sqliteTyping) Text(v Frag) Frag     { return cat(Frag{SQL: "CAST("}, v, Frag{SQL: " AS TEXT)"}) }
+func (sqliteTyping) JSON(v Frag) Frag     { return cat(Frag{SQL: "json_quote("}, v, Frag{SQL: ")"}) }
+func (sqliteTyping) Elements(v Frag) Frag { return cat(Frag{SQL: "json_each("}, v, Frag{SQL: ")"}) }
+func (sqliteTyping) ElementText() Frag    { return Frag{SQL: "CAST(value AS TEXT)"} }
+func (sqliteTyping) Element() Frag        { return Frag{SQL: "value"} }
 
 func (sqliteTyping) Order(v Frag, dir string) Frag { return cat(v, Frag{SQL: dir}) }
 
@@ -151,7 +155,12 @@ func (p postgresTyping) Contains(v Frag, s string) Frag {
 func (postgresTyping) Text(v Frag) Frag  { return cat(Frag{SQL: "("}, v, Frag{SQL: " #>> '{}')"}) }
 func (postgresTyping) JSON(v Frag) Frag  { return cat(Frag{SQL: "CAST("}, v, Frag{SQL: " AS TEXT)"}) }
 func (postgresTyping) ElementText() Frag { return Frag{SQL: "(value #>> '{}')"} }
-func (postgresTyping) Element() Frag     { return Frag{SQL: "value"} }
+
+func (postgresTyping) Elements(v Frag) Frag {
+	return cat(Frag{SQL: "jsonb_array_elements(CASE WHEN "}, kind(v), Frag{SQL: " = 'array' THEN "}, v,
+		Frag{SQL: " WHEN "}, v, Frag{SQL: " IS NOT NULL THEN jsonb_build_array("}, v, Frag{SQL: ") END) AS e(value)"})
+}
+func (postgresTyping) Element() Frag { return Frag{SQL: "value"} }
 
 // Order sorts as SQLite does: NULL, then numbers (booleans as 1/0), then text in byte order.
 func (p postgresTyping) Order(v Frag, dir string) Frag {

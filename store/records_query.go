@@ -68,16 +68,6 @@ func (c recordColumns) Value(key string) ffql.Frag { return c.rs.value("r", key)
 
 func (c recordColumns) Typing() ffql.Typing { return c.rs.d.typing() }
 
-func (c recordColumns) Elements(key string) ffql.Frag {
-	v := c.rs.value("r", key)
-	if c.rs.d == postgresDialect {
-		// SQLite's json_each lists a scalar as one element and NULL as none.
-		return ffql.Frag{SQL: "jsonb_array_elements(CASE WHEN jsonb_typeof(" + v.SQL + ") = 'array' THEN " + v.SQL +
-			" WHEN " + v.SQL + " IS NOT NULL THEN jsonb_build_array(" + v.SQL + ") END) AS e(value)", Args: append(append(append([]any{}, v.Args...), v.Args...), v.Args...)}
-	}
-	return ffql.Frag{SQL: "json_each(" + v.SQL + ")", Args: v.Args}
-}
-
 // messageType maps an FFQL status to the message type stored.
 func messageType(status string) string {
 	if status == "warning" {
