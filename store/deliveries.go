@@ -109,9 +109,11 @@ func (db *DB) SecretKey(ctx context.Context, envID string) (string, error) {
 const cursorKey = "webhook_dispatch_cursor"
 
 // DispatchCursor returns the position of the last event turned into deliveries.
-func (db *DB) DispatchCursor(ctx context.Context) (int64, error) {
+func (db *DB) DispatchCursor(ctx context.Context) (int64, error) { return dispatchCursor(ctx, db.r) }
+
+func dispatchCursor(ctx context.Context, q querier) (int64, error) {
 	var v int64
-	err := db.r.QueryRowContext(ctx, `SELECT CAST(value AS INTEGER) FROM settings WHERE key = ?`, cursorKey).Scan(&v)
+	err := q.QueryRowContext(ctx, `SELECT CAST(value AS INTEGER) FROM settings WHERE key = ?`, cursorKey).Scan(&v)
 	if err == sql.ErrNoRows {
 		return 0, nil
 	}
@@ -126,13 +128,8 @@ func (db *DB) DispatchCursor(ctx context.Context) (int64, error) {
 // is no longer at from, another node dispatched these events: nothing is stored.
 func (db *DB) EnqueueDeliveries(ctx context.Context, list []*model.Delivery, from, upto int64) error {
 	return db.Update(ctx, func(tx *Tx) error {
-		var at int64
-		err := tx.queryRow(`SELECT CAST(value AS INTEGER) FROM settings WHERE key = ?`, cursorKey).Scan(&at)
-		if err != nil && err != sql.ErrNoRows {
-			return errs.Wrap(err, "read dispatch cursor")
-		}
-		if at != from {
-			return nil
+		if at, err := dispatchCursor(tx.ctx, tx); err != nil || at != from {
+			return err
 		}
 		for _, d := range list {
 			d.ID, d.Status, d.CreatedAt = NewID(PrefixAgentLog), model.DeliveryPending, tx.now
@@ -146,7 +143,7 @@ func (db *DB) EnqueueDeliveries(ctx context.Context, list []*model.Delivery, fro
 				return errs.Wrap(err, "insert delivery")
 			}
 		}
-		_, err = tx.exec(`INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`,
+		_, err := tx.exec(`INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`,
 			cursorKey, itoa(upto))
 		if err != nil {
 			return errs.Wrap(err, "move dispatch cursor")
@@ -176,8 +173,8 @@ func scanDelivery(sc scanner) (*model.Delivery, error) {
 	return &d, nil
 }
 
-func (db *DB) queryDeliveries(ctx context.Context, q string, args ...any) ([]*model.Delivery, error) {
-	rows, err := db.r.QueryContext(ctx, q, args...)
+func queryDeliveries(ctx context.Context, q querier, query string, args ...any) ([]*model.Delivery, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, errs.Wrap(err, "query deliveries")
 	}
@@ -198,9 +195,9 @@ func (db *DB) queryDeliveries(ctx context.Context, q string, args ...any) ([]*mo
 // transaction, so no other node takes them meanwhile, and one whose node dies during the
 // attempt is due again when the lease ends. SaveDeliveryAttempt sets the real next attempt.
 func (db *DB) ClaimDueDeliveries(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]*model.Delivery, error) {
+	const due = `FROM deliveries WHERE status = 'pending' AND next_attempt_at <= ?`
 	var n int
-	if err := db.r.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM deliveries WHERE status = 'pending' AND next_attempt_at <= ? LIMIT 1) AS d`,
-		ms(now)).Scan(&n); err != nil {
+	if err := db.r.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 `+due+` LIMIT 1) AS d`, ms(now)).Scan(&n); err != nil {
 		return nil, errs.Wrap(err, "query deliveries")
 	}
 	if n == 0 {
@@ -208,23 +205,9 @@ func (db *DB) ClaimDueDeliveries(ctx context.Context, now time.Time, lease time.
 	}
 	var out []*model.Delivery
 	err := db.Update(ctx, func(tx *Tx) error {
-		out = out[:0]
-		rows, err := tx.QueryContext(tx.ctx, `SELECT `+deliveryColumns+` FROM deliveries WHERE status = 'pending' AND next_attempt_at <= ?
-			ORDER BY event_seq, id LIMIT ?`, ms(now), limit)
-		if err != nil {
-			return errs.Wrap(err, "query deliveries")
-		}
-		for rows.Next() {
-			d, err := scanDelivery(rows)
-			if err != nil {
-				rows.Close()
-				return err
-			}
-			out = append(out, d)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return errs.Wrap(err, "query deliveries")
+		var err error
+		if out, err = queryDeliveries(tx.ctx, tx, `SELECT `+deliveryColumns+` `+due+` ORDER BY event_seq, id LIMIT ?`, ms(now), limit); err != nil {
+			return err
 		}
 		for _, d := range out {
 			if _, err := tx.exec(`UPDATE deliveries SET next_attempt_at = ? WHERE id = ?`, ms(now.Add(lease)), d.ID); err != nil {
@@ -295,7 +278,7 @@ func (db *DB) ListDeliveries(ctx context.Context, f DeliveryFilter) ([]*model.De
 	if err := db.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM deliveries WHERE `+cond, args...).Scan(&total); err != nil {
 		return nil, 0, errs.Wrap(err, "count deliveries")
 	}
-	list, err := db.queryDeliveries(ctx, `SELECT `+deliveryColumns+` FROM deliveries WHERE `+cond+` ORDER BY created_at DESC, event_seq DESC LIMIT ? OFFSET ?`,
+	list, err := queryDeliveries(ctx, db.r, `SELECT `+deliveryColumns+` FROM deliveries WHERE `+cond+` ORDER BY created_at DESC, event_seq DESC LIMIT ? OFFSET ?`,
 		append(args, f.Page.Size, f.Page.Offset())...)
 	return list, total, err
 }
