@@ -76,11 +76,6 @@ func (db *DB) UnsettledJobWrites(ctx context.Context) ([]string, error) {
 	return ids, err
 }
 
-// ClaimJob marks an executing job as carried out by runner (a node's built-in worker).
-func (db *DB) ClaimJob(ctx context.Context, id, runner string) error {
-	return db.Update(ctx, func(tx *Tx) error { return tx.SetJobRunner(id, runner) })
-}
-
 // SetJobRunner records the worker that carries the job out.
 func (tx *Tx) SetJobRunner(id, runner string) error {
 	if _, err := tx.exec(`UPDATE jobs SET runner = ? WHERE id = ?`, runner, id); err != nil {

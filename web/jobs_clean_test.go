@@ -127,8 +127,10 @@ func TestRestartFailsInterruptedJobs(t *testing.T) {
 		}
 		return j
 	}
-	interrupted := running("import")
-	if err := e.db.ClaimJob(ctx, interrupted.ID, "local"); err != nil {
+	// Taken by this node's worker ("local"), as a restart finds it.
+	interrupted, err := svc.Claim(ctx, e.account, e.mustCreateJob(t, map[string]any{"type": "sheet", "operation": "import", "source": sheetID, "trigger": "immediate"})["id"].(string),
+		jobs.WorkerActor, "local", "Accepted by Sluice")
+	if err != nil {
 		t.Fatal(err)
 	}
 	if err := addRows(ctx, e, interrupted, sheetID, 200); err != nil {
