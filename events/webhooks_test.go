@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/sluice/sluice/auth"
-
 	"github.com/sluice/sluice/events"
 	"github.com/sluice/sluice/handlers/api"
 	"github.com/sluice/sluice/model"

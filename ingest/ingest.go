@@ -9,10 +9,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/sluice/sluice/blobs"
 	"io"
 	"strings"
 
+	"github.com/sluice/sluice/blobs"
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/extract"
 	"github.com/sluice/sluice/formats"

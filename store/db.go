@@ -29,7 +29,7 @@ const (
 )
 
 func (db *DB) migrationDir() string {
-	if db.w.d == postgresDialect {
+	if db.Postgres() {
 		return "migrations/postgres"
 	}
 	return "migrations"
@@ -138,7 +138,7 @@ func (db *DB) applyMigration(ctx context.Context, name string) error {
 	if n > 0 {
 		return nil
 	}
-	if db.w.d == postgresDialect {
+	if db.Postgres() {
 		// nodes starting together apply each migration once
 		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(?)`, migrationLock); err != nil {
 			return err
@@ -183,7 +183,7 @@ func (db *DB) Update(ctx context.Context, fn func(tx *Tx) error) error {
 	}
 	defer sqlTx.Rollback()
 	tx := &Tx{dtx: sqlTx, ctx: ctx, now: db.Now().UTC(), sealer: db.Sealer}
-	if db.w.d == postgresDialect {
+	if db.Postgres() {
 		// One writer at a time, as SQLite's immediate transactions give: every node's
 		// writes are serialized, so the order of commits is the order of event sequence
 		// numbers and a unique check sees every earlier write.
@@ -197,7 +197,7 @@ func (db *DB) Update(ctx context.Context, fn func(tx *Tx) error) error {
 	if err := tx.markIdempotent(); err != nil {
 		return err
 	}
-	if tx.lastEvent != "" && db.w.d == postgresDialect {
+	if tx.lastEvent != "" && db.Postgres() {
 		if _, err := sqlTx.ExecContext(ctx, `SELECT pg_notify('`+EventsChannel+`', ?)`, tx.lastEvent); err != nil {
 			return errs.Wrap(err, "notify events")
 		}

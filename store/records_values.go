@@ -3,10 +3,10 @@ package store
 import (
 	"context"
 	"encoding/json"
-	"github.com/sluice/sluice/ffql"
 	"math"
 
 	"github.com/sluice/sluice/errs"
+	"github.com/sluice/sluice/ffql"
 )
 
 // ValueCount is one distinct value of a field and how many records hold it.

@@ -2,11 +2,11 @@ package web
 
 import (
 	"github.com/gofiber/fiber/v2"
+
 	"github.com/sluice/sluice/auth"
 	"github.com/sluice/sluice/blobs"
-	"github.com/sluice/sluice/ingest"
-
 	"github.com/sluice/sluice/handlers/api"
+	"github.com/sluice/sluice/ingest"
 	"github.com/sluice/sluice/jobs"
 	"github.com/sluice/sluice/mail"
 )

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/sluice/sluice/blobs"
 	"io"
 	"io/fs"
 	"mime"
@@ -18,6 +17,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/sluice/sluice/auth"
+	"github.com/sluice/sluice/blobs"
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/extract"
 	"github.com/sluice/sluice/formats"
