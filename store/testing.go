@@ -74,13 +74,27 @@ func TestDatabase(t TestingTB) string {
 	return u.String()
 }
 
-var templateMu sync.Mutex
+var (
+	templateMu sync.Mutex
+	templates  = map[string]string{} // role → template name, once made or found
+)
 
 // testTemplate makes (once per migration set, across test processes) a migrated database
-// to copy, and returns its name.
+// to copy, and returns its name; within a process it is looked up once per role.
 func testTemplate(admin *sql.DB, u url.URL) (string, error) {
 	templateMu.Lock()
 	defer templateMu.Unlock()
+	if name, ok := templates[u.User.Username()]; ok {
+		return name, nil
+	}
+	name, err := makeTemplate(admin, u)
+	if err == nil {
+		templates[u.User.Username()] = name
+	}
+	return name, err
+}
+
+func makeTemplate(admin *sql.DB, u url.URL) (string, error) {
 	h := sha256.New()
 	err := fs.WalkDir(migrations, "migrations", func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
