@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
+	"time"
 
 	"github.com/sluice/sluice/store"
 )
@@ -83,23 +85,35 @@ type Database struct {
 
 func (d Database) Staging() string { return d.Dir }
 
+// Put stores the bytes in the database and keeps tmp as this node's copy (<id>.copy): the
+// extraction that usually follows an upload on the same node reads it instead of the
+// database. Copies are removed when read by Local, with the file, at start and after an hour
+// (RemoveCopies).
 func (d Database) Put(ctx context.Context, id, tmp string) error {
 	f, err := os.Open(tmp)
 	if err != nil {
 		return err
 	}
-	defer os.Remove(tmp)
-	defer f.Close()
 	_, err = d.DB.PutFileBytes(ctx, id, f)
+	f.Close()
+	if err != nil || os.Rename(tmp, d.copyPath(id)) != nil {
+		os.Remove(tmp)
+	}
 	return err
 }
+
+func (d Database) copyPath(id string) string { return filepath.Join(d.Dir, id+CopySuffix) }
 
 func (d Database) Open(ctx context.Context, id string) (File, error) {
 	return d.DB.OpenFileBytes(ctx, id)
 }
 
-// Local copies the bytes into the staging folder; done removes the copy.
+// Local hands over this node's copy when it has one, else copies the bytes into the staging
+// folder; done removes the copy.
 func (d Database) Local(ctx context.Context, id string) (string, func(), error) {
+	if p := d.copyPath(id); fileExists(p) {
+		return p, func() { os.Remove(p) }, nil
+	}
 	src, err := d.DB.OpenFileBytes(ctx, id)
 	if err != nil {
 		return "", nil, err
@@ -122,7 +136,34 @@ func (d Database) Local(ctx context.Context, id string) (string, func(), error) 
 	return out.Name(), done, nil
 }
 
-func (d Database) Remove(ctx context.Context, id string) error { return d.DB.RemoveFileBytes(ctx, id) }
+func (d Database) Remove(ctx context.Context, id string) error {
+	os.Remove(d.copyPath(id))
+	return d.DB.RemoveFileBytes(ctx, id)
+}
+
+// CopySuffix ends the names of the local copies a Database store keeps of what it received.
+const CopySuffix = ".copy"
+
+// RemoveCopies deletes the local copies in dir last written before cutoff (those another
+// node extracted) and reports how many it removed.
+func RemoveCopies(dir string, cutoff time.Time) int {
+	entries, _ := os.ReadDir(dir)
+	n := 0
+	for _, e := range entries {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), CopySuffix) {
+			continue
+		}
+		if info, err := e.Info(); err == nil && info.ModTime().Before(cutoff) && os.Remove(filepath.Join(dir, e.Name())) == nil {
+			n++
+		}
+	}
+	return n
+}
+
+func fileExists(p string) bool {
+	info, err := os.Stat(p)
+	return err == nil && info.Mode().IsRegular()
+}
 
 // For is the store a database keeps files in: its own with PostgreSQL, else dir.
 func For(db *store.DB, dir string) Store {

@@ -13,11 +13,17 @@ import (
 // ChunkSize is the most bytes one row of file_chunks holds.
 const ChunkSize = 1 << 20
 
-// PutFileBytes stores r's bytes as file id's, chunk by chunk, replacing any it had. The rows
-// are written outside the single-writer order (they emit nothing): a file is only reachable
-// once its record is created. PostgreSQL only.
+// PutFileBytes stores r's bytes as file id's, chunk by chunk, replacing any it had, in one
+// transaction (one flush to disk, and no half-stored file). The rows are written outside
+// the single-writer order (they emit nothing): a file is only reachable once its record is
+// created. PostgreSQL only.
 func (db *DB) PutFileBytes(ctx context.Context, id string, r io.Reader) (int64, error) {
-	if _, err := db.w.ExecContext(ctx, `DELETE FROM file_chunks WHERE file_id = ?`, id); err != nil {
+	tx, err := db.w.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, errs.Wrap(err, "store file bytes")
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `DELETE FROM file_chunks WHERE file_id = ?`, id); err != nil {
 		return 0, errs.Wrap(err, "replace file bytes")
 	}
 	buf := make([]byte, ChunkSize)
@@ -25,19 +31,23 @@ func (db *DB) PutFileBytes(ctx context.Context, id string, r io.Reader) (int64, 
 	for n := 0; ; n++ {
 		k, err := io.ReadFull(r, buf)
 		if k > 0 || n == 0 { // an empty file has one empty chunk: it exists
-			if _, werr := db.w.ExecContext(ctx, `INSERT INTO file_chunks (file_id, n, data, created_at) VALUES (?, ?, ?, ?)`,
+			if _, werr := tx.ExecContext(ctx, `INSERT INTO file_chunks (file_id, n, data, created_at) VALUES (?, ?, ?, ?)`,
 				id, n, buf[:k], ms(db.Now())); werr != nil {
 				return total, errs.Wrap(werr, "store file bytes")
 			}
 			total += int64(k)
 		}
 		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-			return total, nil
+			break
 		}
 		if err != nil {
 			return total, errs.Wrap(err, "read file bytes")
 		}
 	}
+	if err := tx.Commit(); err != nil {
+		return total, errs.Wrap(err, "store file bytes")
+	}
+	return total, nil
 }
 
 // RemoveFileBytes deletes file id's stored bytes.

@@ -237,7 +237,8 @@ func (a *automation) nodeStep(ctx context.Context, db *store.DB, id string, time
 // startRetention runs the retention purge at start and then every period: spaces whose last
 // activity is older than their environment's metadata.retentionDays (default 365) lose their
 // data, and their files' bytes are removed; events stay. With PostgreSQL it also removes
-// bytes an upload stored without its file being recorded (a node stopped between the two).
+// bytes an upload stored without its file being recorded (a node stopped between the two)
+// and local copies of uploads an hour old (another node extracted them).
 func (a *automation) startRetention(db *store.DB, every time.Duration, bytes blobs.Store, log *slog.Logger) {
 	ctx, cancel := context.WithCancel(context.Background())
 	a.stopPurge, a.purged = cancel, make(chan struct{})
@@ -262,6 +263,7 @@ func (a *automation) startRetention(db *store.DB, every time.Duration, bytes blo
 				} else if n > 0 {
 					log.Warn("removed the bytes of uploads never recorded", "chunks", n)
 				}
+				blobs.RemoveCopies(bytes.Staging(), db.Now().Add(-time.Hour))
 			}
 			select {
 			case <-ctx.Done():
@@ -289,7 +291,8 @@ func (a *automation) Stop() {
 }
 
 // removeOrphanUploads deletes what uploads interrupted by a stop left in the files folder:
-// parts still being received (<id>.part) and bytes whose file was never recorded.
+// parts still being received (<id>.part), local copies of database-held bytes (<id>.copy)
+// and bytes whose file was never recorded.
 func removeOrphanUploads(ctx context.Context, db *store.DB, dir string) (int, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -301,7 +304,7 @@ func removeOrphanUploads(ctx context.Context, db *store.DB, dir string) (int, er
 		if e.IsDir() {
 			continue
 		}
-		orphan := strings.HasSuffix(name, ".part")
+		orphan := strings.HasSuffix(name, ".part") || strings.HasSuffix(name, blobs.CopySuffix)
 		if !orphan && strings.HasPrefix(name, store.PrefixFile) {
 			known, err := db.FileKnown(ctx, name)
 			if err != nil {
