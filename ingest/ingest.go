@@ -25,9 +25,6 @@ import (
 // Operation is the job operation of extraction; its job events carry job "file:extract".
 const Operation = "extract"
 
-// batchRows is how many rows each insert transaction (and commit) holds.
-const batchRows = 5000
-
 // Service extracts uploaded files.
 type Service struct {
 	DB    *store.DB
@@ -127,6 +124,9 @@ func (s *Service) extract(ctx context.Context, j *model.Job, f *model.File) (str
 func (s *Service) load(ctx context.Context, j *model.Job, f *model.File, src *extract.File, t *extract.Table, sheetID string, before int) (int, error) {
 	n := 0
 	cols := make([]formats.Column, len(t.Headers))
+	batch := s.DB.ImportBatch()
+	report := s.startProgress(ctx, j, src)
+	defer report.stop()
 	rows := func() ([]json.RawMessage, error) {
 		row, err := t.Next()
 		if err != nil {
@@ -136,8 +136,8 @@ func (s *Service) load(ctx context.Context, j *model.Job, f *model.File, src *ex
 			cols[i].Add(c) // every value: a column's date order is decided by all of them
 		}
 		n++
-		if n%batchRows == 0 {
-			s.progress(ctx, j, src, before+n)
+		if n%batch == 0 {
+			report.send(before + n)
 		}
 		out := make([]json.RawMessage, len(row))
 		for i, c := range row {
@@ -145,7 +145,7 @@ func (s *Service) load(ctx context.Context, j *model.Job, f *model.File, src *ex
 		}
 		return out, nil
 	}
-	_, err := s.DB.InsertStream(ctx, sheetID, t.Headers, rows, batchRows, store.WriteOptions{Actor: f.CreatedBy, AccountID: f.AccountID, Job: j.ID})
+	_, err := s.DB.InsertStream(ctx, sheetID, t.Headers, rows, batch, store.WriteOptions{Actor: f.CreatedBy, AccountID: f.AccountID, Job: j.ID})
 	if errors.Is(err, io.EOF) {
 		err = nil
 	}
@@ -157,6 +157,41 @@ func (s *Service) load(ctx context.Context, j *model.Job, f *model.File, src *ex
 		byKey[h] = &cols[i]
 	}
 	return n, s.DB.SaveColumnFormats(ctx, sheetID, byKey)
+}
+
+// progressReports acknowledges a job's progress from a goroutine of its own: the reader
+// that reports it runs ahead of the write transactions and must not wait behind them for
+// the write lock (issue 15: on PostgreSQL that wait stalled the reader for every batch).
+// The latest report wins over one not yet sent.
+type progressReports struct {
+	ch   chan int
+	done chan struct{}
+}
+
+func (s *Service) startProgress(ctx context.Context, j *model.Job, src *extract.File) *progressReports {
+	p := &progressReports{ch: make(chan int, 1), done: make(chan struct{})}
+	go func() {
+		defer close(p.done)
+		for rows := range p.ch {
+			s.progress(ctx, j, src, rows)
+		}
+	}()
+	return p
+}
+
+// send queues rows as the progress to report, replacing a report still queued.
+func (p *progressReports) send(rows int) {
+	select {
+	case <-p.ch:
+	default:
+	}
+	p.ch <- rows
+}
+
+// stop waits for the last report to be written.
+func (p *progressReports) stop() {
+	close(p.ch)
+	<-p.done
 }
 
 func (s *Service) progress(ctx context.Context, j *model.Job, src *extract.File, rows int) {

@@ -3,11 +3,16 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
+	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/sluice/sluice/ffql"
 )
@@ -45,13 +50,26 @@ func (p *pool) ExecContext(ctx context.Context, query string, args ...any) (sql.
 	return p.DB.ExecContext(ctx, p.d.rebind(query), p.d.args(args)...)
 }
 
-// BeginTx starts a transaction that speaks the pool's dialect.
+// BeginTx starts a transaction that speaks the pool's dialect. A PostgreSQL transaction
+// keeps its connection at hand so it can also COPY rows in (copyFrom).
 func (p *pool) BeginTx(ctx context.Context, opts *sql.TxOptions) (*dtx, error) {
-	tx, err := p.DB.BeginTx(ctx, opts)
+	if p.d != postgresDialect {
+		tx, err := p.DB.BeginTx(ctx, opts)
+		if err != nil {
+			return nil, err
+		}
+		return &dtx{Tx: tx, d: p.d}, nil
+	}
+	conn, err := p.DB.Conn(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return &dtx{Tx: tx, d: p.d}, nil
+	tx, err := conn.BeginTx(ctx, opts)
+	if err != nil {
+		conn.Close()
+		return nil, err
+	}
+	return &dtx{Tx: tx, d: p.d, conn: conn}, nil
 }
 
 func (p *pool) dialect() dialect { return p.d }
@@ -59,7 +77,53 @@ func (p *pool) dialect() dialect { return p.d }
 // dtx is a transaction that speaks the store's SQL in its dialect.
 type dtx struct {
 	*sql.Tx
-	d dialect
+	d    dialect
+	conn *sql.Conn // PostgreSQL: the transaction's connection, back to the pool when it ends
+}
+
+// Commit commits the transaction and gives its connection back.
+func (t *dtx) Commit() error {
+	err := t.Tx.Commit()
+	t.release()
+	return err
+}
+
+// Rollback abandons the transaction (a no-op after Commit) and gives its connection back.
+func (t *dtx) Rollback() error {
+	err := t.Tx.Rollback()
+	t.release()
+	return err
+}
+
+func (t *dtx) release() {
+	if t.conn != nil {
+		t.conn.Close()
+		t.conn = nil
+	}
+}
+
+// copyFrom streams rows into table's columns with PostgreSQL's COPY, inside the
+// transaction: one stream and no statement to parse, where a multi-row INSERT binds
+// every value as a parameter. fill puts the i-th of n rows' values (one per column) in row.
+func (t *dtx) copyFrom(ctx context.Context, table string, cols []string, n int, fill func(i int, row []any) error) error {
+	if t.conn == nil {
+		return errors.New("copy needs a PostgreSQL transaction")
+	}
+	return t.conn.Raw(func(dc any) error {
+		c, ok := dc.(*stdlib.Conn)
+		if !ok {
+			return fmt.Errorf("copy: unexpected driver connection %T", dc)
+		}
+		row, i := make([]any, len(cols)), 0
+		_, err := c.Conn().CopyFrom(ctx, pgx.Identifier{table}, cols, pgx.CopyFromFunc(func() ([]any, error) {
+			if i == n {
+				return nil, nil
+			}
+			i++
+			return row, fill(i-1, row)
+		}))
+		return err
+	})
 }
 
 // QueryContext runs a query in the transaction.

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgerrcode"
@@ -127,4 +128,45 @@ func (db *DB) listen(ctx context.Context, wake func()) error {
 		}
 		wake()
 	}
+}
+
+// vacuumer runs one VACUUM of records at a time, again when asked while running.
+type vacuumer struct {
+	mu             sync.Mutex
+	running, again bool
+}
+
+// vacuumAfterBulk runs VACUUM (ANALYZE) on records in the background after a bulk insert on
+// PostgreSQL. Until a page of new rows is marked all-visible, a deep page (OFFSET 499,900)
+// fetches every row it skips from the heap: measured at 1,000,000 records, page 5,000 took
+// 707 ms before and 30 ms after. VACUUM skips the pages already marked, so its cost follows
+// what changed, not the table; SKIP_LOCKED leaves it to another node already vacuuming.
+// Autovacuum would get there too, a minute or more later.
+func (db *DB) vacuumAfterBulk() {
+	if !db.Postgres() {
+		return
+	}
+	v := &db.vacuum
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.running {
+		v.again = true
+		return
+	}
+	v.running = true
+	go func() {
+		for {
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
+			_, _ = db.w.DB.ExecContext(ctx, `VACUUM (ANALYZE, SKIP_LOCKED) records`) // best effort
+			cancel()
+			v.mu.Lock()
+			if !v.again {
+				v.running = false
+				v.mu.Unlock()
+				return
+			}
+			v.again = false
+			v.mu.Unlock()
+		}
+	}()
 }

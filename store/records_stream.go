@@ -92,6 +92,11 @@ func (db *DB) InsertStream(ctx context.Context, sheetID string, keys []string, s
 		}
 	}()
 	res := &BulkResult{}
+	defer func() {
+		if res.Count >= vacuumAfter {
+			db.vacuumAfterBulk()
+		}
+	}()
 	for p := range ch {
 		if p.err != nil {
 			return res, p.err
@@ -103,9 +108,29 @@ func (db *DB) InsertStream(ctx context.Context, sheetID string, keys []string, s
 	return res, ctx.Err()
 }
 
+// vacuumAfter is how many records a streamed insert adds before PostgreSQL's visibility
+// map is brought up to date behind it (vacuumAfterBulk).
+const vacuumAfter = 50000
+
+// ImportBatch is how many rows each transaction of a file import holds: 5,000 on SQLite;
+// 20,000 on PostgreSQL, where each transaction costs round trips and a commit a node
+// shares with every other (measured on the 1,000,000-row import: 9.3 s with 5,000, 7.2 s
+// with 20,000, peak RSS 90 and 200 MiB).
+func (db *DB) ImportBatch() int {
+	if db.Postgres() {
+		return 20000
+	}
+	return 5000
+}
+
 // insertPrepared writes one batch of checked states in its own transaction.
 func (db *DB) insertPrepared(ctx context.Context, sheetID, hash string, states []*recState, opt WriteOptions, res *BulkResult) error {
 	return db.Update(ctx, func(tx *Tx) error {
+		if opt.Job != "" {
+			if err := tx.deferFlush(); err != nil {
+				return err
+			}
+		}
 		rs, err := loadRecSheet(ctx, tx, opt.AccountID, sheetID)
 		if err != nil {
 			return err
