@@ -45,8 +45,9 @@ type DB struct {
 	sorts sortCache        // the full order of recent sorted record queries
 	// Sealer encrypts API keys at rest under the master key; set it before the first key is
 	// written (cmd/sluice does, then calls SealKeys). Without it keys are stored hashed only.
-	Sealer Sealer
-	vacuum vacuumer // PostgreSQL: tidies records after bulk writes
+	Sealer  Sealer
+	vacuum  vacuumer    // PostgreSQL: tidies records after bulk writes
+	anchors pageAnchors // where deep pages of whole sheets start
 }
 
 // Sealer encrypts and decrypts values with a key kept outside the database.

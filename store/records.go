@@ -72,9 +72,10 @@ type WriteResult struct {
 
 // readCtx runs read queries on the reader pool or inside a transaction.
 type readCtx struct {
-	ctx   context.Context
-	q     querier
-	sorts *sortCache // nil inside a write transaction
+	ctx     context.Context
+	q       querier
+	sorts   *sortCache   // nil inside a write transaction
+	anchors *pageAnchors // nil inside a write transaction
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
@@ -145,7 +146,7 @@ func (db *DB) GetRecords(ctx context.Context, accountID, sheetID string, q Recor
 	if err != nil {
 		return nil, 0, err
 	}
-	rc := &readCtx{ctx: ctx, q: db.r, sorts: &db.sorts}
+	rc := &readCtx{ctx: ctx, q: db.r, sorts: &db.sorts, anchors: &db.anchors}
 	if db.Postgres() {
 		// The kept orders follow this node's writes only; other nodes write too.
 		rc.sorts = nil
@@ -196,7 +197,20 @@ func (rc *readCtx) page(rs *recSheet, q *RecordQuery) ([]*Record, error) {
 			return queryRids(ctx, reader, "sort records", query, args...)
 		})
 	}
-	rids, err := queryRids(rc.ctx, rc.q, "select records", query+` LIMIT ? OFFSET ?`, append(args, q.Page.Size, q.Page.Offset())...)
+	offset := q.Page.Offset()
+	if k := offset / anchorStep; k > 0 && rc.anchors != nil && q.plain() && (q.Filter == "" || q.Filter == "all") && q.SortField == "" && !q.SortDesc {
+		// A deep page of the whole sheet starts at the nearest anchor below it.
+		from, ok, err := rc.anchor(rc.ctx, rc.anchors, rs, k)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return []*Record{}, nil
+		}
+		_, hi := ridRange(rs.sk)
+		query, args, offset = `SELECT r.rid FROM records r WHERE r.rid BETWEEN ? AND ? ORDER BY r.rid`, []any{from, hi}, offset%anchorStep
+	}
+	rids, err := queryRids(rc.ctx, rc.q, "select records", query+` LIMIT ? OFFSET ?`, append(args, q.Page.Size, offset)...)
 	if err != nil {
 		return nil, err
 	}

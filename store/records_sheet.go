@@ -22,6 +22,7 @@ type recSheet struct {
 	Schema        *records.Schema
 	sk            int64 // 0 when the sheet never held records
 	total         int64
+	shape         int64  // changes when records are added or removed
 	hash          string // schema hash the stored records were validated against
 	ucOf          map[*records.Unique]int64
 	byUC          map[int64]*records.Unique
@@ -56,7 +57,7 @@ func loadRecSheet(ctx context.Context, q querier, accountID, sheetID string) (*r
 	if rs.Schema, err = records.Compile(&s.Config); err != nil {
 		return nil, err
 	}
-	err = q.QueryRowContext(ctx, `SELECT sk, total, schema_hash FROM record_sheets WHERE sheet_id = ?`, sheetID).Scan(&rs.sk, &rs.total, &rs.hash)
+	err = q.QueryRowContext(ctx, `SELECT sk, total, shape, schema_hash FROM record_sheets WHERE sheet_id = ?`, sheetID).Scan(&rs.sk, &rs.total, &rs.shape, &rs.hash)
 	if err != nil && err != sql.ErrNoRows {
 		return nil, errs.Wrap(err, "load record sheet")
 	}

@@ -159,6 +159,7 @@ func (rs *recSheet) errorKeys(efs []string, dups []int64) []string {
 // countDelta accumulates changes to a sheet's counts during a write.
 type countDelta struct {
 	total, valid int64
+	shape        int64 // 1 when records are added or removed (record_sheets.shape)
 	errors       map[string]int64
 	empties      map[string]int64
 	emptyAt      []int64 // empties by rule index, folded into empties when applied
@@ -195,7 +196,7 @@ func (d *countDelta) tallyStatus(rs *recSheet, efs []string, dups []int64, sign 
 // apply writes the delta to the counts tables.
 func (tx *Tx) applyCounts(rs *recSheet, d *countDelta) error {
 	tx.touch(rs.sk)
-	if _, err := tx.exec(`UPDATE record_sheets SET total = total + ?, valid = valid + ? WHERE sk = ?`, d.total, d.valid, rs.sk); err != nil {
+	if _, err := tx.exec(`UPDATE record_sheets SET total = total + ?, valid = valid + ?, shape = shape + ? WHERE sk = ?`, d.total, d.valid, d.shape, rs.sk); err != nil {
 		return errs.Wrap(err, "update counts")
 	}
 	rs.total += d.total

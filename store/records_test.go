@@ -21,11 +21,13 @@ type sheetEnv struct {
 	env     string
 	space   string
 	n       int
+	dsn     string // the database, for a second handle on it (another node)
 }
 
 func mustOpenDB(t testing.TB) *sheetEnv {
 	t.Helper()
-	db, err := store.OpenDSN(store.TestDatabase(t))
+	dsn := store.TestDatabase(t)
+	db, err := store.OpenDSN(dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +41,7 @@ func mustOpenDB(t testing.TB) *sheetEnv {
 	if err := db.CreateSpace(t.Context(), sp, "us_usr_test"); err != nil {
 		t.Fatal(err)
 	}
-	return &sheetEnv{db: db, account: res.Account.ID, env: res.Environment.ID, space: sp.ID}
+	return &sheetEnv{db: db, account: res.Account.ID, env: res.Environment.ID, space: sp.ID, dsn: dsn}
 }
 
 // mustCreateSheet inserts a workbook (once) and a sheet with cfg directly in SQL.

@@ -134,6 +134,9 @@ func (tx *Tx) applyChanges(rs *recSheet, changes []*change, w *writeCtx) error {
 			dels = append(dels, c.old.rid)
 		}
 	}
+	if len(ins) > 0 || len(dels) > 0 {
+		d.shape = 1
+	}
 	if err := tx.insertRows(rs, ins, w); err != nil {
 		return err
 	}

@@ -116,7 +116,7 @@ func (db *DB) purgeSpace(ctx context.Context, spaceID string) ([]string, error) 
 				`DELETE FROM record_columns WHERE sk = ?`,
 				`DELETE FROM record_field_counts WHERE sk = ?`,
 				`DELETE FROM record_versions WHERE sk = ?`,
-				`UPDATE record_sheets SET total = 0, valid = 0 WHERE sk = ?`,
+				`UPDATE record_sheets SET total = 0, valid = 0, shape = shape + 1 WHERE sk = ?`,
 			} {
 				if _, err := tx.exec(q, sk); err != nil {
 					return errs.Wrap(err, "purge record indexes")
