@@ -8,9 +8,9 @@ import (
 	"net/http"
 )
 
-// FS holds css/ and js/.
+// FS holds css/, js/ and img/.
 //
-//go:embed all:css all:js
+//go:embed all:css all:js img
 var FS embed.FS
 
 // HTTP serves FS as an http.FileSystem rooted at its top.

@@ -244,6 +244,7 @@ func uiRoutes(app *fiber.App, d Deps, uploads *api.Files, suggest ui.Suggester, 
 		},
 	})
 	app.Use("/static", filesystem.New(filesystem.Config{Root: static.HTTP(), MaxAge: 3600}))
+	app.Get("/favicon.ico", func(c *fiber.Ctx) error { return c.Redirect("/static/img/favicon.svg", fiber.StatusMovedPermanently) })
 	// Sluice's own embed script (Sluice.open) for pages of other sites: a script those pages
 	// load, so it may be read cross-site.
 	hostScript, _ := static.FS.ReadFile("js/host.js")
@@ -291,6 +292,7 @@ func uiRoutes(app *fiber.App, d Deps, uploads *api.Files, suggest ui.Suggester, 
 	app.Get("/space/:spaceId/sheet/:sheetId/values/:fieldKey", with(signedIn, pages.ColumnValues)...)
 	app.Get("/space/:spaceId/document/:documentId", with(signedIn, pages.Document)...)
 	app.Post("/space/:spaceId/sheet/:sheetId/rows", with(signedIn, pages.AddRow)...)
+	app.Post("/space/:spaceId/sheet/:sheetId/edit", with(signedIn, pages.GridEdit)...)
 	app.Post("/space/:spaceId/sheet/:sheetId/delete", with(signedIn, pages.DeleteRows)...)
 	app.Post("/space/:spaceId/sheet/:sheetId/find-replace", with(signedIn, pages.FindReplace)...)
 	app.Post("/space/:spaceId/sheet/:sheetId/clear/:fieldKey", with(signedIn, pages.ClearColumn)...)

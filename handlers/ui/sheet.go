@@ -715,7 +715,8 @@ func (h *Handler) lookup(c *fiber.Ctx, sc *sheetCtx, f *model.Field, search stri
 }
 
 // SaveCell handles POST …/cell/:recordId/:fieldKey: the new value is written like any update
-// (validation, commit, hooks), as the signed-in user; an empty value empties the cell.
+// (validation, commit, hooks), as the signed-in user, as a grid edit whose inverse comes back
+// for undo; an empty value empties the cell.
 func (h *Handler) SaveCell(c *fiber.Ctx) error {
 	sc, gc, err := h.cell(c)
 	if err != nil {
@@ -728,8 +729,9 @@ func (h *Handler) SaveCell(c *fiber.Ctx) error {
 	if v := c.FormValue("value"); v != "" {
 		value, _ = json.Marshal(strings.ReplaceAll(v, "\r\n", "\n"))
 	}
-	in := []store.RecordIn{{ID: gc.RecordID, Values: map[string]store.CellIn{gc.Key: {Value: value, HasValue: true}}}}
-	if _, err := h.store.UpdateRecords(c.Context(), sc.sheet.ID, in, sc.writeOpts()); err != nil {
+	edit := store.GridEdit{Set: []store.GridRecord{{ID: gc.RecordID, Values: map[string]json.RawMessage{gc.Key: value}}}}
+	res, err := h.store.ApplyGridEdit(c.Context(), sc.sheet.ID, edit, sc.writeOpts())
+	if err != nil {
 		return err
 	}
 	// The saved cell; what the save changed around it (the record's state, the tab counts,
@@ -744,6 +746,7 @@ func (h *Handler) SaveCell(c *fiber.Ctx) error {
 	}
 	change := countsChange(sc.sheet.Config, counts)
 	change["record"], change["valid"], change["refresh"] = row.ID, row.Valid, uniqueKey(sc.sheet.Config, row.Cells[0].Key)
+	change["inverse"] = res.Inverse // grid-edit.js keeps it for undo
 	saved, _ := json.Marshal(map[string]any{"sl-cell-saved": change})
 	c.Set("HX-Trigger", string(saved))
 	return Render(c, fiber.StatusOK, views.GridCellView(row.Cells[0]))

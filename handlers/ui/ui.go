@@ -84,6 +84,7 @@ type Store interface {
 	FieldValues(ctx context.Context, accountID, sheetID, key string, limit, scan int) ([]store.ValueCount, error)
 	GetRecords(ctx context.Context, accountID, sheetID string, q store.RecordQuery, withTotal bool) ([]*store.Record, int64, error)
 	UpdateRecords(ctx context.Context, sheetID string, in []store.RecordIn, opt store.WriteOptions) (*store.WriteResult, error)
+	ApplyGridEdit(ctx context.Context, sheetID string, e store.GridEdit, opt store.WriteOptions) (*store.GridEditResult, error)
 	InsertRecords(ctx context.Context, sheetID string, in []store.RecordIn, opt store.WriteOptions) (*store.WriteResult, error)
 	DeleteRecords(ctx context.Context, sheetID string, ids []string, opt store.WriteOptions) (*store.WriteResult, error)
 	FindAndReplace(ctx context.Context, sheetID string, q store.RecordQuery, fr store.FindReplace, opt store.WriteOptions) (*store.BulkResult, error)

@@ -168,7 +168,7 @@
 
   document.addEventListener("click", (e) => {
     const td = e.target.closest?.("td[data-cell]");
-    if (td) focusCell(td);
+    if (td && !e.shiftKey) focusCell(td); // Shift+click extends the selection (grid-edit.js)
     // A click outside an open column menu closes it.
     document.querySelectorAll("[data-grid] th details[open]").forEach((d) => {
       if (!d.contains(e.target)) d.open = false;

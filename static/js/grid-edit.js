@@ -1,0 +1,358 @@
+// The grid as a spreadsheet: a rectangular selection (click, Shift+click, Shift+arrows,
+// Ctrl/Cmd+A), copy as TSV and an HTML table, paste of TSV or CSV from a spreadsheet (from the
+// active cell rightwards and down, adding records past the last row), and undo / redo of the
+// user's last 50 changes in the sheet. Every change is one POST to …/edit, written as one
+// commit by the records store; its answer carries the inverse edit, which is what undo sends.
+(() => {
+  const grid = () => document.querySelector("[data-grid][data-edit-url]");
+  const isCell = (el) => el instanceof Element && el.matches("td[data-cell]");
+  let anchor = null; // where the selection started (the active cell)
+  let end = null; // the opposite corner
+
+  // --- selection ---------------------------------------------------------------------
+  const rowsOf = () => Array.from(document.querySelectorAll("#grid-body > tr[data-record]"));
+  const cellsOf = (tr) => Array.from(tr.querySelectorAll(":scope > td[data-cell]"));
+  function position(td) {
+    const tr = td.closest("tr");
+    return { row: rowsOf().indexOf(tr), col: cellsOf(tr).indexOf(td) };
+  }
+  function range() {
+    if (!anchor || !end || !document.contains(anchor) || !document.contains(end)) return null;
+    const a = position(anchor), b = position(end);
+    return { top: Math.min(a.row, b.row), bottom: Math.max(a.row, b.row), left: Math.min(a.col, b.col), right: Math.max(a.col, b.col) };
+  }
+  // selected is the selection's cells, row by row (the active cell alone when there is none).
+  function selected() {
+    const r = range();
+    if (!r) return [];
+    return rowsOf().slice(r.top, r.bottom + 1).map((tr) => cellsOf(tr).slice(r.left, r.right + 1));
+  }
+  function paint() {
+    document.querySelectorAll("#grid-body td.sl-selected").forEach((td) => td.classList.remove("sl-selected"));
+    const cells = selected();
+    if (cells.length === 1 && cells[0].length === 1) return; // one cell: its focus ring says it
+    cells.flat().forEach((td) => td.classList.add("sl-selected"));
+  }
+  function select(from, to) {
+    anchor = from;
+    end = to;
+    paint();
+  }
+  function step(td, dx, dy) {
+    const p = position(td);
+    const rows = rowsOf();
+    const tr = rows[Math.max(0, Math.min(rows.length - 1, p.row + dy))];
+    const cells = tr ? cellsOf(tr) : [];
+    return cells[Math.max(0, Math.min(cells.length - 1, p.col + dx))] || td;
+  }
+
+  document.addEventListener("click", (e) => {
+    const td = e.target.closest?.("td[data-cell]");
+    if (!td || !grid()) return;
+    if (e.shiftKey && anchor && document.contains(anchor)) {
+      e.preventDefault();
+      select(anchor, td);
+      anchor.focus();
+    } else {
+      select(td, td);
+    }
+  });
+  // Shift+click must not move the focus (the active cell stays where the range began).
+  document.addEventListener("mousedown", (e) => {
+    if (e.shiftKey && e.target.closest?.("td[data-cell]") && anchor && document.contains(anchor)) e.preventDefault();
+  });
+  document.addEventListener("focusin", (e) => {
+    if (isCell(e.target) && e.target !== anchor && !e.target.classList.contains("sl-selected")) select(e.target, e.target);
+  });
+
+  document.addEventListener(
+    "keydown",
+    (e) => {
+      if (!grid()) return;
+      const mod = e.ctrlKey || e.metaKey;
+      const inEditor = e.target.closest?.("td[data-editing]") || e.target.matches?.("input, textarea, select");
+      if (mod && !e.altKey && (e.key === "z" || e.key === "Z" || e.key === "y") && !inEditor) {
+        e.preventDefault();
+        if (e.key === "y" || e.shiftKey) redo();
+        else undo();
+        return;
+      }
+      if (!isCell(e.target)) return;
+      const moves = { ArrowRight: [1, 0], ArrowLeft: [-1, 0], ArrowDown: [0, 1], ArrowUp: [0, -1] };
+      if (e.shiftKey && moves[e.key]) {
+        // Shift+arrows grow the selection; the active cell stays where it began.
+        e.preventDefault();
+        e.stopImmediatePropagation();
+        select(anchor && document.contains(anchor) ? anchor : e.target, step(end && document.contains(end) ? end : e.target, ...moves[e.key]));
+        return;
+      }
+      if (mod && (e.key === "a" || e.key === "A")) {
+        e.preventDefault();
+        const rows = rowsOf();
+        const last = rows.length ? cellsOf(rows[rows.length - 1]) : [];
+        if (rows.length) select(cellsOf(rows[0])[0], last[last.length - 1]);
+        anchor?.focus();
+      }
+    },
+    true,
+  );
+
+  // --- copy ----------------------------------------------------------------------------
+  // A cell's text as the user sees it (an option's label, not its value: pasting it back
+  // finds the option by label).
+  const text = (td) => td.textContent.trim();
+  const tsvField = (s) => (/[\t"\r\n]/.test(s) ? '"' + s.replace(/"/g, '""') + '"' : s);
+  const escapeHTML = (s) => s.replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]);
+
+  document.addEventListener("copy", (e) => {
+    if (!grid() || !isCell(document.activeElement) || !e.clipboardData) return;
+    const cells = selected();
+    if (!cells.length) return;
+    e.preventDefault();
+    e.clipboardData.setData("text/plain", cells.map((row) => row.map((td) => tsvField(text(td))).join("\t")).join("\r\n"));
+    e.clipboardData.setData(
+      "text/html",
+      "<table>" + cells.map((row) => "<tr>" + row.map((td) => "<td>" + escapeHTML(text(td)).replace(/\n/g, "<br>") + "</td>").join("") + "</tr>").join("") + "</table>",
+    );
+  });
+
+  // --- paste ---------------------------------------------------------------------------
+  // parseDelimited reads text as rows of fields split by delim, where a field in double
+  // quotes may hold the delimiter, quotes (doubled) and line breaks. A last empty line (the
+  // line break spreadsheets end a copy with) is dropped.
+  function parseDelimited(s, delim) {
+    const rows = [];
+    let row = [], field = "", i = 0, quoted = false;
+    while (i < s.length) {
+      const c = s[i];
+      if (quoted) {
+        if (c === '"' && s[i + 1] === '"') {
+          field += '"';
+          i += 2;
+          continue;
+        }
+        if (c === '"') quoted = false;
+        else field += c;
+        i++;
+        continue;
+      }
+      if (c === '"' && field === "") {
+        quoted = true;
+      } else if (c === delim) {
+        row.push(field);
+        field = "";
+      } else if (c === "\n" || c === "\r") {
+        row.push(field);
+        rows.push(row);
+        row = [];
+        field = "";
+        if (c === "\r" && s[i + 1] === "\n") i++;
+      } else {
+        field += c;
+      }
+      i++;
+    }
+    if (field !== "" || row.length) {
+      row.push(field);
+      rows.push(row);
+    }
+    return rows;
+  }
+  // parseClipboard reads what spreadsheets put on the clipboard (TSV); text without a tab is
+  // read as CSV when every line has the same number of fields, more than one, else as one
+  // column (a pasted "Smith, John" stays one value).
+  function parseClipboard(s) {
+    if (s.includes("\t")) return parseDelimited(s, "\t");
+    const csv = parseDelimited(s, ",");
+    if (csv.length > 1 && csv[0].length > 1 && csv.every((r) => r.length === csv[0].length)) return csv;
+    return parseDelimited(s, "\u0000");
+  }
+
+  document.addEventListener("paste", (e) => {
+    const g = grid();
+    const td = document.activeElement;
+    if (!g || !isCell(td) || !e.clipboardData) return;
+    const data = parseClipboard(e.clipboardData.getData("text/plain"));
+    if (!data.length) return;
+    e.preventDefault();
+    const keys = Array.from(g.querySelectorAll("thead th[data-key]"), (th) => th.dataset.key);
+    const rows = rowsOf();
+    // From the selection's top left corner (the active cell when nothing more is selected).
+    const corner = selected()[0]?.[0] || td;
+    const startRow = rows.indexOf(corner.closest("tr"));
+    const startCol = keys.indexOf(corner.dataset.key);
+    const edit = { set: [], add: [] };
+    let dropped = 0;
+    data.forEach((values, r) => {
+      const rec = {};
+      values.forEach((v, c) => {
+        const key = keys[startCol + c];
+        if (key === undefined) dropped = Math.max(dropped, startCol + c - keys.length + 1);
+        else rec[key] = v === "" ? null : v;
+      });
+      const tr = rows[startRow + r];
+      if (tr) edit.set.push({ id: tr.dataset.record, values: rec });
+      else edit.add.push({ values: rec });
+    });
+    apply(edit, { label: g.dataset.labelPaste, rows: data.length, dropped }).then((res) => {
+      if (!res) return;
+      pushUndo({ label: g.dataset.labelPaste, edit: res.inverse });
+      redoStack().length = 0;
+      saveStacks();
+    });
+  });
+
+  // --- undo / redo ---------------------------------------------------------------------
+  const LIMIT = 50;
+  let stacks = null;
+  const storeKey = () => "sl-undo:" + (grid()?.dataset.sheet || "");
+  function loadStacks() {
+    if (stacks && stacks.key === storeKey()) return stacks;
+    stacks = { key: storeKey(), undo: [], redo: [] };
+    try {
+      const saved = JSON.parse(sessionStorage.getItem(stacks.key) || "null");
+      if (saved) Object.assign(stacks, { undo: saved.undo || [], redo: saved.redo || [] });
+    } catch {
+      // nothing kept: start empty
+    }
+    return stacks;
+  }
+  const undoStack = () => loadStacks().undo;
+  const redoStack = () => loadStacks().redo;
+  function saveStacks() {
+    const s = loadStacks();
+    try {
+      sessionStorage.setItem(s.key, JSON.stringify({ undo: s.undo, redo: s.redo }));
+    } catch {
+      // too large for the session's storage: the stacks live on in this page only
+    }
+    const g = grid();
+    document.querySelectorAll("[data-grid-undo]").forEach((b) => (b.disabled = !s.undo.length || !g));
+    document.querySelectorAll("[data-grid-redo]").forEach((b) => (b.disabled = !s.redo.length || !g));
+  }
+  function pushUndo(entry) {
+    const s = undoStack();
+    s.push(entry);
+    if (s.length > LIMIT) s.splice(0, s.length - LIMIT);
+  }
+  const isEmpty = (edit) => !edit || (!edit.set?.length && !edit.add?.length && !edit.remove?.length);
+
+  async function undo() {
+    const g = grid();
+    const entry = undoStack().pop();
+    if (!entry) return toast(g?.dataset.labelNothingUndo || "");
+    saveStacks();
+    const res = isEmpty(entry.edit) ? { inverse: {} } : await apply(entry.edit, { quiet: true });
+    if (!res) return undoStack().push(entry), saveStacks();
+    redoStack().push({ label: entry.label, edit: res.inverse });
+    saveStacks();
+    toast(g.dataset.labelUndone.replace("{what}", entry.label), "undo");
+  }
+  async function redo() {
+    const g = grid();
+    const entry = redoStack().pop();
+    if (!entry) return toast(g?.dataset.labelNothingRedo || "");
+    saveStacks();
+    const res = isEmpty(entry.edit) ? { inverse: {} } : await apply(entry.edit, { quiet: true });
+    if (!res) return redoStack().push(entry), saveStacks();
+    pushUndo({ label: entry.label, edit: res.inverse });
+    saveStacks();
+    toast(g.dataset.labelRedone.replace("{what}", entry.label), "redo");
+  }
+  document.addEventListener("click", (e) => {
+    if (e.target.closest?.("[data-grid-undo]")) undo();
+    else if (e.target.closest?.("[data-grid-redo]")) redo();
+  });
+  // A cell saved in its editor is a change too: its answer carries the inverse.
+  document.body.addEventListener("sl-cell-saved", (e) => {
+    const inv = e.detail?.inverse;
+    const g = grid();
+    if (!g || isEmpty(inv)) return;
+    pushUndo({ label: g.dataset.labelEdit, edit: inv });
+    redoStack().length = 0;
+    saveStacks();
+  });
+
+  // apply sends an edit and shows what it did; it resolves to the store's result, or null
+  // when the edit failed (the message is shown).
+  async function apply(edit, opts) {
+    const g = grid();
+    if (!g) return null;
+    if (!opts.quiet) toast(g.dataset.labelPasting.replace("{rows}", String(opts.rows)), "progress", true);
+    let headers = { "Content-Type": "application/json", "HX-Request": "true" };
+    try {
+      headers = { ...headers, ...JSON.parse(document.body.getAttribute("hx-headers") || "{}") };
+    } catch {
+      // no CSRF header: the server says so
+    }
+    let resp;
+    try {
+      resp = await fetch(g.dataset.editUrl, { method: "POST", headers, body: JSON.stringify(edit) });
+    } catch (err) {
+      toast(String(err), "error");
+      return null;
+    }
+    if (!resp.ok) {
+      const doc = new DOMParser().parseFromString(await resp.text(), "text/html");
+      toast(doc.body.textContent.trim().replace(/\s+/g, " ") || "HTTP " + resp.status, "error");
+      return null;
+    }
+    const body = await resp.json();
+    const res = body.data;
+    // grid.js shows the counts and fetches the rows again, as after a cell's save.
+    document.body.dispatchEvent(new CustomEvent("sl-cell-saved", { detail: { ...body.counts, refresh: true } }));
+    if (!opts.quiet) {
+      let msg = g.dataset.labelPasted.replace("{records}", String(res.set)).replace("{added}", String(res.added.length));
+      if (res.skipped) msg += " " + g.dataset.labelSkipped.replace("{count}", String(res.skipped));
+      if (opts.dropped) msg += " " + g.dataset.labelDropped.replace("{count}", String(opts.dropped));
+      toast(msg, "paste");
+    }
+    return res;
+  }
+
+  let toastTimer = null;
+  function toast(msg, kind, sticky) {
+    const box = document.getElementById("grid-toast");
+    if (!box || !msg) return;
+    box.textContent = msg;
+    box.dataset.kind = kind || "info";
+    box.hidden = false;
+    clearTimeout(toastTimer);
+    if (!sticky) toastTimer = setTimeout(() => (box.hidden = true), 6000);
+  }
+
+  // --- the full value of a cut-off cell ---------------------------------------------------
+  // Rows keep one line; a value longer than its cell (or of several lines) shows in full in a
+  // popover while the cell has the focus or the pointer rests on it.
+  let hoverTimer = null;
+  function showFull(td) {
+    const box = document.getElementById("grid-popover");
+    if (!box || !isCell(td)) return;
+    const full = td.textContent.trim();
+    if (td.scrollWidth <= td.clientWidth && !full.includes("\n")) return hideFull();
+    box.textContent = full;
+    box.hidden = false;
+    const at = td.getBoundingClientRect();
+    box.style.top = Math.min(at.bottom + 4, window.innerHeight - box.offsetHeight - 8) + "px";
+    box.style.left = Math.max(8, Math.min(at.left, window.innerWidth - box.offsetWidth - 8)) + "px";
+  }
+  function hideFull() {
+    clearTimeout(hoverTimer);
+    const box = document.getElementById("grid-popover");
+    if (box) box.hidden = true;
+  }
+  document.addEventListener("focusin", (e) => (isCell(e.target) ? showFull(e.target) : hideFull()));
+  document.addEventListener("mouseover", (e) => {
+    const td = e.target.closest?.("td[data-cell]");
+    clearTimeout(hoverTimer);
+    if (td) hoverTimer = setTimeout(() => showFull(td), 400);
+  });
+  document.addEventListener("mouseout", (e) => {
+    if (e.target.closest?.("td[data-cell]") && !isCell(document.activeElement)) hideFull();
+  });
+  document.addEventListener("scroll", hideFull, true);
+  document.addEventListener("focusout", (e) => isCell(e.target) && hideFull());
+
+  document.addEventListener("DOMContentLoaded", saveStacks);
+  document.addEventListener("htmx:afterSettle", paint);
+})();

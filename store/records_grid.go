@@ -1,0 +1,204 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+
+	"github.com/sluice/sluice/records"
+)
+
+// GridEdit is one change made in the grid (a cell edit, a paste, an undo or redo of either),
+// written as one commit: cells set on existing records, records added after the last
+// (values by field key) and records removed.
+type GridEdit struct {
+	Set    []GridRecord `json:"set,omitempty"`
+	Add    []GridRecord `json:"add,omitempty"`
+	Remove []string     `json:"remove,omitempty"`
+}
+
+// GridRecord is a record's values by field key (null empties a cell); ID is empty for a
+// record to add.
+type GridRecord struct {
+	ID     string                     `json:"id,omitempty"`
+	Values map[string]json.RawMessage `json:"values"`
+}
+
+// GridEditResult reports a grid edit and carries its inverse: the edit that puts back what
+// it changed (the earlier values of the cells it set, the removal of the records it added,
+// the records it removed added again), for undo.
+type GridEditResult struct {
+	VersionID string   `json:"versionId"`
+	Set       int      `json:"set"`     // records changed
+	Added     []string `json:"added"`   // ids of the records added, in order
+	Removed   int      `json:"removed"` // records removed
+	Skipped   int      `json:"skipped"` // cells left as they were: read-only field, record or cell
+	Inverse   GridEdit `json:"inverse"`
+}
+
+// ApplyGridEdit writes e in one transaction and commit, through the same validation, counts
+// and events as the API's writes. Unlike UpdateRecords, cells the grid may not change
+// (read-only sheet fields, records and cells) are skipped and counted rather than refused,
+// as a spreadsheet's paste skips locked cells. Errors: not_found, invalid, forbidden.
+func (db *DB) ApplyGridEdit(ctx context.Context, sheetID string, e GridEdit, opt WriteOptions) (*GridEditResult, error) {
+	res := &GridEditResult{Added: []string{}}
+	err := db.Update(ctx, func(tx *Tx) error {
+		*res = GridEditResult{Added: []string{}}
+		rs, err := loadRecSheet(ctx, tx, opt.AccountID, sheetID)
+		if err != nil {
+			return err
+		}
+		w, err := tx.beginWrite(rs, opt)
+		if err != nil {
+			return err
+		}
+		res.VersionID = w.versionID
+		var changes []*change
+		var setIDs, removedIDs []string
+
+		// Cells of existing records, each record once.
+		ids := make([]RecordIn, 0, len(e.Set)+len(e.Remove))
+		for _, r := range e.Set {
+			ids = append(ids, RecordIn{ID: r.ID})
+		}
+		for _, id := range e.Remove {
+			ids = append(ids, RecordIn{ID: id})
+		}
+		olds, order, err := tx.loadByID(rs, ids)
+		if err != nil {
+			return err
+		}
+		news := map[int64]*recState{}
+		before := map[int64]map[string]json.RawMessage{}
+		for i, r := range e.Set {
+			rid := order[i]
+			old := olds[rid]
+			st := news[rid]
+			if st == nil {
+				st = old.clone()
+				news[rid], before[rid] = st, map[string]json.RawMessage{}
+			}
+			cfg := parseRecordConfig(old.cfg)
+			for k, v := range r.Values {
+				j, ok := rs.Schema.Index(k)
+				if !ok {
+					return records.UnknownField(k)
+				}
+				if len(v) == 0 {
+					v = json.RawMessage("null")
+				}
+				if rs.readonlyCell(cfg, j) || rs.Config.Readonly {
+					res.Skipped++
+					continue
+				}
+				if err := checkLength(k, v); err != nil {
+					return err
+				}
+				if _, seen := before[rid][k]; !seen {
+					before[rid][k] = orNull(old.row[j])
+				}
+				st.row[j] = nullToNil(v)
+			}
+		}
+		for _, rid := range uniqueRids(order[:len(e.Set)]) {
+			st, old := news[rid], olds[rid]
+			st.msgs = rs.Schema.Check(st.row) // coerces: "12" pasted into a number field is 12
+			if sameRow(old.row, st.row) {
+				continue
+			}
+			changes = append(changes, &change{kind: kUpdate, old: old, new: st})
+			setIDs = append(setIDs, RecordID(rid))
+			res.Inverse.Set = append(res.Inverse.Set, GridRecord{ID: RecordID(rid), Values: before[rid]})
+		}
+		// Records removed: their values come back on undo as new records.
+		for _, rid := range uniqueRids(order[len(e.Set):]) {
+			if news[rid] != nil {
+				continue // set and removed in one edit: removing wins
+			}
+			old := olds[rid]
+			changes = append(changes, &change{kind: kDelete, old: old})
+			removedIDs = append(removedIDs, RecordID(rid))
+			vals := map[string]json.RawMessage{}
+			for j, rule := range rs.Schema.Rules {
+				if old.row[j] != nil {
+					vals[rule.Key] = old.row[j]
+				}
+			}
+			res.Inverse.Add = append(res.Inverse.Add, GridRecord{Values: vals})
+		}
+		// Records added after the last.
+		if n := len(e.Add); n > 0 {
+			first, err := tx.nextRids(rs, n)
+			if err != nil {
+				return err
+			}
+			for i, r := range e.Add {
+				in := RecordIn{Values: map[string]CellIn{}}
+				for k, v := range r.Values {
+					if j, ok := rs.Schema.Index(k); ok && (rs.Schema.Rules[j].Readonly || rs.Config.Readonly) {
+						res.Skipped++
+						continue
+					}
+					if len(v) > 0 && string(v) != "null" {
+						in.Values[k] = CellIn{Value: v, HasValue: true}
+					}
+				}
+				st, err := rs.inputState(first+int64(i), &in)
+				if err != nil {
+					return err
+				}
+				changes = append(changes, &change{kind: kInsert, new: st})
+				res.Added = append(res.Added, RecordID(st.rid))
+			}
+			res.Inverse.Remove = append(res.Inverse.Remove, res.Added...)
+		}
+		if len(changes) == 0 {
+			return nil
+		}
+		if err := tx.applyChanges(rs, changes, w); err != nil {
+			return err
+		}
+		res.Set, res.Removed = len(setIDs), len(removedIDs)
+		for _, ev := range []struct {
+			verb string
+			ids  []string
+		}{{"updated", setIDs}, {"created", res.Added}, {"deleted", removedIDs}} {
+			if len(ev.ids) > 0 {
+				if err := tx.emitRecords(rs, w, ev.verb, ev.ids); err != nil {
+					return err
+				}
+			}
+		}
+		if len(res.Added) > 0 {
+			return tx.TouchSpace(rs.SpaceID)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+func orNull(v json.RawMessage) json.RawMessage {
+	if v == nil {
+		return json.RawMessage("null")
+	}
+	return v
+}
+
+func nullToNil(v json.RawMessage) json.RawMessage {
+	if string(bytes.TrimSpace(v)) == "null" {
+		return nil
+	}
+	return v
+}
+
+func sameRow(a, b records.Row) bool {
+	for i := range a {
+		if !bytes.Equal(a[i], b[i]) {
+			return false
+		}
+	}
+	return true
+}

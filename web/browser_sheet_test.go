@@ -1,0 +1,205 @@
+package web_test
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+)
+
+// spreadsheetFields has a text, a number, a boolean, an enum with labels and a read-only
+// field, so a paste shows each coercion and the skipping of read-only cells.
+const spreadsheetFields = `[
+	{"key":"name","type":"string","label":"Name"},
+	{"key":"age","type":"number","label":"Age"},
+	{"key":"active","type":"boolean","label":"Active"},
+	{"key":"status","type":"enum","label":"Status","config":{"options":[{"value":"on","label":"Running"},{"value":"off","label":"Stopped"}]}},
+	{"key":"code","type":"string","label":"Code","readonly":true}
+]`
+
+// names reads the sheet's records through the API as "name|age|active|status|code" lines in
+// record order.
+func sheetLines(t *testing.T, e *apiEnv, sheetID string) []string {
+	t.Helper()
+	var out []string
+	for _, r := range recordsOf(t, e.mustCall(t, "GET", "/v1/sheets/"+sheetID+"/records", testSecret, nil)) {
+		vals := r["values"].(map[string]any)
+		var parts []string
+		for _, k := range []string{"name", "age", "active", "status", "code"} {
+			v := ""
+			if c, ok := vals[k].(map[string]any); ok && c["value"] != nil {
+				v = fmt.Sprint(c["value"])
+			}
+			parts = append(parts, v)
+		}
+		out = append(out, strings.Join(parts, "|"))
+	}
+	return out
+}
+
+// The grid works as a spreadsheet: a range selected with Shift+click and Shift+arrows is
+// copied as TSV and HTML; a block pasted from a spreadsheet fills from the active cell
+// rightwards and down (a quoted multi-line cell keeps its line break, numbers, booleans and
+// enum labels are read as their types, the read-only column is skipped and counted) and
+// appends a record past the last row, as one commit; undo puts every value back and removes
+// the appended record, redo does it again; rows keep one line with a 600-character value.
+func TestBrowserGridSpreadsheet(t *testing.T) {
+	e := newAPI(t)
+	ctx := browser(t)
+	base := serve(t, e)
+	spaceID, sheetID := e.mustCreateRecordSheet(t, spreadsheetFields)
+	e.mustCall(t, "POST", "/v1/sheets/"+sheetID+"/records", testSecret, []any{
+		map[string]any{"name": map[string]any{"value": "Ada"}, "age": map[string]any{"value": 36}, "code": map[string]any{"value": "A1"}},
+		map[string]any{"name": map[string]any{"value": "Bob"}, "age": map[string]any{"value": 41}, "code": map[string]any{"value": "B2"}},
+		map[string]any{"name": map[string]any{"value": strings.Repeat("long value ", 55)}, "age": map[string]any{"value": 7}},
+	})
+	before := sheetLines(t, e, sheetID)
+	var selectedCells int
+	var copied, copiedHTML string
+	var heights []float64
+	var png []byte
+	cell := func(row int, key string) string {
+		return fmt.Sprintf(`document.querySelectorAll("#grid-body > tr")[%d].querySelector("td[data-field-key=%s]")`, row, key)
+	}
+	err := chromedp.Run(ctx,
+		logIn(base),
+		chromedp.Navigate(base+"/space/"+spaceID+"/sheet/"+sheetID),
+		chromedp.WaitVisible(`td[data-record-id][data-field-key=name]`),
+		htmxReady(),
+		step(t, "select"),
+		chromedp.Evaluate(`(() => {
+			const rows = document.querySelectorAll("#grid-body > tr");
+			return Array.from(rows, (tr) => tr.getBoundingClientRect().height);
+		})()`, &heights),
+		chromedp.Click(`#grid-body > tr:nth-child(1) td[data-field-key=name]`),
+		chromedp.Evaluate(cell(1, "age")+`.dispatchEvent(new MouseEvent("mousedown", {bubbles: true, cancelable: true, shiftKey: true}))`, nil),
+		chromedp.Evaluate(cell(1, "age")+`.dispatchEvent(new MouseEvent("click", {bubbles: true, cancelable: true, shiftKey: true}))`, nil),
+		chromedp.Evaluate(`document.activeElement.dispatchEvent(new KeyboardEvent("keydown", {key: "ArrowDown", shiftKey: true, bubbles: true, cancelable: true}))`, nil),
+		chromedp.Evaluate(`document.querySelectorAll("#grid-body td.sl-selected").length`, &selectedCells),
+		shot("grid-range", &png),
+		step(t, "copy"),
+		chromedp.Evaluate(`(() => {
+			const dt = new DataTransfer();
+			document.activeElement.dispatchEvent(new ClipboardEvent("copy", {clipboardData: dt, bubbles: true, cancelable: true}));
+			return dt.getData("text/plain");
+		})()`, &copied),
+		chromedp.Evaluate(`(() => {
+			const dt = new DataTransfer();
+			document.activeElement.dispatchEvent(new ClipboardEvent("copy", {clipboardData: dt, bubbles: true, cancelable: true}));
+			return dt.getData("text/html");
+		})()`, &copiedHTML),
+		step(t, "paste"),
+		chromedp.Click(`#grid-body > tr:nth-child(2) td[data-field-key=name]`),
+		chromedp.Evaluate(`(() => {
+			const dt = new DataTransfer();
+			dt.setData("text/plain", "Bo\t42\tyes\tStopped\tX\r\n\"Multi\nline\"\t8\tfalse\tRunning\tY\r\nNew\t9\ttrue\ton\tZ\r\n");
+			document.activeElement.dispatchEvent(new ClipboardEvent("paste", {clipboardData: dt, bubbles: true, cancelable: true}));
+		})()`, nil),
+		chromedp.WaitVisible(`//*[@data-testid="grid-toast" and contains(., "2 records changed, 1 added")]`),
+	)
+	if err != nil {
+		t.Fatalf("browser: %v", err)
+	}
+	if selectedCells != 6 {
+		t.Errorf("Shift+click then Shift+ArrowDown selected %d cells, want 6 (3 rows × name, age)", selectedCells)
+	}
+	if want := "Ada\t36\r\nBob\t41\r\n" + strings.TrimSpace(strings.Repeat("long value ", 55)) + "\t7"; copied != want {
+		t.Errorf("copied %q, want %q", copied, want)
+	}
+	if !strings.Contains(copiedHTML, "<table><tr><td>Ada</td><td>36</td></tr>") {
+		t.Errorf("copied HTML %q", copiedHTML)
+	}
+	sort.Float64s(heights)
+	if len(heights) != 3 || heights[2] > heights[0]+1 {
+		t.Errorf("row heights %v: the 600-character value makes its row taller", heights)
+	}
+	var toast string
+	_ = chromedp.Run(ctx, chromedp.Text(`[data-testid=grid-toast]`, &toast))
+	if !strings.Contains(toast, "3 read-only cells") {
+		t.Errorf("the toast %q does not say the read-only cells were skipped", toast)
+	}
+	pasted := []string{"Ada|36|||A1", "Bo|42|true|off|B2", "Multi\nline|8|false|on|", "New|9|true|on|"}
+	if got := sheetLines(t, e, sheetID); strings.Join(got, "\n") != strings.Join(pasted, "\n") {
+		t.Fatalf("after the paste the records are\n%q\nwant\n%q", got, pasted)
+	}
+	// Undo (the toolbar button) puts everything back and removes the added record; redo
+	// (Ctrl+Shift+Z) does it again.
+	if err := chromedp.Run(ctx,
+		step(t, "undo"),
+		chromedp.Click(`[data-testid=grid-undo]`),
+		chromedp.WaitVisible(`//*[@data-testid="grid-toast" and contains(., "Undone: paste")]`),
+		shot("grid-undo", &png),
+	); err != nil {
+		t.Fatalf("undo: %v", err)
+	}
+	if got := sheetLines(t, e, sheetID); strings.Join(got, "\n") != strings.Join(before, "\n") {
+		t.Fatalf("after undo the records are\n%q\nwant\n%q", got, before)
+	}
+	if err := chromedp.Run(ctx,
+		step(t, "redo"),
+		chromedp.WaitVisible(`#grid-body > tr:nth-child(2) td[data-field-key=name]`),
+		chromedp.Click(`#grid-body > tr:nth-child(1) td[data-field-key=age]`),
+		chromedp.Evaluate(`document.activeElement.dispatchEvent(new KeyboardEvent("keydown", {key: "Z", ctrlKey: true, shiftKey: true, bubbles: true, cancelable: true}))`, nil),
+		chromedp.WaitVisible(`//*[@data-testid="grid-toast" and contains(., "Redone: paste")]`),
+	); err != nil {
+		t.Fatalf("redo: %v", err)
+	}
+	if got := sheetLines(t, e, sheetID); strings.Join(got, "\n") != strings.Join(pasted, "\n") {
+		t.Fatalf("after redo the records are\n%q\nwant\n%q", got, pasted)
+	}
+	// A cell edit is undone with Ctrl+Z from the grid.
+	if err := chromedp.Run(ctx,
+		step(t, "edit and undo"),
+		editCell(t, `//tbody[@id="grid-body"]/tr[1]/td[@data-field-key="name"]`, "Ada Lovelace", `//tbody[@id="grid-body"]/tr[1]/td[@data-field-key="name" and contains(., "Ada Lovelace")]`),
+		chromedp.Evaluate(`document.querySelector("#grid-body td[data-field-key=name]").dispatchEvent(new KeyboardEvent("keydown", {key: "z", ctrlKey: true, bubbles: true, cancelable: true}))`, nil),
+		chromedp.WaitVisible(`//*[@data-testid="grid-toast" and contains(., "Undone: cell edit")]`),
+	); err != nil {
+		t.Fatalf("edit and undo: %v", err)
+	}
+	if got := sheetLines(t, e, sheetID); len(got) == 0 || got[0] != "Ada|36|||A1" {
+		t.Fatalf("after undoing the edit the first record is %q", got)
+	}
+}
+
+// A paste of 10,000 rows × 5 columns from the clipboard to the stored records, timed in the
+// browser: parse, one request, one commit, the rows shown again.
+func TestBrowserGridPasteTenThousandRows(t *testing.T) {
+	e := newAPI(t)
+	ctx := browser(t)
+	base := serve(t, e)
+	spaceID, sheetID := e.mustCreateRecordSheet(t, spreadsheetFields)
+	e.mustCall(t, "POST", "/v1/sheets/"+sheetID+"/records", testSecret, []any{map[string]any{"name": map[string]any{"value": "first"}}})
+	var took float64
+	err := chromedp.Run(ctx,
+		logIn(base),
+		chromedp.Navigate(base+"/space/"+spaceID+"/sheet/"+sheetID),
+		chromedp.WaitVisible(`td[data-field-key=name]`),
+		htmxReady(),
+		chromedp.Click(`td[data-field-key=name]`),
+		chromedp.Evaluate(`new Promise((resolve) => {
+			const lines = [];
+			for (let i = 0; i < 10000; i++) lines.push("name " + i + "\t" + i + "\t" + (i % 2 ? "yes" : "no") + "\t" + (i % 3 ? "Running" : "Stopped") + "\tc" + i);
+			const dt = new DataTransfer();
+			dt.setData("text/plain", lines.join("\r\n"));
+			const start = performance.now();
+			new MutationObserver((_, obs) => {
+				const box = document.querySelector("[data-testid=grid-toast]");
+				if (box.dataset.kind === "paste") { obs.disconnect(); resolve(performance.now() - start); }
+			}).observe(document.querySelector("[data-testid=grid-toast]"), {attributes: true, childList: true, characterData: true, subtree: true});
+			document.activeElement.dispatchEvent(new ClipboardEvent("paste", {clipboardData: dt, bubbles: true, cancelable: true}));
+		})`, &took, awaitPromise),
+	)
+	if err != nil {
+		t.Fatalf("browser: %v", err)
+	}
+	counts := e.mustCall(t, "GET", "/v1/sheets/"+sheetID+"/counts", testSecret, nil)["data"].(map[string]any)["counts"].(map[string]any)
+	if counts["total"].(float64) != 10000 {
+		t.Fatalf("after the paste the sheet has %v records, want 10000 (1 changed, 9,999 added)", counts["total"])
+	}
+	t.Logf("pasted 10,000 rows × 5 columns in %.0f ms (target ≤ 2,000 ms)", took)
+	if took > 2000*5 { // a loaded CI machine gets slack; the benchmark holds the target
+		t.Errorf("the paste took %.0f ms", took)
+	}
+}
