@@ -161,6 +161,30 @@ func TestBrowserGridSpreadsheet(t *testing.T) {
 	if got := sheetLines(t, e, sheetID); len(got) == 0 || got[0] != "Ada|36|||A1" {
 		t.Fatalf("after undoing the edit the first record is %q", got)
 	}
+	// Ctrl+D fills the range down from its first row; Ctrl+Z takes it back.
+	if err := chromedp.Run(ctx,
+		step(t, "fill down"),
+		chromedp.Click(`#grid-body > tr:nth-child(1) td[data-field-key=age]`),
+		chromedp.Evaluate(cell(3, "status")+`.dispatchEvent(new MouseEvent("mousedown", {bubbles: true, cancelable: true, shiftKey: true}))`, nil),
+		chromedp.Evaluate(cell(3, "status")+`.dispatchEvent(new MouseEvent("click", {bubbles: true, cancelable: true, shiftKey: true}))`, nil),
+		chromedp.Evaluate(`document.activeElement.dispatchEvent(new KeyboardEvent("keydown", {key: "d", ctrlKey: true, bubbles: true, cancelable: true}))`, nil),
+		chromedp.WaitVisible(`//*[@data-testid="grid-toast" and contains(., "Filled down: 3 records changed")]`),
+	); err != nil {
+		t.Fatalf("fill down: %v", err)
+	}
+	filled := []string{"Ada|36|||A1", "Bo|36|||B2", "Multi\nline|36|||", "New|36|||"}
+	if got := sheetLines(t, e, sheetID); strings.Join(got, "\n") != strings.Join(filled, "\n") {
+		t.Fatalf("after fill down the records are\n%q\nwant\n%q", got, filled)
+	}
+	if err := chromedp.Run(ctx,
+		chromedp.Evaluate(`document.activeElement.dispatchEvent(new KeyboardEvent("keydown", {key: "z", ctrlKey: true, bubbles: true, cancelable: true}))`, nil),
+		chromedp.WaitVisible(`//*[@data-testid="grid-toast" and contains(., "Undone: fill down")]`),
+	); err != nil {
+		t.Fatalf("undo fill down: %v", err)
+	}
+	if got := sheetLines(t, e, sheetID); strings.Join(got, "\n") != strings.Join(pasted, "\n") {
+		t.Fatalf("after undoing the fill the records are\n%q\nwant\n%q", got, pasted)
+	}
 }
 
 // A paste of 10,000 rows × 5 columns from the clipboard to the stored records, timed in the

@@ -86,6 +86,12 @@
         select(anchor && document.contains(anchor) ? anchor : e.target, step(end && document.contains(end) ? end : e.target, ...moves[e.key]));
         return;
       }
+      if (mod && (e.key === "d" || e.key === "D")) {
+        // Fill down: the range's first row into every row below it in the range.
+        e.preventDefault();
+        fillDown();
+        return;
+      }
       if (mod && (e.key === "a" || e.key === "A")) {
         e.preventDefault();
         const rows = rowsOf();
@@ -194,13 +200,33 @@
       if (tr) edit.set.push({ id: tr.dataset.record, values: rec });
       else edit.add.push({ values: rec });
     });
-    apply(edit, { label: g.dataset.labelPaste, rows: data.length, dropped }).then((res) => {
-      if (!res) return;
-      pushUndo({ label: g.dataset.labelPaste, edit: res.inverse });
-      redoStack().length = 0;
-      saveStacks();
-    });
+    change(edit, g.dataset.labelPaste, { rows: data.length, dropped, done: g.dataset.labelPasted });
   });
+
+  // fillDown copies the first row of the selection into the rows below it, as a paste of that
+  // row would (labels are read back as their options), in one edit.
+  function fillDown() {
+    const g = grid();
+    const cells = selected();
+    if (!g || cells.length < 2) return;
+    const first = cells[0].map((td) => ({ key: td.dataset.key, value: text(td) }));
+    const edit = {
+      set: cells.slice(1).map((row) => ({
+        id: row[0].closest("tr").dataset.record,
+        values: Object.fromEntries(first.map((c) => [c.key, c.value === "" ? null : c.value])),
+      })),
+    };
+    change(edit, g.dataset.labelFill, { rows: edit.set.length, done: g.dataset.labelFilled });
+  }
+
+  // change applies a new edit of the user's and keeps its inverse for undo.
+  async function change(edit, label, opts) {
+    const res = await apply(edit, opts);
+    if (!res) return;
+    pushUndo({ label, edit: res.inverse });
+    redoStack().length = 0;
+    saveStacks();
+  }
 
   // --- undo / redo ---------------------------------------------------------------------
   const LIMIT = 50;
@@ -302,7 +328,7 @@
     // grid.js shows the counts and fetches the rows again, as after a cell's save.
     document.body.dispatchEvent(new CustomEvent("sl-cell-saved", { detail: { ...body.counts, refresh: true } }));
     if (!opts.quiet) {
-      let msg = g.dataset.labelPasted.replace("{records}", String(res.set)).replace("{added}", String(res.added.length));
+      let msg = opts.done.replace("{records}", String(res.set)).replace("{added}", String(res.added.length));
       if (res.skipped) msg += " " + g.dataset.labelSkipped.replace("{count}", String(res.skipped));
       if (opts.dropped) msg += " " + g.dataset.labelDropped.replace("{count}", String(opts.dropped));
       toast(msg, "paste");
