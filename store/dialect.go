@@ -105,7 +105,7 @@ func (t *dtx) release() {
 // copyFrom streams rows into table's columns with PostgreSQL's COPY, inside the
 // transaction: one stream and no statement to parse, where a multi-row INSERT binds
 // every value as a parameter. fill puts the i-th of n rows' values (one per column) in row.
-func (t *dtx) copyFrom(ctx context.Context, table string, cols []string, n int, fill func(i int, row []any) error) error {
+func (t *dtx) copyFrom(ctx context.Context, table string, cols []string, n int, fill func(i int, row []any)) error {
 	if t.conn == nil {
 		return errors.New("copy needs a PostgreSQL transaction")
 	}
@@ -119,8 +119,9 @@ func (t *dtx) copyFrom(ctx context.Context, table string, cols []string, n int, 
 			if i == n {
 				return nil, nil
 			}
+			fill(i, row)
 			i++
-			return row, fill(i-1, row)
+			return row, nil
 		}))
 		return err
 	})

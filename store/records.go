@@ -200,7 +200,7 @@ func (rc *readCtx) page(rs *recSheet, q *RecordQuery) ([]*Record, error) {
 	offset := q.Page.Offset()
 	if k := offset / anchorStep; k > 0 && rc.anchors != nil && q.plain() && (q.Filter == "" || q.Filter == "all") && q.SortField == "" && !q.SortDesc {
 		// A deep page of the whole sheet starts at the nearest anchor below it.
-		from, ok, err := rc.anchor(rc.ctx, rc.anchors, rs, k)
+		from, ok, err := rc.anchor(rs, k)
 		if err != nil {
 			return nil, err
 		}

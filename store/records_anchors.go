@@ -1,7 +1,6 @@
 package store
 
 import (
-	"context"
 	"database/sql"
 	"errors"
 	"sync"
@@ -56,8 +55,8 @@ func (p *pageAnchors) of(sk int64) *sheetAnchors {
 // anchor returns the key of the record at position k*anchorStep (k ≥ 1) of the sheet in key
 // order, finding the anchors up to it that are not known yet, one step each; ok is false
 // when the sheet has fewer records.
-func (rc *readCtx) anchor(ctx context.Context, p *pageAnchors, rs *recSheet, k int) (rid int64, ok bool, err error) {
-	a := p.of(rs.sk)
+func (rc *readCtx) anchor(rs *recSheet, k int) (rid int64, ok bool, err error) {
+	a := rc.anchors.of(rs.sk)
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.shape != rs.shape {
@@ -70,7 +69,7 @@ func (rc *readCtx) anchor(ctx context.Context, p *pageAnchors, rs *recSheet, k i
 			from = a.rids[n-1]
 		}
 		var next int64
-		err := rc.q.QueryRowContext(ctx, `SELECT r.rid FROM records r WHERE r.rid BETWEEN ? AND ? ORDER BY r.rid LIMIT 1 OFFSET ?`, from, hi, anchorStep).Scan(&next)
+		err := rc.q.QueryRowContext(rc.ctx, `SELECT r.rid FROM records r WHERE r.rid BETWEEN ? AND ? ORDER BY r.rid LIMIT 1 OFFSET ?`, from, hi, anchorStep).Scan(&next)
 		if errors.Is(err, sql.ErrNoRows) {
 			return 0, false, nil
 		}

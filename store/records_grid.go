@@ -37,18 +37,14 @@ type GridEditResult struct {
 }
 
 // ApplyGridEdit writes e in one transaction and commit, through the same validation, counts
-// and events as the API's writes. Unlike UpdateRecords, cells the grid may not change
-// (read-only sheet fields, records and cells) are skipped and counted rather than refused,
+// and events as the API's writes (a locked or read-only sheet refuses it). Unlike
+// UpdateRecords, cells the grid may not change (read-only fields, records and cells) are
+// skipped and counted rather than refused,
 // as a spreadsheet's paste skips locked cells. Errors: not_found, invalid, forbidden.
 func (db *DB) ApplyGridEdit(ctx context.Context, sheetID string, e GridEdit, opt WriteOptions) (*GridEditResult, error) {
 	res := &GridEditResult{Added: []string{}}
 	err := db.Update(ctx, func(tx *Tx) error {
-		*res = GridEditResult{Added: []string{}}
-		rs, err := loadRecSheet(ctx, tx, opt.AccountID, sheetID)
-		if err != nil {
-			return err
-		}
-		w, err := tx.beginWrite(rs, opt)
+		rs, w, err := tx.beginSheetWrite(sheetID, opt)
 		if err != nil {
 			return err
 		}
@@ -87,7 +83,7 @@ func (db *DB) ApplyGridEdit(ctx context.Context, sheetID string, e GridEdit, opt
 				if len(v) == 0 {
 					v = json.RawMessage("null")
 				}
-				if rs.readonlyCell(cfg, j) || rs.Config.Readonly {
+				if rs.readonlyCell(cfg, j) {
 					res.Skipped++
 					continue
 				}
@@ -135,7 +131,7 @@ func (db *DB) ApplyGridEdit(ctx context.Context, sheetID string, e GridEdit, opt
 			for i, r := range e.Add {
 				in := RecordIn{Values: map[string]CellIn{}}
 				for k, v := range r.Values {
-					if j, ok := rs.Schema.Index(k); ok && (rs.Schema.Rules[j].Readonly || rs.Config.Readonly) {
+					if j, ok := rs.Schema.Index(k); ok && rs.readonlyCell(recordConfig{}, j) {
 						res.Skipped++
 						continue
 					}

@@ -51,11 +51,7 @@ func (db *DB) InsertRows(ctx context.Context, sheetID string, keys []string, row
 func (db *DB) insert(ctx context.Context, sheetID string, n int, opt WriteOptions, withRecords bool, build func(rs *recSheet, i int, rid int64) (*recState, error)) (*WriteResult, error) {
 	res := &WriteResult{Records: []*Record{}}
 	err := db.Update(ctx, func(tx *Tx) error {
-		rs, err := loadRecSheet(ctx, tx, opt.AccountID, sheetID)
-		if err != nil {
-			return err
-		}
-		w, err := tx.beginWrite(rs, opt)
+		rs, w, err := tx.beginSheetWrite(sheetID, opt)
 		if err != nil {
 			return err
 		}
@@ -188,11 +184,7 @@ func (rs *recSheet) readonlyCell(cfg recordConfig, i int) bool {
 func (db *DB) UpdateRecords(ctx context.Context, sheetID string, in []RecordIn, opt WriteOptions) (*WriteResult, error) {
 	res := &WriteResult{}
 	err := db.Update(ctx, func(tx *Tx) error {
-		rs, err := loadRecSheet(ctx, tx, opt.AccountID, sheetID)
-		if err != nil {
-			return err
-		}
-		w, err := tx.beginWrite(rs, opt)
+		rs, w, err := tx.beginSheetWrite(sheetID, opt)
 		if err != nil {
 			return err
 		}
@@ -335,11 +327,7 @@ func (db *DB) DeleteRecords(ctx context.Context, sheetID string, ids []string, o
 	}
 	res := &WriteResult{}
 	err := db.Update(ctx, func(tx *Tx) error {
-		rs, err := loadRecSheet(ctx, tx, opt.AccountID, sheetID)
-		if err != nil {
-			return err
-		}
-		w, err := tx.beginWrite(rs, opt)
+		rs, w, err := tx.beginSheetWrite(sheetID, opt)
 		if err != nil {
 			return err
 		}

@@ -63,6 +63,17 @@ type writeCtx struct {
 	stmts       map[string]*sql.Stmt
 }
 
+// beginSheetWrite loads the sheet sheetID of opt's account and begins a write to it
+// (beginWrite). Errors: not_found, forbidden.
+func (tx *Tx) beginSheetWrite(sheetID string, opt WriteOptions) (*recSheet, *writeCtx, error) {
+	rs, err := loadRecSheet(tx.ctx, tx, opt.AccountID, sheetID)
+	if err != nil {
+		return nil, nil, err
+	}
+	w, err := tx.beginWrite(rs, opt)
+	return rs, w, err
+}
+
 // beginWrite checks the sheet accepts writes, prepares its index and opens a version.
 func (tx *Tx) beginWrite(rs *recSheet, opt WriteOptions) (*writeCtx, error) {
 	if err := rs.checkWritable(); err != nil {
@@ -269,7 +280,7 @@ func (tx *Tx) copyRows(rs *recSheet, list []*recState, w *writeCtx) error {
 	if len(list) == 0 {
 		return nil
 	}
-	err := tx.copyFrom(tx.ctx, "records", []string{"rid", "vals", "x", "efs", "dups", "valid", "vseq"}, len(list), func(i int, row []any) error {
+	err := tx.copyFrom(tx.ctx, "records", []string{"rid", "vals", "x", "efs", "dups", "valid", "vseq"}, len(list), func(i int, row []any) {
 		st := list[i]
 		row[0] = st.rid
 		row[1] = st.enc
@@ -277,7 +288,6 @@ func (tx *Tx) copyRows(rs *recSheet, list []*recState, w *writeCtx) error {
 			row[1] = rs.encode(st.row)
 		}
 		row[2], row[3], row[4], row[5], row[6] = rs.encodeExtra(st), encodeEFS(st.efs), encodeDups(st.dups), int64(boolInt(st.valid)), w.vseq
-		return nil
 	})
 	if err != nil {
 		return errs.Wrap(err, "write records")
