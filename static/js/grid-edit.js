@@ -222,10 +222,7 @@
   // change applies a new edit of the user's and keeps its inverse for undo.
   async function change(edit, label, opts) {
     const res = await apply(edit, opts);
-    if (!res) return;
-    pushUndo({ label, edit: res.inverse });
-    redoStack().length = 0;
-    saveStacks();
+    if (res) remember(label, res.inverse);
   }
 
   // --- undo / redo ---------------------------------------------------------------------
@@ -256,35 +253,33 @@
     document.querySelectorAll("[data-grid-undo]").forEach((b) => (b.disabled = !s.undo.length || !g));
     document.querySelectorAll("[data-grid-redo]").forEach((b) => (b.disabled = !s.redo.length || !g));
   }
-  function pushUndo(entry) {
-    const s = undoStack();
-    s.push(entry);
-    if (s.length > LIMIT) s.splice(0, s.length - LIMIT);
+  function push(stack, entry) {
+    stack.push(entry);
+    if (stack.length > LIMIT) stack.splice(0, stack.length - LIMIT);
+  }
+  // remember keeps the inverse of a new change of the user's for undo; it ends what redo had.
+  function remember(label, inverse) {
+    push(undoStack(), { label, edit: inverse });
+    redoStack().length = 0;
+    saveStacks();
   }
   const isEmpty = (edit) => !edit || (!edit.set?.length && !edit.add?.length && !edit.remove?.length);
 
-  async function undo() {
+  // replay applies the last entry of one stack (undo's or redo's) and keeps the inverse of
+  // what it did on the other; nothing moves when the edit fails.
+  async function replay(from, to, nothing, done, kind) {
     const g = grid();
-    const entry = undoStack().pop();
-    if (!entry) return toast(g?.dataset.labelNothingUndo || "");
+    const entry = from.pop();
+    if (!entry) return toast(g?.dataset[nothing] || "");
     saveStacks();
     const res = isEmpty(entry.edit) ? { inverse: {} } : await apply(entry.edit, { quiet: true });
-    if (!res) return undoStack().push(entry), saveStacks();
-    redoStack().push({ label: entry.label, edit: res.inverse });
+    if (!res) return from.push(entry), saveStacks();
+    push(to, { label: entry.label, edit: res.inverse });
     saveStacks();
-    toast(g.dataset.labelUndone.replace("{what}", entry.label), "undo");
+    toast(g.dataset[done].replace("{what}", entry.label), kind);
   }
-  async function redo() {
-    const g = grid();
-    const entry = redoStack().pop();
-    if (!entry) return toast(g?.dataset.labelNothingRedo || "");
-    saveStacks();
-    const res = isEmpty(entry.edit) ? { inverse: {} } : await apply(entry.edit, { quiet: true });
-    if (!res) return redoStack().push(entry), saveStacks();
-    pushUndo({ label: entry.label, edit: res.inverse });
-    saveStacks();
-    toast(g.dataset.labelRedone.replace("{what}", entry.label), "redo");
-  }
+  const undo = () => replay(undoStack(), redoStack(), "labelNothingUndo", "labelUndone", "undo");
+  const redo = () => replay(redoStack(), undoStack(), "labelNothingRedo", "labelRedone", "redo");
   document.addEventListener("click", (e) => {
     if (e.target.closest?.("[data-grid-undo]")) undo();
     else if (e.target.closest?.("[data-grid-redo]")) redo();
@@ -293,10 +288,7 @@
   document.body.addEventListener("sl-cell-saved", (e) => {
     const inv = e.detail?.inverse;
     const g = grid();
-    if (!g || isEmpty(inv)) return;
-    pushUndo({ label: g.dataset.labelEdit, edit: inv });
-    redoStack().length = 0;
-    saveStacks();
+    if (g && !isEmpty(inv)) remember(g.dataset.labelEdit, inv);
   });
 
   // apply sends an edit and shows what it did; it resolves to the store's result, or null
