@@ -37,6 +37,10 @@ type batchFn func(tx *Tx, rs *recSheet, states []*recState) ([]*change, error)
 func (db *DB) eachBatch(ctx context.Context, sheetID string, q RecordQuery, opt WriteOptions, verb string, check func(rs *recSheet) error, fn batchFn) (*BulkResult, error) {
 	res := &BulkResult{}
 	last := q.after
+	var undo *undoLog // one entry for every batch
+	if opt.Undo != "" {
+		undo = &undoLog{what: opt.Undo}
+	}
 	for {
 		done := false
 		err := db.Update(ctx, func(tx *Tx) error {
@@ -68,7 +72,7 @@ func (db *DB) eachBatch(ctx context.Context, sheetID string, q RecordQuery, opt 
 			if err != nil || len(changes) == 0 {
 				return err
 			}
-			w := &writeCtx{opt: opt}
+			w := &writeCtx{opt: opt, undo: undo}
 			if err := tx.newVersion(rs, w); err != nil {
 				return err
 			}

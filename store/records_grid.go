@@ -8,8 +8,8 @@ import (
 	"github.com/sluice/sluice/records"
 )
 
-// GridEdit is one change made in the grid (a cell edit, a paste, an undo or redo of either),
-// written as one commit: cells set on existing records, records added after the last
+// GridEdit is one change made in the grid (a cell edit, a paste, a fill), written as one
+// commit: cells set on existing records, records added after the last
 // (values by field key) and records removed.
 type GridEdit struct {
 	Set    []GridRecord `json:"set,omitempty"`
@@ -24,23 +24,20 @@ type GridRecord struct {
 	Values map[string]json.RawMessage `json:"values"`
 }
 
-// GridEditResult reports a grid edit and carries its inverse: the edit that puts back what
-// it changed (the earlier values of the cells it set, the removal of the records it added,
-// the records it removed added again), for undo.
+// GridEditResult reports a grid edit.
 type GridEditResult struct {
 	VersionID string   `json:"versionId"`
 	Set       int      `json:"set"`     // records changed
 	Added     []string `json:"added"`   // ids of the records added, in order
 	Removed   int      `json:"removed"` // records removed
 	Skipped   int      `json:"skipped"` // cells left as they were: read-only field, record or cell
-	Inverse   GridEdit `json:"inverse"`
 }
 
 // ApplyGridEdit writes e in one transaction and commit, through the same validation, counts
-// and events as the API's writes (a locked or read-only sheet refuses it). Unlike
-// UpdateRecords, cells the grid may not change (read-only fields, records and cells) are
-// skipped and counted rather than refused,
-// as a spreadsheet's paste skips locked cells. Errors: not_found, invalid, forbidden.
+// and events as the API's writes (a locked or read-only sheet refuses it), noted for undo
+// when opt.Undo says so. Unlike UpdateRecords, cells the grid may not change (read-only
+// fields, records and cells) are skipped and counted rather than refused, as a
+// spreadsheet's paste skips locked cells. Errors: not_found, invalid, forbidden.
 func (db *DB) ApplyGridEdit(ctx context.Context, sheetID string, e GridEdit, opt WriteOptions) (*GridEditResult, error) {
 	res := &GridEditResult{Added: []string{}}
 	err := db.Update(ctx, func(tx *Tx) error {
@@ -65,14 +62,13 @@ func (db *DB) ApplyGridEdit(ctx context.Context, sheetID string, e GridEdit, opt
 			return err
 		}
 		news := map[int64]*recState{}
-		before := map[int64]map[string]json.RawMessage{}
 		for i, r := range e.Set {
 			rid := order[i]
 			old := olds[rid]
 			st := news[rid]
 			if st == nil {
 				st = old.clone()
-				news[rid], before[rid] = st, map[string]json.RawMessage{}
+				news[rid] = st
 			}
 			cfg := parseRecordConfig(old.cfg)
 			for k, v := range r.Values {
@@ -80,18 +76,15 @@ func (db *DB) ApplyGridEdit(ctx context.Context, sheetID string, e GridEdit, opt
 				if !ok {
 					return records.UnknownField(k)
 				}
-				if len(v) == 0 {
-					v = json.RawMessage("null")
-				}
 				if rs.readonlyCell(cfg, j) {
 					res.Skipped++
 					continue
 				}
+				if len(v) == 0 {
+					v = json.RawMessage("null")
+				}
 				if err := checkLength(k, v); err != nil {
 					return err
-				}
-				if _, seen := before[rid][k]; !seen {
-					before[rid][k] = orNull(old.row[j])
 				}
 				st.row[j] = nullToNil(v)
 			}
@@ -104,23 +97,13 @@ func (db *DB) ApplyGridEdit(ctx context.Context, sheetID string, e GridEdit, opt
 			}
 			changes = append(changes, &change{kind: kUpdate, old: old, new: st})
 			setIDs = append(setIDs, RecordID(rid))
-			res.Inverse.Set = append(res.Inverse.Set, GridRecord{ID: RecordID(rid), Values: before[rid]})
 		}
-		// Records removed: their values come back on undo as new records.
 		for _, rid := range uniqueRids(order[len(e.Set):]) {
 			if news[rid] != nil {
 				continue // set and removed in one edit: removing wins
 			}
-			old := olds[rid]
-			changes = append(changes, &change{kind: kDelete, old: old})
+			changes = append(changes, &change{kind: kDelete, old: olds[rid]})
 			removedIDs = append(removedIDs, RecordID(rid))
-			vals := map[string]json.RawMessage{}
-			for j, rule := range rs.Schema.Rules {
-				if old.row[j] != nil {
-					vals[rule.Key] = old.row[j]
-				}
-			}
-			res.Inverse.Add = append(res.Inverse.Add, GridRecord{Values: vals})
 		}
 		// Records added after the last.
 		if n := len(e.Add); n > 0 {
@@ -146,7 +129,6 @@ func (db *DB) ApplyGridEdit(ctx context.Context, sheetID string, e GridEdit, opt
 				changes = append(changes, &change{kind: kInsert, new: st})
 				res.Added = append(res.Added, RecordID(st.rid))
 			}
-			res.Inverse.Remove = append(res.Inverse.Remove, res.Added...)
 		}
 		if len(changes) == 0 {
 			return nil
@@ -155,32 +137,12 @@ func (db *DB) ApplyGridEdit(ctx context.Context, sheetID string, e GridEdit, opt
 			return err
 		}
 		res.Set, res.Removed = len(setIDs), len(removedIDs)
-		for _, ev := range []struct {
-			verb string
-			ids  []string
-		}{{"updated", setIDs}, {"created", res.Added}, {"deleted", removedIDs}} {
-			if len(ev.ids) > 0 {
-				if err := tx.emitRecords(rs, w, ev.verb, ev.ids); err != nil {
-					return err
-				}
-			}
-		}
-		if len(res.Added) > 0 {
-			return tx.TouchSpace(rs.SpaceID)
-		}
-		return nil
+		return tx.emitChanges(rs, w, changes)
 	})
 	if err != nil {
 		return nil, err
 	}
 	return res, nil
-}
-
-func orNull(v json.RawMessage) json.RawMessage {
-	if v == nil {
-		return json.RawMessage("null")
-	}
-	return v
 }
 
 func nullToNil(v json.RawMessage) json.RawMessage {

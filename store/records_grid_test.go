@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -9,10 +10,10 @@ import (
 	"github.com/sluice/sluice/store"
 )
 
-// A grid edit sets cells, adds and removes records in one commit, skips read-only cells and
-// answers with the edit that undoes it; applying that inverse restores the sheet exactly, and
-// the inverse's inverse redoes the edit.
-func TestGridEditAndItsInverse(t *testing.T) {
+// A grid edit sets cells, adds and removes records in one commit and skips read-only
+// cells; undo writes back exactly what it replaced (the removed record with its own id) and
+// redo writes the edit again.
+func TestGridEditUndoRedo(t *testing.T) {
 	e := mustOpenDB(t)
 	sh := e.mustCreateSheet(t, model.SheetConfig{Name: "G", Fields: []model.Field{
 		{Key: "name", Type: model.FieldString},
@@ -20,11 +21,11 @@ func TestGridEditAndItsInverse(t *testing.T) {
 		{Key: "code", Type: model.FieldString, Readonly: true},
 	}})
 	ins := e.mustInsert(t, sh, rows(map[string]any{"name": "Ada", "age": 36, "code": "A"}, map[string]any{"name": "Bob", "code": "B"}, map[string]any{"name": "Cy"}))
-	opt := store.WriteOptions{Actor: "us_usr_test", AccountID: e.account}
+	opt := store.WriteOptions{Actor: "us_usr_test", AccountID: e.account, Undo: "paste"}
 	state := func() string {
 		var out []string
 		for _, r := range e.mustGet(t, sh, store.RecordQuery{}) {
-			out = append(out, value(r, "name")+"|"+value(r, "age")+"|"+value(r, "code"))
+			out = append(out, r.ID[len(r.ID)-3:]+":"+value(r, "name")+"|"+value(r, "age")+"|"+value(r, "code"))
 		}
 		return strings.Join(out, " ")
 	}
@@ -46,31 +47,151 @@ func TestGridEditAndItsInverse(t *testing.T) {
 		t.Fatalf("result %+v, want 1 set, 1 added, 1 removed, 2 read-only cells skipped", res)
 	}
 	edited := state()
-	if want := `"Ada L"|37|"A" "Bob"|<empty>|"B" "Dee"|<empty>|<empty>`; edited != want {
+	if want := `"Ada L"|37|"A" "Bob"|<empty>|"B" "Dee"|<empty>|<empty>`; stripIDs(edited) != want {
 		t.Fatalf("after the edit: %s, want %s", edited, want)
 	}
-	undo, err := e.db.ApplyGridEdit(t.Context(), sh, res.Inverse, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The removed record comes back (as a new record, after the others: here the same order).
+	mustUndo(t, e, sh, opt, true, "paste", 3)
 	if got := state(); got != start {
 		t.Fatalf("after undo: %s, want %s", got, start)
 	}
-	if _, err := e.db.ApplyGridEdit(t.Context(), sh, undo.Inverse, opt); err != nil {
-		t.Fatal(err)
-	}
+	mustUndo(t, e, sh, opt, false, "paste", 3)
 	if got := state(); got != edited {
 		t.Fatalf("after redo: %s, want %s", got, edited)
 	}
-	// Bad input changes nothing.
+	mustUndo(t, e, sh, opt, true, "paste", 3)
+	// Bad input changes nothing, and notes nothing to undo.
 	if _, err := e.db.ApplyGridEdit(t.Context(), sh, store.GridEdit{Set: []store.GridRecord{{ID: ins.Records[0].ID, Values: map[string]json.RawMessage{"nope": raw(`1`)}}}}, opt); err == nil {
 		t.Fatal("an unknown field was accepted")
 	}
 	if _, err := e.db.ApplyGridEdit(t.Context(), sh, store.GridEdit{Remove: []string{"us_rc_missing0000"}}, opt); err == nil {
 		t.Fatal("an unknown record was accepted")
 	}
-	if got := state(); got != edited {
+	if got := state(); got != start {
 		t.Fatalf("a refused edit changed the sheet: %s", got)
+	}
+	if st, _ := e.db.UndoState(t.Context(), sh, opt.Actor); st.CanUndo || !st.CanRedo {
+		t.Fatalf("undo state %+v, want only a redo", st)
+	}
+}
+
+// stripIDs drops the id tails state() puts before each record.
+func stripIDs(s string) string {
+	parts := strings.Split(s, " ")
+	for i, p := range parts {
+		parts[i] = p[strings.IndexByte(p, ':')+1:]
+	}
+	return strings.Join(parts, " ")
+}
+
+// mustUndo undoes (or redoes) the actor's last change and checks what it names and counts.
+func mustUndo(t *testing.T, e *sheetEnv, sheetID string, opt store.WriteOptions, undo bool, what string, count int) *store.UndoResult {
+	t.Helper()
+	opt.Undo = ""
+	do := e.db.Undo
+	if !undo {
+		do = e.db.Redo
+	}
+	res, err := do(t.Context(), sheetID, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.What != what || res.Count != count {
+		t.Fatalf("undo=%v: %+v, want %s of %d records", undo, res, what, count)
+	}
+	return res
+}
+
+// Find & replace, clear column and row deletes are undone as a whole, over batches, with
+// the text each value was read from (metadata.source) and the deleted records' own ids;
+// every person has their own history, a new change ends what could be redone, and only the
+// last UndoDepth changes are kept.
+func TestUndoBulkChanges(t *testing.T) {
+	e := mustOpenDB(t)
+	sh := e.mustCreateSheet(t, model.SheetConfig{Name: "U", Fields: []model.Field{
+		{Key: "name", Type: model.FieldString},
+		{Key: "amount", Type: model.FieldNumber},
+	}})
+	n := store.BatchSize + 50
+	in := make([]store.RecordIn, n)
+	for i := range in {
+		in[i] = set("", map[string]any{"name": fmt.Sprintf("n%05d", i), "amount": "$1,200.50"})
+	}
+	ins := e.mustInsert(t, sh, in)
+	first := e.mustGet(t, sh, store.RecordQuery{Page: model.Page{Size: 1, Number: 1}})[0]
+	if !strings.Contains(string(first.Metadata), `"$1,200.50"`) {
+		t.Fatalf("metadata %s does not keep the text as written", first.Metadata)
+	}
+	snapshot := func() string {
+		var b strings.Builder
+		for _, r := range e.mustGet(t, sh, store.RecordQuery{Page: model.Page{Size: n, Number: 1}}) {
+			fmt.Fprintf(&b, "%s %s %s %s\n", r.ID, value(r, "name"), value(r, "amount"), r.Metadata)
+		}
+		return b.String()
+	}
+	start := snapshot()
+	ada := store.WriteOptions{Actor: "us_usr_ada", AccountID: e.account}
+	bob := store.WriteOptions{Actor: "us_usr_bob", AccountID: e.account}
+
+	ada.Undo = "clear"
+	if res, err := e.db.ClearColumn(t.Context(), sh, "amount", ada); err != nil || res.Count != n || len(res.VersionIDs) != 2 {
+		t.Fatalf("clear: %+v %v, want %d records in 2 batches", res, err, n)
+	}
+	ada.Undo = "replace"
+	fr := store.FindReplace{FieldKey: "name", Find: json.RawMessage(`"n0000"`), Replace: json.RawMessage(`"X"`), ExcludeReadOnly: true}
+	if res, err := e.db.FindAndReplace(t.Context(), sh, store.RecordQuery{}, fr, ada); err != nil || res.Count != 10 {
+		t.Fatalf("replace: %+v %v, want 10 records", res, err)
+	}
+	bob.Undo = "delete"
+	if _, err := e.db.DeleteRecords(t.Context(), sh, []string{ins.Records[0].ID, ins.Records[n-1].ID}, bob); err != nil {
+		t.Fatal(err)
+	}
+	// Bob's undo takes back his delete only: the records come back with their ids and metadata.
+	mustUndo(t, e, sh, bob, true, "delete", 2)
+	if r := byID(e.mustGet(t, sh, store.RecordQuery{Page: model.Page{Size: n, Number: 1}}))[ins.Records[0].ID]; r == nil || value(r, "name") != `"X0"` {
+		t.Fatalf("the deleted record did not come back as it was: %+v", r)
+	}
+	mustUndo(t, e, sh, ada, true, "replace", 10)
+	mustUndo(t, e, sh, ada, true, "clear", n)
+	if got := snapshot(); got != start {
+		t.Fatal("undoing the clear and the replace did not bring back every value and its metadata.source")
+	}
+	if res := mustUndo(t, e, sh, ada, true, "", 0); res.CanUndo || !res.CanRedo {
+		t.Fatalf("nothing left to undo, yet %+v", res)
+	}
+	mustUndo(t, e, sh, ada, false, "clear", n)
+	if r := e.mustGet(t, sh, store.RecordQuery{Page: model.Page{Size: 1, Number: 1}})[0]; value(r, "amount") != "<empty>" {
+		t.Fatalf("redo of the clear left %s", value(r, "amount"))
+	}
+	// A new change ends what could be redone (the replace).
+	ada.Undo = "edit"
+	if _, err := e.db.ApplyGridEdit(t.Context(), sh, store.GridEdit{Set: []store.GridRecord{{ID: ins.Records[1].ID, Values: map[string]json.RawMessage{"name": json.RawMessage(`"Z"`)}}}}, ada); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := e.db.UndoState(t.Context(), sh, ada.Actor); !st.CanUndo || st.CanRedo {
+		t.Fatalf("after a new change: %+v, want undo only", st)
+	}
+	// Only the last UndoDepth changes are kept.
+	for i := 0; i < store.UndoDepth+5; i++ {
+		v := json.RawMessage(fmt.Sprintf(`"v%d"`, i))
+		if _, err := e.db.ApplyGridEdit(t.Context(), sh, store.GridEdit{Set: []store.GridRecord{{ID: ins.Records[2].ID, Values: map[string]json.RawMessage{"name": v}}}}, ada); err != nil {
+			t.Fatal(err)
+		}
+	}
+	undone := 0
+	for {
+		res, err := e.db.Undo(t.Context(), sh, store.WriteOptions{Actor: ada.Actor, AccountID: e.account})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.What == "" {
+			break
+		}
+		undone++
+	}
+	if undone != store.UndoDepth {
+		t.Fatalf("%d changes could be undone, want the last %d", undone, store.UndoDepth)
+	}
+	if r := byID(e.mustGet(t, sh, store.RecordQuery{Page: model.Page{Size: 5, Number: 1}}))[ins.Records[2].ID]; value(r, "name") != `"v4"` {
+		t.Fatalf("after undoing %d changes the cell holds %s, want v4", undone, value(r, "name"))
 	}
 }

@@ -52,6 +52,9 @@ type WriteOptions struct {
 	// Formats reads text values of some fields in the given format (fieldKey → DMY, MDY,
 	// serial, "." or ","), as the import wizard chose for their columns (issue 14).
 	Formats map[string]string
+	// Undo notes the write in the actor's undo history of the sheet as this kind of change
+	// (edit, paste, fill, add, delete, replace, clear, set): the grid's writes (undo.go).
+	Undo string
 }
 
 // writeCtx is the state shared by the steps of one versioned write.
@@ -61,6 +64,7 @@ type writeCtx struct {
 	versionID   string
 	emptyBefore bool // the sheet had no records when the write began
 	stmts       map[string]*sql.Stmt
+	undo        *undoLog // where the changes are noted for undo; nil: they are not
 }
 
 // beginSheetWrite loads the sheet sheetID of opt's account and begins a write to it
@@ -83,6 +87,9 @@ func (tx *Tx) beginWrite(rs *recSheet, opt WriteOptions) (*writeCtx, error) {
 		return nil, err
 	}
 	w := &writeCtx{opt: opt, emptyBefore: rs.total == 0}
+	if opt.Undo != "" {
+		w.undo = &undoLog{what: opt.Undo}
+	}
 	return w, tx.newVersion(rs, w)
 }
 
@@ -118,6 +125,11 @@ func (tx *Tx) applyChanges(rs *recSheet, changes []*change, w *writeCtx) error {
 	}
 	if err := tx.checkRefs(rs, news); err != nil {
 		return err
+	}
+	if w.undo != nil {
+		if err := tx.noteUndo(rs, w, changes); err != nil {
+			return err
+		}
 	}
 	if err := tx.registerLayers(rs, news, w); err != nil {
 		return err
@@ -344,6 +356,29 @@ func (tx *Tx) emitRecords(rs *recSheet, w *writeCtx, verb string, ids []string) 
 	}
 	_, err := tx.Emit("sheet:counts-updated", ctx, map[string]any{"sheetId": rs.ID})
 	return err
+}
+
+// emitChanges writes the records:updated, records:created and records:deleted events of
+// changes, each naming its records in order, and touches the space when records came.
+func (tx *Tx) emitChanges(rs *recSheet, w *writeCtx, changes []*change) error {
+	byKind := map[changeKind][]string{}
+	for _, c := range changes {
+		byKind[c.kind] = append(byKind[c.kind], RecordID(c.rid()))
+	}
+	for _, v := range []struct {
+		kind changeKind
+		verb string
+	}{{kUpdate, "updated"}, {kInsert, "created"}, {kDelete, "deleted"}} {
+		if ids := byKind[v.kind]; len(ids) > 0 {
+			if err := tx.emitRecords(rs, w, v.verb, ids); err != nil {
+				return err
+			}
+		}
+	}
+	if len(byKind[kInsert]) > 0 {
+		return tx.TouchSpace(rs.SpaceID)
+	}
+	return nil
 }
 
 // recordsPayload is {sheetId, recordIds, recordCount}, written directly: a batch names up to

@@ -23,7 +23,7 @@ type Purged struct {
 // PurgeExpired removes the data of every space whose last activity (or creation) is older
 // than its environment's retention period: records and their indexes, snapshots, sheets,
 // workbooks, documents' bodies and files. The space is marked deleted and space:expired is
-// emitted; the event trail itself is kept.
+// emitted; the event trail itself is kept. Undo history older than UndoMaxAge goes too.
 func (db *DB) PurgeExpired(ctx context.Context) (*Purged, error) {
 	now := db.Now().UTC()
 	rows, err := db.r.QueryContext(ctx, `SELECT s.id FROM spaces s JOIN environments e ON e.id = s.environment_id
@@ -43,6 +43,9 @@ func (db *DB) PurgeExpired(ctx context.Context) (*Purged, error) {
 	}
 	rows.Close()
 	out := &Purged{}
+	if err := db.Update(ctx, func(tx *Tx) error { return tx.purgeUndo() }); err != nil {
+		return out, err
+	}
 	for _, id := range ids {
 		files, err := db.purgeSpace(ctx, id)
 		if err != nil {
@@ -116,6 +119,8 @@ func (db *DB) purgeSpace(ctx context.Context, spaceID string) ([]string, error) 
 				`DELETE FROM record_columns WHERE sk = ?`,
 				`DELETE FROM record_field_counts WHERE sk = ?`,
 				`DELETE FROM record_versions WHERE sk = ?`,
+				`DELETE FROM undo_records WHERE uk IN (SELECT uk FROM undo_entries WHERE sk = ?)`,
+				`DELETE FROM undo_entries WHERE sk = ?`,
 				`UPDATE record_sheets SET total = 0, valid = 0, shape = shape + 1 WHERE sk = ?`,
 			} {
 				if _, err := tx.exec(q, sk); err != nil {

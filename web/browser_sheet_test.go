@@ -149,6 +149,10 @@ func TestBrowserGridSpreadsheet(t *testing.T) {
 	if got := sheetLines(t, e, sheetID); strings.Join(got, "\n") != strings.Join(pasted, "\n") {
 		t.Fatalf("after redo the records are\n%q\nwant\n%q", got, pasted)
 	}
+	var recordIDs []string
+	for _, r := range recordsOf(t, e.mustCall(t, "GET", "/v1/sheets/"+sheetID+"/records", testSecret, nil)) {
+		recordIDs = append(recordIDs, r["id"].(string))
+	}
 	// A cell edit is undone with Ctrl+Z from the grid.
 	if err := chromedp.Run(ctx,
 		step(t, "edit and undo"),
@@ -184,6 +188,29 @@ func TestBrowserGridSpreadsheet(t *testing.T) {
 	}
 	if got := sheetLines(t, e, sheetID); strings.Join(got, "\n") != strings.Join(pasted, "\n") {
 		t.Fatalf("after undoing the fill the records are\n%q\nwant\n%q", got, pasted)
+	}
+	// A row deleted from the toolbar (a page load later) comes back with its id on undo.
+	var ids []string
+	if err := chromedp.Run(ctx,
+		step(t, "delete and undo"),
+		chromedp.Evaluate(`window.confirm = () => true`, nil),
+		chromedp.Click(`#grid-body > tr:nth-child(2) input[name=ids]`),
+		chromedp.Click(`[data-testid=delete-rows]`),
+		chromedp.WaitVisible(`//*[contains(text(), "Deleted 1 row.")]`),
+		htmxReady(),
+		chromedp.WaitEnabled(`[data-testid=grid-undo]`),
+		chromedp.Click(`[data-testid=grid-undo]`),
+		chromedp.WaitVisible(`//*[@data-testid="grid-toast" and contains(., "Undone: row delete (1 record)")]`),
+		chromedp.WaitVisible(`#grid-body > tr:nth-child(4)`),
+		chromedp.Evaluate(`Array.from(document.querySelectorAll("#grid-body > tr[data-record]"), (tr) => tr.dataset.record)`, &ids),
+	); err != nil {
+		t.Fatalf("delete and undo: %v", err)
+	}
+	if got := sheetLines(t, e, sheetID); strings.Join(got, "\n") != strings.Join(pasted, "\n") {
+		t.Fatalf("after undoing the delete the records are\n%q\nwant\n%q", got, pasted)
+	}
+	if len(ids) != 4 || ids[1] != recordIDs[1] {
+		t.Fatalf("after undoing the delete the rows are %q, want the second to be %s again", ids, recordIDs[1])
 	}
 }
 

@@ -293,6 +293,8 @@ func uiRoutes(app *fiber.App, d Deps, uploads *api.Files, suggest ui.Suggester, 
 	app.Get("/space/:spaceId/document/:documentId", with(signedIn, pages.Document)...)
 	app.Post("/space/:spaceId/sheet/:sheetId/rows", with(signedIn, pages.AddRow)...)
 	app.Post("/space/:spaceId/sheet/:sheetId/edit", with(signedIn, pages.GridEdit)...)
+	app.Post("/space/:spaceId/sheet/:sheetId/undo", with(signedIn, pages.Undo)...)
+	app.Post("/space/:spaceId/sheet/:sheetId/redo", with(signedIn, pages.Redo)...)
 	app.Post("/space/:spaceId/sheet/:sheetId/delete", with(signedIn, pages.DeleteRows)...)
 	app.Post("/space/:spaceId/sheet/:sheetId/find-replace", with(signedIn, pages.FindReplace)...)
 	app.Post("/space/:spaceId/sheet/:sheetId/clear/:fieldKey", with(signedIn, pages.ClearColumn)...)

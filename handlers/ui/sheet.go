@@ -135,6 +135,9 @@ func (h *Handler) Sheet(c *fiber.Ctx) error {
 	if b, err := h.store.BlockingJob(c.Context(), sc.wb.ID); err == nil && b != nil {
 		p.Blocked = b.Name()
 	}
+	if st, err := h.store.UndoState(c.Context(), sc.sheet.ID, sc.u.UserID); err == nil {
+		p.CanUndo, p.CanRedo = st.CanUndo, st.CanRedo
+	}
 	counts, err := h.store.GetRecordCounts(c.Context(), sc.u.AccountID, sc.sheet.ID)
 	if err != nil {
 		return err
@@ -422,9 +425,10 @@ func hxRedirect(c *fiber.Ctx, to string) error {
 	return c.Redirect(to, fiber.StatusSeeOther)
 }
 
-// writeOpts are the write options of a person's edit in the grid.
-func (sc *sheetCtx) writeOpts() store.WriteOptions {
-	return store.WriteOptions{Actor: sc.u.UserID, AccountID: sc.u.AccountID}
+// writeOpts are the write options of a person's edit in the grid; undo, when not empty,
+// notes the edit in their undo history as this kind of change.
+func (sc *sheetCtx) writeOpts(undo string) store.WriteOptions {
+	return store.WriteOptions{Actor: sc.u.UserID, AccountID: sc.u.AccountID, Undo: undo}
 }
 
 // checkWritable refuses edits of an archived space, a locked or read-only sheet.
@@ -445,7 +449,7 @@ func (h *Handler) AddRow(c *fiber.Ctx) error {
 	if err := sc.checkWritable(c.Context()); err != nil {
 		return err
 	}
-	if _, err := h.store.InsertRecords(c.Context(), sc.sheet.ID, []store.RecordIn{{Values: map[string]store.CellIn{}}}, sc.writeOpts()); err != nil {
+	if _, err := h.store.InsertRecords(c.Context(), sc.sheet.ID, []store.RecordIn{{Values: map[string]store.CellIn{}}}, sc.writeOpts("add")); err != nil {
 		return err
 	}
 	counts, err := h.store.GetRecordCounts(c.Context(), sc.u.AccountID, sc.sheet.ID)
@@ -472,7 +476,7 @@ func (h *Handler) DeleteRows(c *fiber.Ctx) error {
 	if len(ids) == 0 {
 		return errs.Invalidf("ids", "Select the rows to delete first").WithMsg("grid.select_rows", nil)
 	}
-	if _, err := h.store.DeleteRecords(c.Context(), sc.sheet.ID, ids, sc.writeOpts()); err != nil {
+	if _, err := h.store.DeleteRecords(c.Context(), sc.sheet.ID, ids, sc.writeOpts("delete")); err != nil {
 		return err
 	}
 	return hxRedirect(c, sc.base()+"?notice=deleted:"+strconv.Itoa(len(ids)))
@@ -513,7 +517,7 @@ func (h *Handler) FindReplace(c *fiber.Ctx) error {
 	if f := c.FormValue("filter"); f == "valid" || f == "error" {
 		q.Filter = f
 	}
-	res, err := h.store.FindAndReplace(c.Context(), sc.sheet.ID, q, store.FindReplace{FieldKey: key, Find: find, Replace: replace, ExcludeReadOnly: true}, sc.writeOpts())
+	res, err := h.store.FindAndReplace(c.Context(), sc.sheet.ID, q, store.FindReplace{FieldKey: key, Find: find, Replace: replace, ExcludeReadOnly: true}, sc.writeOpts("replace"))
 	if err != nil {
 		return err
 	}
@@ -533,7 +537,7 @@ func (h *Handler) ClearColumn(c *fiber.Ctx) error {
 		return errs.E(errs.Conflict, "sheetId", "The toolbar is blocked while %s runs", b.Name()).WithMsg("grid.blocked", map[string]any{"Job": b.Name()})
 	}
 	key, _ := url.PathUnescape(c.Params("fieldKey"))
-	res, err := h.store.ClearColumn(c.Context(), sc.sheet.ID, key, sc.writeOpts())
+	res, err := h.store.ClearColumn(c.Context(), sc.sheet.ID, key, sc.writeOpts("clear"))
 	if err != nil {
 		return err
 	}
@@ -715,8 +719,8 @@ func (h *Handler) lookup(c *fiber.Ctx, sc *sheetCtx, f *model.Field, search stri
 }
 
 // SaveCell handles POST …/cell/:recordId/:fieldKey: the new value is written like any update
-// (validation, commit, hooks), as the signed-in user, as a grid edit whose inverse comes back
-// for undo; an empty value empties the cell.
+// (validation, commit, hooks), as the signed-in user, as a grid edit noted for undo; an empty
+// value empties the cell.
 func (h *Handler) SaveCell(c *fiber.Ctx) error {
 	sc, gc, err := h.cell(c)
 	if err != nil {
@@ -730,8 +734,7 @@ func (h *Handler) SaveCell(c *fiber.Ctx) error {
 		value, _ = json.Marshal(strings.ReplaceAll(v, "\r\n", "\n"))
 	}
 	edit := store.GridEdit{Set: []store.GridRecord{{ID: gc.RecordID, Values: map[string]json.RawMessage{gc.Key: value}}}}
-	res, err := h.store.ApplyGridEdit(c.Context(), sc.sheet.ID, edit, sc.writeOpts())
-	if err != nil {
+	if _, err := h.store.ApplyGridEdit(c.Context(), sc.sheet.ID, edit, sc.writeOpts("edit")); err != nil {
 		return err
 	}
 	// The saved cell; what the save changed around it (the record's state, the tab counts,
@@ -746,7 +749,9 @@ func (h *Handler) SaveCell(c *fiber.Ctx) error {
 	}
 	change := countsChange(sc.sheet.Config, counts)
 	change["record"], change["valid"], change["refresh"] = row.ID, row.Valid, uniqueKey(sc.sheet.Config, row.Cells[0].Key)
-	change["inverse"] = res.Inverse // grid-edit.js keeps it for undo
+	if st, err := h.store.UndoState(c.Context(), sc.sheet.ID, sc.u.UserID); err == nil {
+		change["undo"] = st // grid-edit.js enables its buttons
+	}
 	saved, _ := json.Marshal(map[string]any{"sl-cell-saved": change})
 	c.Set("HX-Trigger", string(saved))
 	return Render(c, fiber.StatusOK, views.GridCellView(row.Cells[0]))

@@ -1,21 +1,30 @@
 package ui
 
 import (
+	"context"
 	"encoding/json"
 
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/store"
+	"github.com/sluice/sluice/views"
 )
 
-// maxGridEdit caps the records one grid edit (a paste, an undo) may touch.
+// maxGridEdit caps the records one grid edit (a paste, a fill) may touch.
 const maxGridEdit = 50000
 
-// GridEdit handles POST …/edit, the grid's paste, undo and redo: a JSON store.GridEdit
-// (cells to set on records by id, records to add, records to remove) written as one commit
-// through the records store, as the signed-in user. The answer is the store's result (with
-// the inverse edit, which grid.js keeps for undo) and the sheet's counts.
+// gridEdit is the body of POST …/edit: a store.GridEdit and the kind of change it is, which
+// the user's undo history names it by.
+type gridEdit struct {
+	store.GridEdit
+	What string `json:"what"` // paste (default) or fill
+}
+
+// GridEdit handles POST …/edit, the grid's paste and fill down: a JSON gridEdit (cells to
+// set on records by id, records to add, records to remove) written as one commit through
+// the records store, as the signed-in user, and noted in their undo history. The answer is
+// the store's result, the sheet's counts and whether there is something to undo or redo.
 func (h *Handler) GridEdit(c *fiber.Ctx) error {
 	sc, err := h.loadSheet(c)
 	if err != nil {
@@ -24,9 +33,16 @@ func (h *Handler) GridEdit(c *fiber.Ctx) error {
 	if err := sc.checkWritable(c.Context()); err != nil {
 		return err
 	}
-	var e store.GridEdit
+	var e gridEdit
 	if err := json.Unmarshal(c.Body(), &e); err != nil {
 		return errs.Invalidf("body", "The edit is not valid JSON: %v", err)
+	}
+	switch e.What {
+	case "":
+		e.What = "paste"
+	case "paste", "fill":
+	default:
+		return errs.Invalidf("what", "what is paste or fill, not %q", e.What)
 	}
 	if n := len(e.Set) + len(e.Add) + len(e.Remove); n == 0 {
 		return errs.Invalidf("body", "The edit changes nothing")
@@ -34,13 +50,92 @@ func (h *Handler) GridEdit(c *fiber.Ctx) error {
 		return errs.E(errs.TooLarge, "body", "An edit may change at most %d records; this one changes %d", maxGridEdit, n).
 			WithMsg("grid.edit_too_large", map[string]any{"Max": maxGridEdit, "Count": n})
 	}
-	res, err := h.store.ApplyGridEdit(c.Context(), sc.sheet.ID, e, sc.writeOpts())
+	res, err := h.store.ApplyGridEdit(c.Context(), sc.sheet.ID, e.GridEdit, sc.writeOpts(e.What))
 	if err != nil {
 		return err
 	}
+	return h.answerEdit(c, sc, res, "")
+}
+
+// Undo handles POST …/undo and Redo POST …/redo: the user's last change in the sheet (or
+// the last one they undid) is written back as a new commit. The answer says what was done
+// in the page's language, with the counts and the undo state.
+func (h *Handler) Undo(c *fiber.Ctx) error { return h.replay(c, true) }
+
+// Redo: see Undo.
+func (h *Handler) Redo(c *fiber.Ctx) error { return h.replay(c, false) }
+
+func (h *Handler) replay(c *fiber.Ctx, undo bool) error {
+	sc, err := h.loadSheet(c)
+	if err != nil {
+		return err
+	}
+	if err := h.toolbarAllowed(c, sc); err != nil {
+		return err
+	}
+	do := h.store.Redo
+	if undo {
+		do = h.store.Undo
+	}
+	res, err := do(c.Context(), sc.sheet.ID, sc.writeOpts(""))
+	if err != nil {
+		return err
+	}
+	return h.answerEdit(c, sc, res, replayMessage(c.Context(), res, undo))
+}
+
+// answerEdit is the JSON answer of a grid edit, an undo or a redo.
+func (h *Handler) answerEdit(c *fiber.Ctx, sc *sheetCtx, data any, message string) error {
 	counts, err := h.store.GetRecordCounts(c.Context(), sc.u.AccountID, sc.sheet.ID)
 	if err != nil {
 		return err
 	}
-	return c.JSON(fiber.Map{"data": res, "counts": countsChange(sc.sheet.Config, counts)})
+	st, err := h.store.UndoState(c.Context(), sc.sheet.ID, sc.u.UserID)
+	if err != nil {
+		return err
+	}
+	return c.JSON(fiber.Map{"data": data, "message": message, "undo": st, "counts": countsChange(sc.sheet.Config, counts)})
+}
+
+// replayMessage says what an undo or redo did: "Undone: find & replace (12 records)".
+func replayMessage(ctx context.Context, res *store.UndoResult, undo bool) string {
+	if res.What == "" {
+		if undo {
+			return views.T(ctx, "grid.nothing_to_undo")
+		}
+		return views.T(ctx, "grid.nothing_to_redo")
+	}
+	what := changeLabel(ctx, res.What) + " (" + views.Tn(ctx, "sheet.records", int64(res.Count), "") + ")"
+	id := "grid.redone"
+	if undo {
+		id = "grid.undone"
+	}
+	msg := views.Tf(ctx, id, map[string]any{"What": what})
+	if res.Skipped > 0 {
+		msg += " " + views.Tf(ctx, "grid.undo_skipped", map[string]any{"Count": res.Skipped})
+	}
+	return msg
+}
+
+// changeLabel names a kind of change of the undo history.
+func changeLabel(ctx context.Context, what string) string {
+	switch what {
+	case "edit":
+		return views.T(ctx, "grid.change_edit")
+	case "paste":
+		return views.T(ctx, "grid.change_paste")
+	case "fill":
+		return views.T(ctx, "grid.change_fill")
+	case "add":
+		return views.T(ctx, "grid.change_add")
+	case "delete":
+		return views.T(ctx, "grid.change_delete")
+	case "replace":
+		return views.T(ctx, "grid.change_replace")
+	case "clear":
+		return views.T(ctx, "grid.change_clear")
+	case "set":
+		return views.T(ctx, "grid.change_set")
+	}
+	return what
 }

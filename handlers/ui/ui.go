@@ -89,6 +89,9 @@ type Store interface {
 	DeleteRecords(ctx context.Context, sheetID string, ids []string, opt store.WriteOptions) (*store.WriteResult, error)
 	FindAndReplace(ctx context.Context, sheetID string, q store.RecordQuery, fr store.FindReplace, opt store.WriteOptions) (*store.BulkResult, error)
 	ClearColumn(ctx context.Context, sheetID, fieldKey string, opt store.WriteOptions) (*store.BulkResult, error)
+	Undo(ctx context.Context, sheetID string, opt store.WriteOptions) (*store.UndoResult, error)
+	Redo(ctx context.Context, sheetID string, opt store.WriteOptions) (*store.UndoResult, error)
+	UndoState(ctx context.Context, sheetID, actor string) (*store.UndoState, error)
 	BlockingJob(ctx context.Context, workbookID string) (*model.Job, error)
 	SaveView(ctx context.Context, v *store.View) error
 	GetView(ctx context.Context, accountID, id string) (*store.View, error)

@@ -2,7 +2,8 @@
 // Ctrl/Cmd+A), copy as TSV and an HTML table, paste of TSV or CSV from a spreadsheet (from the
 // active cell rightwards and down, adding records past the last row), and undo / redo of the
 // user's last 50 changes in the sheet. Every change is one POST to …/edit, written as one
-// commit by the records store; its answer carries the inverse edit, which is what undo sends.
+// commit by the records store, which keeps the user's undo history: undo and redo are a POST
+// to …/undo or …/redo, and every answer says whether there is something left to undo or redo.
 (() => {
   const grid = () => document.querySelector("[data-grid][data-edit-url]");
   const isCell = (el) => el instanceof Element && el.matches("td[data-cell]");
@@ -200,7 +201,8 @@
       if (tr) edit.set.push({ id: tr.dataset.record, values: rec });
       else edit.add.push({ values: rec });
     });
-    change(edit, g.dataset.labelPaste, { rows: data.length, dropped, done: g.dataset.labelPasted });
+    edit.what = "paste";
+    apply(g.dataset.editUrl, edit, { rows: data.length, dropped, done: g.dataset.labelPasted });
   });
 
   // fillDown copies the first row of the selection into the rows below it, as a paste of that
@@ -211,89 +213,45 @@
     if (!g || cells.length < 2) return;
     const first = cells[0].map((td) => ({ key: td.dataset.key, value: text(td) }));
     const edit = {
+      what: "fill",
       set: cells.slice(1).map((row) => ({
         id: row[0].closest("tr").dataset.record,
         values: Object.fromEntries(first.map((c) => [c.key, c.value === "" ? null : c.value])),
       })),
     };
-    change(edit, g.dataset.labelFill, { rows: edit.set.length, done: g.dataset.labelFilled });
-  }
-
-  // change applies a new edit of the user's and keeps its inverse for undo.
-  async function change(edit, label, opts) {
-    const res = await apply(edit, opts);
-    if (res) remember(label, res.inverse);
+    apply(g.dataset.editUrl, edit, { rows: edit.set.length, done: g.dataset.labelFilled });
   }
 
   // --- undo / redo ---------------------------------------------------------------------
-  const LIMIT = 50;
-  let stacks = null;
-  const storeKey = () => "sl-undo:" + (grid()?.dataset.sheet || "");
-  function loadStacks() {
-    if (stacks && stacks.key === storeKey()) return stacks;
-    stacks = { key: storeKey(), undo: [], redo: [] };
+  // The history is the server's (the user's last 50 changes in the sheet, whichever page or
+  // tab made them); the buttons follow what each answer says is left.
+  function undoState(st) {
+    if (!st) return;
+    document.querySelectorAll("[data-grid-undo]").forEach((b) => (b.disabled = !st.canUndo));
+    document.querySelectorAll("[data-grid-redo]").forEach((b) => (b.disabled = !st.canRedo));
+  }
+  let replaying = false;
+  async function replay(url) {
+    if (!url || replaying) return;
+    replaying = true;
     try {
-      const saved = JSON.parse(sessionStorage.getItem(stacks.key) || "null");
-      if (saved) Object.assign(stacks, { undo: saved.undo || [], redo: saved.redo || [] });
-    } catch {
-      // nothing kept: start empty
+      await apply(url, null, { quiet: true });
+    } finally {
+      replaying = false;
     }
-    return stacks;
   }
-  const undoStack = () => loadStacks().undo;
-  const redoStack = () => loadStacks().redo;
-  function saveStacks() {
-    const s = loadStacks();
-    try {
-      sessionStorage.setItem(s.key, JSON.stringify({ undo: s.undo, redo: s.redo }));
-    } catch {
-      // too large for the session's storage: the stacks live on in this page only
-    }
-    const g = grid();
-    document.querySelectorAll("[data-grid-undo]").forEach((b) => (b.disabled = !s.undo.length || !g));
-    document.querySelectorAll("[data-grid-redo]").forEach((b) => (b.disabled = !s.redo.length || !g));
-  }
-  function push(stack, entry) {
-    stack.push(entry);
-    if (stack.length > LIMIT) stack.splice(0, stack.length - LIMIT);
-  }
-  // remember keeps the inverse of a new change of the user's for undo; it ends what redo had.
-  function remember(label, inverse) {
-    push(undoStack(), { label, edit: inverse });
-    redoStack().length = 0;
-    saveStacks();
-  }
-  const isEmpty = (edit) => !edit || (!edit.set?.length && !edit.add?.length && !edit.remove?.length);
-
-  // replay applies the last entry of one stack (undo's or redo's) and keeps the inverse of
-  // what it did on the other; nothing moves when the edit fails.
-  async function replay(from, to, nothing, done, kind) {
-    const g = grid();
-    const entry = from.pop();
-    if (!entry) return toast(g?.dataset[nothing] || "");
-    saveStacks();
-    const res = isEmpty(entry.edit) ? { inverse: {} } : await apply(entry.edit, { quiet: true });
-    if (!res) return from.push(entry), saveStacks();
-    push(to, { label: entry.label, edit: res.inverse });
-    saveStacks();
-    toast(g.dataset[done].replace("{what}", entry.label), kind);
-  }
-  const undo = () => replay(undoStack(), redoStack(), "labelNothingUndo", "labelUndone", "undo");
-  const redo = () => replay(redoStack(), undoStack(), "labelNothingRedo", "labelRedone", "redo");
+  const undo = () => replay(grid()?.dataset.undoUrl);
+  const redo = () => replay(grid()?.dataset.redoUrl);
   document.addEventListener("click", (e) => {
     if (e.target.closest?.("[data-grid-undo]")) undo();
     else if (e.target.closest?.("[data-grid-redo]")) redo();
   });
-  // A cell saved in its editor is a change too: its answer carries the inverse.
-  document.body.addEventListener("sl-cell-saved", (e) => {
-    const inv = e.detail?.inverse;
-    const g = grid();
-    if (g && !isEmpty(inv)) remember(g.dataset.labelEdit, inv);
-  });
+  // A cell saved in its editor is a change too: its answer carries the undo state.
+  document.body.addEventListener("sl-cell-saved", (e) => undoState(e.detail?.undo));
 
-  // apply sends an edit and shows what it did; it resolves to the store's result, or null
-  // when the edit failed (the message is shown).
-  async function apply(edit, opts) {
+  // apply posts an edit (or, for undo and redo, nothing) and shows what it did; it resolves
+  // to the server's answer, or null when it failed (the message is shown).
+  async function apply(url, edit, opts) {
     const g = grid();
     if (!g) return null;
     if (!opts.quiet) toast(g.dataset.labelPasting.replace("{rows}", String(opts.rows)), "progress", true);
@@ -305,7 +263,7 @@
     }
     let resp;
     try {
-      resp = await fetch(g.dataset.editUrl, { method: "POST", headers, body: JSON.stringify(edit) });
+      resp = await fetch(url, { method: "POST", headers, body: edit ? JSON.stringify(edit) : "{}" });
     } catch (err) {
       toast(String(err), "error");
       return null;
@@ -318,14 +276,15 @@
     const body = await resp.json();
     const res = body.data;
     // grid.js shows the counts and fetches the rows again, as after a cell's save.
-    document.body.dispatchEvent(new CustomEvent("sl-cell-saved", { detail: { ...body.counts, refresh: true } }));
-    if (!opts.quiet) {
+    document.body.dispatchEvent(new CustomEvent("sl-cell-saved", { detail: { ...body.counts, refresh: true, undo: body.undo } }));
+    if (body.message) toast(body.message, res.what ? "undo" : "info");
+    else if (!opts.quiet) {
       let msg = opts.done.replace("{records}", String(res.set)).replace("{added}", String(res.added.length));
       if (res.skipped) msg += " " + g.dataset.labelSkipped.replace("{count}", String(res.skipped));
       if (opts.dropped) msg += " " + g.dataset.labelDropped.replace("{count}", String(opts.dropped));
       toast(msg, "paste");
     }
-    return res;
+    return body;
   }
 
   let toastTimer = null;
@@ -371,6 +330,5 @@
   document.addEventListener("scroll", hideFull, true);
   document.addEventListener("focusout", (e) => isCell(e.target) && hideFull());
 
-  document.addEventListener("DOMContentLoaded", saveStacks);
   document.addEventListener("htmx:afterSettle", paint);
 })();
