@@ -254,3 +254,60 @@ func TestBrowserGridPasteTenThousandRows(t *testing.T) {
 		t.Errorf("the paste took %.0f ms", took)
 	}
 }
+
+// Every row the grid shows, across pages: the header box checks the page, the banner
+// offers all matching rows with their exact count, the set-value dialog names that count
+// and writes the value in all of them; the delete confirmation names it too.
+func TestBrowserGridBulkAcrossPages(t *testing.T) {
+	e := newAPI(t)
+	ctx := browser(t)
+	base := serve(t, e)
+	spaceID, sheetID := e.mustCreateRecordSheet(t, spreadsheetFields)
+	var in []any
+	for i := 0; i < 60; i++ {
+		in = append(in, map[string]any{"name": map[string]any{"value": fmt.Sprintf("r%02d", i)}})
+	}
+	e.mustCall(t, "POST", "/v1/sheets/"+sheetID+"/records", testSecret, in)
+	var banner, scope, confirm string
+	var png []byte
+	err := chromedp.Run(ctx,
+		logIn(base),
+		chromedp.Navigate(base+"/space/"+spaceID+"/sheet/"+sheetID),
+		chromedp.WaitVisible(`td[data-field-key=name]`),
+		htmxReady(),
+		step(t, "select the page"),
+		chromedp.Click(`[data-testid=select-page]`),
+		chromedp.WaitVisible(`[data-testid=select-all-banner]`),
+		chromedp.Click(`[data-testid=select-matching]`),
+		chromedp.WaitVisible(`//*[@data-testid="select-all-banner" and contains(., "All 60 matching rows are selected.")]`),
+		chromedp.Text(`[data-testid=select-all-banner]`, &banner),
+		chromedp.AttributeValue(`[data-testid=delete-rows]`, "hx-confirm", &confirm, nil),
+		shot("grid-select-all", &png),
+		step(t, "set value"),
+		chromedp.Click(`[data-testid=set-value-open]`),
+		chromedp.WaitVisible(`[data-testid=set-value]`),
+		chromedp.Text(`[data-testid=set-scope]`, &scope),
+		chromedp.SetValue(`[data-testid=sv-column]`, "status"),
+		chromedp.SendKeys(`[data-testid=sv-value]`, "Stopped"),
+		chromedp.Click(`[data-testid=sv-submit]`),
+		chromedp.WaitVisible(`//*[@data-testid="grid-notice" and contains(., "Value set in records: 60.")]`),
+	)
+	if err != nil {
+		t.Fatalf("browser: %v", err)
+	}
+	if !strings.Contains(scope, "All matching rows: 60") {
+		t.Errorf("the set-value dialog says %q, want it to name all 60 matching rows", scope)
+	}
+	if confirm != "Delete all 60 matching rows? Undo brings them back." {
+		t.Errorf("the delete confirmation is %q", confirm)
+	}
+	off := 0
+	for _, l := range sheetLines(t, e, sheetID) {
+		if strings.HasSuffix(l, "|off|") {
+			off++
+		}
+	}
+	if off != 60 {
+		t.Fatalf("%d records got the value, want all 60 across both pages", off)
+	}
+}

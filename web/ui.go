@@ -296,6 +296,8 @@ func uiRoutes(app *fiber.App, d Deps, uploads *api.Files, suggest ui.Suggester, 
 	app.Post("/space/:spaceId/sheet/:sheetId/undo", with(signedIn, pages.Undo)...)
 	app.Post("/space/:spaceId/sheet/:sheetId/redo", with(signedIn, pages.Redo)...)
 	app.Post("/space/:spaceId/sheet/:sheetId/delete", with(signedIn, pages.DeleteRows)...)
+	app.Post("/space/:spaceId/sheet/:sheetId/set", with(signedIn, pages.SetValue)...)
+	app.Get("/space/:spaceId/sheet/:sheetId/matching", with(signedIn, pages.Matching)...)
 	app.Post("/space/:spaceId/sheet/:sheetId/find-replace", with(signedIn, pages.FindReplace)...)
 	app.Post("/space/:spaceId/sheet/:sheetId/clear/:fieldKey", with(signedIn, pages.ClearColumn)...)
 	app.Post("/space/:spaceId/sheet/:sheetId/views", with(signedIn, pages.SaveView)...)

@@ -105,7 +105,7 @@ func TestGridEditEndpoint(t *testing.T) {
 			t.Fatalf("%s: %d", path, resp.StatusCode)
 		}
 	}
-	form("/find-replace", url.Values{"field": {"name"}, "find": {"Bob"}, "replace": {"Robert"}})
+	form("/find-replace", url.Values{"column": {"name"}, "find": {"Bob"}, "replace": {"Robert"}})
 	replaced := sheetLines(t, e, sheetID)
 	form("/delete", url.Values{"ids": {id}})
 	if got := sheetLines(t, e, sheetID); len(got) != 1 {
@@ -118,5 +118,87 @@ func TestGridEditEndpoint(t *testing.T) {
 	out = replay("/undo", "Rückgängig gemacht: Einfügen (2 Datensätze)", []string{"Ada||||"})
 	if out.Undo.CanUndo || !out.Undo.CanRedo {
 		t.Fatalf("after undoing everything: %+v", out.Undo)
+	}
+}
+
+// Set value and delete work on the checked rows or, with all=1, on every row the grid shows
+// across its pages (here a search), once the count the user confirmed (expect) still holds;
+// each is one change to undo.
+func TestGridBulkAcrossPages(t *testing.T) {
+	e := newAPI(t)
+	b := loggedIn(t, e)
+	spaceID, sheetID := e.mustCreateRecordSheet(t, spreadsheetFields)
+	var in []any
+	for i := 0; i < 120; i++ {
+		name := fmt.Sprintf("keep %03d", i)
+		if i%12 < 7 {
+			name = fmt.Sprintf("drop %03d", i)
+		}
+		in = append(in, map[string]any{"name": map[string]any{"value": name}, "code": map[string]any{"value": "c"}})
+	}
+	recs := recordsOf(t, e.mustCall(t, "POST", "/v1/sheets/"+sheetID+"/records", testSecret, in))
+	base := "/space/" + spaceID + "/sheet/" + sheetID
+	// The count the matching endpoint gives is the one the forms confirm.
+	resp, doc := b.do(t, "GET", base+"/matching?search=drop", nil, true)
+	var m struct{ Count int }
+	if err := json.Unmarshal([]byte(doc.Text()), &m); err != nil || resp.StatusCode != 200 || m.Count != 70 {
+		t.Fatalf("matching: %d %q, want a count of 70", resp.StatusCode, doc.Text())
+	}
+	post := func(path string, vals url.Values, status int, says string) string {
+		t.Helper()
+		resp, doc := b.do(t, "POST", base+path, vals, true)
+		if status == 0 && resp.StatusCode < 300 {
+			return resp.Header.Get("HX-Redirect")
+		}
+		if resp.StatusCode != status || !strings.Contains(doc.Text(), says) {
+			t.Fatalf("%s %v: %d %q, want %d saying %q", path, vals, resp.StatusCode, doc.Text(), status, says)
+		}
+		return ""
+	}
+	count := func(want string) int {
+		n := 0
+		for _, l := range sheetLines(t, e, sheetID) {
+			if strings.Contains(l, want) {
+				n++
+			}
+		}
+		return n
+	}
+	post("/set", url.Values{"all": {"1"}, "expect": {"69"}, "search": {"drop"}, "column": {"status"}, "value": {"Stopped"}}, 409, "changed since you selected them (70 now)")
+	post("/set", url.Values{"ids": {recs[0]["id"].(string)}, "column": {"code"}, "value": {"x"}}, 400, "read-only")
+	post("/set", url.Values{"column": {"status"}, "value": {"x"}}, 400, "Select the rows first")
+	if loc := post("/set", url.Values{"all": {"1"}, "expect": {"70"}, "search": {"drop"}, "column": {"status"}, "value": {"Stopped"}}, 0, ""); !strings.Contains(loc, "notice=set%3A70") || !strings.Contains(loc, "search=drop") {
+		t.Fatalf("set on all matching redirected to %q", loc)
+	}
+	if n := count("|off|"); n != 70 {
+		t.Fatalf("%d records got the status, want the 70 matching ones", n)
+	}
+	if loc := post("/set", url.Values{"ids": {recs[7]["id"].(string), recs[8]["id"].(string)}, "column": {"age"}, "value": {"7"}}, 0, ""); !strings.Contains(loc, "notice=set%3A2") {
+		t.Fatalf("set on two rows redirected to %q", loc)
+	}
+	if lines := sheetLines(t, e, sheetID); lines[7] != "keep 007|7|||c" || lines[8] != "keep 008|7|||c" {
+		t.Fatalf("set on two rows: %q %q", lines[7], lines[8])
+	}
+	// Delete every matching row; undo brings back all of them, then the two-row set and the
+	// status are undone in turn.
+	post("/delete", url.Values{"all": {"1"}, "expect": {"70"}, "search": {"drop"}}, 0, "")
+	if n := len(sheetLines(t, e, sheetID)); n != 50 {
+		t.Fatalf("%d records left after deleting the 70 matching, want 50", n)
+	}
+	undo := func(says string) {
+		t.Helper()
+		resp, doc := b.do(t, "POST", base+"/undo", url.Values{}, true)
+		if resp.StatusCode != 200 || !strings.Contains(doc.Text(), says) {
+			t.Fatalf("undo: %d %q, want %q", resp.StatusCode, doc.Text(), says)
+		}
+	}
+	undo("Undone: row delete (70 records)")
+	if n := len(sheetLines(t, e, sheetID)); n != 120 {
+		t.Fatalf("%d records after undoing the delete, want 120", n)
+	}
+	undo("Undone: bulk edit (2 records)")
+	undo("Undone: bulk edit (70 records)")
+	if n := count("|off|") + count("|7|"); n != 0 {
+		t.Fatalf("%d records still carry the bulk edits after undoing them", n)
 	}
 }

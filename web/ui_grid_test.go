@@ -99,7 +99,7 @@ func TestGridTools(t *testing.T) {
 	}
 
 	// Find and replace over the shown records, then clear a column (refused for read-only).
-	resp, _ := b.do(t, "POST", base+"/find-replace", url.Values{"field": {"note"}, "find": {"call"}, "replace": {"ring"}}, true)
+	resp, _ := b.do(t, "POST", base+"/find-replace", url.Values{"column": {"note"}, "find": {"call"}, "replace": {"ring"}}, true)
 	if loc := resp.Header.Get("HX-Redirect"); !strings.Contains(loc, "notice=replaced%3A1") && !strings.Contains(loc, "notice=replaced:1") {
 		t.Errorf("find & replace: got redirect %q, want 1 replaced (the first note was rewritten above)", loc)
 	}

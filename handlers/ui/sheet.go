@@ -233,7 +233,7 @@ func columnWindow(p *views.SheetProps, fields []model.Field, first int) []model.
 func gridNotice(c *fiber.Ctx) string {
 	kind, n, _ := strings.Cut(c.Query("notice"), ":")
 	count, _ := strconv.Atoi(n)
-	ids := map[string]string{"replaced": "grid.notice_replaced", "cleared": "grid.notice_cleared", "deleted": "grid.notice_deleted", "added": "grid.notice_added"}
+	ids := map[string]string{"replaced": "grid.notice_replaced", "cleared": "grid.notice_cleared", "deleted": "grid.notice_deleted", "added": "grid.notice_added", "set": "grid.notice_set"}
 	if id, ok := ids[kind]; ok {
 		return views.Tn(c.Context(), id, int64(count), "")
 	}
@@ -460,28 +460,6 @@ func (h *Handler) AddRow(c *fiber.Ctx) error {
 	return hxRedirect(c, sc.base()+"?page="+strconv.FormatInt(max(last, 1), 10)+"&notice=added:1")
 }
 
-// DeleteRows handles POST …/delete (ids: the selected records).
-func (h *Handler) DeleteRows(c *fiber.Ctx) error {
-	sc, err := h.loadSheet(c)
-	if err != nil {
-		return err
-	}
-	if err := h.toolbarAllowed(c, sc); err != nil {
-		return err
-	}
-	var ids []string
-	for _, b := range c.Request().PostArgs().PeekMulti("ids") {
-		ids = append(ids, string(b))
-	}
-	if len(ids) == 0 {
-		return errs.Invalidf("ids", "Select the rows to delete first").WithMsg("grid.select_rows", nil)
-	}
-	if _, err := h.store.DeleteRecords(c.Context(), sc.sheet.ID, ids, sc.writeOpts("delete")); err != nil {
-		return err
-	}
-	return hxRedirect(c, sc.base()+"?notice=deleted:"+strconv.Itoa(len(ids)))
-}
-
 // toolbarAllowed refuses bulk edits on a locked or read-only sheet and while a
 // toolbarBlocking job of the workbook runs.
 func (h *Handler) toolbarAllowed(c *fiber.Ctx, sc *sheetCtx) error {
@@ -496,7 +474,7 @@ func (h *Handler) toolbarAllowed(c *fiber.Ctx, sc *sheetCtx) error {
 	return nil
 }
 
-// FindReplace handles POST …/find-replace (field, find, replace, and the grid's filters):
+// FindReplace handles POST …/find-replace (column, find, replace, and the grid's filters):
 // the records the grid shows are searched, 10,000 per version.
 func (h *Handler) FindReplace(c *fiber.Ctx) error {
 	sc, err := h.loadSheet(c)
@@ -506,22 +484,22 @@ func (h *Handler) FindReplace(c *fiber.Ctx) error {
 	if err := h.toolbarAllowed(c, sc); err != nil {
 		return err
 	}
-	key := c.FormValue("field")
+	key := c.FormValue("column")
 	if sc.sheet.Config.FieldByKey(key) == nil {
-		return errs.Invalidf("field", "Choose a column").WithMsg("grid.choose_column", nil)
+		return errs.Invalidf("column", "Choose a column").WithMsg("grid.choose_column", nil)
 	}
 	find, _ := json.Marshal(c.FormValue("find"))
 	var replace json.RawMessage
 	replace, _ = json.Marshal(c.FormValue("replace"))
-	q := store.RecordQuery{SearchValue: c.FormValue("search"), Q: c.FormValue("q")}
-	if f := c.FormValue("filter"); f == "valid" || f == "error" {
-		q.Filter = f
+	q, err := gridScope(c, sc)
+	if err != nil {
+		return err
 	}
 	res, err := h.store.FindAndReplace(c.Context(), sc.sheet.ID, q, store.FindReplace{FieldKey: key, Find: find, Replace: replace, ExcludeReadOnly: true}, sc.writeOpts("replace"))
 	if err != nil {
 		return err
 	}
-	return hxRedirect(c, sc.base()+"?notice=replaced:"+strconv.Itoa(res.Count))
+	return hxRedirect(c, sc.gridBack(c, "replaced:"+strconv.Itoa(res.Count)))
 }
 
 // ClearColumn handles POST …/clear/:fieldKey: the spec's messages for read-only columns and
@@ -790,13 +768,11 @@ func (h *Handler) Export(c *fiber.Ctx) error {
 		return err
 	}
 	gp := readGridParams(c)
-	q := store.RecordQuery{SearchValue: gp.search, Q: gp.q, SortField: gp.sort, SortDesc: gp.dir == "desc"}
-	if gp.filter != "all" {
-		q.Filter = gp.filter
+	q, err := sc.scope(gp.filter, gp.search, gp.q, gp.field)
+	if err != nil {
+		return err
 	}
-	if gp.field != "" {
-		q.Filter, q.FilterField = "error", gp.field
-	}
+	q.SortField, q.SortDesc = gp.sort, gp.dir == "desc"
 	rr := h.store
 	name := sc.sheet.Slug
 	if name == "" {

@@ -89,6 +89,8 @@ type Store interface {
 	DeleteRecords(ctx context.Context, sheetID string, ids []string, opt store.WriteOptions) (*store.WriteResult, error)
 	FindAndReplace(ctx context.Context, sheetID string, q store.RecordQuery, fr store.FindReplace, opt store.WriteOptions) (*store.BulkResult, error)
 	ClearColumn(ctx context.Context, sheetID, fieldKey string, opt store.WriteOptions) (*store.BulkResult, error)
+	DeleteWhere(ctx context.Context, sheetID string, q store.RecordQuery, opt store.WriteOptions) (*store.BulkResult, error)
+	BulkUpdate(ctx context.Context, sheetID string, q store.RecordQuery, cells map[string]store.CellIn, opt store.WriteOptions) (*store.BulkResult, error)
 	Undo(ctx context.Context, sheetID string, opt store.WriteOptions) (*store.UndoResult, error)
 	Redo(ctx context.Context, sheetID string, opt store.WriteOptions) (*store.UndoResult, error)
 	UndoState(ctx context.Context, sheetID, actor string) (*store.UndoState, error)

@@ -287,6 +287,79 @@
     return body;
   }
 
+  // --- rows selected for delete and set value, on this page or across pages ---------------
+  // The header box checks every row of the page; once they all are and the grid shows more
+  // rows than the page, the banner offers all of them. Its exact count (fetched) is what the
+  // confirmation names and what the forms send back (expect): the server refuses the change
+  // when the matching rows have changed since.
+  const rowBoxes = () => Array.from(document.querySelectorAll('#grid-body input[name="ids"]'));
+  const banner = () => document.querySelector("[data-select-all]");
+  let allCount = null; // the confirmed count while every matching row is selected
+  function setAll(count) {
+    const b = banner();
+    if (!b) return;
+    allCount = count;
+    b.querySelector("[data-select-all-on]").disabled = count === null;
+    const n = b.querySelector("[data-select-all-count]");
+    n.disabled = count === null;
+    n.value = count === null ? "" : String(count);
+    const text = b.querySelector("[data-select-all-text]");
+    text.dataset.pageText ??= text.textContent;
+    text.textContent = count === null ? text.dataset.pageText : b.dataset.labelMatching.replace("{count}", count.toLocaleString());
+    b.querySelector("[data-select-matching]").classList.toggle("hidden", count !== null);
+    b.querySelector("[data-select-clear]").classList.toggle("hidden", count === null);
+    const del = document.querySelector("[data-testid=delete-rows]");
+    if (del) {
+      del.dataset.confirmPage ??= del.getAttribute("hx-confirm");
+      del.setAttribute("hx-confirm", count === null ? del.dataset.confirmPage : del.dataset.confirmAll.replace("{count}", count.toLocaleString()));
+    }
+  }
+  function syncSelection() {
+    const boxes = rowBoxes();
+    const head = document.querySelector("[data-select-page]");
+    const all = boxes.length > 0 && boxes.every((b) => b.checked);
+    if (head) {
+      head.checked = all;
+      head.indeterminate = !all && boxes.some((b) => b.checked);
+    }
+    const b = banner();
+    if (!b) return;
+    const more = document.querySelector("[data-testid=next-page]") || new URLSearchParams(location.search).get("page") > 1;
+    b.hidden = !(all && more);
+    if (!all && allCount !== null) setAll(null);
+  }
+  document.addEventListener("change", (e) => {
+    if (e.target.matches?.("[data-select-page]")) rowBoxes().forEach((b) => (b.checked = e.target.checked));
+    if (e.target.matches?.('[data-select-page], #grid-body input[name="ids"]')) syncSelection();
+  });
+  document.addEventListener("click", async (e) => {
+    if (e.target.closest?.("[data-select-clear]")) {
+      rowBoxes().forEach((b) => (b.checked = false));
+      setAll(null);
+      syncSelection();
+      return;
+    }
+    if (!e.target.closest?.("[data-select-matching]")) return;
+    const b = banner();
+    try {
+      const resp = await fetch(b.dataset.matchingUrl, { headers: { Accept: "application/json" } });
+      if (!resp.ok) throw new Error("HTTP " + resp.status);
+      setAll((await resp.json()).count);
+    } catch (err) {
+      toast(String(err), "error");
+    }
+  });
+  // The set-value dialog says what it applies to.
+  document.addEventListener("click", (e) => {
+    if (!e.target.closest?.('[data-dialog-open="set-value"]')) return;
+    const scope = document.querySelector("[data-set-scope]");
+    if (!scope) return;
+    scope.textContent = allCount !== null
+      ? scope.dataset.labelAll.replace("{count}", allCount.toLocaleString())
+      : scope.dataset.labelSelected.replace("{count}", String(rowBoxes().filter((b) => b.checked).length));
+  });
+  document.addEventListener("htmx:afterSettle", syncSelection);
+
   let toastTimer = null;
   function toast(msg, kind, sticky) {
     const box = document.getElementById("grid-toast");
