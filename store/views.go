@@ -100,3 +100,34 @@ func (db *DB) DeleteView(ctx context.Context, accountID, id string) error {
 		return nil
 	})
 }
+
+// ColumnWidths are a person's column widths in a sheet's grid, in pixels by field key.
+type ColumnWidths map[string]int
+
+// GetColumnWidths returns the widths userID left the sheet's columns at (none: empty).
+func (db *DB) GetColumnWidths(ctx context.Context, userID, sheetID string) (ColumnWidths, error) {
+	var raw string
+	err := db.r.QueryRowContext(ctx, `SELECT widths FROM sheet_layouts WHERE user_id = ? AND sheet_id = ?`, userID, sheetID).Scan(&raw)
+	if err == sql.ErrNoRows {
+		return ColumnWidths{}, nil
+	}
+	if err != nil {
+		return nil, errs.Wrap(err, "read column widths")
+	}
+	w := ColumnWidths{}
+	_ = json.Unmarshal([]byte(raw), &w)
+	return w, nil
+}
+
+// SaveColumnWidths keeps userID's column widths of the sheet (replacing what was kept).
+func (db *DB) SaveColumnWidths(ctx context.Context, userID, sheetID string, w ColumnWidths) error {
+	raw, _ := json.Marshal(w)
+	return db.Update(ctx, func(tx *Tx) error {
+		_, err := tx.exec(`INSERT INTO sheet_layouts (user_id, sheet_id, widths, updated_at) VALUES (?, ?, ?, ?)
+			ON CONFLICT (user_id, sheet_id) DO UPDATE SET widths = excluded.widths, updated_at = excluded.updated_at`, userID, sheetID, string(raw), ms(tx.now))
+		if err != nil {
+			return errs.Wrap(err, "save column widths")
+		}
+		return nil
+	})
+}

@@ -2464,7 +2464,7 @@ func AdminThemePage(p AdminThemeProps) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 172, "</span></th><th class=\"px-2 py-1 text-left text-xs text-slate-500\">Tier <span class=\"sl-icon\">▾</span></th></tr></thead> <tbody><tr><td class=\"px-2 py-1\" data-cell tabindex=\"0\" style=\"box-shadow: var(--sl-table-cell-active-box-shadow, inset 0 0 0 2px #2563eb)\">ann@example.com</td><td class=\"px-2 py-1\">Gold</td></tr><tr><td class=\"bg-red-100/70 px-2 py-1 text-red-900\">not-an-email</td><td class=\"px-2 py-1\"><input type=\"checkbox\" checked aria-label=\"x\"></td></tr></tbody></table><div class=\"mt-3 flex gap-2\"><input class=\"input py-1\" value=\"Search\" aria-label=\"x\"><button type=\"button\" class=\"btn-secondary\">")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 172, "</span></th><th class=\"px-2 py-1 text-left text-xs text-slate-500\">Tier <span class=\"sl-icon\">▾</span></th></tr></thead> <tbody><tr><td class=\"px-2 py-1\" data-cell tabindex=\"0\" style=\"box-shadow: var(--sl-table-cell-active-box-shadow, inset 0 0 0 2px #2563eb)\">ann@example.com</td><td class=\"px-2 py-1\">Gold</td></tr><tr><td class=\"bg-red-100 px-2 py-1 text-red-900\">not-an-email</td><td class=\"px-2 py-1\"><input type=\"checkbox\" checked aria-label=\"x\"></td></tr></tbody></table><div class=\"mt-3 flex gap-2\"><input class=\"input py-1\" value=\"Search\" aria-label=\"x\"><button type=\"button\" class=\"btn-secondary\">")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

@@ -1,10 +1,14 @@
 package web_test
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/input"
 
 	"github.com/chromedp/chromedp"
 )
@@ -309,5 +313,83 @@ func TestBrowserGridBulkAcrossPages(t *testing.T) {
 	}
 	if off != 60 {
 		t.Fatalf("%d records got the value, want all 60 across both pages", off)
+	}
+}
+
+// The layout: a column dragged wider keeps its width for the user after a reload; the row's
+// box and number and the first field stay in place while the grid scrolls sideways; at
+// 390 px wide the page does not scroll sideways (the grid scrolls inside its card) and the
+// toolbar's buttons stay on screen.
+func TestBrowserGridLayout(t *testing.T) {
+	e := newAPI(t)
+	ctx := browser(t)
+	base := serve(t, e)
+	fields := `[{"key":"name","type":"string","label":"Name"}`
+	for i := 0; i < 12; i++ {
+		fields += fmt.Sprintf(`,{"key":"f%d","type":"string","label":"Field number %d"}`, i, i)
+	}
+	spaceID, sheetID := e.mustCreateRecordSheet(t, fields+"]")
+	e.mustCall(t, "POST", "/v1/sheets/"+sheetID+"/records", testSecret, []any{
+		map[string]any{"name": map[string]any{"value": "Ada"}, "f3": map[string]any{"value": "x"}},
+		map[string]any{"name": map[string]any{"value": ""}},
+	})
+	page := base + "/space/" + spaceID + "/sheet/" + sheetID
+	var before, after, kept float64
+	var frozenBefore, frozenAfter, scrolled float64
+	var docWidth, toolbarRight float64
+	var png []byte
+	handle := `th[data-key=f1] [data-col-resize]`
+	err := chromedp.Run(ctx,
+		logIn(base),
+		chromedp.Navigate(page),
+		chromedp.WaitVisible(`td[data-field-key=name]`),
+		htmxReady(),
+		step(t, "resize"),
+		chromedp.Evaluate(`document.querySelector("th[data-key=f1]").getBoundingClientRect().width`, &before),
+		chromedp.ActionFunc(func(c context.Context) error {
+			var box []float64
+			if err := chromedp.Evaluate(`(() => { const r = document.querySelector("`+handle+`").getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; })()`, &box).Do(c); err != nil {
+				return err
+			}
+			x, y := box[0], box[1]
+			for _, ev := range []struct {
+				typ input.MouseType
+				x   float64
+			}{{input.MousePressed, x}, {input.MouseMoved, x + 60}, {input.MouseMoved, x + 120}, {input.MouseReleased, x + 120}} {
+				if err := input.DispatchMouseEvent(ev.typ, ev.x, y).WithButton(input.Left).WithClickCount(1).Do(c); err != nil {
+					return err
+				}
+			}
+			return nil
+		}),
+		chromedp.Evaluate(`document.querySelector("th[data-key=f1]").getBoundingClientRect().width`, &after),
+		chromedp.Sleep(300*time.Millisecond), // the layout's POST
+		chromedp.Navigate(page),
+		chromedp.WaitVisible(`td[data-field-key=name]`),
+		chromedp.Evaluate(`document.querySelector("td[data-field-key=f1]").getBoundingClientRect().width`, &kept),
+		step(t, "frozen"),
+		chromedp.Evaluate(`document.querySelector("#grid-body td[data-field-key=name]").getBoundingClientRect().left`, &frozenBefore),
+		chromedp.Evaluate(`(() => { const f = document.getElementById("grid-rows"); f.scrollLeft = 600; return f.scrollLeft; })()`, &scrolled),
+		chromedp.Evaluate(`document.querySelector("#grid-body td[data-field-key=name]").getBoundingClientRect().left`, &frozenAfter),
+		shot("grid-frozen", &png),
+		step(t, "phone"),
+		chromedp.EmulateViewport(390, 844),
+		chromedp.Navigate(page),
+		chromedp.WaitVisible(`td[data-field-key=name]`),
+		chromedp.Evaluate(`document.documentElement.scrollWidth`, &docWidth),
+		chromedp.Evaluate(`Math.max(...Array.from(document.querySelectorAll("[data-testid=grid-toolbar] button, [data-testid=grid-toolbar] a"), (b) => b.getBoundingClientRect().right))`, &toolbarRight),
+		shot("grid-phone", &png),
+	)
+	if err != nil {
+		t.Fatalf("browser: %v", err)
+	}
+	if after < before+100 || kept < after-2 || kept > after+2 {
+		t.Errorf("column width %.0f px, dragged to %.0f, after a reload %.0f: want about 120 px wider, kept", before, after, kept)
+	}
+	if scrolled < 100 || frozenAfter != frozenBefore {
+		t.Errorf("scrolled %.0f px sideways, the first field moved from %.0f to %.0f: want it frozen", scrolled, frozenBefore, frozenAfter)
+	}
+	if docWidth > 390 || toolbarRight > 390 {
+		t.Errorf("at 390 px the page is %.0f px wide and the toolbar reaches %.0f px", docWidth, toolbarRight)
 	}
 }

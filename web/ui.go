@@ -297,6 +297,7 @@ func uiRoutes(app *fiber.App, d Deps, uploads *api.Files, suggest ui.Suggester, 
 	app.Post("/space/:spaceId/sheet/:sheetId/redo", with(signedIn, pages.Redo)...)
 	app.Post("/space/:spaceId/sheet/:sheetId/delete", with(signedIn, pages.DeleteRows)...)
 	app.Post("/space/:spaceId/sheet/:sheetId/set", with(signedIn, pages.SetValue)...)
+	app.Post("/space/:spaceId/sheet/:sheetId/layout", with(signedIn, pages.SaveLayout)...)
 	app.Get("/space/:spaceId/sheet/:sheetId/matching", with(signedIn, pages.Matching)...)
 	app.Post("/space/:spaceId/sheet/:sheetId/find-replace", with(signedIn, pages.FindReplace)...)
 	app.Post("/space/:spaceId/sheet/:sheetId/clear/:fieldKey", with(signedIn, pages.ClearColumn)...)

@@ -202,3 +202,54 @@ func TestGridBulkAcrossPages(t *testing.T) {
 		t.Fatalf("%d records still carry the bulk edits after undoing them", n)
 	}
 }
+
+// POST …/layout keeps the user's column widths (shown on the grid as data-col-widths and
+// saved with a view); unknown columns and widths out of range are refused.
+func TestGridLayoutEndpoint(t *testing.T) {
+	e := newAPI(t)
+	b := loggedIn(t, e)
+	spaceID, sheetID := e.mustCreateRecordSheet(t, spreadsheetFields)
+	base := "/space/" + spaceID + "/sheet/" + sheetID
+	post := func(body string) (int, string) {
+		t.Helper()
+		req := httptest.NewRequest("POST", base+"/layout", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("HX-Request", "true")
+		req.Header.Set("X-CSRF-Token", b.csrf)
+		for k, v := range b.cookies {
+			req.AddCookie(&http.Cookie{Name: k, Value: v})
+		}
+		resp, err := e.app.Test(req, -1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(raw)
+	}
+	for _, c := range []struct {
+		body   string
+		status int
+		says   string
+	}{
+		{`{"widths":`, 400, "not valid JSON"},
+		{`{"widths":{"nope":100}}`, 400, "no field"},
+		{`{"widths":{"name":5}}`, 400, "40 to 1200 pixels"},
+		{`{"widths":{"name":240,"age":80}}`, 204, ""},
+	} {
+		if status, body := post(c.body); status != c.status || !strings.Contains(body, c.says) {
+			t.Errorf("%s: %d %.200s, want %d saying %q", c.body, status, body, c.status, c.says)
+		}
+	}
+	_, doc := b.do(t, "GET", base, nil, false)
+	if got, _ := doc.Find(`[data-grid]`).Attr("data-col-widths"); got != `{"age":80,"name":240}` {
+		t.Fatalf("the grid carries the widths %q", got)
+	}
+	// A view saved now keeps them; opening it gives them back after a change.
+	resp, _ := b.do(t, "POST", base+"/views", url.Values{"name": {"Wide"}}, true)
+	view := resp.Header.Get("HX-Redirect")
+	post(`{"widths":{}}`)
+	b.do(t, "GET", view, nil, false)
+	if _, doc = b.do(t, "GET", base, nil, false); doc.Find(`[data-grid]`).AttrOr("data-col-widths", "") != `{"age":80,"name":240}` {
+		t.Fatalf("opening the view did not bring its widths back: %q", doc.Find(`[data-grid]`).AttrOr("data-col-widths", ""))
+	}
+}

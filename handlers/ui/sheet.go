@@ -138,6 +138,10 @@ func (h *Handler) Sheet(c *fiber.Ctx) error {
 	if st, err := h.store.UndoState(c.Context(), sc.sheet.ID, sc.u.UserID); err == nil {
 		p.CanUndo, p.CanRedo = st.CanUndo, st.CanRedo
 	}
+	if w, err := h.store.GetColumnWidths(c.Context(), sc.u.UserID, sc.sheet.ID); err == nil && len(w) > 0 {
+		b, _ := json.Marshal(w)
+		p.ColumnWidths = string(b)
+	}
 	counts, err := h.store.GetRecordCounts(c.Context(), sc.u.AccountID, sc.sheet.ID)
 	if err != nil {
 		return err
@@ -362,6 +366,8 @@ type viewConfig struct {
 	Q           string `json:"q,omitempty"`
 	SortField   string `json:"sortField,omitempty"`
 	SortDir     string `json:"sortDirection,omitempty"`
+	// ColumnWidths are the widths of the person who saved the view, which opening it sets.
+	ColumnWidths store.ColumnWidths `json:"columnWidths,omitempty"`
 }
 
 // applyView redirects to the grid with a saved view's parameters.
@@ -372,6 +378,11 @@ func (h *Handler) applyView(c *fiber.Ctx, sc *sheetCtx, id string) error {
 	}
 	var cfg viewConfig
 	_ = json.Unmarshal(v.Config, &cfg)
+	if len(cfg.ColumnWidths) > 0 {
+		if err := h.store.SaveColumnWidths(c.Context(), sc.u.UserID, sc.sheet.ID, cfg.ColumnWidths); err != nil {
+			return err
+		}
+	}
 	gp := gridParams{filter: cfg.Filter, field: cfg.FilterField, search: cfg.SearchValue, q: cfg.Q, sort: cfg.SortField, dir: cfg.SortDir, size: gridPage}
 	return c.Redirect(sc.base()+"?"+gp.values().Encode(), fiber.StatusSeeOther)
 }
@@ -391,6 +402,9 @@ func (h *Handler) SaveView(c *fiber.Ctx) error {
 		SortField: c.FormValue("sort"), SortDir: c.FormValue("dir")}
 	if cfg.Filter == "all" {
 		cfg.Filter = ""
+	}
+	if cfg.ColumnWidths, err = h.store.GetColumnWidths(c.Context(), sc.u.UserID, sc.sheet.ID); err != nil {
+		return err
 	}
 	raw, _ := json.Marshal(cfg)
 	v := &store.View{AccountID: sc.u.AccountID, SheetID: sc.sheet.ID, Name: name, Config: raw, CreatedBy: sc.u.UserID}

@@ -139,3 +139,33 @@ func changeLabel(ctx context.Context, what string) string {
 	}
 	return what
 }
+
+// Column widths a person may set, in pixels.
+const minColumnWidth, maxColumnWidth = 40, 1200
+
+// SaveLayout handles POST …/layout: {"widths": {fieldKey: pixels}}, the column widths the
+// user dragged the grid's columns to, kept for them in this sheet (and saved with a view).
+func (h *Handler) SaveLayout(c *fiber.Ctx) error {
+	sc, err := h.loadSheet(c)
+	if err != nil {
+		return err
+	}
+	var body struct {
+		Widths store.ColumnWidths `json:"widths"`
+	}
+	if err := json.Unmarshal(c.Body(), &body); err != nil {
+		return errs.Invalidf("body", "The layout is not valid JSON: %v", err)
+	}
+	for k, w := range body.Widths {
+		if sc.sheet.Config.FieldByKey(k) == nil {
+			return errs.Invalidf("widths", "The sheet has no field %q", k)
+		}
+		if w < minColumnWidth || w > maxColumnWidth {
+			return errs.Invalidf("widths", "Column %s: a width is %d to %d pixels, not %d", k, minColumnWidth, maxColumnWidth, w)
+		}
+	}
+	if err := h.store.SaveColumnWidths(c.Context(), sc.u.UserID, sc.sheet.ID, body.Widths); err != nil {
+		return err
+	}
+	return c.SendStatus(fiber.StatusNoContent)
+}

@@ -91,6 +91,8 @@ type Store interface {
 	ClearColumn(ctx context.Context, sheetID, fieldKey string, opt store.WriteOptions) (*store.BulkResult, error)
 	DeleteWhere(ctx context.Context, sheetID string, q store.RecordQuery, opt store.WriteOptions) (*store.BulkResult, error)
 	BulkUpdate(ctx context.Context, sheetID string, q store.RecordQuery, cells map[string]store.CellIn, opt store.WriteOptions) (*store.BulkResult, error)
+	GetColumnWidths(ctx context.Context, userID, sheetID string) (store.ColumnWidths, error)
+	SaveColumnWidths(ctx context.Context, userID, sheetID string, w store.ColumnWidths) error
 	Undo(ctx context.Context, sheetID string, opt store.WriteOptions) (*store.UndoResult, error)
 	Redo(ctx context.Context, sheetID string, opt store.WriteOptions) (*store.UndoResult, error)
 	UndoState(ctx context.Context, sheetID, actor string) (*store.UndoState, error)

@@ -360,6 +360,102 @@
   });
   document.addEventListener("htmx:afterSettle", syncSelection);
 
+  // --- column widths and the frozen first column -----------------------------------------
+  // A column's right edge drags to a new width, kept for the user in this sheet (POST
+  // …/layout); a double click gives the column back its automatic width.
+  const widths = () => {
+    const g = grid() || document.querySelector("[data-grid]");
+    if (!g) return {};
+    if (!g._widths) {
+      try {
+        g._widths = JSON.parse(g.dataset.colWidths || "{}");
+      } catch {
+        g._widths = {};
+      }
+    }
+    return g._widths;
+  };
+  function sizeColumn(table, key, px) {
+    const cells = table.querySelectorAll(`th[data-key="${CSS.escape(key)}"], td[data-key="${CSS.escape(key)}"]`);
+    const v = px ? px + "px" : "";
+    cells.forEach((c) => {
+      c.style.width = v;
+      c.style.minWidth = v;
+      c.style.maxWidth = v;
+    });
+  }
+  function layout() {
+    const table = document.querySelector("[data-grid]");
+    if (!table) return;
+    for (const [key, px] of Object.entries(widths())) sizeColumn(table, key, px);
+    // The first field's cells are frozen beside the row's box and number.
+    table.querySelectorAll(".sl-frozen-2").forEach((c) => c.classList.remove("sl-frozen", "sl-frozen-2"));
+    const first = table.querySelector("thead th[data-key]");
+    if (!first) return;
+    const key = CSS.escape(first.dataset.key);
+    table.querySelectorAll(`thead th[data-key="${key}"], #grid-body td[data-key="${key}"]`).forEach((c) => c.classList.add("sl-frozen", "sl-frozen-2"));
+    const heads = table.querySelectorAll("thead th");
+    const w0 = heads[0]?.getBoundingClientRect().width || 0;
+    const w1 = heads[1]?.getBoundingClientRect().width || 0;
+    table.style.setProperty("--sl-frozen-1", w0 + "px");
+    table.style.setProperty("--sl-frozen-2", w0 + w1 + "px");
+  }
+  async function saveWidths() {
+    const table = document.querySelector("[data-grid]");
+    if (!table?.dataset.layoutUrl) return;
+    let headers = { "Content-Type": "application/json", "HX-Request": "true" };
+    try {
+      headers = { ...headers, ...JSON.parse(document.body.getAttribute("hx-headers") || "{}") };
+    } catch {
+      // no CSRF header: the server says so
+    }
+    try {
+      const resp = await fetch(table.dataset.layoutUrl, { method: "POST", headers, body: JSON.stringify({ widths: widths() }) });
+      if (!resp.ok) toast("HTTP " + resp.status, "error");
+    } catch (err) {
+      toast(String(err), "error");
+    }
+  }
+  document.addEventListener("pointerdown", (e) => {
+    const handle = e.target.closest?.("[data-col-resize]");
+    if (!handle) return;
+    e.preventDefault();
+    const th = handle.closest("th[data-key]");
+    const table = th.closest("[data-grid]");
+    const key = th.dataset.key;
+    const startX = e.clientX;
+    const startW = th.getBoundingClientRect().width;
+    handle.dataset.dragging = "";
+    handle.setPointerCapture(e.pointerId);
+    const move = (ev) => {
+      const px = Math.round(Math.max(40, Math.min(1200, startW + ev.clientX - startX)));
+      widths()[key] = px;
+      sizeColumn(table, key, px);
+    };
+    const up = () => {
+      delete handle.dataset.dragging;
+      handle.removeEventListener("pointermove", move);
+      handle.removeEventListener("pointerup", up);
+      handle.removeEventListener("pointercancel", up);
+      layout();
+      saveWidths();
+    };
+    handle.addEventListener("pointermove", move);
+    handle.addEventListener("pointerup", up);
+    handle.addEventListener("pointercancel", up);
+  });
+  document.addEventListener("dblclick", (e) => {
+    const th = e.target.closest?.("[data-col-resize]")?.closest("th[data-key]");
+    if (!th) return;
+    delete widths()[th.dataset.key];
+    sizeColumn(th.closest("[data-grid]"), th.dataset.key, 0);
+    layout();
+    saveWidths();
+  });
+  document.addEventListener("DOMContentLoaded", layout);
+  document.addEventListener("htmx:afterSettle", layout);
+  window.addEventListener("resize", layout);
+
   let toastTimer = null;
   function toast(msg, kind, sticky) {
     const box = document.getElementById("grid-toast");
