@@ -11,7 +11,7 @@ type reading struct {
 	terms  []string
 	ids    []int32 // terms interned by the scorer of a Suggest call
 	factor float64
-	notes  []string
+	notes  []Reason
 }
 
 // token is a stretch of a name that was recognised as one unit.
@@ -20,7 +20,7 @@ type token struct {
 	concept string     // set when the words name a concept directly
 	alts    [][]string // English readings from the lexicon (or the word itself)
 	solo    []bool     // alternatives that apply only when the token is the whole name
-	note    string     // how the lexicon read it, "" when it is plain English
+	note    *Reason    // how the lexicon read it, nil when it is plain English; its text has a %q for the reading
 }
 
 const maxReadings = 8
@@ -39,8 +39,8 @@ func analyze(name string) []reading {
 	}
 	toks := dict.tokens(kept)
 	var out []reading
-	var walk func(i int, acc []string, factor float64, notes []string)
-	walk = func(i int, acc []string, factor float64, notes []string) {
+	var walk func(i int, acc []string, factor float64, notes []Reason)
+	walk = func(i int, acc []string, factor float64, notes []Reason) {
 		if len(out) >= maxReadings {
 			return
 		}
@@ -50,8 +50,8 @@ func analyze(name string) []reading {
 		}
 		t := toks[i]
 		if t.concept != "" {
-			if t.note != "" {
-				notes = append(notes[:len(notes):len(notes)], t.note)
+			if t.note != nil {
+				notes = append(notes[:len(notes):len(notes)], *t.note)
 			}
 			walk(i+1, append(acc, t.concept), factor, notes)
 			return
@@ -64,8 +64,8 @@ func analyze(name string) []reading {
 			if j > 0 {
 				f *= 0.9
 			}
-			if t.note != "" {
-				n = append(n[:len(n):len(n)], fmt.Sprintf(t.note, strings.Join(alt, " ")))
+			if t.note != nil {
+				n = append(n[:len(n):len(n)], t.note.with("to", strings.Join(alt, " ")))
 			}
 			walk(i+1, append(acc[:len(acc):len(acc)], alt...), f, n)
 		}
@@ -146,7 +146,7 @@ func (d *dictionary) tokens(ws []string) []token {
 				break
 			}
 		}
-		if n == 1 && t.concept == "" && t.note == "" && !d.known(ws[i]) {
+		if n == 1 && t.concept == "" && t.note == nil && !d.known(ws[i]) {
 			if parts, ok := d.compound(ws[i], 0); ok {
 				t = d.compoundToken(ws[i], parts)
 			}
@@ -170,27 +170,39 @@ func (d *dictionary) lexEntry(raw string) (lexEntry, bool) {
 	return lexEntry{}, false
 }
 
-// conceptNote explains a phrase read directly as a concept, or is "" when the phrase is the
-// concept's own name.
-func conceptNote(raw, concept string, e lexEntry, isLex bool) string {
+// conceptNote explains a phrase read directly as a concept, or is nil when the phrase is
+// the concept's own name.
+func conceptNote(raw, concept string, e lexEntry, isLex bool) *Reason {
 	name := strings.ReplaceAll(concept, "_", " ")
 	if raw == name || stem(raw) == name {
-		return ""
+		return nil
 	}
+	r := synonymNote(raw, name)
 	if isLex && e.lang == "abbreviation" {
-		return fmt.Sprintf("abbreviation: %q → %s", raw, name)
+		r = because(ReasonAbbreviation, fmt.Sprintf("abbreviation: %q → %s", raw, name), "from", raw, "to", name)
 	}
-	return fmt.Sprintf("synonym: %q → %s", raw, name)
+	return &r
 }
 
-func noteFor(lang, raw string) string {
+func synonymNote(raw, name string) Reason {
+	return because(ReasonSynonym, fmt.Sprintf("synonym: %q → %s", raw, name), "from", raw, "to", name)
+}
+
+// langCodes are the lexicons' languages as language codes (a reason's "lang").
+var langCodes = map[string]string{"German": "de", "French": "fr", "Spanish": "es", "Portuguese": "pt", "Italian": "it", "Dutch": "nl"}
+
+// noteFor is how a lexicon's entry for raw was read; its text waits for the reading.
+func noteFor(lang, raw string) *Reason {
+	var r Reason
 	switch lang {
 	case "abbreviation":
-		return fmt.Sprintf("abbreviation: %q → %%q", raw)
+		r = because(ReasonAbbreviation, fmt.Sprintf("abbreviation: %q → %%q", raw), "from", raw)
 	case "synonym":
-		return fmt.Sprintf("synonym: %q → %%q", raw)
+		r = because(ReasonSynonym, fmt.Sprintf("synonym: %q → %%q", raw), "from", raw)
+	default:
+		r = because(ReasonLanguage, fmt.Sprintf("%s: %q → %%q", lang, raw), "lang", langCodes[lang], "from", raw)
 	}
-	return fmt.Sprintf("%s: %q → %%q", lang, raw)
+	return &r
 }
 
 // compound splits an unknown word into known parts, German and Dutch style, allowing the
@@ -235,11 +247,12 @@ func (d *dictionary) compoundToken(w string, parts []string) token {
 			ws = append(ws, p)
 		}
 	}
-	return token{raw: w, alts: [][]string{ws}, note: fmt.Sprintf("compound: %q = %q → %%q", w, strings.Join(parts, "+"))}
+	note := because(ReasonCompound, fmt.Sprintf("compound: %q = %q → %%q", w, strings.Join(parts, "+")), "word", w, "parts", strings.Join(parts, "+"))
+	return token{raw: w, alts: [][]string{ws}, note: &note}
 }
 
 // conceptPass turns runs of English words into concepts, longest first, and stems the rest.
-func (d *dictionary) conceptPass(ws []string, factor float64, notes []string) reading {
+func (d *dictionary) conceptPass(ws []string, factor float64, notes []Reason) reading {
 	r := reading{factor: factor, notes: notes}
 	seen := map[string]bool{}
 	add := func(t string) {
@@ -263,7 +276,7 @@ func (d *dictionary) conceptPass(ws []string, factor float64, notes []string) re
 				if k > 1 || c != run[0] {
 					phrase := strings.Join(ws[i:i+k], " ")
 					if phrase != strings.ReplaceAll(c, "_", " ") {
-						r.notes = append(r.notes, fmt.Sprintf("synonym: %q → %s", phrase, strings.ReplaceAll(c, "_", " ")))
+						r.notes = append(r.notes, synonymNote(phrase, strings.ReplaceAll(c, "_", " ")))
 					}
 				}
 				break

@@ -251,7 +251,7 @@ func applyEnumHistory(nv string, opts []option, index map[string]int, hist Histo
 			if j != best {
 				reasons = nil
 			}
-			best, conf, reasons = j, c, append(reasons, r)
+			best, conf, reasons = j, c, append(reasons, r.Text)
 		}
 	}
 	return best, conf, reasons

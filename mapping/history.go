@@ -65,16 +65,16 @@ func historyConfidence(n int) float64 {
 // signal is the history evidence that normalised source src goes to destination dst: the
 // current user's history at full weight, other users' at OtherUsersWeight, the larger of the
 // two.
-func (h History) signal(src, dst string) (float64, string) {
+func (h History) signal(src, dst string) (float64, Reason) {
 	mine, others := h.Mine[src][dst], h.Others[src][dst]
 	var conf float64
-	var reason string
+	var reason Reason
 	if mine > 0 {
-		conf, reason = historyConfidence(mine), fmt.Sprintf("you mapped this before (%d×)", mine)
+		conf, reason = historyConfidence(mine), because(ReasonHistoryMine, fmt.Sprintf("you mapped this before (%d×)", mine), "count", itoa(mine))
 	}
 	if others > 0 {
 		if c := OtherUsersWeight * historyConfidence(others); c > conf {
-			conf, reason = c, fmt.Sprintf("other users in this environment mapped this before (%d×, counted at 80%%)", others)
+			conf, reason = c, because(ReasonHistoryOthers, fmt.Sprintf("other users in this environment mapped this before (%d×, counted at 80%%)", others), "count", itoa(others))
 		}
 	}
 	return conf, reason

@@ -24,6 +24,9 @@ const (
 	nKinds
 )
 
+// kindCodes name the kinds in a reason's args (the wizard's "map.kind.<code>").
+var kindCodes = [nKinds]string{"text", "email", "url", "date", "number", "boolean", "phone", "iban", "currency", "country", "hash_number"}
+
 var kindNames = [nKinds]string{"text", "e-mail addresses", "web addresses", "dates", "numbers", "yes/no values", "phone numbers", "IBANs", "currency codes", "countries", "#-numbers"}
 
 var (

@@ -54,7 +54,7 @@ type column struct {
 type evidence struct {
 	conf    float64
 	full    bool // the names mean the same thing
-	reasons []string
+	reasons []Reason
 }
 
 // weigher gives each term its weight on one side of a comparison.
@@ -114,11 +114,15 @@ func (s *scorer) nameEvidence(c *column, fi *fieldInfo, explain bool) evidence {
 			continue
 		}
 		if c.fold == nv.fold {
-			return evidence{conf: confExact, full: true, reasons: explained(explain, "header equals the field's %s %q", nv.what, nv.raw)}
+			return evidence{conf: confExact, full: true, reasons: explained(explain, func() Reason {
+				return nv.because(ReasonHeaderEquals, fmt.Sprintf("header equals the field's %s %q", nv.what, nv.raw))
+			})}
 		}
 		if c.norm == nv.norm || c.compact == nv.compact {
 			if confNormalized > best.conf {
-				best = evidence{conf: confNormalized, full: true, reasons: explained(explain, "header matches the field's %s %q apart from case and separators", nv.what, nv.raw)}
+				best = evidence{conf: confNormalized, full: true, reasons: explained(explain, func() Reason {
+					return nv.because(ReasonHeaderNormalized, fmt.Sprintf("header matches the field's %s %q apart from case and separators", nv.what, nv.raw))
+				})}
 			}
 			continue
 		}
@@ -136,11 +140,18 @@ func (s *scorer) nameEvidence(c *column, fi *fieldInfo, explain bool) evidence {
 	return best
 }
 
-func explained(explain bool, format string, args ...any) []string {
+// explained is the reason r makes, when reasons are asked for.
+func explained(explain bool, r func() Reason) []Reason {
 	if !explain {
 		return nil
 	}
-	return []string{fmt.Sprintf(format, args...)}
+	return []Reason{r()}
+}
+
+// because is a reason about this name of the field: its args name it (what: key, label
+// or alternative_name; name: as written).
+func (nv nameVariant) because(code, text string, kv ...string) Reason {
+	return because(code, text, append([]string{"what", strings.ReplaceAll(nv.what, " ", "_"), "name", nv.raw}, kv...)...)
 }
 
 func (s *scorer) compareReadings(hr, fr reading, nv nameVariant, explain bool) evidence {
@@ -151,7 +162,8 @@ func (s *scorer) compareReadings(hr, fr reading, nv nameVariant, explain bool) e
 	if sameIDs(hr.ids, fr.ids) {
 		e := evidence{conf: confSameTerms * factor, full: factor == 1}
 		if explain {
-			e.reasons = append(append([]string(nil), hr.notes...), fmt.Sprintf("header and the field's %s %q both mean %q", nv.what, nv.raw, strings.Join(display(hr.terms), " ")))
+			terms := strings.Join(display(hr.terms), " ")
+			e.reasons = append(append([]Reason(nil), hr.notes...), nv.because(ReasonSameMeaning, fmt.Sprintf("header and the field's %s %q both mean %q", nv.what, nv.raw, terms), "terms", terms))
 		}
 		return e
 	}
@@ -164,15 +176,15 @@ func (s *scorer) compareReadings(hr, fr reading, nv nameVariant, explain bool) e
 	if !explain {
 		return e
 	}
-	e.reasons = append([]string(nil), hr.notes...)
+	e.reasons = append([]Reason(nil), hr.notes...)
 	if len(why) == 0 {
-		why = []string{"are related"}
+		why = []Reason{because(ReasonRelated, "are related")}
 	}
 	for _, w := range why {
-		if strings.HasPrefix(w, "header word") {
-			e.reasons = append(e.reasons, fmt.Sprintf("%s in the field's %s %q", w, nv.what, nv.raw))
+		if w.Code == ReasonSpelled {
+			e.reasons = append(e.reasons, nv.because(w.Code, fmt.Sprintf("%s in the field's %s %q", w.Text, nv.what, nv.raw), "word", w.Args["word"], "like", w.Args["like"], "percent", w.Args["percent"]))
 		} else {
-			e.reasons = append(e.reasons, fmt.Sprintf("header and the field's %s %q %s", nv.what, nv.raw, w))
+			e.reasons = append(e.reasons, nv.because(w.Code, fmt.Sprintf("header and the field's %s %q %s", nv.what, nv.raw, w.Text), "words", w.Args["words"]))
 		}
 	}
 	return e
@@ -239,7 +251,7 @@ func (s *scorer) descriptionEvidence(c *column, fi *fieldInfo, explain bool) evi
 		if conf := descCap * num / den * hr.factor; conf > best.conf {
 			best = evidence{conf: conf}
 			if explain {
-				best.reasons = append(append([]string(nil), hr.notes...), fmt.Sprintf("the field's description mentions %s", quoteList(found)))
+				best.reasons = append(append([]Reason(nil), hr.notes...), because(ReasonDescription, fmt.Sprintf("the field's description mentions %s", quoteList(found)), "words", quoteList(found)))
 			}
 		}
 	}

@@ -173,8 +173,9 @@ func (s *scorer) best(t int32, other []int32) float64 {
 
 // overlap measures how much of h is covered by f and of f by h, each weighted. With
 // explain it also says which terms matched and how.
-func (s *scorer) overlap(h, f []int32, explain bool) (covH, covF float64, why []string) {
-	var shared, spelled []string
+func (s *scorer) overlap(h, f []int32, explain bool) (covH, covF float64, why []Reason) {
+	var shared []string
+	var spelled []Reason
 	var num, den float64
 	for _, t := range h {
 		c := s.best(t, f)
@@ -188,7 +189,9 @@ func (s *scorer) overlap(h, f []int32, explain bool) (covH, covF float64, why []
 			m := bestMatch(s.terms[t], s.names(f))
 			switch {
 			case m.spelled != "":
-				spelled = append(spelled, fmt.Sprintf("header word %q is spelled like %q (%.0f%% alike)", s.terms[t], m.spelled, 100*m.alike))
+				pct := fmt.Sprintf("%.0f", 100*m.alike)
+				spelled = append(spelled, because(ReasonSpelled, fmt.Sprintf("header word %q is spelled like %q (%s%% alike)", s.terms[t], m.spelled, pct),
+					"word", s.terms[t], "like", m.spelled, "percent", pct))
 			case c >= 0.5:
 				shared = append(shared, strings.ReplaceAll(s.terms[t], "_", " "))
 			}
@@ -211,7 +214,7 @@ func (s *scorer) overlap(h, f []int32, explain bool) (covH, covF float64, why []
 		covF = num / den
 	}
 	if len(shared) > 0 {
-		why = append(why, "share "+quoteList(shared))
+		why = append(why, because(ReasonShare, "share "+quoteList(shared), "words", quoteList(shared)))
 	}
 	return covH, covF, append(why, spelled...)
 }

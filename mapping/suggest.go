@@ -57,7 +57,8 @@ type Suggestion struct {
 	Source       string  // the column's header
 	Destination  string  // the chosen field's key; "" when no field fits
 	Confidence   float64 // in (0, MaxConfidence] when Destination is set, else 0
-	Reasons      []string
+	Reasons      []string // Why in English
+	Why          []Reason
 	AutoApply    bool        // Confidence reaches the sheet's threshold
 	Alternatives []Candidate // the next best fields, most confident first
 	// AddAsCustom is set when no field fits and the sheet allows additional fields: the
@@ -69,7 +70,8 @@ type Suggestion struct {
 type Candidate struct {
 	Field      string
 	Confidence float64
-	Reasons    []string
+	Reasons    []string // Why in English
+	Why        []Reason
 }
 
 // pair is a scored (column, field) combination.
@@ -93,7 +95,7 @@ func Suggest(src []Column, dst model.SheetConfig, hist History, opts Options) Pl
 	fields := prepareFields(dst.Fields)
 	cols := prepareColumns(src)
 	sc := newScorer(cols, fields, headerWeigher(cols), fieldWeigher(fields), hist)
-	explain := func(p pair) []string { return sc.score(&cols[p.col], &fields[p.field], true).reasons }
+	explain := func(p pair) []Reason { return sc.score(&cols[p.col], &fields[p.field], true).reasons }
 	perCol := make([][]pair, len(cols))
 	for i := range cols {
 		for _, j := range sc.candidates(&cols[i], fields) {
@@ -108,16 +110,19 @@ func Suggest(src []Column, dst model.SheetConfig, hist History, opts Options) Pl
 		s := &plan.Columns[i]
 		s.Source = c.header
 		if p := chosen[i]; p != nil {
-			s.Destination, s.Confidence, s.Reasons = fields[p.field].f.Key, p.ev.conf, explain(*p)
+			s.Destination, s.Confidence, s.Why = fields[p.field].f.Key, p.ev.conf, explain(*p)
+			s.Reasons = Texts(s.Why)
 			s.AutoApply = s.Confidence >= plan.Threshold
 		}
 		s.Alternatives = alternatives(perCol[i], chosen[i], opts.Alternatives, func(p pair) Candidate {
-			return Candidate{Field: fields[p.field].f.Key, Confidence: p.ev.conf, Reasons: explain(p)}
+			why := explain(p)
+			return Candidate{Field: fields[p.field].f.Key, Confidence: p.ev.conf, Reasons: Texts(why), Why: why}
 		})
 		if chosen[i] == nil && dst.AllowAdditionalFields && !c.generic {
 			f := custom.field(c.header)
 			s.AddAsCustom = &f
-			s.Reasons = []string{"no field fits; the sheet allows additional fields, so the column can be added as a custom field named after its header"}
+			s.Why = []Reason{because(ReasonCustomField, "no field fits; the sheet allows additional fields, so the column can be added as a custom field named after its header")}
+			s.Reasons = Texts(s.Why)
 		}
 	}
 	for j, u := range used {

@@ -111,9 +111,11 @@ func valueEvidence(c *column, fi *fieldInfo, ev evidence, explain bool) evidence
 	case k == kindNumber && p.onlyBinary():
 		// 0 and 1 could be a count or a flag: no evidence either way
 	case k != kindText && fits(p, k):
-		ev.boost(kindBoost[k], "sample values look like "+kindNames[k], explain)
+		ev.boost(kindBoost[k], because(ReasonValuesLookLike, "sample values look like "+kindNames[k], "kind", kindCodes[k]), explain)
 		if ev.conf < 0.45 && (c.generic && distinctive[k] && k != kindDate || k == kindEmail) {
-			ev = evidence{conf: 0.45, reasons: explained(explain, "the header says little, but the sample values look like %s", kindNames[k])}
+			ev = evidence{conf: 0.45, reasons: explained(explain, func() Reason {
+				return because(ReasonValuesOnly, "the header says little, but the sample values look like "+kindNames[k], "kind", kindCodes[k])
+			})}
 		}
 	case k != kindText:
 		ev.conf *= 0.6
@@ -124,7 +126,7 @@ func valueEvidence(c *column, fi *fieldInfo, ev evidence, explain bool) evidence
 	case dom == kindHashNumber && fieldSays(fi, "number"):
 		ev.conf = max(ev.conf, 0.45)
 		if explain {
-			ev.reasons = append(ev.reasons, "sample values look like #-numbers, the way shops number orders")
+			ev.reasons = append(ev.reasons, because(ReasonHashNumbers, "sample values look like #-numbers, the way shops number orders"))
 		}
 	}
 	return ev
@@ -132,7 +134,7 @@ func valueEvidence(c *column, fi *fieldInfo, ev evidence, explain bool) evidence
 
 // boost raises a name-based confidence the samples confirm. Partial name matches stay below
 // partialCap, so samples alone never push a guess above 0.9.
-func (ev *evidence) boost(amount float64, reason string, explain bool) {
+func (ev *evidence) boost(amount float64, reason Reason, explain bool) {
 	if ev.conf == 0 {
 		return
 	}
@@ -153,13 +155,14 @@ func enumEvidence(p profile, fi *fieldInfo, ev evidence, explain bool) evidence 
 	r := float64(matched) / float64(len(p.vals))
 	switch {
 	case r >= 0.5:
-		reason := ""
+		var reason Reason
 		if explain {
-			reason = fmt.Sprintf("sample values match the field's options (%d of %d)", matched, len(p.vals))
+			reason = because(ReasonOptionsMatch, fmt.Sprintf("sample values match the field's options (%d of %d)", matched, len(p.vals)),
+				"matched", itoa(matched), "total", itoa(len(p.vals)))
 		}
 		ev.boost(0.4*r, reason, explain)
 		if r >= 0.8 && len(p.vals) >= 2 && ev.conf < 0.5+0.2*r {
-			ev = evidence{conf: 0.5 + 0.2*r, reasons: explained(explain, "%s", reason)}
+			ev = evidence{conf: 0.5 + 0.2*r, reasons: explained(explain, func() Reason { return reason })}
 		}
 	case matched == 0 && len(p.vals) >= 2:
 		ev.conf *= 0.7

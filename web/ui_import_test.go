@@ -102,6 +102,19 @@ func TestImportWizard(t *testing.T) {
 	if doc.Find(`[data-testid=import-confidence]`).Length() < 3 {
 		t.Error("suggestions carry no confidence")
 	}
+	// The reasons are said in the page's language, naming the language a header was read in.
+	reasons := func(doc *goquery.Document) string {
+		return doc.Find(`[data-testid=import-row][data-column="Vorname"] li`).Text()
+	}
+	if got := reasons(doc); !strings.Contains(got, "Deutsch: “vorname” → first name") {
+		t.Errorf("the reasons for Vorname say %q", got)
+	}
+	b.cookies["lang"] = "de"
+	_, de := b.do(t, "GET", href, nil, false)
+	delete(b.cookies, "lang")
+	if got := reasons(de); !strings.Contains(got, "Deutsch: „vorname“ → first name") || !strings.Contains(got, "Überschrift und „first_name“ (Schlüssel des Feldes) bedeuten beide „first name“") {
+		t.Errorf("in German the reasons for Vorname say %q", got)
+	}
 	enum := doc.Find(`[data-testid=import-enum]`)
 	if enum.Length() != 1 || !strings.Contains(enum.Text(), "Silber") {
 		t.Fatalf("enum table: got %q, want the Tier values", enum.Text())

@@ -240,7 +240,7 @@ func (h *Imports) suggestColumns(c *fiber.Ctx, ic *importCtx, dst *model.Sheet, 
 	}
 	for i, sg := range plan.Columns {
 		sf := ic.src.Config.Fields[i]
-		col := views.ImportColumn{Index: i, Key: sf.Key, Header: cols[i].Header, Samples: firstN(cols[i].Samples, 3), Reasons: sg.Reasons}
+		col := views.ImportColumn{Index: i, Key: sf.Key, Header: cols[i].Header, Samples: firstN(cols[i].Samples, 3), Reasons: reasonTexts(c.Context(), sg.Why)}
 		switch {
 		case sg.Destination != "" && sg.AutoApply:
 			col.Dest = sg.Destination
