@@ -54,9 +54,9 @@ type Plan struct {
 
 // Suggestion is the proposal for one source column.
 type Suggestion struct {
-	Source       string  // the column's header
-	Destination  string  // the chosen field's key; "" when no field fits
-	Confidence   float64 // in (0, MaxConfidence] when Destination is set, else 0
+	Source       string   // the column's header
+	Destination  string   // the chosen field's key; "" when no field fits
+	Confidence   float64  // in (0, MaxConfidence] when Destination is set, else 0
 	Reasons      []string // Why in English
 	Why          []Reason
 	AutoApply    bool        // Confidence reaches the sheet's threshold
