@@ -9,7 +9,7 @@ import (
 
 // mustCreateRecordSheet makes a workbook and sheet in SQL (their API lives elsewhere) in a
 // new space of the test environment.
-func (e *apiEnv) mustCreateRecordSheet(t *testing.T, fields string) (spaceID, sheetID string) {
+func (e *apiEnv) mustCreateRecordSheet(t testing.TB, fields string) (spaceID, sheetID string) {
 	t.Helper()
 	sp := e.mustCreateSpace(t, testSecret, map[string]any{"name": "records", "environmentId": e.envID})
 	spaceID = sp["id"].(string)
@@ -33,7 +33,7 @@ const contactFields = `[
 	{"key":"a.b","type":"string"}
 ]`
 
-func recordsOf(t *testing.T, m map[string]any) []map[string]any {
+func recordsOf(t testing.TB, m map[string]any) []map[string]any {
 	t.Helper()
 	list, _ := dataOf(m)["records"].([]any)
 	out := make([]map[string]any, len(list))

@@ -108,7 +108,7 @@ func reopen(t *testing.T, e *apiEnv) *apiEnv {
 }
 
 // call sends a request with a bearer token and decodes the JSON answer.
-func (e *apiEnv) call(t *testing.T, method, path, token string, body any) (int, map[string]any) {
+func (e *apiEnv) call(t testing.TB, method, path, token string, body any) (int, map[string]any) {
 	t.Helper()
 	var r io.Reader
 	switch b := body.(type) {
@@ -137,7 +137,7 @@ func (e *apiEnv) call(t *testing.T, method, path, token string, body any) (int, 
 	return resp.StatusCode, out
 }
 
-func (e *apiEnv) mustCall(t *testing.T, method, path, token string, body any) map[string]any {
+func (e *apiEnv) mustCall(t testing.TB, method, path, token string, body any) map[string]any {
 	t.Helper()
 	status, out := e.call(t, method, path, token, body)
 	if status != http.StatusOK {
@@ -163,7 +163,7 @@ func errorKey(t *testing.T, m map[string]any) string {
 	return k
 }
 
-func (e *apiEnv) mustCreateSpace(t *testing.T, token string, body map[string]any) map[string]any {
+func (e *apiEnv) mustCreateSpace(t testing.TB, token string, body map[string]any) map[string]any {
 	t.Helper()
 	return dataOf(e.mustCall(t, "POST", "/v1/spaces", token, body))
 }
