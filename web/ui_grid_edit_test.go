@@ -112,6 +112,11 @@ func TestGridEditEndpoint(t *testing.T) {
 		t.Fatalf("delete left %q", got)
 	}
 	replay("/undo", "Undone: row delete (1 record)", replaced)
+	form("/rows", url.Values{})
+	if got := sheetLines(t, e, sheetID); len(got) != 3 {
+		t.Fatalf("add row left %q", got)
+	}
+	replay("/undo", "Undone: added row (1 record)", replaced)
 	replay("/undo", "Undone: find & replace (1 record)", pasted)
 	// In German, the message is German.
 	b.cookies["lang"] = "de"
