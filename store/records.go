@@ -185,17 +185,17 @@ func (rc *readCtx) page(rs *recSheet, q *RecordQuery) ([]*Record, error) {
 	args := append(append([]any{}, where.Args...), order.Args...)
 	query := `SELECT r.rid FROM records r` + hint + ` WHERE ` + where.SQL + ` ORDER BY ` + order.SQL
 	if q.SortField != "" && rc.sorts != nil {
-		// A sorted query reads every value anyway: its whole order is computed once in the
-		// background and kept, so the next pages are slices of it.
-		gen, key := rc.sorts.gen(rs.sk), sortKey(query, args)
-		if all, ok := rc.sorts.get(rs.sk, gen, key); ok {
-			from := min(q.Page.Offset(), len(all))
-			return rc.load(rs, all[from:min(from+q.Page.Size, len(all))])
-		}
+		// A sorted query reads every value anyway: the first page computes the whole order
+		// and keeps it, so the next pages are slices of it.
 		reader := rc.q
-		rc.sorts.build(rs.sk, gen, key, func(ctx context.Context) ([]int64, error) {
+		all, err := kept(rc.ctx, rc.sorts, rs.sk, rc.sorts.gen(rs.sk), sortKey(query, args), func(ctx context.Context) ([]int64, error) {
 			return queryRids(ctx, reader, "sort records", query, args...)
 		})
+		if err != nil {
+			return nil, err
+		}
+		from := min(q.Page.Offset(), len(all))
+		return rc.load(rs, all[from:min(from+q.Page.Size, len(all))])
 	}
 	offset := q.Page.Offset()
 	if k := offset / anchorStep; k > 0 && rc.anchors != nil && q.plain() && (q.Filter == "" || q.Filter == "all") && q.SortField == "" && !q.SortDesc {

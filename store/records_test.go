@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -537,29 +538,35 @@ func TestReferences(t *testing.T) {
 	}
 }
 
-func TestFieldValues(t *testing.T) {
+// CellValues counts every distinct value of a field exactly, most frequent first, with the
+// valid and invalid records holding each; the kept list follows writes.
+func TestCellValues(t *testing.T) {
 	e := mustOpenDB(t)
 	sh := e.mustCreateSheet(t, contacts)
 	e.mustInsert(t, sh, rows(
 		map[string]any{"name": "Ann", "age": "42"}, map[string]any{"name": "Bob", "age": "42"},
 		map[string]any{"name": "Ann", "age": "7"}, map[string]any{"name": "", "age": "old"}, map[string]any{"name": "Cy"},
 	))
-	got, err := e.db.FieldValues(t.Context(), e.account, sh, "name", 2, 0)
+	got, err := e.db.CellValues(t.Context(), e.account, sh, "name", store.RecordQuery{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != 2 || string(got[0].Value) != `"Ann"` || got[0].Count != 2 || string(got[1].Value) != `"Bob"` || got[1].Count != 1 {
+	if len(got) != 3 || string(got[0].Value) != `"Ann"` || got[0].Total != 2 || string(got[1].Value) != `"Bob"` || got[1].Total != 1 {
 		t.Errorf("names: got %s", fmt.Sprint(got))
 	}
-	got, _ = e.db.FieldValues(t.Context(), e.account, sh, "age", 10, 0)
-	if len(got) != 3 || string(got[0].Value) != "42" || got[0].Count != 2 || string(got[2].Value) != `"old"` {
-		t.Errorf("ages (numbers stay numbers, the invalid text stays text): got %s", fmt.Sprint(got))
+	got, _ = e.db.CellValues(t.Context(), e.account, sh, "age", store.RecordQuery{})
+	if len(got) != 3 || string(got[0].Value) != "42" || got[0].Total != 2 || string(got[2].Value) != `"old"` || got[2].Error != 1 {
+		t.Errorf("ages (numbers stay numbers, the invalid text stays text and counts as an error): got %s", fmt.Sprint(got))
 	}
-	if got, _ = e.db.FieldValues(t.Context(), e.account, sh, "name", 10, 2); len(got) != 2 || got[0].Count != 1 {
-		t.Errorf("names among the first two records: got %s", fmt.Sprint(got))
+	if got, _ = e.db.CellValues(t.Context(), e.account, sh, "name", store.RecordQuery{Filter: "error"}); len(got) != 0 {
+		t.Errorf("names of records with errors (the one without a name has none): got %s", fmt.Sprint(got))
 	}
-	if _, err := e.db.FieldValues(t.Context(), e.account, sh, "nope", 10, 0); err == nil {
+	if _, err := e.db.CellValues(t.Context(), e.account, sh, "nope", store.RecordQuery{}); err == nil {
 		t.Error("an unknown field is not refused")
+	}
+	e.mustInsert(t, sh, rows(map[string]any{"name": "Bob"}, map[string]any{"name": "Bob"}))
+	if got, _ = e.db.CellValues(t.Context(), e.account, sh, "name", store.RecordQuery{}); string(got[0].Value) != `"Bob"` || got[0].Total != 3 {
+		t.Errorf("after a write the kept list is stale: %s", fmt.Sprint(got))
 	}
 }
 
@@ -596,5 +603,24 @@ func TestSortedPagesFollowWrites(t *testing.T) {
 	e.mustInsert(t, sh, rows(map[string]any{"name": "Al"}))
 	if p1 := names(1); p1 != `"Aaron","Al"` {
 		t.Fatalf("after an insert: %s", p1)
+	}
+}
+
+// A search finds text anywhere in a value ignoring ASCII case, and LIKE's wildcards and
+// escape character in what is searched are plain text.
+func TestSearchTextIsPlain(t *testing.T) {
+	e := mustOpenDB(t)
+	sh := e.mustCreateSheet(t, model.SheetConfig{Name: "S", Fields: []model.Field{{Key: "name", Type: model.FieldString}}})
+	e.mustInsert(t, sh, rows(map[string]any{"name": "50% off"}, map[string]any{"name": "a_b"}, map[string]any{"name": `c\d`},
+		map[string]any{"name": "MiXeD Case"}, map[string]any{"name": `say "hi"`}, map[string]any{"name": "plain"}))
+	for needle, want := range map[string]string{"%": "50% off", "_": "a_b", `\`: `c\d`, "mixed": "MiXeD Case", "XED c": "MiXeD Case", `"hi`: `say "hi"`} {
+		got := e.mustGet(t, sh, store.RecordQuery{SearchValue: needle})
+		if len(got) != 1 || value(got[0], "name") != strconv.Quote(want) {
+			var names []string
+			for _, r := range got {
+				names = append(names, value(r, "name"))
+			}
+			t.Errorf("search %q found %v, want only %q", needle, names, want)
+		}
 	}
 }

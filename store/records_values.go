@@ -2,61 +2,74 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
-	"math"
 
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/ffql"
 )
 
-// ValueCount is one distinct value of a field and how many records hold it.
-type ValueCount struct {
-	Value json.RawMessage // the JSON value as stored
-	Count int64
+// CellCount is one distinct value of a field and the records that hold it: all of them,
+// the valid ones and those with an error.
+type CellCount struct {
+	Value               json.RawMessage // the JSON value as stored
+	Total, Valid, Error int64
 }
 
-// FieldValues returns the most frequent non-empty values of one field among the sheet's
-// first scan records (0: all of them), the most frequent first (ties in value order), at
-// most limit. It is a scan: the grid asks for it only when a column's menu opens, and caps
-// it so the menu opens quickly on big sheets. Errors: not_found, invalid (unknown field).
-func (db *DB) FieldValues(ctx context.Context, accountID, sheetID, key string, limit, scan int) ([]ValueCount, error) {
+// cellValuesKept is the most distinct values a kept list holds (bigger lists are computed
+// for each request rather than held in memory).
+const cellValuesKept = 100000
+
+// CellValues returns every distinct non-empty value of field key among the records q
+// selects, exactly, with their counts, the most frequent first (ties in value order). The
+// list is kept until the sheet's next write, so the pages and menus after the first are
+// answered from memory. Errors: not_found, invalid (unknown field, bad query).
+func (db *DB) CellValues(ctx context.Context, accountID, sheetID, key string, q RecordQuery) ([]CellCount, error) {
 	rs, err := db.readSheet(ctx, accountID, sheetID)
 	if err != nil {
 		return nil, err
 	}
 	if rs.Schema.Rule(key) == nil {
-		return nil, errs.Invalidf("field", "The sheet has no field %q", key)
+		return nil, errs.Invalidf("fieldKey", "The sheet has no field %q", key)
 	}
 	if rs.sk == 0 {
-		return nil, nil
+		return []CellCount{}, nil
 	}
-	where, err := (&readCtx{ctx: ctx, q: db.r}).where(rs, &RecordQuery{})
+	where, err := (&readCtx{ctx: ctx, q: db.r}).where(rs, &q)
 	if err != nil {
 		return nil, err
 	}
-	v, args := rs.valueExpr("r", key)
-	if scan <= 0 {
-		scan = math.MaxInt64 // no limit
-	}
+	v, vargs := rs.valueExpr("r", key)
 	ty := rs.d.typing()
 	sv := ffql.Frag{SQL: "s.v"}
 	empty, asJSON, order := ty.Empty(sv, false), ty.JSON(sv), ty.Order(sv, " ASC")
-	args = append(append(append(append(append(asJSON.Args, args...), where.Args...), scan), empty.Args...), order.Args...)
-	rows, err := db.r.QueryContext(ctx, `SELECT `+asJSON.SQL+`, count(*) AS n FROM (SELECT `+v+` AS v FROM records r WHERE `+where.SQL+` ORDER BY r.rid LIMIT ?) AS s
-		WHERE NOT `+empty.SQL+` GROUP BY s.v ORDER BY n DESC, `+order.SQL+` LIMIT ?`, append(args, limit)...)
-	if err != nil {
-		return nil, errs.Wrap(err, "field values")
+	args := append(append(append(append(append([]any{}, asJSON.Args...), vargs...), where.Args...), empty.Args...), order.Args...)
+	query := `SELECT ` + asJSON.SQL + `, count(*) AS n, CAST(sum(s.valid) AS BIGINT) FROM (SELECT ` + v + ` AS v, r.valid AS valid FROM records r WHERE ` + where.SQL + `) AS s
+		WHERE NOT ` + empty.SQL + ` GROUP BY s.v ORDER BY n DESC, ` + order.SQL
+	compute := func(ctx context.Context) ([]CellCount, error) {
+		out := []CellCount{}
+		err := eachRow(ctx, db.r, "cell values", query, args, func(rows *sql.Rows) error {
+			var c CellCount
+			var raw string
+			if err := rows.Scan(&raw, &c.Total, &c.Valid); err != nil {
+				return errs.Wrap(err, "scan cell values")
+			}
+			c.Value, c.Error = json.RawMessage(raw), c.Total-c.Valid
+			out = append(out, c)
+			return nil
+		})
+		return out, err
 	}
-	defer rows.Close()
-	var out []ValueCount
-	for rows.Next() {
-		var vc ValueCount
-		var raw string
-		if err := rows.Scan(&raw, &vc.Count); err != nil {
-			return nil, errs.Wrap(err, "scan field values")
-		}
-		vc.Value = json.RawMessage(raw)
-		out = append(out, vc)
+	if db.Postgres() {
+		return compute(ctx) // kept lists follow this node's writes only
 	}
-	return out, rows.Err()
+	gen, ck := db.sorts.gen(rs.sk), "cells\x00"+sortKey(query, args)
+	if vals, ok := db.sorts.get(rs.sk, gen, ck); ok {
+		return vals.([]CellCount), nil
+	}
+	vals, err := compute(ctx)
+	if err == nil && len(vals) <= cellValuesKept {
+		db.sorts.put(rs.sk, gen, ck, vals)
+	}
+	return vals, err
 }

@@ -225,6 +225,7 @@ func routes(app *fiber.App, d Deps) {
 	// -- records, counts, find-replace, snapshots (issue 3) --
 	recs, snaps := api.NewRecords(d.Store), api.NewSnapshots(d.Store)
 	v.get(auth.AreaSpaceData, "/sheets/:sheetId/records", recs.Get)
+	v.get(auth.AreaSpaceData, "/sheets/:sheetId/cells", recs.Cells)
 	v.post(auth.AreaSpaceData, "/sheets/:sheetId/records", recs.Insert)
 	v.put(auth.AreaSpaceData, "/sheets/:sheetId/records", recs.Update)
 	v.delete(auth.AreaSpaceData, "/sheets/:sheetId/records", recs.Delete)

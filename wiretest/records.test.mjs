@@ -191,3 +191,29 @@ test("records: a cell written in a layer reads back with it, and layer:created i
   assert.equal(mine[0].domain, "workbook");
   assert.equal(mine[0].payload.layer, "enrichment");
 });
+
+test("cells: distinct values of a field with their counts, exact, sorted and paged", async () => {
+  const sheetId = await newSheet();
+  await api.records.insert(sheetId, [
+    { name: { value: "Ann" }, email: { value: "a@x.io" }, tier: { value: "gold" }, age: { value: 30 } },
+    { name: { value: "Bob" }, email: { value: "b@x.io" }, tier: { value: "gold" }, age: { value: 5 } },
+    { email: { value: "c@x.io" }, tier: { value: "silver" }, age: { value: 30 } },
+    { name: { value: "Dee" }, email: { value: "d@x.io" } },
+  ]);
+  const cells = async (q) => (await api.sheets.getCellValues(sheetId, { distinct: true, ...q })).data;
+  const tiers = (await cells({ fieldKey: "tier", includeCounts: true })).tier;
+  assert.deepEqual(
+    tiers.map((c) => [c.value, c.counts.total, c.counts.valid, c.counts.error, c.valid]),
+    [["gold", 2, 2, 0, true], ["silver", 1, 0, 1, false]],
+    "most frequent first; the record without a name has an error",
+  );
+  const ages = (await cells({ fieldKey: "age", sortField: "age", sortDirection: "desc" })).age;
+  assert.deepEqual(ages.map((c) => c.value), [30, 5], "sorted by value, numbers as numbers");
+  assert.equal(ages[0].counts, undefined, "counts only with includeCounts");
+  assert.deepEqual((await cells({ fieldKey: "tier", filter: "valid" })).tier.map((c) => c.value), ["gold"]);
+  assert.deepEqual((await cells({ fieldKey: "age", pageSize: 1, pageNumber: 2 })).age.map((c) => c.value), [5]);
+  const all = await cells({});
+  assert.deepEqual(Object.keys(all).sort(), ["a.b", "age", "email", "name", "tier"], "every field without fieldKey");
+  await rejectsWith(api.sheets.getCellValues(sheetId, { distinct: false, fieldKey: "tier" }, once), 400);
+  await rejectsWith(api.sheets.getCellValues(sheetId, { distinct: true, fieldKey: "nope" }, once), 400);
+});

@@ -35,7 +35,6 @@ const (
 	gridColumns = 40
 	lookupLimit = 200   // reference look-up options offered
 	valueMenu   = 12    // values offered by a column's filter-by-value menu
-	valueScan   = 50000 // records it counts them in (a scan; the first ones on bigger sheets)
 	countCap    = 10000 // a filtered grid counts its matches up to this many ("10,000+")
 )
 
@@ -313,36 +312,30 @@ func gridCell(spaceID, sheetID, recordID, key string, cell store.Cell) views.Gri
 
 // ColumnValues handles GET /space/:spaceId/sheet/:sheetId/values/:fieldKey with the grid's
 // parameters: a column's filter-by-value menu, the field's most frequent values across the
-// whole sheet with their counts. The menu loads it when it opens (it scans the sheet).
+// whole sheet with their exact counts (the store keeps the list until the sheet's next
+// write). The menu loads it when it opens.
 func (h *Handler) ColumnValues(c *fiber.Ctx) error {
 	sc, err := h.loadSheet(c)
 	if err != nil {
 		return err
 	}
 	key := c.Params("fieldKey")
-	vals, err := h.store.FieldValues(c.Context(), sc.u.AccountID, sc.sheet.ID, key, valueMenu, valueScan)
+	vals, err := h.store.CellValues(c.Context(), sc.u.AccountID, sc.sheet.ID, key, store.RecordQuery{})
 	if err != nil {
 		return err
 	}
-	counts, err := h.store.GetRecordCounts(c.Context(), sc.u.AccountID, sc.sheet.ID)
-	if err != nil {
-		return err
-	}
+	vals = vals[:min(len(vals), valueMenu)]
 	gp := readGridParams(c)
 	p := views.SheetProps{SpaceID: sc.space.ID, SheetID: sc.sheet.ID, Query: gp.values()}
 	f := sc.sheet.Config.FieldByKey(key)
 	out := make([]views.ValueCount, len(vals))
 	for i, v := range vals {
-		out[i] = views.ValueCount{Value: ingest.CellText(v.Value), Count: v.Count}
+		out[i] = views.ValueCount{Value: ingest.CellText(v.Value), Count: v.Total}
 		if f != nil {
 			out[i].Label = enumLabel(f, out[i].Value)
 		}
 	}
-	sampledIn := 0
-	if counts.Total > valueScan {
-		sampledIn = valueScan
-	}
-	return Render(c, fiber.StatusOK, views.ColumnValues(p, key, out, sampledIn))
+	return Render(c, fiber.StatusOK, views.ColumnValues(p, key, out))
 }
 
 // sheetViews lists the sheet's saved views: the user's own (My Views) and everyone's.

@@ -1,0 +1,77 @@
+package bench_test
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"sort"
+	"testing"
+	"time"
+)
+
+// timeGet times one GET of the API and fails the benchmark on an error status.
+func (s *server) timeGet(b *testing.B, path string) time.Duration {
+	req, _ := http.NewRequest("GET", s.base+path, nil)
+	req.Header.Set("Authorization", "Bearer sk_bench")
+	start := time.Now()
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var sink [32 << 10]byte
+	for {
+		if _, err := resp.Body.Read(sink[:]); err != nil {
+			break
+		}
+	}
+	resp.Body.Close()
+	took := time.Since(start)
+	if resp.StatusCode != 200 {
+		b.Fatalf("GET %s: %d", path, resp.StatusCode)
+	}
+	return took
+}
+
+func median(ds []time.Duration) time.Duration {
+	s := append([]time.Duration(nil), ds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s[len(s)/2]
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// queryTimes times the issue-17 queries on an imported sheet of rows people, each the median
+// of 3: a search for one rare e-mail (all fields and one field), the first page sorted by a
+// field never sorted before (cold: three different fields) and pages 2, 500 and 5,000 right
+// after it, and the distinct values of a field with their counts (cold, then warm).
+func queryTimes(b *testing.B, s *server, sheet string, rows int) {
+	base := "/v1/sheets/" + sheet
+	var search, searchField []time.Duration
+	for i := 0; i < 3; i++ {
+		email := fmt.Sprintf("user%d@example.com", rows/3*(i+1)-7)
+		search = append(search, s.timeGet(b, base+"/records?pageSize=100&searchValue="+url.QueryEscape(email)))
+		searchField = append(searchField, s.timeGet(b, base+"/records?pageSize=100&searchField=email&searchValue="+url.QueryEscape(email)))
+	}
+	var first, next []time.Duration
+	for _, f := range []string{"last_name", "city", "amount"} {
+		q := base + "/records?pageSize=100&sortField=" + f + "&sortDirection=asc"
+		first = append(first, s.timeGet(b, q+"&pageNumber=1"))
+		for _, p := range []int{2, 500, 5000} {
+			next = append(next, s.timeGet(b, fmt.Sprintf("%s&pageNumber=%d", q, p)))
+		}
+	}
+	var distinctCold, distinct []time.Duration
+	for _, f := range []string{"first_name", "country", "signup_date"} {
+		q := base + "/cells?distinct=true&includeCounts=true&fieldKey=" + f
+		distinctCold = append(distinctCold, s.timeGet(b, q))
+		distinct = append(distinct, s.timeGet(b, q))
+	}
+	sort.Slice(next, func(i, j int) bool { return next[i] < next[j] })
+	worstNext := next[len(next)-1]
+	b.ReportMetric(ms(median(search)), "search-ms")
+	b.ReportMetric(ms(median(first)), "sorted-first-page-ms")
+	b.ReportMetric(ms(worstNext), "sorted-later-page-max-ms")
+	b.ReportMetric(ms(median(distinctCold)), "distinct-cold-ms")
+	fmt.Printf("queries at %d records (median of 3): search one e-mail %.0f ms, in its field %.0f ms (target <= 100); first sorted page, cold %.0f ms (target <= 500); pages 2, 500, 5,000 after it: median %.0f ms, worst %.0f ms (target <= 100); distinct values with counts cold %.0f ms, warm %.0f ms (target <= 200)\n",
+		rows, ms(median(search)), ms(median(searchField)), ms(median(first)), ms(median(next)), ms(worstNext), ms(median(distinctCold)), ms(median(distinct)))
+}
