@@ -20,10 +20,10 @@ type sortCache struct {
 }
 
 type sortEntry struct {
-	sk   int64
-	gen  uint64
-	key  string
-	val  any // a sorted order ([]int64), or a field's distinct values ([]CellCount)
+	sk  int64
+	gen uint64
+	key string
+	val any // a sorted order ([]int64), or a field's distinct values ([]CellCount)
 }
 
 // sortCacheSize is how many sorted orders and value lists are kept (an order is 8 bytes a
