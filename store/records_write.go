@@ -263,13 +263,18 @@ var sqlMu sync.Mutex
 
 // cachedSQL builds the statement text for n rows once.
 func cachedSQL(cache map[int]string, n int, build func(int) string) string {
+	return cachedSQLFull(cache, n, rowChunk, build)
+}
+
+// cachedSQLFull is cachedSQL for statements whose full chunk is full rows.
+func cachedSQLFull(cache map[int]string, n, full int, build func(int) string) string {
 	sqlMu.Lock()
 	defer sqlMu.Unlock()
 	if s, ok := cache[n]; ok {
 		return s
 	}
 	s := build(n)
-	if n == rowChunk {
+	if n == full {
 		cache[n] = s
 	}
 	return s
@@ -279,11 +284,64 @@ func (tx *Tx) insertRows(rs *recSheet, list []*recState, w *writeCtx) error {
 	if rs.d == postgresDialect {
 		return tx.copyRows(rs, list, w)
 	}
-	return tx.writeRows(rs, list, w, func(n int) string {
+	// Most imported rows are valid and carry nothing but their values: they bind two
+	// parameters, not six (binding is a cgo call each; issue 17).
+	var plain, rest []*recState
+	for _, st := range list {
+		if st.valid && len(st.efs) == 0 && len(st.dups) == 0 && rs.encodeExtra(st) == nil {
+			plain = append(plain, st)
+		} else {
+			rest = append(rest, st)
+		}
+	}
+	if err := tx.insertPlain(rs, plain, w); err != nil {
+		return err
+	}
+	return tx.writeRows(rs, rest, w, func(n int) string {
 		return cachedSQL(insertSQL, n, func(n int) string {
 			return `INSERT INTO records (rid, vals, x, efs, dups, valid, vseq) VALUES ` + rowValues(n, ", ?1", false)
 		})
 	})
+}
+
+// plainSQL are the statements of insertPlain by row count.
+var plainSQL = map[int]string{}
+
+// insertPlain inserts valid rows without messages, metadata, config or duplicates: rid and
+// values are all they bind.
+func (tx *Tx) insertPlain(rs *recSheet, list []*recState, w *writeCtx) error {
+	const per = 3 * rowChunk
+	for start := 0; start < len(list); start += per {
+		chunk := list[start:min(start+per, len(list))]
+		args := make([]any, 1, 1+2*len(chunk))
+		args[0] = w.vseq
+		for _, st := range chunk {
+			vals := st.enc
+			if vals == "" {
+				vals = rs.encode(st.row)
+			}
+			args = append(args, st.rid, vals)
+		}
+		q := cachedSQLFull(plainSQL, len(chunk), per, func(n int) string {
+			var b strings.Builder
+			b.WriteString(`INSERT INTO records (rid, vals, x, efs, dups, valid, vseq) VALUES `)
+			for i := 0; i < n; i++ {
+				if i > 0 {
+					b.WriteString(", ")
+				}
+				b.WriteString("(?" + strconv.Itoa(2+2*i) + ", ?" + strconv.Itoa(3+2*i) + ", NULL, NULL, NULL, 1, ?1)")
+			}
+			return b.String()
+		})
+		stmt, err := w.prepare(tx, q)
+		if err != nil {
+			return err
+		}
+		if _, err := stmt.ExecContext(tx.ctx, args...); err != nil {
+			return errs.Wrap(err, "write records")
+		}
+	}
+	return nil
 }
 
 // copyRows inserts rows on PostgreSQL with COPY (issue 15: a 10,000-row batch as one

@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/debug"
 	"runtime/pprof"
 	"strings"
 	"syscall"
@@ -114,6 +115,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		return err
 	}
 	log := slog.New(slog.NewTextHandler(stdout, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	if getenv("GOGC") == "" {
+		// An import allocates a few short-lived values per cell: collecting at twice the live
+		// heap instead of once cut a 1,000,000-row import by 5-9% (peak RSS 175 → 210 MiB,
+		// within the 300 MiB budget; issue 17). GOGC set in the environment wins.
+		debug.SetGCPercent(200)
+	}
 	if path := getenv("SLUICE_CPU_PROFILE"); path != "" {
 		stop, err := cpuProfile(path)
 		if err != nil {
