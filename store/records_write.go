@@ -3,6 +3,7 @@ package store
 import (
 	"database/sql"
 	"encoding/json"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -222,12 +223,20 @@ func rowValues(n int, tail string, typed bool) string {
 // writeRows runs stmt (built by sqlFor for a number of rows) over list in chunks; the
 // statement for a full chunk is prepared once per write.
 func (tx *Tx) writeRows(rs *recSheet, list []*recState, w *writeCtx, sqlFor func(n int) string) error {
+	return tx.writeRowsTail(rs, list, w, sqlFor, nil)
+}
+
+// writeRowsTail is writeRows with more arguments after each chunk's rows, from tail.
+func (tx *Tx) writeRowsTail(rs *recSheet, list []*recState, w *writeCtx, sqlFor func(n int) string, tail func(chunk []*recState) []any) error {
 	for start := 0; start < len(list); start += rowChunk {
 		chunk := list[start:min(start+rowChunk, len(list))]
-		args := make([]any, 1, 1+rowCols*len(chunk))
+		args := make([]any, 1, 3+rowCols*len(chunk))
 		args[0] = w.vseq
 		for _, st := range chunk {
 			args = rs.rowArgs(args, st)
+		}
+		if tail != nil {
+			args = append(args, tail(chunk)...)
 		}
 		stmt, err := w.prepare(tx, sqlFor(len(chunk)))
 		if err != nil {
@@ -366,15 +375,24 @@ func (tx *Tx) copyRows(rs *recSheet, list []*recState, w *writeCtx) error {
 }
 
 func (tx *Tx) updateRows(rs *recSheet, list []*recState, w *writeCtx) error {
-	return tx.writeRows(rs, list, w, func(n int) string {
+	// Each statement also bounds rid to its rows' range: without it SQLite 3.54 plans a
+	// 300-row VALUES join as a scan of every record (21 ms a statement at 1,000,000
+	// records, quadratic over a sheet-wide edit) instead of a search by key (0.5 ms).
+	// Sorted by key, each chunk's range holds little else.
+	list = append([]*recState(nil), list...)
+	sort.Slice(list, func(i, j int) bool { return list[i].rid < list[j].rid })
+	return tx.writeRowsTail(rs, list, w, func(n int) string {
 		return cachedSQL(updateSQL[rs.d], n, func(n int) string {
 			vals := "v.column2"
 			if rs.d == postgresDialect {
 				vals = "CAST(v.column2 AS JSONB)"
 			}
+			lo := 2 + rowCols*n
 			return `UPDATE records SET vals = ` + vals + `, x = v.column3, efs = v.column4, dups = v.column5, valid = v.column6, vseq = ?1
-			FROM (VALUES ` + rowValues(n, "", true) + `) AS v WHERE records.rid = v.column1`
+			FROM (VALUES ` + rowValues(n, "", true) + `) AS v WHERE records.rid = v.column1 AND records.rid BETWEEN ?` + strconv.Itoa(lo) + ` AND ?` + strconv.Itoa(lo+1)
 		})
+	}, func(chunk []*recState) []any {
+		return []any{chunk[0].rid, chunk[len(chunk)-1].rid}
 	})
 }
 
