@@ -27,7 +27,7 @@ const maxReadings = 8
 
 // analyze reads a header, key or label into its likely readings, the most likely first.
 func analyze(name string) []reading {
-	words := dict.join(strings.Fields(Normalize(name)))
+	words := dict.join(dict.segment(strings.Fields(Normalize(name))))
 	kept := words[:0:0]
 	for _, w := range words {
 		if !dict.stop[w] {
@@ -189,7 +189,9 @@ func synonymNote(raw, name string) Reason {
 }
 
 // langCodes are the lexicons' languages as language codes (a reason's "lang").
-var langCodes = map[string]string{"German": "de", "French": "fr", "Spanish": "es", "Portuguese": "pt", "Italian": "it", "Dutch": "nl"}
+var langCodes = map[string]string{"German": "de", "French": "fr", "Spanish": "es", "Portuguese": "pt", "Italian": "it", "Dutch": "nl",
+	"Japanese": "jp", "Korean": "kr", "Chinese": "zh", "Thai": "th", "Vietnamese": "vi", "Indonesian": "id", "Malay": "ms",
+	"Turkish": "tr", "Polish": "pl", "Swedish": "sv"}
 
 // noteFor is how a lexicon's entry for raw was read; its text waits for the reading.
 func noteFor(lang, raw string) *Reason {

@@ -115,6 +115,13 @@ employee_count: number employee | employees | employee count | headcount | staff
 annual_revenue: annual revenue | revenue | turnover | annual turnover | annual sales | yearly revenue | sales revenue
 account_type: account type | type account | customer type | relationship type
 timezone: timezone | time zone | tz | gmt offset | utc offset
+ticket_id: ticket id | ticket number | ticket no | issue key | issue id | case number | case id | incident number | request id | ticket
+subject: subject | summary | topic | ticket subject | issue summary | headline | subject line
+priority: priority | urgency | severity | priority level
+bedrooms: bedrooms | beds | bedroom | number bedrooms | bedroom count | bed
+bathrooms: bathrooms | baths | bathroom | number bathrooms | bathroom count | bath
+living_area: living area | floor area | square feet | sqft | sq ft | square meters | square metres | sqm | living space | floor space | surface area
+transaction_id: transaction id | transaction number | txn id | payment id | transaction ref | txn
 `
 
 // relatedText lists terms that mean nearly the same, with how much a match between them is
@@ -160,12 +167,12 @@ journal_entry ~ number 0.5
 document_number ~ reference 0.85
 reference ~ number 0.4
 total ~ gross_amount 0.85
-total ~ amount 0.6
+total ~ amount 0.75
 net_amount ~ subtotal 0.85
 tax ~ tax_amount 1
 tax ~ vat 1
 amount ~ value 0.7
-amount ~ total 0.6
+amount ~ total 0.75
 price ~ unit_price 0.8
 price ~ cost 0.4
 cost ~ unit_price 0.4
@@ -211,6 +218,13 @@ close_date ~ date 0.5
 value_date ~ date 0.3
 vendor ~ supplier 0.6
 line ~ item 0.8
+ticket_id ~ id 0.5
+ticket_id ~ number 0.4
+subject ~ title 0.8
+transaction_id ~ order_number 0.75
+transaction_id ~ reference 0.8
+transaction_id ~ id 0.5
+living_area ~ size 0.5
 `
 
 // termWeightText gives words that carry little meaning on their own a lower weight, so
@@ -271,4 +285,5 @@ di da dei degli della delle dello il gli e ed dal nel nella con su
 do dos das na nas ao aos em pelo pela um uma
 der die das den dem und oder von vom zum zur am im an auf mit fur bei ist
 het een van voor op te met aan naar
+va cua dan ve i oraz och の 的 및 의 และ
 `

@@ -26,6 +26,8 @@ type dictionary struct {
 	weights       map[string]float64
 	stop          map[string]bool
 	vocab         map[string]bool // every single word the dictionaries know
+	seg           map[string]bool // lexicon words of scripts written without spaces, for segment
+	segMax        int             // the longest of them, in runes
 }
 
 var dict = buildDictionary()
@@ -34,7 +36,7 @@ func buildDictionary() *dictionary {
 	d := &dictionary{
 		lex: map[string]lexEntry{}, conceptExact: map[string]string{}, conceptSorted: map[string]string{},
 		conceptParts: map[string][]string{}, related: map[string]map[string]float64{},
-		weights: map[string]float64{}, stop: map[string]bool{}, vocab: map[string]bool{},
+		weights: map[string]float64{}, stop: map[string]bool{}, vocab: map[string]bool{}, seg: map[string]bool{},
 	}
 	for _, w := range strings.Fields(stopText) {
 		d.stop[w] = true
@@ -43,7 +45,10 @@ func buildDictionary() *dictionary {
 	for _, l := range []struct{ text, lang string }{
 		{lexAbbreviations, "abbreviation"}, {lexEnglish, "synonym"}, {lexGerman, "German"},
 		{lexFrench, "French"}, {lexSpanish, "Spanish"}, {lexPortuguese, "Portuguese"},
-		{lexItalian, "Italian"}, {lexDutch, "Dutch"},
+		{lexItalian, "Italian"}, {lexDutch, "Dutch"}, {lexLatinAmerica, "synonym"},
+		{lexJapanese, "Japanese"}, {lexKorean, "Korean"}, {lexChinese, "Chinese"}, {lexThai, "Thai"},
+		{lexVietnamese, "Vietnamese"}, {lexIndonesian, "Indonesian"}, {lexMalay, "Malay"},
+		{lexTurkish, "Turkish"}, {lexPolish, "Polish"}, {lexSwedish, "Swedish"},
 	} {
 		d.parseLexicon(l.text, l.lang)
 	}
@@ -160,6 +165,12 @@ func (d *dictionary) parseLexicon(text, lang string) {
 				if len(ws) == 1 {
 					d.vocab[key] = true
 				}
+				for _, w := range ws {
+					if noSpaceScript(w) {
+						d.seg[w] = true
+						d.segMax = max(d.segMax, len([]rune(w)))
+					}
+				}
 			}
 		}
 	}
@@ -239,4 +250,45 @@ func (d *dictionary) relation(a, b string) float64 {
 		return 1
 	}
 	return d.related[a][b]
+}
+
+// segment cuts words of scripts written without spaces (Japanese, Chinese, Thai, Korean
+// compounds) into the lexicon's words, the longest from the left ("顧客メールアドレス" →
+// "顧客", "メールアドレス"); letters no word covers stay together as one word.
+func (d *dictionary) segment(ws []string) []string {
+	var out []string
+	for _, w := range ws {
+		if _, known := d.lex[w]; known || !noSpaceScript(w) {
+			out = append(out, w)
+			continue
+		}
+		rs := []rune(w)
+		rest := -1 // start of letters no word covers
+		for i := 0; i < len(rs); {
+			n := 0
+			for k := min(d.segMax, len(rs)-i); k >= 1; k-- {
+				if d.seg[string(rs[i:i+k])] {
+					n = k
+					break
+				}
+			}
+			if n == 0 {
+				if rest < 0 {
+					rest = i
+				}
+				i++
+				continue
+			}
+			if rest >= 0 {
+				out = append(out, string(rs[rest:i]))
+				rest = -1
+			}
+			out = append(out, string(rs[i:i+n]))
+			i += n
+		}
+		if rest >= 0 {
+			out = append(out, string(rs[rest:]))
+		}
+	}
+	return out
 }

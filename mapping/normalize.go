@@ -10,8 +10,20 @@ import (
 	"golang.org/x/text/unicode/norm"
 )
 
-// stripMarks removes combining accents after canonical decomposition (é → e, ü → u).
-var stripMarks = transform.Chain(norm.NFD, runes.Remove(runes.In(unicode.Mn)), norm.NFC)
+// stripMarks removes combining accents after canonical decomposition (é → e, ü → u, ş → s,
+// ệ → e). Only the marks of the combining-diacritics blocks go: the voicing marks of
+// Japanese kana (ド is not ト) and Thai vowel and tone marks carry meaning and stay, and
+// Hangul syllables recompose as they were.
+var stripMarks = transform.Chain(norm.NFD, runes.Remove(runes.Predicate(foldableMark)), norm.NFC)
+
+func foldableMark(r rune) bool {
+	switch {
+	case r >= 0x0300 && r <= 0x036F, r >= 0x1AB0 && r <= 0x1AFF, r >= 0x1DC0 && r <= 0x1DFF,
+		r >= 0x20D0 && r <= 0x20FF, r >= 0xFE20 && r <= 0xFE2F:
+		return true
+	}
+	return false
+}
 
 // letters that decomposition leaves alone, and the number sign written as N° or Nº.
 var foldSpecial = strings.NewReplacer(
@@ -59,6 +71,8 @@ func Normalize(s string) string {
 			}
 			b.WriteRune(unicode.ToLower(r))
 			spaced = false
+		case unicode.In(r, unicode.Mn, unicode.Mc) && !spaced:
+			b.WriteRune(r) // a mark kept inside a word (Thai vowels, kana voicing)
 		case unicode.IsDigit(r):
 			if unicode.IsLetter(prev) {
 				space()
@@ -176,4 +190,15 @@ func similarity(a, b string, floor float64) float64 {
 		return 0
 	}
 	return 1 - float64(d)/float64(n)
+}
+
+// noSpaceScript reports whether w holds letters of a script written without spaces between
+// words: Han, kana, Hangul (whose compounds are glued) and Thai.
+func noSpaceScript(w string) bool {
+	for _, r := range w {
+		if r >= 0x0E00 && unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul, unicode.Thai) {
+			return true
+		}
+	}
+	return false
 }
