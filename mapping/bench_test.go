@@ -33,6 +33,24 @@ func BenchmarkSuggest300x300(b *testing.B) {
 	}
 }
 
+// BenchmarkSuggest1000 maps a 1,000-column file with headers in the world corpus's
+// languages onto a 100-field sheet (issue 18: under 100 ms), and reports the milliseconds.
+func BenchmarkSuggest1000(b *testing.B) {
+	cols, _ := wide(1000)
+	world := []string{"注文番号", "商品名", "주문번호", "상품명", "订单编号", "收货地址", "หมายเลขคำสั่งซื้อ", "Mã đơn hàng", "Nama Produk", "Sipariş Tarihi", "Numer zamówienia", "Förnamn"}
+	for i := range cols {
+		if i%3 == 0 {
+			cols[i].Header = fmt.Sprintf("%s %d", world[i%len(world)], i)
+		}
+	}
+	_, dst := wide(100)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		mapping.Suggest(cols, dst, mapping.History{}, mapping.Options{})
+	}
+	b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/1000-columns")
+}
+
 // BenchmarkSuggestEnumWide maps 5,000 distinct values onto 5,000 options through the simple
 // assignment; the target is under 50 ms.
 func BenchmarkSuggestEnumWide(b *testing.B) {

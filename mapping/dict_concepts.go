@@ -31,7 +31,7 @@ gender: gender | sex
 language: language | preferred language | locale | spoken language
 nationality: nationality | citizenship
 marital_status: marital status | civil status | family status
-notes: notes | note | comment | comments | remark | remarks | annotation | observation | observations
+notes: notes | note | comment | comments | remark | remarks | annotation | observation | observations | message | buyer message | customer message | delivery message
 description: description | details | long description | body | detail | item description text
 owner: owner | assigned | assigned to | sales rep | rep | salesperson | account manager | responsible person | record owner
 created_at: created | created date | creation date | created at | date created | created on | create date | signup date | sign up date | registration date | date added | added on | signup
@@ -64,7 +64,7 @@ discount: discount | discount amount | rebate | markdown | reduction
 subtotal: subtotal | sub total | line total | items total | merchandise total
 tax: tax | taxes | tax amount | vat | sales tax | vat amount | item tax | tax total | total tax
 tax_rate: tax rate | vat rate | tax percent | vat percent | tax percentage | rate tax
-total: total | grand total | total amount | total price | order total | total due | invoice total | sum total
+total: total | grand total | total amount | total price | order total | total due | invoice total | sum total | invoiced amount | amount invoiced | amount due | amount payable | payable amount
 currency: currency | currency code | iso currency | currency iso
 payment_method: payment method | payment type | payment gateway | pay method | payment mode | method payment | payment means | payment option
 payment_status: payment status | financial status | paid status | payment state
@@ -93,7 +93,7 @@ invoice_date: invoice date | date invoice | billing date | bill date | invoiced 
 due_date: due date | payment due | due | date due | payment due date | due on | maturity date | payable by
 service_date: service date | delivery date | performance date | date service
 vat_id: vat id | vat number | tax id | tax number | vat registration number | vat no | tax registration number | vat reg number | tax identification number | vat code
-net_amount: net amount | net | amount net | net total | net value | total net | net price
+net_amount: net amount | net | amount net | net total | net value | total net | net price | amount before tax | before tax | excluding tax | pre tax amount
 gross_amount: gross amount | gross | amount gross | gross total | total gross
 account_number: account number | account code | account no | gl account | general ledger account | ledger account
 account_name: account name | account description | account title | gl account name | ledger account name
@@ -115,13 +115,17 @@ employee_count: number employee | employees | employee count | headcount | staff
 annual_revenue: annual revenue | revenue | turnover | annual turnover | annual sales | yearly revenue | sales revenue
 account_type: account type | type account | customer type | relationship type
 timezone: timezone | time zone | tz | gmt offset | utc offset
-ticket_id: ticket id | ticket number | ticket no | issue key | issue id | case number | case id | incident number | request id | ticket
+ticket_id: ticket id | ticket number | ticket no | issue key | issue id | case number | case id | incident number | request id | request number | ticket
 subject: subject | summary | topic | ticket subject | issue summary | headline | subject line
 priority: priority | urgency | severity | priority level
 bedrooms: bedrooms | beds | bedroom | number bedrooms | bedroom count | bed
 bathrooms: bathrooms | baths | bathroom | number bathrooms | bathroom count | bath
 living_area: living area | floor area | square feet | sqft | sq ft | square meters | square metres | sqm | living space | floor space | surface area
 transaction_id: transaction id | transaction number | txn id | payment id | transaction ref | txn
+listing_id: listing id | listing number | property id | property number | ad id | ad number | listing reference | property reference | mls number | mls
+property_type: property type | home type | dwelling type | type property | building type | type building | type home
+year_built: year built | built year | construction year | year construction | build year | year completed | completion year
+assignee: assignee | assigned agent | assigned person | agent | handler | person charge
 `
 
 // relatedText lists terms that mean nearly the same, with how much a match between them is
@@ -225,6 +229,8 @@ transaction_id ~ order_number 0.75
 transaction_id ~ reference 0.8
 transaction_id ~ id 0.5
 living_area ~ size 0.5
+assignee ~ owner 0.8
+listing_id ~ id 0.5
 `
 
 // termWeightText gives words that carry little meaning on their own a lower weight, so
@@ -285,5 +291,5 @@ di da dei degli della delle dello il gli e ed dal nel nella con su
 do dos das na nas ao aos em pelo pela um uma
 der die das den dem und oder von vom zum zur am im an auf mit fur bei ist
 het een van voor op te met aan naar
-va cua dan ve i oraz och の 的 및 의 และ
+va cua dan ve i oraz och の 的 및 의 และ ใน ทำการ
 `

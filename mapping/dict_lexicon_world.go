@@ -87,6 +87,17 @@ const lexJapanese = `
 摘要 = description
 口座番号 = account number
 取引先 = counterparty ; customer
+注文者 | 購入者 | 注文者様 = customer
+送付先 | お届け先 | 配送先 = shipping
+管理番号 = number ; id
+番号 = number
+コード = code
+物件 = property
+物件番号 = property number
+築年 | 建築年 = year built
+間取り = layout
+担当者名 = owner
+依頼者 = requester
 `
 
 const lexKorean = `
@@ -165,6 +176,18 @@ const lexKorean = `
 거래일 | 거래일자 = transaction date
 적요 = description
 계좌번호 = account number
+구매자 | 수령인 | 수취인 | 받는분 | 주문자 = customer
+주문 = order
+총 = total
+번호 = number
+코드 = code
+배송 = shipping
+배송지 = shipping address
+메세지 | 메시지 = message
+매물 = listing
+매물번호 = listing number
+준공년도 | 건축년도 = year built
+담당 = assignee
 `
 
 const lexChinese = `
@@ -244,6 +267,21 @@ const lexChinese = `
 摘要 = description ; subject
 账号 | 帳號 | 银行账号 | 銀行帳號 = account number
 流水号 | 流水號 | 参考号 | 參考編號 = reference
+收货人 | 收貨人 | 收件人 | 买家 | 買家 | 买方 | 買方 | 买受人 | 買受人 | 购买人 | 購買人 = customer
+收货地址 | 收貨地址 | 配送地址 | 送货地址 | 送貨地址 = shipping address
+编号 | 編號 | 号码 | 號碼 | 号 | 號 = number
+编码 | 編碼 | 代码 | 代碼 = code
+商家编码 | 商家編碼 = sku
+宝贝 | 寶貝 = item
+标题 | 標題 = title ; subject
+身份证 | 身份證 | 身份证号 | 身份證號 | 身份证号码 | 身份證號碼 = national id
+统一编号 | 統一編號 | 统一编码 | 統一編碼 = vat id
+销售额 | 銷售額 = net amount ; amount
+物业 | 物業 | 房产 | 房產 = property
+睡房 | 房间 | 房間 = bedrooms
+落成 | 建成 | 竣工 = built
+年份 | 年度 = year
+处理人 | 處理人 | 受理人 = assignee
 `
 
 const lexThai = `
@@ -302,6 +340,13 @@ const lexThai = `
 ประเภท = type
 แหล่งที่มา = source
 ยอดคงเหลือ = balance
+ผู้รับ | ผู้ซื้อ = customer
+การจัดส่ง | จัดส่ง = shipping
+สั่งซื้อ = order
+หมายเลข | เลขที่ = number
+รหัส = code
+ทรัพย์สิน | อสังหาริมทรัพย์ = property
+ผู้รับผิดชอบ = assignee
 `
 
 const lexVietnamese = `
@@ -366,6 +411,17 @@ diện tích = living area
 loại = type
 nguồn = source
 số dư = balance
+người nhận | người mua = customer
+nhận hàng | giao hàng = shipping
+đơn hàng = order
+tổng = total
+giá trị = value
+mã = code
+số = number
+tỉnh thành phố = city
+bất động sản = property
+năm xây dựng = year built
+người phụ trách | người xử lý = assignee
 `
 
 const lexIndonesian = `
@@ -435,6 +491,14 @@ luas bangunan = living area
 tipe | jenis = type
 sumber = source
 saldo = balance
+pembeli | penerima = customer
+pengiriman = shipping
+pesanan = order
+nomor | no = number
+kode = code
+pembayaran = payment
+properti = property
+tahun dibangun = year built
 `
 
 const lexMalay = `
@@ -478,6 +542,13 @@ keutamaan = priority
 bilik tidur = bedrooms
 bilik air = bathrooms
 baki = balance
+mata wang = currency
+sebelum = before
+terma = terms
+kad pengenalan | no kp = national id
+nombor = number
+kod = code
+hartanah = property
 `
 
 const lexTurkish = `
@@ -546,6 +617,21 @@ tür | tip = type
 kaynak = source
 bakiye = balance
 tc kimlik no | tckn = national id
+alıcı | alici = customer
+teslimat | teslimat adresi = shipping ; shipping address
+birim fiyatı = unit price
+fiyatı = price
+tutarı = amount
+ödeme = payment
+tipi = type
+kodu = code
+numara | numarası = number
+faturalanacak = invoiced
+talep = request
+atanan = assigned
+kişi = person
+ilan = listing
+emlak = property
 `
 
 const lexPolish = `
@@ -616,6 +702,16 @@ typ | rodzaj = type
 źródło = source
 pesel = national id
 nip = vat id
+kupujący | kupującego | odbiorca | nabywca = customer
+wysyłka | dostawa = shipping
+zamówienie | zamówienia = order
+numer = number
+kod = code
+ogłoszenie | ogłoszenia = listing
+nieruchomość | nieruchomości = property
+rok = year
+budowy | budowa = construction
+rok budowy = year built
 `
 
 const lexSwedish = `
@@ -690,6 +786,14 @@ typ = type
 källa = source
 saldo = balance
 personnummer = national id
+köpare | mottagare = customer
+leverans = shipping
+nummer = number
+kod = code
+bostad = property
+objekt = listing
+byggår = year built
+handläggare = assignee
 `
 
 // lexPortugueseBrazil and lexSpanishAmerica add the Latin American words the European
