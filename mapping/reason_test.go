@@ -1,6 +1,7 @@
 package mapping_test
 
 import (
+	"github.com/sluice/sluice/model"
 	"slices"
 	"strings"
 	"testing"
@@ -52,6 +53,34 @@ func TestReasonsAreCoded(t *testing.T) {
 	for _, code := range []string{mapping.ReasonHeaderEquals, mapping.ReasonSameMeaning, mapping.ReasonLanguage, mapping.ReasonSynonym, mapping.ReasonCompound} {
 		if seen[code] == 0 {
 			t.Errorf("no reason %s over the corpus: %v", code, seen)
+		}
+	}
+}
+
+// The headers issue 18 found without a suggestion map where a person would map them, and
+// say which language they were read in.
+func TestIssue18Headers(t *testing.T) {
+	for _, c := range []struct{ header, field, lang string }{
+		{"メールアドレス", "email", "jp"}, {"Nazwisko", "last_name", "pl"}, {"Förnamn", "first_name", "sv"},
+		{"Anställningsdatum", "hire_date", ""}, {"ContactName", "contact_name", ""}, {"InvoiceDate", "invoice_date", ""},
+		{"Beds", "bedrooms", ""}, {"Baths", "bathrooms", ""}, {"Summary", "subject", ""}, {"Issue key", "ticket_id", ""},
+		{"Total", "amount", ""}, {"Transaction ID", "order_id", ""},
+	} {
+		dst := model.SheetConfig{Fields: []model.Field{{Key: c.field, Label: strings.ReplaceAll(c.field, "_", " ")}, {Key: "other_thing", Label: "Other thing"}}}
+		plan := mapping.Suggest([]mapping.Column{{Header: c.header}}, dst, mapping.History{}, mapping.Options{})
+		s := plan.Columns[0]
+		if s.Destination != c.field {
+			t.Errorf("%q → %q (%.2f), want %q", c.header, s.Destination, s.Confidence, c.field)
+			continue
+		}
+		if c.lang != "" {
+			found := false
+			for _, r := range s.Why {
+				found = found || r.Args["lang"] == c.lang
+			}
+			if !found {
+				t.Errorf("%q: no reason names the language %s: %v", c.header, c.lang, s.Reasons)
+			}
 		}
 	}
 }
