@@ -55,6 +55,13 @@ type FieldFormat struct {
 type FieldConstraint struct {
 	Type   string          `json:"type"`
 	Config json.RawMessage `json:"config,omitempty"` // e.g. {"caseSensitive":false,"ignoreEmpty":true,"message":"…","level":"error"}
+	// Validator names the agent-side validator of an external or stored constraint
+	// (@flatfile/plugin-constraints runs it); Sluice keeps it, with its label,
+	// description and version, as written.
+	Validator   string          `json:"validator,omitempty"`
+	Label       string          `json:"label,omitempty"`
+	Description string          `json:"description,omitempty"`
+	Version     json.RawMessage `json:"version,omitempty"`
 }
 
 // Field is one column of a sheet's schema (a Flatfile "Property").

@@ -110,6 +110,9 @@ func Field(f *model.Field, key string) error {
 		if !constraintTypes[c.Type] {
 			return errs.Invalidf(key+".constraints", "Field %q has unknown constraint type %q; use required, unique, computed, external or stored", f.Key, c.Type)
 		}
+		if (c.Type == "external" || c.Type == "stored") && strings.TrimSpace(c.Validator) == "" {
+			return errs.Invalidf(key+".constraints", "Field %q: its %s constraint needs a validator, the name of the check an agent runs", f.Key, c.Type)
+		}
 	}
 	if err := appearance(f, key); err != nil {
 		return err

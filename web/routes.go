@@ -17,6 +17,7 @@ func routes(app *fiber.App, d Deps) {
 	authH.Limiter = &auth.Limiter{Store: d.Store}
 	accounts := api.NewAccounts(d.Store)
 	environments := api.NewEnvironments(d.Store)
+	platform := api.NewPlatform(d.Store, d.Tokens)
 	spaces := api.NewSpaces(d.Store, d.Tokens)
 	events := api.NewEvents(d.Store)
 	workbooks := api.NewWorkbooks(d.Store)
@@ -71,6 +72,9 @@ func routes(app *fiber.App, d Deps) {
 	v.patch(auth.AreaAccountManage, "/accounts/current", accounts.Update)
 
 	v.get(auth.AreaEnvironment, "/environments", environments.List)
+	v.get(auth.AreaSpaceData, "/entitlements", platform.Entitlements)
+	v.get(auth.AreaSpaceData, "/subscription", platform.Subscription)
+	v.get(auth.AreaEnvironment, "/data-retention-policies", platform.RetentionPolicies)
 	v.post(auth.AreaEnvManage, "/environments", environments.Create)
 	v.get(auth.AreaEnvironment, "/environments/:environmentId", environments.Get)
 	v.patch(auth.AreaEnvironment, "/environments/:environmentId", environments.Update)

@@ -33,7 +33,11 @@ test("a recordHook flags a record within 2 s of the insert, without a hook loop"
   const sheetId = wb.sheets[0].id;
   // The SDK sends X-Disable-Hooks: true; X-Force-Hooks asks for hooks anyway, as Flatfile's extractor does.
   const inserted = Date.now();
-  await api.records.insert(sheetId, [{ email: { value: "no-at-sign" }, name: { value: "A" } }, { email: { value: "MIXED@Case.COM" } }], { headers: { "X-Force-Hooks": "true" } });
+  const ids = (
+    await api.records.insert(sheetId, [{ email: { value: "no-at-sign" }, name: { value: "A" } }, { email: { value: "MIXED@Case.COM" } }, { email: { value: "ok@x.io" }, name: { value: "Ok" } }], {
+      headers: { "X-Force-Hooks": "true" },
+    })
+  ).data.records.map((r) => r.id);
   let recs;
   for (;;) {
     recs = (await api.records.get(sheetId, { includeMessages: true })).data.records;
@@ -44,6 +48,11 @@ test("a recordHook flags a record within 2 s of the insert, without a hook loop"
   assert.equal(recs[0].values.email.messages[0].message, "Email must contain @");
   assert.equal(recs[0].valid, false);
   assert.equal(recs[1].values.email.value, "mixed@case.com", "the hook's set() was written back");
+  assert.equal(recs[1].values.name.value, "mixed", "set() on a blank field works: every field is in the record, empty ones too");
+  for (const r of recs) for (const [k, c] of Object.entries(r.values)) assert.ok(Array.isArray(c.messages), `${k} has messages`);
+  const updated = (await api.events.list({ spaceId: space.id, topic: "records:updated", includeAcknowledged: true, pageSize: 100 })).data;
+  assert.ok(updated.length > 0, "the hook wrote back");
+  for (const e of updated) assert.ok(!e.payload.recordIds.includes(ids[2]), "a record the hook did not change is not written back");
   await new Promise((r) => setTimeout(r, 600));
   const created = (await api.events.list({ spaceId: space.id, topic: "commit:created", includeAcknowledged: true, pageSize: 100 })).data;
   assert.equal(created.length, 1, "the hook's write-back (X-Disable-Hooks) must not raise another commit:created");

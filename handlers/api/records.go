@@ -137,7 +137,7 @@ func (h *Records) Get(c *fiber.Ctx) error {
 		}
 		counts.Total = total
 	}
-	w := recordWriter{messages: on("includeMessages"), fields: fieldSet(queryList(c, "fields"))}
+	w := recordWriter{messages: on("includeMessages"), fields: fieldSet(queryList(c, "fields")), keys: fieldKeys(sc.Config)}
 	return w.send(c, recs, counts, "")
 }
 
@@ -217,7 +217,16 @@ func (h *Records) Insert(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return recordWriter{messages: true}.send(c, res.Records, nil, res.VersionID)
+	return recordWriter{messages: true, keys: fieldKeys(sc.Config)}.send(c, res.Records, nil, res.VersionID)
+}
+
+// fieldKeys are the keys of a sheet's fields, in order.
+func fieldKeys(cfg model.SheetConfig) []string {
+	keys := make([]string, len(cfg.Fields))
+	for i, f := range cfg.Fields {
+		keys[i] = f.Key
+	}
+	return keys
 }
 
 // bindArray decodes a body that must be a JSON array.

@@ -17,10 +17,14 @@ import (
 
 // recordWriter renders records in Flatfile's shape: root keys id, values, valid, metadata,
 // config (record-level messages only with includeMessages), cells with value, valid,
-// updatedAt and, with includeMessages, messages.
+// messages (always: Flatfile's record-hook counts a record whose cells lack them as
+// modified) and updatedAt. With keys (the sheet's fields), every field has a cell, an empty
+// one {value: null, valid: true, messages: []}: record-hook refuses record.set() on a field
+// the record does not have (issue 20).
 type recordWriter struct {
 	messages bool
 	fields   map[string]bool
+	keys     []string
 }
 
 func (w recordWriter) send(c *fiber.Ctx, recs []*store.Record, counts *store.Counts, versionID string) error {
@@ -72,9 +76,9 @@ func (w recordWriter) record(b *bytes.Buffer, r *store.Record) {
 	b.WriteString(`,"values":{`)
 	at, _ := Time(r.UpdatedAt).MarshalJSON()
 	first := true
-	for _, cell := range r.Cells {
+	writeCell := func(cell *store.Cell) {
 		if w.fields != nil && !w.fields[cell.Key] {
-			continue
+			return
 		}
 		if !first {
 			b.WriteByte(',')
@@ -89,10 +93,8 @@ func (w recordWriter) record(b *bytes.Buffer, r *store.Record) {
 		}
 		b.WriteString(`,"valid":`)
 		b.WriteString(strconv.FormatBool(cell.Valid))
-		if w.messages {
-			b.WriteString(`,"messages":`)
-			writeMessages(b, cell.Messages)
-		}
+		b.WriteString(`,"messages":`)
+		writeMessages(b, cell.Messages)
 		if cell.Layer != "" {
 			b.WriteString(`,"layer":`)
 			b.Write(records.Quote(cell.Layer))
@@ -100,6 +102,25 @@ func (w recordWriter) record(b *bytes.Buffer, r *store.Record) {
 		b.WriteString(`,"updatedAt":`)
 		b.Write(at)
 		b.WriteByte('}')
+	}
+	if w.keys == nil {
+		for i := range r.Cells {
+			writeCell(&r.Cells[i])
+		}
+	} else {
+		// The store lists the cells that hold a value or a message, in field order.
+		j := 0
+		for _, k := range w.keys {
+			if j < len(r.Cells) && r.Cells[j].Key == k {
+				writeCell(&r.Cells[j])
+				j++
+				continue
+			}
+			writeCell(&store.Cell{Key: k, Valid: true})
+		}
+		for ; j < len(r.Cells); j++ {
+			writeCell(&r.Cells[j])
+		}
 	}
 	b.WriteString(`},"valid":`)
 	b.WriteString(strconv.FormatBool(r.Valid))

@@ -1,0 +1,83 @@
+// Issue 20: what Flatfile's published plugins and their e2e harness call before their work —
+// entitlements, the event subscription, data retention policies — and the record and
+// constraint shapes they rely on, through the official client.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { FlatfileClient } from "@flatfile/api";
+import { startServer, watchValidationWarnings, rejectsWith, raw } from "./lib.mjs";
+
+const once = { maxRetries: 0 };
+let srv, api, warnings, space, env;
+
+before(async () => {
+  srv = await startServer();
+  api = srv.client();
+  warnings = watchValidationWarnings();
+  space = (await api.spaces.create({ name: "platform" })).data;
+  env = space.environmentId;
+});
+after(async () => {
+  warnings.restore();
+  await srv.stop();
+  assert.deepEqual(warnings.seen, [], "the client logged deserialization warnings");
+});
+
+test("entitlements: an empty list for a space, as the extractor plugins expect", async () => {
+  assert.deepEqual((await api.entitlements.list({ resourceId: space.id })).data, []);
+  await rejectsWith(api.entitlements.list({}, once), 400);
+});
+
+test("subscription: a token for the scope and where to read its events with it", async () => {
+  const sub = (await api.events.getEventToken({ scope: env })).data;
+  assert.match(sub.accountId, /^us_acc_/);
+  assert.ok(sub.token && sub.ttl > 0);
+  const raw = await (await fetch(`${srv.baseURL}/v1/subscription?scope=${env}`, { headers: { Authorization: `Bearer ${sub.token}` } })).json();
+  assert.match(raw.data.streamUrl, /^\/v1\/events\/stream\?environmentId=us_env_/);
+  // The token reads the scope's events.
+  const withToken = new FlatfileClient({ token: sub.token, environment: `${srv.baseURL}/v1` });
+  const events = (await withToken.events.list({ environmentId: env, includeAcknowledged: true })).data;
+  assert.ok(events.some((e) => e.topic === "space:created"));
+  await rejectsWith(api.events.getEventToken({ scope: "us_env_nope0000" }, once), 404);
+  await rejectsWith(api.events.getEventToken({ scope: "bogus" }, once), 400);
+});
+
+test("data retention policies: the environment's policy, from metadata.retentionDays", async () => {
+  let list = (await api.dataRetentionPolicies.list({ environmentId: env })).data;
+  assert.equal(list.length, 1);
+  assert.equal(list[0].type, "lastActivity");
+  assert.equal(list[0].period, 365);
+  await api.environments.update(env, { metadata: { retentionDays: 30 } });
+  list = (await api.dataRetentionPolicies.list({ environmentId: env })).data;
+  assert.equal(list[0].period, 30);
+});
+
+test("records carry every field of the sheet and messages on every cell", async () => {
+  const wb = (
+    await api.workbooks.create({
+      name: "W",
+      spaceId: space.id,
+      sheets: [{ name: "People", slug: "people", fields: [{ key: "name", type: "string" }, { key: "email", type: "string" }, { key: "age", type: "number" }] }],
+    })
+  ).data;
+  const sheetId = wb.sheets[0].id;
+  await api.records.insert(sheetId, [{ name: { value: "Ada" } }]);
+  const [rec] = (await api.records.get(sheetId)).data.records;
+  assert.deepEqual(Object.keys(rec.values).sort(), ["age", "email", "name"], "empty fields are in the record");
+  for (const c of Object.values(rec.values)) assert.deepEqual(c.messages, []);
+  assert.equal(rec.values.email.value, undefined);
+  const only = (await api.records.get(sheetId, { fields: ["name"] })).data.records[0];
+  assert.deepEqual(Object.keys(only.values), ["name"], "fields= still narrows the cells");
+});
+
+test("a field's external constraint keeps its validator and config", async () => {
+  const field = { key: "email", type: "string", constraints: [{ type: "external", validator: "isEmail", config: { strict: true } }] };
+  const wb = (await api.workbooks.create({ name: "C", spaceId: space.id, sheets: [{ name: "S", slug: "s", fields: [field] }] })).data;
+  const got = (await api.sheets.get(wb.sheets[0].id)).data.config.fields[0].constraints[0];
+  assert.deepEqual(got, { type: "external", validator: "isEmail", config: { strict: true } });
+  // The client refuses to send one without a validator; sent raw, Sluice says why.
+  const res = await raw(srv.baseURL, "POST", "/v1/workbooks", {
+    body: { name: "C", spaceId: space.id, sheets: [{ name: "S", slug: "s2", fields: [{ key: "x", type: "string", constraints: [{ type: "external" }] }] }] },
+  });
+  assert.equal(res.status, 400);
+  assert.match(res.body.errors[0].message, /needs a validator/);
+});
