@@ -3,6 +3,9 @@
 // constraint shapes they rely on, through the official client.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { FlatfileClient } from "@flatfile/api";
 import { startServer, watchValidationWarnings, rejectsWith, raw } from "./lib.mjs";
 
@@ -80,4 +83,27 @@ test("a field's external constraint keeps its validator and config", async () =>
   });
   assert.equal(res.status, 400);
   assert.match(res.body.errors[0].message, /needs a validator/);
+});
+
+test("an environment can leave a file type to an extractor plugin: Sluice does not extract it too", async () => {
+  const sp = (await api.spaces.create({ name: "agent extracts" })).data;
+  await api.environments.update(sp.environmentId, { metadata: { retentionDays: 30, agentExtractors: ["xlsx"] } });
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "sluice-ext-"));
+  const put = async (name, content) => {
+    fs.writeFileSync(path.join(dir, name), content);
+    return (await api.files.upload(fs.createReadStream(path.join(dir, name)), { spaceId: sp.id, environmentId: sp.environmentId })).data;
+  };
+  const xlsx = await put("book.xlsx", Buffer.from("PK\x03\x04not really a workbook"));
+  const csv = await put("people.csv", "name\nAda\n");
+  for (let i = 0; i < 100 && (await api.files.get(csv.id)).data.status !== "complete"; i++) await new Promise((r) => setTimeout(r, 50));
+  assert.equal((await api.files.get(csv.id)).data.status, "complete", "other types are still extracted");
+  const left = (await api.files.get(xlsx.id)).data;
+  assert.equal(left.status, "partial", "the xlsx waits for the plugin");
+  assert.equal(left.workbookId, undefined);
+  const jobs = (await api.jobs.list({ spaceId: sp.id })).data;
+  assert.ok(!jobs.some((j) => j.source === xlsx.id), "no extraction job of Sluice's for the xlsx");
+  const created = (await api.events.list({ spaceId: sp.id, topic: "file:created", includeAcknowledged: true })).data;
+  assert.ok(created.some((e) => e.context.fileId === xlsx.id), "file:created reaches the plugin");
+  const bad = await raw(srv.baseURL, "PATCH", `/v1/environments/${sp.environmentId}`, { body: { metadata: { agentExtractors: "xlsx" } } });
+  assert.equal(bad.status, 400);
 });

@@ -77,6 +77,12 @@ func (in *environmentIn) validate() error {
 		if v, ok := m["showSpaceInfo"]; ok && string(v) != "true" && string(v) != "false" {
 			return errs.Invalidf("metadata.showSpaceInfo", "metadata.showSpaceInfo must be a boolean")
 		}
+		if v, ok := m["agentExtractors"]; ok {
+			var exts []string
+			if json.Unmarshal(v, &exts) != nil {
+				return errs.Invalidf("metadata.agentExtractors", "metadata.agentExtractors is a list of file extensions an agent extracts, e.g. [\"xlsx\"]")
+			}
+		}
 	}
 	seen := map[string]bool{}
 	for _, ns := range in.Namespaces {

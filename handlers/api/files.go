@@ -36,6 +36,7 @@ type FileStore interface {
 	ListFiles(ctx context.Context, f store.FileFilter) ([]*model.File, int, error)
 	SaveFile(ctx context.Context, f *model.File, actor string) error
 	DeleteFile(ctx context.Context, f *model.File, actor string) error
+	GetEnvironment(ctx context.Context, accountID, id string) (*model.Environment, error)
 }
 
 // Extractor starts the extraction job of an upload.
@@ -127,11 +128,38 @@ func (h *Files) Upload(c *fiber.Ctx) error {
 		return err
 	}
 	if f.Mode == "import" {
-		if err := h.extract.StartExtraction(c.Context(), f, p.ActorID); err != nil {
+		agent, err := h.agentExtracts(c.Context(), f)
+		if err != nil {
 			return err
+		}
+		if !agent {
+			if err := h.extract.StartExtraction(c.Context(), f, p.ActorID); err != nil {
+				return err
+			}
 		}
 	}
 	return data(c, toFileJSON(f))
+}
+
+// agentExtracts reports whether the file's environment leaves files of its extension to an
+// agent: metadata.agentExtractors lists the extensions an extractor plugin
+// (@flatfile/plugin-xlsx-extractor and the like) takes over, so Sluice does not extract them
+// as well — the file stays partial and file:created reaches the plugin.
+func (h *Files) agentExtracts(ctx context.Context, f *model.File) (bool, error) {
+	env, err := h.store.GetEnvironment(ctx, f.AccountID, f.EnvironmentID)
+	if err != nil {
+		return false, err
+	}
+	var meta struct {
+		AgentExtractors []string `json:"agentExtractors"`
+	}
+	_ = json.Unmarshal(env.Metadata, &meta)
+	for _, ext := range meta.AgentExtractors {
+		if strings.EqualFold(strings.TrimPrefix(ext, "."), f.Ext) {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 func (h *Files) newFile(ctx context.Context, p *auth.Principal, up *upload, id string) (*model.File, error) {
