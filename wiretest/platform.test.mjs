@@ -107,3 +107,20 @@ test("an environment can leave a file type to an extractor plugin: Sluice does n
   const bad = await raw(srv.baseURL, "PATCH", `/v1/environments/${sp.environmentId}`, { body: { metadata: { agentExtractors: "xlsx" } } });
   assert.equal(bad.status, 400);
 });
+
+test("the stream driver hands a FlatfileListener the scope's events as they happen", async () => {
+  const { FlatfileListener } = await import("@flatfile/listener");
+  const { PubSubDriver } = await import("../agents/sluice-driver.mjs");
+  const driver = new PubSubDriver(env, { apiUrl: srv.baseURL, token: (await import("./lib.mjs")).SECRET });
+  const seen = [];
+  const listener = FlatfileListener.create((l) => l.on("space:created", (e) => seen.push(e.context.spaceId)));
+  await driver.start();
+  listener.mount(driver);
+  const created = Date.now();
+  const sp = (await api.spaces.create({ name: "streamed" })).data;
+  while (!seen.includes(sp.id)) {
+    if (Date.now() - created > 2000) assert.fail(`the listener did not see space:created within 2 s (saw ${seen})`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  driver.shutdown();
+});
