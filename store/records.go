@@ -76,6 +76,7 @@ type readCtx struct {
 	q       querier
 	sorts   *sortCache   // nil inside a write transaction
 	anchors *pageAnchors // nil inside a write transaction
+	db      *DB          // for the sheet's generation (sheetGen)
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
@@ -146,11 +147,7 @@ func (db *DB) GetRecords(ctx context.Context, accountID, sheetID string, q Recor
 	if err != nil {
 		return nil, 0, err
 	}
-	rc := &readCtx{ctx: ctx, q: db.r, sorts: &db.sorts, anchors: &db.anchors}
-	if db.Postgres() {
-		// The kept orders follow this node's writes only; other nodes write too.
-		rc.sorts = nil
-	}
+	rc := &readCtx{ctx: ctx, q: db.r, sorts: &db.sorts, anchors: &db.anchors, db: db}
 	if q.Page.Size <= 0 {
 		q.Page = recordPage
 	}
@@ -188,7 +185,11 @@ func (rc *readCtx) page(rs *recSheet, q *RecordQuery) ([]*Record, error) {
 		// A sorted query reads every value anyway: the first page computes the whole order
 		// and keeps it, so the next pages are slices of it.
 		reader := rc.q
-		all, err := kept(rc.ctx, rc.sorts, rs.sk, rc.sorts.gen(rs.sk), sortKey(query, args), func(ctx context.Context) ([]int64, error) {
+		gen, err := rc.db.sheetGen(rc.ctx, rc.q, rs.sk)
+		if err != nil {
+			return nil, err
+		}
+		all, err := kept(rc.ctx, rc.sorts, rs.sk, gen, sortKey(query, args), func(ctx context.Context) ([]int64, error) {
 			return queryRids(ctx, reader, "sort records", query, args...)
 		})
 		if err != nil {

@@ -195,3 +195,41 @@ func TestUndoBulkChanges(t *testing.T) {
 		t.Fatalf("after undoing %d changes the cell holds %s, want v4", undone, value(r, "name"))
 	}
 }
+
+// On PostgreSQL several nodes write one database: a node's kept sorted order and value list
+// of a sheet give way as soon as another node writes to it.
+func TestKeptOrdersFollowOtherNodes(t *testing.T) {
+	e := mustOpenDB(t)
+	if !e.db.Postgres() {
+		t.Skip("one node per SQLite database")
+	}
+	other, err := store.OpenDSN(e.dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	sh := e.mustCreateSheet(t, model.SheetConfig{Name: "N", Fields: []model.Field{{Key: "name", Type: model.FieldString}}})
+	e.mustInsert(t, sh, rows(map[string]any{"name": "b"}, map[string]any{"name": "c"}))
+	names := func() string {
+		recs, _, err := other.GetRecords(t.Context(), e.account, sh, store.RecordQuery{SortField: "name", Page: model.Page{Size: 10, Number: 1}}, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, r := range recs {
+			out = append(out, value(r, "name"))
+		}
+		vals, err := other.CellValues(t.Context(), e.account, sh, "name", store.RecordQuery{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.Join(out, ",") + fmt.Sprintf(" (%d values)", len(vals))
+	}
+	if got := names(); got != `"b","c" (2 values)` {
+		t.Fatalf("before: %s", got)
+	}
+	e.mustInsert(t, sh, rows(map[string]any{"name": "a"})) // through the first node
+	if got := names(); got != `"a","b","c" (3 values)` {
+		t.Fatalf("the other node kept its order after a write: %s", got)
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"sync"
+
+	"github.com/sluice/sluice/errs"
 )
 
 // Sorting a big sheet by a field reads every record's value (about 0.3–0.6 s at 1,000,000
@@ -13,6 +15,9 @@ import (
 // changes the sheet's records, counts or schema starts a new generation (Tx.touch), and an
 // entry of an older one is never used.
 type sortCache struct {
+	// shared: other nodes write the same database (PostgreSQL), so an entry's generation is
+	// the sheet's newest version in the database (db.sheetGen), not this node's count.
+	shared   bool
 	mu       sync.Mutex
 	gens     map[int64]uint64         // sheet key → generation
 	entries  []*sortEntry             // most recently used first
@@ -77,7 +82,7 @@ func (c *sortCache) get(sk int64, gen uint64, key string) (any, bool) {
 func (c *sortCache) put(sk int64, gen uint64, key string, val any) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.gens[sk] != gen {
+	if !c.shared && c.gens[sk] != gen {
 		return
 	}
 	c.entries = append([]*sortEntry{{sk: sk, gen: gen, key: key, val: val}}, c.entries...)
@@ -139,4 +144,19 @@ func (tx *Tx) touch(sk int64) {
 		tx.touched = map[int64]bool{}
 	}
 	tx.touched[sk] = true
+}
+
+// sheetGen is the generation kept orders and value lists of sheet sk are valid for: this
+// node's count of its committed writes to the sheet, or with a shared database the sheet's
+// count of committed writes (record_sheets.changes, bumped by every write under the row's
+// lock, so it follows commit order).
+func (db *DB) sheetGen(ctx context.Context, q querier, sk int64) (uint64, error) {
+	if !db.sorts.shared {
+		return db.sorts.gen(sk), nil
+	}
+	var v int64
+	if err := q.QueryRowContext(ctx, `SELECT changes FROM record_sheets WHERE sk = ?`, sk).Scan(&v); err != nil {
+		return 0, errs.Wrap(err, "read sheet changes")
+	}
+	return uint64(v), nil
 }

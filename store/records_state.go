@@ -196,7 +196,7 @@ func (d *countDelta) tallyStatus(rs *recSheet, efs []string, dups []int64, sign 
 // apply writes the delta to the counts tables.
 func (tx *Tx) applyCounts(rs *recSheet, d *countDelta) error {
 	tx.touch(rs.sk)
-	if _, err := tx.exec(`UPDATE record_sheets SET total = total + ?, valid = valid + ?, shape = shape + ? WHERE sk = ?`, d.total, d.valid, d.shape, rs.sk); err != nil {
+	if _, err := tx.exec(`UPDATE record_sheets SET total = total + ?, valid = valid + ?, shape = shape + ?, changes = changes + 1 WHERE sk = ?`, d.total, d.valid, d.shape, rs.sk); err != nil {
 		return errs.Wrap(err, "update counts")
 	}
 	rs.total += d.total

@@ -60,10 +60,11 @@ func (db *DB) CellValues(ctx context.Context, accountID, sheetID, key string, q 
 		})
 		return out, err
 	}
-	if db.Postgres() {
-		return compute(ctx) // kept lists follow this node's writes only
+	gen, err := db.sheetGen(ctx, db.r, rs.sk)
+	if err != nil {
+		return nil, err
 	}
-	gen, ck := db.sorts.gen(rs.sk), "cells\x00"+sortKey(query, args)
+	ck := "cells\x00" + sortKey(query, args)
 	if vals, ok := db.sorts.get(rs.sk, gen, ck); ok {
 		return vals.([]CellCount), nil
 	}
