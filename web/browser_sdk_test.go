@@ -213,6 +213,9 @@ func driveSDK(t *testing.T, run sdkRun) {
 	}
 	if err := inFrame(
 		chromedp.WaitVisible(`[data-testid=job-outcome]`), chromedp.Text(`[data-testid=job-outcome]`, &outcome),
+		// htmx wires the swapped-in panel's buttons when it settles (20 ms later): a click
+		// before that does nothing.
+		chromedp.Poll(`!document.querySelector(".htmx-settling, .htmx-swapping, .htmx-request")`, nil, chromedp.WithPollingTimeout(5*time.Second)),
 		chromedp.Click(`[data-testid=job-close]`)); err != nil {
 		t.Fatalf("the submit job's outcome in the frame: %v", err)
 	}

@@ -53,7 +53,23 @@
   const params = new URLSearchParams({ spaceId: m[1] });
   const replay = new URLSearchParams(location.search).get("replayEvents") === "true";
   let since = replay ? "1970-01-01T00:00:00Z" : "";
+  // The last event relayed survives the frame's page loads (an action's outcome closes with a
+  // redirect): the next page resumes after it, so an event raised while the page changed —
+  // job:outcome-acknowledged, which closes the host's importer — is not lost.
+  const seenKey = "sl-embed-last-event:" + m[1];
+  const remember = (id) => {
+    try {
+      sessionStorage.setItem(seenKey, id);
+    } catch {
+      // no storage in this frame: resume from now on the next page
+    }
+  };
   let lastId = "";
+  try {
+    if (!replay) lastId = sessionStorage.getItem(seenKey) || "";
+  } catch {
+    lastId = "";
+  }
   async function relay() {
     for (;;) {
       const q = new URLSearchParams(params);
@@ -74,7 +90,10 @@
             const lines = buf.slice(0, i).split("\n");
             const id = lines.find((l) => l.startsWith("id: "));
             const data = lines.find((l) => l.startsWith("data: "));
-            if (id) lastId = id.slice(4);
+            if (id) {
+              lastId = id.slice(4);
+              remember(lastId);
+            }
             if (!data) continue;
             const event = JSON.parse(data.slice(6));
             window.parent.postMessage({ flatfileEvent: event }, "*");
