@@ -48,6 +48,8 @@ type DB struct {
 	Sealer  Sealer
 	vacuum  vacuumer    // PostgreSQL: tidies records after bulk writes
 	anchors pageAnchors // where deep pages of whole sheets start
+	// searchIdx: sheets whose PostgreSQL search index this node built (search_index.go)
+	searchIdx searchIndexes
 }
 
 // Sealer encrypts and decrypts values with a key kept outside the database.

@@ -148,6 +148,9 @@ func (db *DB) GetRecords(ctx context.Context, accountID, sheetID string, q Recor
 		return nil, 0, err
 	}
 	rc := &readCtx{ctx: ctx, q: db.r, sorts: &db.sorts, anchors: &db.anchors, db: db}
+	if q.SearchValue != "" {
+		db.ensureSearchIndex(rs)
+	}
 	if q.Page.Size <= 0 {
 		q.Page = recordPage
 	}

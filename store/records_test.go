@@ -624,3 +624,43 @@ func TestSearchTextIsPlain(t *testing.T) {
 		}
 	}
 }
+
+// On PostgreSQL the first search of a big sheet builds its trigram index in the background;
+// searches give the same answers before and after, and the index follows later writes.
+func TestSearchIndexOnPostgres(t *testing.T) {
+	e := mustOpenDB(t)
+	if !e.db.Postgres() {
+		t.Skip("PostgreSQL only")
+	}
+	defer func(n int64) { store.SearchIndexMin = n }(store.SearchIndexMin)
+	store.SearchIndexMin = 50
+	sh := e.mustCreateSheet(t, model.SheetConfig{Name: "I", Fields: []model.Field{{Key: "email", Type: model.FieldString}}})
+	var in []store.RecordIn
+	for i := 0; i < 100; i++ {
+		in = append(in, set("", map[string]any{"email": fmt.Sprintf("user%d@Example.com", i)}))
+	}
+	e.mustInsert(t, sh, in)
+	find := func(s string) int { return len(e.mustGet(t, sh, store.RecordQuery{SearchValue: s})) }
+	if n := find("USER42@"); n != 1 {
+		t.Fatalf("before the index: %d records for USER42@, want 1", n)
+	}
+	for i := 0; ; i++ {
+		n, err := e.db.CountForTest(t.Context(), `SELECT count(*) FROM pg_indexes WHERE indexname LIKE 'records_search_%'`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n == 1 {
+			break
+		}
+		if i > 100 {
+			t.Fatal("no search index after 5 s")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	e.mustInsert(t, sh, rows(map[string]any{"email": "late%_arrival@example.com"}))
+	for s, want := range map[string]int{"user42@": 1, "USER4": 11, "late%_": 1, "nobody": 0} {
+		if n := find(s); n != want {
+			t.Errorf("with the index: %d records for %q, want %d", n, s, want)
+		}
+	}
+}

@@ -127,6 +127,9 @@ func (db *DB) purgeSpace(ctx context.Context, spaceID string) ([]string, error) 
 					return errs.Wrap(err, "purge record indexes")
 				}
 			}
+			if err := tx.dropSearchIndex(sk); err != nil {
+				return errs.Wrap(err, "drop search index")
+			}
 		}
 		for _, id := range sheets {
 			if _, err := tx.exec(`DELETE FROM snapshot_records WHERE ssk IN (SELECT ssk FROM snapshots WHERE sheet_id = ?)`, id); err != nil {

@@ -1,0 +1,90 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+)
+
+// On PostgreSQL a search reads every record's values as text (jsonb to text costs about
+// 0.8 s at 1,000,000 records), and a trigram index over them costs more to keep than an
+// import takes (10 s a million records to build). So a sheet gets its index when it is
+// searched: the first search of a sheet of SearchIndexMin records or more starts building a
+// GIN trigram index of its records' values (pg_trgm, a partial index over the sheet's keys,
+// built CONCURRENTLY so writes go on), searches scan until it is there, then use it (about
+// 30 ms). From then on the sheet's writes keep it up to date; retention drops it with the
+// sheet. Without the pg_trgm extension (or the right to create it) searches keep scanning.
+
+// SearchIndexMin is the size of sheet whose search builds an index (a variable for tests).
+var SearchIndexMin int64 = 200000
+
+// searchIndexes remembers the sheets whose index this node built or is building.
+type searchIndexes struct {
+	mu    sync.Mutex
+	state map[int64]bool // true: exists; false: being built
+}
+
+func searchIndexName(sk int64) string { return fmt.Sprintf("records_search_%d", sk) }
+
+// ensureSearchIndex starts building sheet sk's search index unless it exists or is being
+// built; it returns at once.
+func (db *DB) ensureSearchIndex(rs *recSheet) {
+	if !db.Postgres() || rs.sk == 0 || rs.total < SearchIndexMin {
+		return
+	}
+	s := &db.searchIdx
+	s.mu.Lock()
+	if s.state == nil {
+		s.state = map[int64]bool{}
+	}
+	if _, known := s.state[rs.sk]; known {
+		s.mu.Unlock()
+		return
+	}
+	s.state[rs.sk] = false
+	s.mu.Unlock()
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
+		defer cancel()
+		err := db.buildSearchIndex(ctx, rs.sk)
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if err != nil {
+			slog.Warn("search index not built; searches of the sheet scan", "sheet", rs.ID, "err", err)
+			s.state[rs.sk] = true // do not try again on every search
+			return
+		}
+		s.state[rs.sk] = true
+	}()
+}
+
+func (db *DB) buildSearchIndex(ctx context.Context, sk int64) error {
+	name := searchIndexName(sk)
+	var exists bool
+	if err := db.w.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM pg_indexes WHERE indexname = ?)`, name).Scan(&exists); err != nil || exists {
+		return err
+	}
+	if _, err := db.w.ExecContext(ctx, `CREATE EXTENSION IF NOT EXISTS pg_trgm`); err != nil {
+		return err
+	}
+	lo, hi := ridRange(sk)
+	// Index expressions take no parameters: the bounds are written in.
+	_, err := db.w.ExecContext(ctx, fmt.Sprintf(`CREATE INDEX CONCURRENTLY IF NOT EXISTS %s ON records USING gin ((CAST(vals AS TEXT)) gin_trgm_ops) WHERE rid BETWEEN %d AND %d`, name, lo, hi))
+	if err != nil {
+		// A concurrent build by another node, or one that failed half way (an invalid
+		// index): drop what is not valid so the next search tries again.
+		_, _ = db.w.ExecContext(ctx, `DROP INDEX CONCURRENTLY IF EXISTS `+name)
+	}
+	return err
+}
+
+// dropSearchIndex removes sheet sk's search index, if any (its records are going).
+func (tx *Tx) dropSearchIndex(sk int64) error {
+	if tx.dialect() != postgresDialect {
+		return nil
+	}
+	_, err := tx.exec(`DROP INDEX IF EXISTS ` + searchIndexName(sk))
+	return err
+}
