@@ -62,21 +62,28 @@ func (db *DB) ensureSearchIndex(rs *recSheet) {
 
 func (db *DB) buildSearchIndex(ctx context.Context, sk int64) error {
 	name := searchIndexName(sk)
-	var exists bool
-	if err := db.w.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM pg_indexes WHERE indexname = ?)`, name).Scan(&exists); err != nil || exists {
+	// One node builds it: the others find the lock taken and leave it to that node.
+	conn, err := db.w.DB.Conn(ctx)
+	if err != nil {
 		return err
 	}
-	if _, err := db.w.ExecContext(ctx, `CREATE EXTENSION IF NOT EXISTS pg_trgm`); err != nil {
+	defer conn.Close()
+	lock := int64(0x5eac<<40) | sk
+	var got bool
+	if err := conn.QueryRowContext(ctx, `SELECT pg_try_advisory_lock($1)`, lock).Scan(&got); err != nil || !got {
+		return err
+	}
+	defer conn.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, lock)
+	var exists bool
+	if err := conn.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM pg_indexes WHERE indexname = $1)`, name).Scan(&exists); err != nil || exists {
+		return err // a build that failed half way leaves an invalid index: searches then scan
+	}
+	if _, err := conn.ExecContext(ctx, `CREATE EXTENSION IF NOT EXISTS pg_trgm`); err != nil {
 		return err
 	}
 	lo, hi := ridRange(sk)
 	// Index expressions take no parameters: the bounds are written in.
-	_, err := db.w.ExecContext(ctx, fmt.Sprintf(`CREATE INDEX CONCURRENTLY IF NOT EXISTS %s ON records USING gin ((CAST(vals AS TEXT)) gin_trgm_ops) WHERE rid BETWEEN %d AND %d`, name, lo, hi))
-	if err != nil {
-		// A concurrent build by another node, or one that failed half way (an invalid
-		// index): drop what is not valid so the next search tries again.
-		_, _ = db.w.ExecContext(ctx, `DROP INDEX CONCURRENTLY IF EXISTS `+name)
-	}
+	_, err = conn.ExecContext(ctx, fmt.Sprintf(`CREATE INDEX CONCURRENTLY IF NOT EXISTS %s ON records USING gin ((CAST(vals AS TEXT)) gin_trgm_ops) WHERE rid BETWEEN %d AND %d`, name, lo, hi))
 	return err
 }
 
