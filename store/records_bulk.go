@@ -1,9 +1,11 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
+	"reflect"
 	"strings"
 
 	"github.com/sluice/sluice/errs"
@@ -121,7 +123,9 @@ func (tx *Tx) selectBatch(rs *recSheet, q *RecordQuery, last int64) ([]*recState
 }
 
 // edits turns per-record edits into update changes; edit changes a copy and reports
-// whether it changed anything.
+// whether it may have changed anything. A record that reads the same once its values are
+// checked (a bulk update writing the value it already holds, "42" onto 42) is left alone:
+// no write, no event, not counted.
 func (rs *recSheet) edits(states []*recState, edit func(st *recState) bool) []*change {
 	var out []*change
 	for _, old := range states {
@@ -130,6 +134,10 @@ func (rs *recSheet) edits(states []*recState, edit func(st *recState) bool) []*c
 			continue
 		}
 		st.msgs = rs.Schema.Check(st.row)
+		if sameRow(old.row, st.row) && reflect.DeepEqual(old.umsgs, st.umsgs) && reflect.DeepEqual(old.lays, st.lays) &&
+			bytes.Equal(old.meta, st.meta) && bytes.Equal(old.cfg, st.cfg) {
+			continue
+		}
 		out = append(out, &change{kind: kUpdate, old: old, new: st})
 	}
 	return out

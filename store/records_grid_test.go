@@ -233,3 +233,23 @@ func TestKeptOrdersFollowOtherNodes(t *testing.T) {
 		t.Fatalf("the other node kept its order after a write: %s", got)
 	}
 }
+
+// A bulk update touches only the records it changes: writing the value a record holds ("42"
+// onto 42 included) writes, counts and notes nothing.
+func TestBulkUpdateSkipsUnchangedRecords(t *testing.T) {
+	e := mustOpenDB(t)
+	sh := e.mustCreateSheet(t, model.SheetConfig{Name: "B", Fields: []model.Field{{Key: "age", Type: model.FieldNumber}}})
+	e.mustInsert(t, sh, rows(map[string]any{"age": 42}, map[string]any{"age": 42}, map[string]any{"age": 7}))
+	opt := store.WriteOptions{Actor: "us_usr_b", AccountID: e.account, Undo: "set"}
+	res, err := e.db.BulkUpdate(t.Context(), sh, store.RecordQuery{}, map[string]store.CellIn{"age": {Value: json.RawMessage(`"42"`), HasValue: true}}, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Count != 1 {
+		t.Fatalf("setting 42 changed %d records, want 1 (the one holding 7)", res.Count)
+	}
+	mustUndo(t, e, sh, opt, true, "set", 1)
+	if got := e.mustGet(t, sh, store.RecordQuery{}); value(got[2], "age") != "7" {
+		t.Fatalf("undo left %s", value(got[2], "age"))
+	}
+}
