@@ -48,7 +48,17 @@ func (db *DB) CellValues(ctx context.Context, accountID, sheetID, key string, q 
 		WHERE NOT ` + empty.SQL + ` GROUP BY s.v ORDER BY n DESC, ` + order.SQL
 	compute := func(ctx context.Context) ([]CellCount, error) {
 		out := []CellCount{}
-		err := eachRow(ctx, db.r, "cell values", query, args, func(rows *sql.Rows) error {
+		var q querier = db.r
+		if !db.Postgres() {
+			// GROUP BY sorts every value: on a connection that sorts with two threads.
+			conn, done, err := sortingConn(ctx, db.r)
+			if err != nil {
+				return nil, errs.Wrap(err, "cell values")
+			}
+			defer done()
+			q = connQuerier{conn}
+		}
+		err := eachRow(ctx, q, "cell values", query, args, func(rows *sql.Rows) error {
 			var c CellCount
 			var raw string
 			if err := rows.Scan(&raw, &c.Total, &c.Valid); err != nil {
@@ -74,3 +84,8 @@ func (db *DB) CellValues(ctx context.Context, accountID, sheetID, key string, q 
 	}
 	return vals, err
 }
+
+// connQuerier runs SQLite's SQL on one connection of its pool (the dialect needs no rebinding).
+type connQuerier struct{ *sql.Conn }
+
+func (connQuerier) dialect() dialect { return sqliteDialect }
