@@ -107,8 +107,16 @@
     if (!document.getElementById("grid-body")) return;
     const url = new URL(location.href);
     url.searchParams.set("partial", "rows");
-    const resp = await fetch(url, { headers: { "HX-Request": "true" } });
-    const html = resp.ok ? await resp.text() : "";
+    let resp, html;
+    try {
+      resp = await fetch(url, { headers: { "HX-Request": "true" } });
+      html = resp.ok ? await resp.text() : "";
+    } catch {
+      // offline for a moment, or the page is going away: try again in a while
+      clearTimeout(refreshTimer);
+      refreshTimer = setTimeout(refreshRows, 2000);
+      return;
+    }
     const body = document.getElementById("grid-body");
     if (!html || !body) return;
     if (busy()) return refreshSoon(); // what is on its way would land on replaced cells
