@@ -190,7 +190,7 @@ func synonymNote(raw, name string) Reason {
 
 // langCodes are the lexicons' languages as language codes (a reason's "lang").
 var langCodes = map[string]string{"German": "de", "French": "fr", "Spanish": "es", "Portuguese": "pt", "Italian": "it", "Dutch": "nl",
-	"Japanese": "jp", "Korean": "kr", "Chinese": "zh", "Thai": "th", "Vietnamese": "vi", "Indonesian": "id", "Malay": "ms",
+	"Japanese": "jp", "Korean": "kr", "Chinese": "zh", "Traditional Chinese": "zh-hant", "Thai": "th", "Vietnamese": "vi", "Indonesian": "id", "Malay": "ms",
 	"Turkish": "tr", "Polish": "pl", "Swedish": "sv"}
 
 // noteFor is how a lexicon's entry for raw was read; its text waits for the reading.

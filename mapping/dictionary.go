@@ -46,7 +46,7 @@ func buildDictionary() *dictionary {
 		{lexAbbreviations, "abbreviation"}, {lexEnglish, "synonym"}, {lexGerman, "German"},
 		{lexFrench, "French"}, {lexSpanish, "Spanish"}, {lexPortuguese, "Portuguese"},
 		{lexItalian, "Italian"}, {lexDutch, "Dutch"}, {lexLatinAmerica, "synonym"},
-		{lexJapanese, "Japanese"}, {lexKorean, "Korean"}, {lexChinese, "Chinese"}, {lexThai, "Thai"},
+		{lexJapanese, "Japanese"}, {lexKorean, "Korean"}, {lexChinese, "Chinese"}, {lexChineseTraditional, "Traditional Chinese"}, {lexThai, "Thai"},
 		{lexVietnamese, "Vietnamese"}, {lexIndonesian, "Indonesian"}, {lexMalay, "Malay"},
 		{lexTurkish, "Turkish"}, {lexPolish, "Polish"}, {lexSwedish, "Swedish"},
 	} {

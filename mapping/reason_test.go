@@ -62,6 +62,7 @@ func TestReasonsAreCoded(t *testing.T) {
 func TestIssue18Headers(t *testing.T) {
 	for _, c := range []struct{ header, field, lang string }{
 		{"メールアドレス", "email", "jp"}, {"Nazwisko", "last_name", "pl"}, {"Förnamn", "first_name", "sv"},
+		{"订单编号", "order_number", "zh"}, {"發票號碼", "invoice_number", "zh-hant"},
 		{"Anställningsdatum", "hire_date", ""}, {"ContactName", "contact_name", ""}, {"InvoiceDate", "invoice_date", ""},
 		{"Beds", "bedrooms", ""}, {"Baths", "bathrooms", ""}, {"Summary", "subject", ""}, {"Issue key", "ticket_id", ""},
 		{"Total", "amount", ""}, {"Transaction ID", "order_id", ""},
