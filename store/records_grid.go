@@ -47,7 +47,6 @@ func (db *DB) ApplyGridEdit(ctx context.Context, sheetID string, e GridEdit, opt
 		}
 		res.VersionID = w.versionID
 		var changes []*change
-		var setIDs, removedIDs []string
 
 		// Cells of existing records, each record once.
 		ids := make([]RecordIn, 0, len(e.Set)+len(e.Remove))
@@ -96,14 +95,14 @@ func (db *DB) ApplyGridEdit(ctx context.Context, sheetID string, e GridEdit, opt
 				continue
 			}
 			changes = append(changes, &change{kind: kUpdate, old: old, new: st})
-			setIDs = append(setIDs, RecordID(rid))
+			res.Set++
 		}
 		for _, rid := range uniqueRids(order[len(e.Set):]) {
 			if news[rid] != nil {
 				continue // set and removed in one edit: removing wins
 			}
 			changes = append(changes, &change{kind: kDelete, old: olds[rid]})
-			removedIDs = append(removedIDs, RecordID(rid))
+			res.Removed++
 		}
 		// Records added after the last.
 		if n := len(e.Add); n > 0 {
@@ -136,7 +135,6 @@ func (db *DB) ApplyGridEdit(ctx context.Context, sheetID string, e GridEdit, opt
 		if err := tx.applyChanges(rs, changes, w); err != nil {
 			return err
 		}
-		res.Set, res.Removed = len(setIDs), len(removedIDs)
 		return tx.emitChanges(rs, w, changes)
 	})
 	if err != nil {

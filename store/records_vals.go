@@ -89,6 +89,14 @@ func (tx *Tx) assignColumns(rs *recSheet) error {
 	return nil
 }
 
+// encoded is the state's values in the stored form.
+func (rs *recSheet) encoded(st *recState) string {
+	if st.enc != "" {
+		return st.enc
+	}
+	return rs.encode(st.row)
+}
+
 // encode writes a row in the stored form, with one allocation.
 func (rs *recSheet) encode(row records.Row) string {
 	l := rs.layout

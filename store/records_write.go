@@ -184,11 +184,7 @@ const (
 )
 
 func (rs *recSheet) rowArgs(args []any, st *recState) []any {
-	vals := st.enc
-	if vals == "" {
-		vals = rs.encode(st.row)
-	}
-	return append(args, st.rid, vals, rs.encodeExtra(st), encodeEFS(st.efs), encodeDups(st.dups), boolInt(st.valid))
+	return append(args, st.rid, rs.encoded(st), rs.encodeExtra(st), encodeEFS(st.efs), encodeDups(st.dups), boolInt(st.valid))
 }
 
 // rowValues returns n groups "(?2, …, ?7)" numbering parameters after ?1, with tail
@@ -220,25 +216,30 @@ func rowValues(n int, tail string, typed bool) string {
 	return b.String()
 }
 
-// writeRows runs stmt (built by sqlFor for a number of rows) over list in chunks; the
-// statement for a full chunk is prepared once per write.
-func (tx *Tx) writeRows(rs *recSheet, list []*recState, w *writeCtx, sqlFor func(n int) string) error {
-	return tx.writeRowsTail(rs, list, w, sqlFor, nil)
+// rowWrite is a multi-row statement over a list of records: per rows a statement, its text
+// for n rows (sql), each row's arguments after ?1, the version (row), and arguments after a
+// chunk's rows (tail, optional).
+type rowWrite struct {
+	per  int
+	sql  func(n int) string
+	row  func(args []any, st *recState) []any
+	tail func(chunk []*recState) []any
 }
 
-// writeRowsTail is writeRows with more arguments after each chunk's rows, from tail.
-func (tx *Tx) writeRowsTail(rs *recSheet, list []*recState, w *writeCtx, sqlFor func(n int) string, tail func(chunk []*recState) []any) error {
-	for start := 0; start < len(list); start += rowChunk {
-		chunk := list[start:min(start+rowChunk, len(list))]
+// writeRows runs rw over list in chunks of rw.per rows; the statement for a full chunk is
+// prepared once per write.
+func (tx *Tx) writeRows(list []*recState, w *writeCtx, rw rowWrite) error {
+	for start := 0; start < len(list); start += rw.per {
+		chunk := list[start:min(start+rw.per, len(list))]
 		args := make([]any, 1, 3+rowCols*len(chunk))
 		args[0] = w.vseq
 		for _, st := range chunk {
-			args = rs.rowArgs(args, st)
+			args = rw.row(args, st)
 		}
-		if tail != nil {
-			args = append(args, tail(chunk)...)
+		if rw.tail != nil {
+			args = append(args, rw.tail(chunk)...)
 		}
-		stmt, err := w.prepare(tx, sqlFor(len(chunk)))
+		stmt, err := w.prepare(tx, rw.sql(len(chunk)))
 		if err != nil {
 			return err
 		}
@@ -306,11 +307,11 @@ func (tx *Tx) insertRows(rs *recSheet, list []*recState, w *writeCtx) error {
 	if err := tx.insertPlain(rs, plain, w); err != nil {
 		return err
 	}
-	return tx.writeRows(rs, rest, w, func(n int) string {
+	return tx.writeRows(rest, w, rowWrite{per: rowChunk, row: rs.rowArgs, sql: func(n int) string {
 		return cachedSQL(insertSQL, n, func(n int) string {
 			return `INSERT INTO records (rid, vals, x, efs, dups, valid, vseq) VALUES ` + rowValues(n, ", ?1", false)
 		})
-	})
+	}})
 }
 
 // plainSQL are the statements of insertPlain by row count.
@@ -320,37 +321,21 @@ var plainSQL = map[int]string{}
 // values are all they bind.
 func (tx *Tx) insertPlain(rs *recSheet, list []*recState, w *writeCtx) error {
 	const per = 3 * rowChunk
-	for start := 0; start < len(list); start += per {
-		chunk := list[start:min(start+per, len(list))]
-		args := make([]any, 1, 1+2*len(chunk))
-		args[0] = w.vseq
-		for _, st := range chunk {
-			vals := st.enc
-			if vals == "" {
-				vals = rs.encode(st.row)
-			}
-			args = append(args, st.rid, vals)
-		}
-		q := cachedSQLFull(plainSQL, len(chunk), per, func(n int) string {
-			var b strings.Builder
-			b.WriteString(`INSERT INTO records (rid, vals, x, efs, dups, valid, vseq) VALUES `)
-			for i := 0; i < n; i++ {
-				if i > 0 {
-					b.WriteString(", ")
+	return tx.writeRows(list, w, rowWrite{per: per,
+		row: func(args []any, st *recState) []any { return append(args, st.rid, rs.encoded(st)) },
+		sql: func(n int) string {
+			return cachedSQLFull(plainSQL, n, per, func(n int) string {
+				var b strings.Builder
+				b.WriteString(`INSERT INTO records (rid, vals, x, efs, dups, valid, vseq) VALUES `)
+				for i := 0; i < n; i++ {
+					if i > 0 {
+						b.WriteString(", ")
+					}
+					b.WriteString("(?" + strconv.Itoa(2+2*i) + ", ?" + strconv.Itoa(3+2*i) + ", NULL, NULL, NULL, 1, ?1)")
 				}
-				b.WriteString("(?" + strconv.Itoa(2+2*i) + ", ?" + strconv.Itoa(3+2*i) + ", NULL, NULL, NULL, 1, ?1)")
-			}
-			return b.String()
-		})
-		stmt, err := w.prepare(tx, q)
-		if err != nil {
-			return err
-		}
-		if _, err := stmt.ExecContext(tx.ctx, args...); err != nil {
-			return errs.Wrap(err, "write records")
-		}
-	}
-	return nil
+				return b.String()
+			})
+		}})
 }
 
 // copyRows inserts rows on PostgreSQL with COPY (issue 15: a 10,000-row batch as one
@@ -361,11 +346,7 @@ func (tx *Tx) copyRows(rs *recSheet, list []*recState, w *writeCtx) error {
 	}
 	err := tx.copyFrom(tx.ctx, "records", []string{"rid", "vals", "x", "efs", "dups", "valid", "vseq"}, len(list), func(i int, row []any) {
 		st := list[i]
-		row[0] = st.rid
-		row[1] = st.enc
-		if st.enc == "" {
-			row[1] = rs.encode(st.row)
-		}
+		row[0], row[1] = st.rid, rs.encoded(st)
 		row[2], row[3], row[4], row[5], row[6] = rs.encodeExtra(st), encodeEFS(st.efs), encodeDups(st.dups), int64(boolInt(st.valid)), w.vseq
 	})
 	if err != nil {
@@ -381,18 +362,19 @@ func (tx *Tx) updateRows(rs *recSheet, list []*recState, w *writeCtx) error {
 	// Sorted by key, each chunk's range holds little else.
 	list = append([]*recState(nil), list...)
 	sort.Slice(list, func(i, j int) bool { return list[i].rid < list[j].rid })
-	return tx.writeRowsTail(rs, list, w, func(n int) string {
-		return cachedSQL(updateSQL[rs.d], n, func(n int) string {
-			vals := "v.column2"
-			if rs.d == postgresDialect {
-				vals = "CAST(v.column2 AS JSONB)"
-			}
-			lo := 2 + rowCols*n
-			return `UPDATE records SET vals = ` + vals + `, x = v.column3, efs = v.column4, dups = v.column5, valid = v.column6, vseq = ?1
+	return tx.writeRows(list, w, rowWrite{per: rowChunk, row: rs.rowArgs,
+		sql: func(n int) string {
+			return cachedSQL(updateSQL[rs.d], n, func(n int) string {
+				vals := "v.column2"
+				if rs.d == postgresDialect {
+					vals = "CAST(v.column2 AS JSONB)"
+				}
+				lo := 2 + rowCols*n
+				return `UPDATE records SET vals = ` + vals + `, x = v.column3, efs = v.column4, dups = v.column5, valid = v.column6, vseq = ?1
 			FROM (VALUES ` + rowValues(n, "", true) + `) AS v WHERE records.rid = v.column1 AND records.rid BETWEEN ?` + strconv.Itoa(lo) + ` AND ?` + strconv.Itoa(lo+1)
-		})
-	}, func(chunk []*recState) []any {
-		return []any{chunk[0].rid, chunk[len(chunk)-1].rid}
+			})
+		},
+		tail: func(chunk []*recState) []any { return []any{chunk[0].rid, chunk[len(chunk)-1].rid} },
 	})
 }
 

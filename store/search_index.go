@@ -20,10 +20,11 @@ import (
 // SearchIndexMin is the size of sheet whose search builds an index (a variable for tests).
 var SearchIndexMin int64 = 200000
 
-// searchIndexes remembers the sheets whose index this node built or is building.
+// searchIndexes remembers the sheets whose index this node has set out to build (built,
+// being built, or failed: a search does not try again).
 type searchIndexes struct {
-	mu    sync.Mutex
-	state map[int64]bool // true: exists; false: being built
+	mu      sync.Mutex
+	started map[int64]bool
 }
 
 func searchIndexName(sk int64) string { return fmt.Sprintf("records_search_%d", sk) }
@@ -36,27 +37,21 @@ func (db *DB) ensureSearchIndex(rs *recSheet) {
 	}
 	s := &db.searchIdx
 	s.mu.Lock()
-	if s.state == nil {
-		s.state = map[int64]bool{}
-	}
-	if _, known := s.state[rs.sk]; known {
+	if s.started[rs.sk] {
 		s.mu.Unlock()
 		return
 	}
-	s.state[rs.sk] = false
+	if s.started == nil {
+		s.started = map[int64]bool{}
+	}
+	s.started[rs.sk] = true
 	s.mu.Unlock()
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 		defer cancel()
-		err := db.buildSearchIndex(ctx, rs.sk)
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		if err != nil {
+		if err := db.buildSearchIndex(ctx, rs.sk); err != nil {
 			slog.Warn("search index not built; searches of the sheet scan", "sheet", rs.ID, "err", err)
-			s.state[rs.sk] = true // do not try again on every search
-			return
 		}
-		s.state[rs.sk] = true
 	}()
 }
 

@@ -115,14 +115,6 @@ func (tx *Tx) noteUndo(rs *recSheet, w *writeCtx, changes []*change) error {
 	return nil
 }
 
-// encoded is the state's values in the stored form.
-func (rs *recSheet) encoded(st *recState) string {
-	if st.enc != "" {
-		return st.enc
-	}
-	return rs.encode(st.row)
-}
-
 // openUndo starts a new entry in actor's history of the sheet: what could be redone is
 // dropped, and so are entries past UndoDepth.
 func (tx *Tx) openUndo(rs *recSheet, actor string, u *undoLog) error {

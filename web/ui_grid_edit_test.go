@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strings"
@@ -22,22 +21,7 @@ func TestGridEditEndpoint(t *testing.T) {
 	recs := recordsOf(t, e.mustCall(t, "POST", "/v1/sheets/"+sheetID+"/records", testSecret, []any{map[string]any{"name": map[string]any{"value": "Ada"}}}))
 	id := recs[0]["id"].(string)
 	base := "/space/" + spaceID + "/sheet/" + sheetID
-	postTo := func(path, body string) (int, string) {
-		t.Helper()
-		req := httptest.NewRequest("POST", base+path, strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("HX-Request", "true")
-		req.Header.Set("X-CSRF-Token", b.csrf)
-		for k, v := range b.cookies {
-			req.AddCookie(&http.Cookie{Name: k, Value: v})
-		}
-		resp, err := e.app.Test(req, -1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		raw, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(raw)
-	}
+	postTo := func(path, body string) (int, string) { t.Helper(); return b.postJSON(t, base+path, body) }
 	post := func(body string) (int, string) { t.Helper(); return postTo("/edit", body) }
 	for _, c := range []struct {
 		body   string
@@ -215,22 +199,7 @@ func TestGridLayoutEndpoint(t *testing.T) {
 	b := loggedIn(t, e)
 	spaceID, sheetID := e.mustCreateRecordSheet(t, spreadsheetFields)
 	base := "/space/" + spaceID + "/sheet/" + sheetID
-	post := func(body string) (int, string) {
-		t.Helper()
-		req := httptest.NewRequest("POST", base+"/layout", strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("HX-Request", "true")
-		req.Header.Set("X-CSRF-Token", b.csrf)
-		for k, v := range b.cookies {
-			req.AddCookie(&http.Cookie{Name: k, Value: v})
-		}
-		resp, err := e.app.Test(req, -1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		raw, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(raw)
-	}
+	post := func(body string) (int, string) { t.Helper(); return b.postJSON(t, base+"/layout", body) }
 	for _, c := range []struct {
 		body   string
 		status int
@@ -257,4 +226,15 @@ func TestGridLayoutEndpoint(t *testing.T) {
 	if _, doc = b.do(t, "GET", base, nil, false); doc.Find(`[data-grid]`).AttrOr("data-col-widths", "") != `{"age":80,"name":240}` {
 		t.Fatalf("opening the view did not bring its widths back: %q", doc.Find(`[data-grid]`).AttrOr("data-col-widths", ""))
 	}
+}
+
+// postJSON sends a JSON body to a page endpoint the way grid-edit.js does (htmx and CSRF
+// headers, the session's cookies) and returns the status and body.
+func (b *browserSession) postJSON(t testing.TB, path, body string) (int, string) {
+	t.Helper()
+	req := httptest.NewRequest("POST", path, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	resp := b.send(t, req, true)
+	raw, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(raw)
 }

@@ -34,6 +34,29 @@ func (b *browserSession) do(t testing.TB, method, path string, form url.Values, 
 	if form != nil {
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	}
+	resp := b.send(t, req, htmx)
+	raw, _ := io.ReadAll(resp.Body)
+	html := string(raw)
+	switch { // row and cell partials: HTML parsers drop <tr> and <td> outside a table
+	case strings.HasPrefix(html, "<tr"):
+		html = "<table>" + html + "</table>"
+	case strings.HasPrefix(html, "<td"):
+		html = "<table><tr>" + html + "</tr></table>"
+	}
+	doc, err := goquery.NewDocumentFromReader(strings.NewReader(html))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tok, ok := doc.Find(`input[name=_csrf]`).First().Attr("value"); ok && tok != "" {
+		b.csrf = tok
+	}
+	return resp, doc
+}
+
+// send runs req in the app with the session's cookies (and, for htmx, its headers and CSRF
+// token) and keeps the cookies the answer sets, as a browser does.
+func (b *browserSession) send(t testing.TB, req *http.Request, htmx bool) *http.Response {
+	t.Helper()
 	if htmx {
 		req.Header.Set("HX-Request", "true")
 		req.Header.Set("X-CSRF-Token", b.csrf)
@@ -52,22 +75,7 @@ func (b *browserSession) do(t testing.TB, method, path string, form url.Values, 
 			b.cookies[c.Name] = c.Value
 		}
 	}
-	raw, _ := io.ReadAll(resp.Body)
-	html := string(raw)
-	switch { // row and cell partials: HTML parsers drop <tr> and <td> outside a table
-	case strings.HasPrefix(html, "<tr"):
-		html = "<table>" + html + "</table>"
-	case strings.HasPrefix(html, "<td"):
-		html = "<table><tr>" + html + "</tr></table>"
-	}
-	doc, err := goquery.NewDocumentFromReader(strings.NewReader(html))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if tok, ok := doc.Find(`input[name=_csrf]`).First().Attr("value"); ok && tok != "" {
-		b.csrf = tok
-	}
-	return resp, doc
+	return resp
 }
 
 func loggedOut(t testing.TB, e *apiEnv) *browserSession {

@@ -3,30 +3,20 @@
 // change to the plugin.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { startServer, SECRET } from "./lib.mjs";
+import { startServer, startRunner } from "./lib.mjs";
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-let srv, api, runner, log = "";
+let srv, api, runner;
 
 before(async () => {
   srv = await startServer();
   api = srv.client();
-  runner = spawn(process.execPath, ["agents/runner.mjs", "--url", srv.baseURL, "--token", SECRET, "agents/examples/automap.mjs"], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
-  runner.stdout.on("data", (d) => (log += d));
-  runner.stderr.on("data", (d) => (log += d));
-  const deadline = Date.now() + 10000;
-  while (!log.includes("listening")) {
-    if (Date.now() > deadline || runner.exitCode !== null) throw new Error(`runner did not start:\n${log}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  runner = await startRunner(srv, "agents/examples/automap.mjs");
 });
 after(async () => {
-  runner.kill("SIGTERM");
+  runner.stop();
   await srv.stop();
 });
 
@@ -40,7 +30,7 @@ test("an upload lands in the target sheet through automap", async () => {
   const deadline = Date.now() + 15000;
   let recs = [];
   while (recs.length < 2) {
-    if (Date.now() > deadline) assert.fail(`automap did not map the file in 15 s; runner log:\n${log}`);
+    if (Date.now() > deadline) assert.fail(`automap did not map the file in 15 s; runner log:\n${runner.log()}`);
     await new Promise((r) => setTimeout(r, 200));
     recs = (await api.records.get(target.sheets[0].id)).data.records;
   }

@@ -4,30 +4,20 @@
 // file — once, since Sluice does not extract the file as well.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { startServer, SECRET } from "./lib.mjs";
+import { startServer, startRunner } from "./lib.mjs";
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-let srv, api, runner, runnerLog = "";
+let srv, api, runner;
 
 before(async () => {
   srv = await startServer();
   api = srv.client();
-  runner = spawn(process.execPath, ["agents/runner.mjs", "--url", srv.baseURL, "--token", SECRET, "agents/examples/json-extractor.mjs"], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
-  runner.stdout.on("data", (d) => (runnerLog += d));
-  runner.stderr.on("data", (d) => (runnerLog += d));
-  const deadline = Date.now() + 10000;
-  while (!runnerLog.includes("listening")) {
-    if (Date.now() > deadline || runner.exitCode !== null) throw new Error(`runner did not start:\n${runnerLog}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  runner = await startRunner(srv, "agents/examples/json-extractor.mjs");
 });
 after(async () => {
-  runner.kill("SIGTERM");
+  runner.stop();
   await srv.stop();
 });
 
@@ -42,10 +32,10 @@ test("the published JSON extractor extracts a .json upload the environment leave
   for (const started = Date.now(); ; ) {
     f = (await api.files.get(up.id)).data;
     if (f.status === "complete" || f.status === "failed") break;
-    if (Date.now() - started > 15000) assert.fail(`the plugin did not extract the file in 15 s (status ${f.status}); runner log:\n${runnerLog}`);
+    if (Date.now() - started > 15000) assert.fail(`the plugin did not extract the file in 15 s (status ${f.status}); runner log:\n${runner.log()}`);
     await new Promise((r) => setTimeout(r, 100));
   }
-  assert.equal(f.status, "complete", `runner log:\n${runnerLog}`);
+  assert.equal(f.status, "complete", `runner log:\n${runner.log()}`);
   const wbs = (await api.workbooks.list({ spaceId: space.id, includeSheets: true })).data;
   assert.equal(wbs.length, 1, "one [file] workbook: Sluice did not extract the file as well");
   const sheetId = wbs[0].sheets[0].id;

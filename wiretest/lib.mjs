@@ -212,3 +212,20 @@ export async function until(cond, ms = 5000) {
     await new Promise((r) => setTimeout(r, 25));
   }
 }
+
+/**
+ * startRunner runs agents/runner.mjs with a listener module against srv and resolves once it
+ * listens. log() is what it printed so far (for failure messages); stop() ends it.
+ */
+export async function startRunner(srv, module) {
+  const runner = spawn(process.execPath, ["agents/runner.mjs", "--url", srv.baseURL, "--token", SECRET, module], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+  let log = "";
+  runner.stdout.on("data", (d) => (log += d));
+  runner.stderr.on("data", (d) => (log += d));
+  const deadline = Date.now() + 10000;
+  while (!log.includes("listening")) {
+    if (Date.now() > deadline || runner.exitCode !== null) throw new Error(`runner did not start:\n${log}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return { log: () => log, stop: () => runner.kill("SIGTERM") };
+}

@@ -2,28 +2,17 @@
 // Sluice's listener runner (agents/runner.mjs), flags records written to Sluice.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { startServer, SECRET } from "./lib.mjs";
+import { startServer, startRunner } from "./lib.mjs";
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-let srv, api, runner, runnerLog = "";
+let srv, api, runner;
 
 before(async () => {
   srv = await startServer();
   api = srv.client();
-  runner = spawn(process.execPath, ["agents/runner.mjs", "--url", srv.baseURL, "--token", SECRET, "agents/examples/email-hook.mjs"], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
-  runner.stdout.on("data", (d) => (runnerLog += d));
-  runner.stderr.on("data", (d) => (runnerLog += d));
-  const deadline = Date.now() + 10000;
-  while (!runnerLog.includes("listening")) {
-    if (Date.now() > deadline || runner.exitCode !== null) throw new Error(`runner did not start:\n${runnerLog}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  runner = await startRunner(srv, "agents/examples/email-hook.mjs");
 });
 after(async () => {
-  runner.kill("SIGTERM");
+  runner.stop();
   await srv.stop();
 });
 
@@ -42,7 +31,7 @@ test("a recordHook flags a record within 2 s of the insert, without a hook loop"
   for (;;) {
     recs = (await api.records.get(sheetId, { includeMessages: true })).data.records;
     if (recs[0].values.email.messages?.length) break;
-    if (Date.now() - inserted > 2000) assert.fail(`no hook message after 2 s; runner log:\n${runnerLog}`);
+    if (Date.now() - inserted > 2000) assert.fail(`no hook message after 2 s; runner log:\n${runner.log()}`);
     await new Promise((r) => setTimeout(r, 50));
   }
   assert.equal(recs[0].values.email.messages[0].message, "Email must contain @");

@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"sort"
 	"strconv"
@@ -115,24 +116,12 @@ func compareJSON(a, b json.RawMessage) int {
 	case 0:
 		x, _ := strconv.ParseFloat(string(a), 64)
 		y, _ := strconv.ParseFloat(string(b), 64)
-		switch {
-		case x < y:
-			return -1
-		case x > y:
-			return 1
-		}
-		return 0
+		return cmp.Compare(x, y)
 	case 1:
 		var x, y string
 		_ = json.Unmarshal(a, &x)
 		_ = json.Unmarshal(b, &y)
-		switch {
-		case x < y:
-			return -1
-		case x > y:
-			return 1
-		}
-		return 0
+		return cmp.Compare(x, y)
 	}
 	return bytes.Compare(a, b)
 }

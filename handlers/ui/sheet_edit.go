@@ -54,7 +54,11 @@ func (h *Handler) GridEdit(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return h.answerEdit(c, sc, res, "")
+	st, err := h.store.UndoState(c.Context(), sc.sheet.ID, sc.u.UserID)
+	if err != nil {
+		return err
+	}
+	return h.answerEdit(c, sc, res, "", st)
 }
 
 // Undo handles POST …/undo and Redo POST …/redo: the user's last change in the sheet (or
@@ -81,16 +85,13 @@ func (h *Handler) replay(c *fiber.Ctx, undo bool) error {
 	if err != nil {
 		return err
 	}
-	return h.answerEdit(c, sc, res, replayMessage(c.Context(), res, undo))
+	return h.answerEdit(c, sc, res, replayMessage(c.Context(), res, undo), &res.UndoState)
 }
 
-// answerEdit is the JSON answer of a grid edit, an undo or a redo.
-func (h *Handler) answerEdit(c *fiber.Ctx, sc *sheetCtx, data any, message string) error {
+// answerEdit is the JSON answer of a grid edit, an undo or a redo: with st, what is left
+// to undo and redo (an undo's result says it already).
+func (h *Handler) answerEdit(c *fiber.Ctx, sc *sheetCtx, data any, message string, st *store.UndoState) error {
 	counts, err := h.store.GetRecordCounts(c.Context(), sc.u.AccountID, sc.sheet.ID)
-	if err != nil {
-		return err
-	}
-	st, err := h.store.UndoState(c.Context(), sc.sheet.ID, sc.u.UserID)
 	if err != nil {
 		return err
 	}
@@ -117,25 +118,16 @@ func replayMessage(ctx context.Context, res *store.UndoResult, undo bool) string
 	return msg
 }
 
+// changeKeys are the locale keys naming the kinds of change of the undo history.
+var changeKeys = map[string]string{
+	"edit": "grid.change_edit", "paste": "grid.change_paste", "fill": "grid.change_fill", "add": "grid.change_add",
+	"delete": "grid.change_delete", "replace": "grid.change_replace", "clear": "grid.change_clear", "set": "grid.change_set",
+}
+
 // changeLabel names a kind of change of the undo history.
 func changeLabel(ctx context.Context, what string) string {
-	switch what {
-	case "edit":
-		return views.T(ctx, "grid.change_edit")
-	case "paste":
-		return views.T(ctx, "grid.change_paste")
-	case "fill":
-		return views.T(ctx, "grid.change_fill")
-	case "add":
-		return views.T(ctx, "grid.change_add")
-	case "delete":
-		return views.T(ctx, "grid.change_delete")
-	case "replace":
-		return views.T(ctx, "grid.change_replace")
-	case "clear":
-		return views.T(ctx, "grid.change_clear")
-	case "set":
-		return views.T(ctx, "grid.change_set")
+	if id, ok := changeKeys[what]; ok {
+		return views.T(ctx, id)
 	}
 	return what
 }

@@ -249,18 +249,23 @@
   // A cell saved in its editor is a change too: its answer carries the undo state.
   document.body.addEventListener("sl-cell-saved", (e) => undoState(e.detail?.undo));
 
+  // jsonHeaders are a JSON POST's headers, with the page's CSRF header (hx-headers).
+  function jsonHeaders() {
+    const headers = { "Content-Type": "application/json", "HX-Request": "true" };
+    try {
+      return { ...headers, ...JSON.parse(document.body.getAttribute("hx-headers") || "{}") };
+    } catch {
+      return headers; // no CSRF header: the server says so
+    }
+  }
+
   // apply posts an edit (or, for undo and redo, nothing) and shows what it did; it resolves
   // to the server's answer, or null when it failed (the message is shown).
   async function apply(url, edit, opts) {
     const g = grid();
     if (!g) return null;
     if (!opts.quiet) toast(g.dataset.labelPasting.replace("{rows}", String(opts.rows)), "progress", true);
-    let headers = { "Content-Type": "application/json", "HX-Request": "true" };
-    try {
-      headers = { ...headers, ...JSON.parse(document.body.getAttribute("hx-headers") || "{}") };
-    } catch {
-      // no CSRF header: the server says so
-    }
+    const headers = jsonHeaders();
     let resp;
     try {
       resp = await fetch(url, { method: "POST", headers, body: edit ? JSON.stringify(edit) : "{}" });
@@ -403,12 +408,7 @@
   async function saveWidths() {
     const table = document.querySelector("[data-grid]");
     if (!table?.dataset.layoutUrl) return;
-    let headers = { "Content-Type": "application/json", "HX-Request": "true" };
-    try {
-      headers = { ...headers, ...JSON.parse(document.body.getAttribute("hx-headers") || "{}") };
-    } catch {
-      // no CSRF header: the server says so
-    }
+    const headers = jsonHeaders();
     try {
       const resp = await fetch(table.dataset.layoutUrl, { method: "POST", headers, body: JSON.stringify({ widths: widths() }) });
       if (!resp.ok) toast("HTTP " + resp.status, "error");
