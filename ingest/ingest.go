@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/sluice/sluice/blobs"
 	"github.com/sluice/sluice/errs"
@@ -139,11 +140,7 @@ func (s *Service) load(ctx context.Context, j *model.Job, f *model.File, src *ex
 		if n%batch == 0 {
 			report.send(before + n)
 		}
-		out := make([]json.RawMessage, len(row))
-		for i, c := range row {
-			out[i] = jsonString(c)
-		}
-		return out, nil
+		return jsonStrings(row), nil
 	}
 	_, err := s.DB.InsertStream(ctx, sheetID, t.Headers, rows, batch, store.WriteOptions{Actor: f.CreatedBy, AccountID: f.AccountID, Job: j.ID})
 	if errors.Is(err, io.EOF) {
@@ -162,18 +159,28 @@ func (s *Service) load(ctx context.Context, j *model.Job, f *model.File, src *ex
 // progressReports acknowledges a job's progress from a goroutine of its own: the reader
 // that reports it runs ahead of the write transactions and must not wait behind them for
 // the write lock (issue 15: on PostgreSQL that wait stalled the reader for every batch).
-// The latest report wins over one not yet sent.
+// The latest report wins over one not yet sent, and reports are at least progressEvery
+// apart: each is a write transaction, and one per batch took the write lock between the
+// import's own batches (0.5 s of a 1,000,000-row import on PostgreSQL).
 type progressReports struct {
-	ch   chan int
-	done chan struct{}
+	ch       chan int
+	stopping chan struct{}
+	done     chan struct{}
 }
 
+// progressEvery is the least time between two progress reports of one job.
+const progressEvery = time.Second
+
 func (s *Service) startProgress(ctx context.Context, j *model.Job, src *extract.File) *progressReports {
-	p := &progressReports{ch: make(chan int, 1), done: make(chan struct{})}
+	p := &progressReports{ch: make(chan int, 1), stopping: make(chan struct{}), done: make(chan struct{})}
 	go func() {
 		defer close(p.done)
 		for rows := range p.ch {
 			s.progress(ctx, j, src, rows)
+			select {
+			case <-time.After(progressEvery):
+			case <-p.stopping:
+			}
 		}
 	}()
 	return p
@@ -188,8 +195,9 @@ func (p *progressReports) send(rows int) {
 	p.ch <- rows
 }
 
-// stop waits for the last report to be written.
+// stop writes the last report queued, without waiting out the interval, and returns.
 func (p *progressReports) stop() {
+	close(p.stopping)
 	close(p.ch)
 	<-p.done
 }
@@ -249,13 +257,38 @@ func jsonString(s string) json.RawMessage {
 	if s == "" {
 		return jsonNull
 	}
+	return appendJSONString(nil, s)
+}
+
+// jsonStrings encodes a row's cells as JSON strings (null when empty) into one buffer: one
+// allocation a row instead of one a cell (8,000,000 of them in a 1,000,000-row import).
+func jsonStrings(row []string) []json.RawMessage {
+	n := 0
+	for _, c := range row {
+		n += len(c) + 2
+	}
+	buf := make([]byte, 0, n)
+	out := make([]json.RawMessage, len(row))
+	for i, c := range row {
+		if c == "" {
+			out[i] = jsonNull
+			continue
+		}
+		start := len(buf)
+		buf = appendJSONString(buf, c)
+		out[i] = buf[start:len(buf):len(buf)]
+	}
+	return out
+}
+
+// appendJSONString appends s as a JSON string to b.
+func appendJSONString(b []byte, s string) []byte {
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c < 0x20 || c == '"' || c == '\\' {
-			b, _ := json.Marshal(s)
-			return b
+			q, _ := json.Marshal(s)
+			return append(b, q...)
 		}
 	}
-	b := make([]byte, 0, len(s)+2)
 	b = append(b, '"')
 	b = append(b, s...)
 	return append(b, '"')
