@@ -192,6 +192,9 @@ func (tx *Tx) revalidate(rs *recSheet) error {
 			return errs.Wrap(err, "reset record index")
 		}
 	}
+	if err := tx.resetValues(rs.sk); err != nil {
+		return err
+	}
 	// Rules of constraints the schema no longer has go away.
 	drop := `DELETE FROM unique_rules WHERE sk = ?`
 	if len(known) > 1 {

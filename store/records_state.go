@@ -26,6 +26,9 @@ type recState struct {
 	efs   []string        // keys of fields with an error outside unique rules; "" marks a record-level error
 	valid bool
 	enc   string // the row already encoded, when it will not change again
+	// preCounted: the values were counted ahead for the kept value lists (preTally), as a
+	// valid record or not (preValid).
+	preCounted, preValid bool
 	// ukeys are the row's unique keys by rule, when computed ahead (uhas false: not taking part).
 	ukeys []string
 	uhas  []bool
@@ -163,6 +166,7 @@ type countDelta struct {
 	errors       map[string]int64
 	empties      map[string]int64
 	emptyAt      []int64 // empties by rule index, folded into empties when applied
+	values       *valueDelta
 }
 
 func newCountDelta() *countDelta {
@@ -173,6 +177,7 @@ func newCountDelta() *countDelta {
 func (d *countDelta) tally(rs *recSheet, st *recState, sign int64) {
 	d.total += sign
 	d.tallyStatus(rs, st.efs, st.dups, sign)
+	d.values.tally(st.row, rs.validOf(st.efs, st.dups), sign, sign > 0 && st.preCounted)
 	if d.emptyAt == nil {
 		d.emptyAt = make([]int64, len(rs.Schema.Rules))
 	}
@@ -196,6 +201,9 @@ func (d *countDelta) tallyStatus(rs *recSheet, efs []string, dups []int64, sign 
 // apply writes the delta to the counts tables.
 func (tx *Tx) applyCounts(rs *recSheet, d *countDelta) error {
 	tx.touch(rs.sk)
+	if err := tx.applyValues(rs, d.values); err != nil {
+		return err
+	}
 	if _, err := tx.exec(`UPDATE record_sheets SET total = total + ?, valid = valid + ?, shape = shape + ?, changes = changes + 1 WHERE sk = ?`, d.total, d.valid, d.shape, rs.sk); err != nil {
 		return errs.Wrap(err, "update counts")
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"sync/atomic"
 
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/records"
@@ -41,10 +42,21 @@ func (db *DB) InsertStream(ctx context.Context, sheetID string, keys []string, s
 		idx[j] = i
 	}
 	hash := schemaHash(&rs.Config)
+	// The values of each batch are counted for the kept value lists here, ahead of its
+	// write, while the rows are fresh in memory; the writer says which lists stop being kept.
+	kept, err := db.keptFields(ctx, rs)
+	if err != nil {
+		return nil, err
+	}
+	want := make([]atomic.Bool, len(kept))
+	for i, k := range kept {
+		want[i].Store(k)
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	type prepared struct {
 		states []*recState
+		pre    *valueDelta
 		err    error
 	}
 	ch := make(chan prepared, 2)
@@ -74,8 +86,12 @@ func (db *DB) InsertStream(ctx context.Context, sheetID string, keys []string, s
 				size += len(st.enc)
 			}
 			if len(states) > 0 {
+				now := make([]bool, len(want))
+				for i := range want {
+					now[i] = want[i].Load()
+				}
 				select {
-				case ch <- prepared{states: states}:
+				case ch <- prepared{states: states, pre: preTally(rs, states, now)}:
 				case <-ctx.Done():
 					return
 				}
@@ -101,8 +117,14 @@ func (db *DB) InsertStream(ctx context.Context, sheetID string, keys []string, s
 		if p.err != nil {
 			return res, p.err
 		}
-		if err := db.insertPrepared(ctx, sheetID, hash, p.states, opt, res); err != nil {
+		keptAfter, err := db.insertPrepared(ctx, sheetID, hash, p.states, p.pre, opt, res)
+		if err != nil {
 			return res, err
+		}
+		for i, k := range keptAfter {
+			if i < len(want) && !k {
+				want[i].Store(false)
+			}
 		}
 	}
 	return res, ctx.Err()
@@ -124,8 +146,9 @@ func (db *DB) ImportBatch() int {
 }
 
 // insertPrepared writes one batch of checked states in its own transaction.
-func (db *DB) insertPrepared(ctx context.Context, sheetID, hash string, states []*recState, opt WriteOptions, res *BulkResult) error {
-	return db.Update(ctx, func(tx *Tx) error {
+func (db *DB) insertPrepared(ctx context.Context, sheetID, hash string, states []*recState, pre *valueDelta, opt WriteOptions, res *BulkResult) ([]bool, error) {
+	var keptAfter []bool
+	err := db.Update(ctx, func(tx *Tx) error {
 		if opt.Job != "" {
 			if err := tx.deferFlush(); err != nil {
 				return err
@@ -139,12 +162,15 @@ func (db *DB) insertPrepared(ctx context.Context, sheetID, hash string, states [
 			schema := rs.Schema.WithFormats(opt.Formats)
 			for _, st := range states {
 				st.msgs, st.enc, st.ukeys, st.uhas = schema.Check(st.row), "", nil, nil
+				st.preCounted = false
 			}
+			pre = nil
 		}
 		w, err := tx.beginWrite(rs, opt)
 		if err != nil {
 			return err
 		}
+		w.pre = pre
 		first, err := tx.nextRids(rs, len(states))
 		if err != nil {
 			return err
@@ -171,8 +197,10 @@ func (db *DB) insertPrepared(ctx context.Context, sheetID, hash string, states [
 		if err := tx.TouchSpace(rs.SpaceID); err != nil {
 			return err
 		}
+		keptAfter = w.keptAfter
 		return tx.emitRecords(rs, w, "created", ids)
 	})
+	return keptAfter, err
 }
 
 // writableLayout loads a sheet for a streamed write, first giving every field a value

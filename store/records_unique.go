@@ -353,14 +353,23 @@ func (tx *Tx) flipTwins(rs *recSheet, twins map[int64]map[int64]bool, w *writeCt
 		rid       int64
 		efs       []string
 		old, dups []int64
+		row       records.Row // with kept value lists, whose valid counts follow
 	}
 	var list []twin
-	err := eachRow(tx.ctx, tx, "load duplicates", `SELECT rid, efs, dups FROM records WHERE rid IN (SELECT CAST(value AS INTEGER) FROM json_each(?))`,
+	err := eachRow(tx.ctx, tx, "load duplicates", `SELECT rid, efs, dups, vals FROM records WHERE rid IN (SELECT CAST(value AS INTEGER) FROM json_each(?))`,
 		[]any{ridsJSON(rids)}, func(rows *sql.Rows) error {
 			var t twin
 			var efs, dups sql.NullString
-			if err := rows.Scan(&t.rid, &efs, &dups); err != nil {
+			var vals []byte
+			if err := rows.Scan(&t.rid, &efs, &dups, &vals); err != nil {
 				return errs.Wrap(err, "scan duplicate")
+			}
+			if d.values != nil {
+				row, err := rs.decode(vals)
+				if err != nil {
+					return err
+				}
+				t.row = row
 			}
 			t.efs, t.old = decodeEFS(efs), decodeDups(dups)
 			if t.dups = applyFlips(t.old, twins[t.rid]); !sameInts(t.old, t.dups) {
@@ -374,6 +383,10 @@ func (tx *Tx) flipTwins(rs *recSheet, twins map[int64]map[int64]bool, w *writeCt
 	for _, t := range list {
 		d.tallyStatus(rs, t.efs, t.old, -1)
 		d.tallyStatus(rs, t.efs, t.dups, 1)
+		if was, is := rs.validOf(t.efs, t.old), rs.validOf(t.efs, t.dups); was != is {
+			d.values.tally(t.row, was, -1, false)
+			d.values.tally(t.row, is, 1, false)
+		}
 		_, err := tx.exec(`UPDATE records SET dups = ?, valid = ?, vseq = ? WHERE rid = ?`,
 			encodeDups(t.dups), boolInt(rs.validOf(t.efs, t.dups)), w.vseq, t.rid)
 		if err != nil {

@@ -72,6 +72,9 @@ func (tx *Tx) assignColumns(rs *recSheet) error {
 		if _, err := tx.exec(`UPDATE record_columns SET retired = 1 WHERE sk = ? AND col = ?`, rs.sk, col); err != nil {
 			return errs.Wrap(err, "retire record column")
 		}
+		if _, err := tx.exec(`DELETE FROM record_values WHERE sk = ? AND col = ?`, rs.sk, col); err != nil {
+			return errs.Wrap(err, "retire value list")
+		}
 	}
 	l.retire = nil
 	for i, col := range l.cols {
@@ -82,6 +85,9 @@ func (tx *Tx) assignColumns(rs *recSheet) error {
 		key := rs.Schema.Rules[i].Key
 		if _, err := tx.exec(`INSERT INTO record_columns (sk, col, field_key) VALUES (?, ?, ?)`, rs.sk, col, key); err != nil {
 			return errs.Wrap(err, "add record column")
+		}
+		if err := tx.keepNewColumn(rs.sk, col); err != nil {
+			return err
 		}
 		l.cols[i], l.byCol[col], l.keyOf[col] = col, i, key
 		l.next++

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"strconv"
 
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/ffql"
@@ -25,27 +26,54 @@ const cellValuesKept = 100000
 // list is kept until the sheet's next write, so the pages and menus after the first are
 // answered from memory. Errors: not_found, invalid (unknown field, bad query).
 func (db *DB) CellValues(ctx context.Context, accountID, sheetID, key string, q RecordQuery) ([]CellCount, error) {
+	return db.cellValues(ctx, accountID, sheetID, key, q, true)
+}
+
+// cellValues is CellValues; kept false counts the records even where a list is kept (tests
+// compare the two).
+func (db *DB) cellValues(ctx context.Context, accountID, sheetID, key string, q RecordQuery, kept bool) ([]CellCount, error) {
 	rs, err := db.readSheet(ctx, accountID, sheetID)
 	if err != nil {
 		return nil, err
 	}
-	if rs.Schema.Rule(key) == nil {
+	rule := rs.Schema.Rule(key)
+	if rule == nil {
 		return nil, errs.Invalidf("fieldKey", "The sheet has no field %q", key)
 	}
-	if rs.sk == 0 {
+	i, _ := rs.Schema.Index(key)
+	col := rs.layout.cols[i]
+	if rs.sk == 0 || col < 0 {
 		return []CellCount{}, nil
 	}
-	where, err := (&readCtx{ctx: ctx, q: db.r}).where(rs, &q)
+	rc := &readCtx{ctx: ctx, q: db.r}
+	whole := q.plain() && (q.Filter == "" || q.Filter == "all" || q.Filter == "valid" || q.Filter == "error")
+	if whole && kept {
+		if vals, ok, err := keptCells(rc, rs, col, q.Filter); ok || err != nil {
+			return vals, err
+		}
+	}
+	where, err := rc.where(rs, &q)
 	if err != nil {
 		return nil, err
 	}
-	v, vargs := rs.valueExpr("r", key)
-	ty := rs.d.typing()
-	sv := ffql.Frag{SQL: "s.v"}
-	empty, asJSON, order := ty.Empty(sv, false), ty.JSON(sv), ty.Order(sv, " ASC")
-	args := append(append(append(append(append([]any{}, asJSON.Args...), vargs...), where.Args...), empty.Args...), order.Args...)
-	query := `SELECT ` + asJSON.SQL + `, count(*) AS n, CAST(sum(s.valid) AS BIGINT) FROM (SELECT ` + v + ` AS v, r.valid AS valid FROM records r WHERE ` + where.SQL + `) AS s
+	// Empty cells (null, "" and []) are left out, as records.IsEmpty has it.
+	var query string
+	var args []any
+	if rs.d == postgresDialect {
+		v, vargs := rs.valueExpr("r", key)
+		ty := rs.d.typing()
+		sv := ffql.Frag{SQL: "s.v"}
+		empty, asJSON, order := ty.Empty(sv, true), ty.JSON(sv), ty.Order(sv, " ASC")
+		args = append(append(append(append(append([]any{}, asJSON.Args...), vargs...), where.Args...), empty.Args...), order.Args...)
+		query = `SELECT ` + asJSON.SQL + `, count(*) AS n, CAST(sum(s.valid) AS BIGINT) FROM (SELECT ` + v + ` AS v, r.valid AS valid FROM records r WHERE ` + where.SQL + `) AS s
 		WHERE NOT ` + empty.SQL + ` GROUP BY s.v ORDER BY n DESC, ` + order.SQL
+	} else {
+		// Grouped by each value's JSON text (->), which keeps true and false (json_extract
+		// reads them as 1 and 0); ties in SQLite's order of the values.
+		args = append([]any{"$[" + strconv.Itoa(col) + "]"}, where.Args...)
+		query = `SELECT s.j, count(*) AS n, CAST(sum(s.valid) AS BIGINT) FROM (SELECT r.vals -> ? AS j, r.valid AS valid FROM records r WHERE ` + where.SQL + `) AS s
+		WHERE s.j NOT IN ('null', '""', '[]') GROUP BY s.j ORDER BY n DESC, json_extract(s.j, '$') ASC`
+	}
 	compute := func(ctx context.Context) ([]CellCount, error) {
 		out := []CellCount{}
 		var q querier = db.r
@@ -75,14 +103,30 @@ func (db *DB) CellValues(ctx context.Context, accountID, sheetID, key string, q 
 		return nil, err
 	}
 	ck := "cells\x00" + sortKey(query, args)
-	if vals, ok := db.sorts.get(rs.sk, gen, ck); ok {
+	if vals, ok := db.sorts.get(rs.sk, gen, ck); ok && kept {
 		return vals.([]CellCount), nil
 	}
-	vals, err := compute(ctx)
-	if err == nil && len(vals) <= cellValuesKept {
-		db.sorts.put(rs.sk, gen, ck, vals)
+	// A count of the whole sheet that finds few enough values is kept in the database from
+	// then on, if no write came between (changes, read before counting).
+	var changes int64 = -1
+	if whole && col >= 0 && kept && (q.Filter == "" || q.Filter == "all") {
+		if err := db.r.QueryRowContext(ctx, `SELECT changes FROM record_sheets WHERE sk = ?`, rs.sk).Scan(&changes); err != nil {
+			return nil, errs.Wrap(err, "read sheet changes")
+		}
 	}
-	return vals, err
+	vals, err := compute(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if kept && len(vals) <= cellValuesKept && (changes < 0 || len(vals) > valueListMax) {
+		db.sorts.put(rs.sk, gen, ck, vals) // (a list kept in the database needs no copy here)
+	}
+	if changes >= 0 && len(vals) <= valueListMax {
+		if err := db.Update(ctx, func(tx *Tx) error { return tx.keepValues(rs.sk, col, changes, vals) }); err != nil {
+			return nil, err
+		}
+	}
+	return vals, nil
 }
 
 // connQuerier runs SQLite's SQL on one connection of its pool (the dialect needs no rebinding).

@@ -66,6 +66,10 @@ type writeCtx struct {
 	emptyBefore bool // the sheet had no records when the write began
 	stmts       map[string]*sql.Stmt
 	undo        *undoLog // where the changes are noted for undo; nil: they are not
+	// pre is the values of a streamed batch counted ahead for the kept value lists (nil:
+	// none); keptAfter reports back which lists the write left kept.
+	pre       *valueDelta
+	keptAfter []bool
 }
 
 // beginSheetWrite loads the sheet sheetID of opt's account and begins a write to it
@@ -136,6 +140,11 @@ func (tx *Tx) applyChanges(rs *recSheet, changes []*change, w *writeCtx) error {
 		return err
 	}
 	d := newCountDelta()
+	var err error
+	if d.values, err = tx.keptValues(rs); err != nil {
+		return err
+	}
+	d.values.adopt(w.pre)
 	if err := tx.reconcileUniques(rs, changes, w, d); err != nil {
 		return err
 	}
@@ -148,6 +157,9 @@ func (tx *Tx) applyChanges(rs *recSheet, changes []*change, w *writeCtx) error {
 		if c.new != nil {
 			rs.settle(c.new)
 			d.tally(rs, c.new, 1)
+			if c.new.preCounted {
+				d.values.correct(c.new.row, c.new.preValid, c.new.valid)
+			}
 		}
 		switch c.kind {
 		case kInsert:
@@ -173,6 +185,7 @@ func (tx *Tx) applyChanges(rs *recSheet, changes []*change, w *writeCtx) error {
 	if err := tx.applyCounts(rs, d); err != nil {
 		return err
 	}
+	w.keptAfter = d.values.keptRules(len(rs.Schema.Rules))
 	return tx.staleReferrers(rs)
 }
 
