@@ -2,8 +2,9 @@
 GO      ?= go
 BIN     := bin/sluice
 STAMP   := node_modules/.installed
+UPSTREAM_STAMP := e2e-upstream/node_modules/.installed
 
-.PHONY: run build generate test test-go test-pg test-wire test-fuzz check bench bench-records bench-files bench-pg clean
+.PHONY: run build generate test test-go test-pg test-wire test-upstream test-fuzz check bench bench-records bench-files bench-pg clean
 
 run: build
 	./$(BIN)
@@ -43,17 +44,28 @@ test-go: generate
 # installs and starts Debian's PostgreSQL and prints one. Without it they are skipped, loudly
 # (SLUICE_REQUIRE_POSTGRES=1 makes that a failure, as in CI).
 PG_PACKAGES := ./store/ ./blobs/ ./jobs/ ./events/ ./web/ ./cmd/sluice/
-test-pg: build
+test-pg: build $(UPSTREAM_STAMP)
 	@if [ -z "$(SLUICE_TEST_DATABASE_URL)" ]; then \
 	  echo "*** PostgreSQL tests skipped: set SLUICE_TEST_DATABASE_URL (SLUICE_TEST_DATABASE_URL=\$$(.ci/postgres) make test-pg)"; \
 	  test -z "$(SLUICE_REQUIRE_POSTGRES)"; \
 	else \
 	  $(GO) test -count=1 -skip '^TestBrowser' $(PG_PACKAGES) && \
-	  SLUICE_BIN=$(CURDIR)/$(BIN) node --test --test-concurrency=2 wiretest/; \
+	  SLUICE_BIN=$(CURDIR)/$(BIN) node --test --test-concurrency=2 wiretest/ && \
+	  SLUICE_BIN=$(CURDIR)/$(BIN) node e2e-upstream/run.mjs; \
 	fi
 
 test-wire: build
 	SLUICE_TEST_DATABASE_URL= SLUICE_BIN=$(CURDIR)/$(BIN) node --test --test-concurrency=2 wiretest/
+
+# Flatfile's own e2e specs as published inside their plugin packages on npm (issue 20),
+# unchanged, run by jest against a Sluice server (e2e-upstream/: record-hook, space-configure,
+# automap). SQLite here; test-pg runs them on PostgreSQL too.
+$(UPSTREAM_STAMP): e2e-upstream/package.json e2e-upstream/package-lock.json
+	cd e2e-upstream && npm ci --no-audit --no-fund --loglevel=error
+	@touch $(UPSTREAM_STAMP)
+
+test-upstream: build $(UPSTREAM_STAMP)
+	SLUICE_TEST_DATABASE_URL= SLUICE_BIN=$(CURDIR)/$(BIN) node e2e-upstream/run.mjs
 
 # Fuzzing (issue 19): each target for FUZZTIME (a new crash is written to the package's
 # testdata/fuzz/ and fails the run; commit it as a regression case). Go's fuzzer sometimes
@@ -69,7 +81,7 @@ test-fuzz:
 	    echo "  (the fuzzer stopped without a failing input: $$(tail -n 3 /tmp/sluice-fuzz.log | tr '\n' ' '))"; \
 	  fi; done
 
-test: check test-go test-wire test-pg test-fuzz
+test: check test-go test-wire test-upstream test-pg test-fuzz
 
 # The records benchmark (store/records_bench_test.go): SLUICE_BENCH_ROWS records (default
 # 1,000,000), each phase SLUICE_BENCH_REPEAT times (default 3), medians printed as a table.
