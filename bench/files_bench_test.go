@@ -115,6 +115,7 @@ func BenchmarkFileImport(b *testing.B) {
 	}
 	defer srv.stop()
 	queryTimes(b, srv, sheet, rows)
+	indexedSearch(b, srv, sheet, rows)
 	took, ref, ratio := median(tooks), median(refs), median(ratios).Seconds()
 	sort.Float64s(rss)
 	infer := inferenceTime(b, csvPath)

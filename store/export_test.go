@@ -6,3 +6,11 @@ import "context"
 func (db *DB) CountedCellValues(ctx context.Context, accountID, sheetID, key string, q RecordQuery) ([]CellCount, error) {
 	return db.cellValues(ctx, accountID, sheetID, key, q, false)
 }
+
+// SetFTSSlice makes FTS5 builds add n records a transaction (tests of writes during a
+// build); the returned func restores it.
+func SetFTSSlice(n int) func() {
+	old := ftsSlice
+	ftsSlice = n
+	return func() { ftsSlice = old }
+}

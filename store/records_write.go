@@ -182,6 +182,9 @@ func (tx *Tx) applyChanges(rs *recSheet, changes []*change, w *writeCtx) error {
 	if err := tx.deleteRows(dels); err != nil {
 		return err
 	}
+	if err := tx.keepFTS(rs, changes); err != nil {
+		return err
+	}
 	if err := tx.applyCounts(rs, d); err != nil {
 		return err
 	}

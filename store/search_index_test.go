@@ -1,0 +1,82 @@
+package store_test
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/sluice/sluice/model"
+	"github.com/sluice/sluice/store"
+)
+
+// On SQLite a searched sheet gets an FTS5 trigram index, built a slice at a time while
+// writes go on; once ready, searches use it and find exactly what scanning finds, and later
+// writes keep it in step.
+func TestSearchIndexOnSQLite(t *testing.T) {
+	e := mustOpenDB(t)
+	if e.db.Postgres() {
+		t.Skip("SQLite only (TestSearchIndexOnPostgres)")
+	}
+	if n, _ := e.db.CountForTest(t.Context(), `SELECT count(*) FROM pragma_module_list WHERE name = 'fts5'`); n == 0 {
+		if os.Getenv("SLUICE_REQUIRE_FTS5") != "" {
+			t.Fatal("the SQLite driver was built without FTS5 (build with -tags sqlite_fts5, as the Makefile does)")
+		}
+		t.Skip("the SQLite driver was built without FTS5 (-tags sqlite_fts5)")
+	}
+	defer func(n int64) { store.SearchIndexMin = n }(store.SearchIndexMin)
+	store.SearchIndexMin = 50
+	defer store.SetFTSSlice(40)()
+	sh := e.mustCreateSheet(t, model.SheetConfig{Name: "I", Fields: []model.Field{{Key: "email", Type: model.FieldString}, {Key: "note", Type: model.FieldString}}})
+	var in []map[string]any
+	for i := 0; i < 300; i++ {
+		in = append(in, map[string]any{"email": fmt.Sprintf("user%d@Example.com", i), "note": []string{`say "hi"`, `back\slash`, "Müller", "日本語です", "ab", "50%_off"}[i%6]})
+	}
+	ids := e.mustInsert(t, sh, rows(in...)).Records
+	needles := []string{"user42@", "USER4", "example.COM", `"hi"`, `say "`, `k\s`, "müller", "MÜLLER", "日本語", "ab", "50%_", "%_o", "nobody", "user29", `"user7@Example.com"`}
+	// search answers each needle; scan says what scanning finds (the index not used).
+	search := func(s string) []string {
+		var out []string
+		for _, r := range e.mustGet(t, sh, store.RecordQuery{SearchValue: s, Page: model.Page{Size: 1000, Number: 1}}) {
+			out = append(out, r.ID)
+		}
+		return out
+	}
+	scan := func(s string) []string {
+		defer func(n int64) { store.SearchIndexMin = n }(store.SearchIndexMin)
+		store.SearchIndexMin = 1 << 40
+		return search(s)
+	}
+	search("user42@") // starts the build
+	// Writes while it is being built: before and after how far it has come.
+	e.mustUpdate(t, sh, set(ids[1].ID, map[string]any{"email": "renamed@example.com"}), set(ids[290].ID, map[string]any{"note": "late note"}))
+	if _, err := e.db.DeleteRecords(t.Context(), sh, []string{ids[2].ID, ids[295].ID}, store.WriteOptions{Actor: "us_usr_test"}); err != nil {
+		t.Fatal(err)
+	}
+	e.mustInsert(t, sh, rows(map[string]any{"email": "newcomer@example.com", "note": "added while building"}))
+	for i := 0; ; i++ {
+		if n, _ := e.db.CountForTest(t.Context(), `SELECT count(*) FROM search_indexes WHERE ready = 1`); n == 1 {
+			break
+		}
+		if i > 200 {
+			t.Fatal("the search index is not ready after 10 s")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	e.mustUpdate(t, sh, set(ids[3].ID, map[string]any{"email": "after@example.com"}))
+	e.mustInsert(t, sh, rows(map[string]any{"email": "afterwards@example.com", "note": `say "hi"`}))
+	for _, s := range append(needles, "renamed", "late note", "newcomer", "while", "after", "user1@", "user2@", "user3@") {
+		got, want := search(s), scan(s)
+		if !slices.Equal(got, want) {
+			t.Errorf("search %q with the index: %d records, scanning finds %d", s, len(got), len(want))
+		}
+	}
+	// The index does answer: emptied behind the store's back, a long needle finds nothing.
+	if err := e.db.ExecForTest(t.Context(), `DELETE FROM records_search_1`); err != nil {
+		t.Fatal(err)
+	}
+	if got := search("example.com"); len(got) != 0 {
+		t.Fatalf("with the index emptied a search still finds %d records: it scanned", len(got))
+	}
+}
