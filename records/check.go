@@ -351,6 +351,11 @@ func plainString(v []byte) bool {
 
 // Quote encodes s as a JSON string without HTML escaping.
 func Quote(s string) json.RawMessage {
+	return AppendQuote(make([]byte, 0, len(s)+2), s)
+}
+
+// AppendQuote appends s to dst as Quote encodes it.
+func AppendQuote(dst []byte, s string) []byte {
 	plain := true
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
@@ -359,16 +364,36 @@ func Quote(s string) json.RawMessage {
 		}
 	}
 	if plain {
-		b := make([]byte, len(s)+2)
-		b[0], b[len(b)-1] = '"', '"'
-		copy(b[1:], s)
-		return b
+		dst = append(dst, '"')
+		dst = append(dst, s...)
+		return append(dst, '"')
 	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(s)
-	return bytes.TrimRight(b.Bytes(), "\n")
+	return append(dst, bytes.TrimRight(b.Bytes(), "\n")...)
+}
+
+// QuoteRow encodes a row of text cells as Quote does, empty cells as null, into one buffer:
+// one allocation a row instead of one a cell (8,000,000 of them in a 1,000,000-row import).
+func QuoteRow(cells []string) []json.RawMessage {
+	n := 0
+	for _, c := range cells {
+		n += len(c) + 2
+	}
+	buf := make([]byte, 0, n)
+	out := make([]json.RawMessage, len(cells))
+	for i, c := range cells {
+		if c == "" {
+			out[i] = json.RawMessage("null")
+			continue
+		}
+		start := len(buf)
+		buf = AppendQuote(buf, c)
+		out[i] = buf[start:len(buf):len(buf)]
+	}
+	return out
 }
 
 // UniqueKey returns the value u compares for row, and false when the record does not take

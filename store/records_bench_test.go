@@ -160,19 +160,7 @@ func storeImport(b *testing.B, e *sheetEnv, sheetID, csvPath string) time.Durati
 		if err != nil {
 			return nil, err
 		}
-		// One buffer per row holds every quoted value.
-		n := 0
-		for _, v := range rec {
-			n += len(v) + 2
-		}
-		buf := make([]byte, 0, n)
-		row := make([]json.RawMessage, len(rec))
-		for j, v := range rec {
-			s := len(buf)
-			buf = append(buf, records.Quote(v)...)
-			row[j] = buf[s:len(buf):len(buf)]
-		}
-		return row, nil
+		return records.QuoteRow(rec), nil
 	}
 	res, err := e.db.InsertStream(context.Background(), sheetID, keys, src, benchEnvInt("SLUICE_BENCH_BATCH", 10000), store.WriteOptions{Actor: "bench", DisableHooks: true})
 	if err != nil {
