@@ -182,6 +182,16 @@ func (vd *valueDelta) adopt(pre *valueDelta) {
 	}
 }
 
+// changes reports whether a delta moves any count.
+func changes(d map[string]*valueCount) bool {
+	for _, c := range d {
+		if c.total != 0 || c.valid != 0 {
+			return true
+		}
+	}
+	return false
+}
+
 func hasAnyError(cells records.Cells) bool {
 	for _, c := range cells {
 		if hasError(c) {
@@ -235,8 +245,8 @@ func (tx *Tx) applyValues(rs *recSheet, vd *valueDelta) error {
 			}
 			continue
 		}
-		if len(d) == 0 {
-			continue
+		if !changes(d) {
+			continue // an edit of other fields: every value removed and added back
 		}
 		var list []byte
 		err := tx.queryRow(`SELECT list FROM record_values WHERE sk = ? AND col = ? AND state = ?`, rs.sk, col, valuesKept).Scan(&list)
