@@ -1,8 +1,8 @@
 // Jest runs Flatfile's own e2e specs from the plugin packages installed here, unchanged:
 // the specs and the plugin sources they import are TypeScript inside node_modules, so those
 // packages are transformed (SWC), and the one piece of Flatfile's cloud they need, the PubNub
-// event driver of @flatfile/listener-driver-pubsub, is Sluice's stream driver instead.
-const path = require("node:path");
+// event driver of @flatfile/listener-driver-pubsub, is Sluice's stream driver instead
+// (pubsub-driver.mjs).
 
 // The specs run (issue 20): every e2e spec published with the plugins on npm that does not
 // need Flatfile's cloud beyond the REST API.
@@ -22,7 +22,7 @@ module.exports = {
   transformIgnorePatterns: ["/node_modules/(?!@flatfile/plugin-)"],
   moduleFileExtensions: ["ts", "tsx", "js", "mjs", "cjs", "json"],
   moduleNameMapper: {
-    "^@flatfile/listener-driver-pubsub$": path.join(__dirname, "../agents/sluice-driver.mjs"),
+    "^@flatfile/listener-driver-pubsub$": "<rootDir>/pubsub-driver.mjs",
     "^@flatfile/listener$": "<rootDir>/node_modules/@flatfile/listener",
   },
   setupFiles: ["<rootDir>/setup.cjs"],
