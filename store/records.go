@@ -6,6 +6,7 @@ import (
 	"database/sql/driver"
 	"encoding/json"
 	"fmt"
+	"github.com/jackc/pgx/v5/stdlib"
 	"io"
 	"strconv"
 	"time"
@@ -198,6 +199,8 @@ func (rc *readCtx) page(rs *recSheet, q *RecordQuery) ([]*Record, error) {
 		all, err := kept(rc.ctx, rc.sorts, rs.sk, gen, sortKey(query, args), func(ctx context.Context) ([]int64, error) {
 			if p, ok := reader.(*pool); ok && p.d == sqliteDialect {
 				return driverRids(ctx, p, query, args)
+			} else if ok {
+				return pgxRids(ctx, p, query, args)
 			}
 			return queryRids(ctx, reader, "sort records", query, args...)
 		})
@@ -269,6 +272,41 @@ func driverRids(ctx context.Context, p *pool, query string, args []any) ([]int64
 			}
 			out = append(out, rid)
 		}
+	})
+	if err != nil {
+		return nil, errs.Wrap(err, "sort records")
+	}
+	return out, nil
+}
+
+// pgxRids is driverRids for PostgreSQL: the keys read with pgx itself, which scans 1,000,000
+// of them in a fraction of database/sql's time.
+func pgxRids(ctx context.Context, p *pool, query string, args []any) ([]int64, error) {
+	conn, err := p.DB.Conn(ctx)
+	if err != nil {
+		return nil, errs.Wrap(err, "sort records")
+	}
+	defer conn.Close()
+	var out []int64
+	err = conn.Raw(func(dc any) error {
+		c, ok := dc.(*stdlib.Conn)
+		if !ok {
+			out, err = queryRids(ctx, p, "sort records", query, args...)
+			return err
+		}
+		rows, err := c.Conn().Query(ctx, p.d.rebind(query), p.d.args(args)...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var rid int64
+			if err := rows.Scan(&rid); err != nil {
+				return err
+			}
+			out = append(out, rid)
+		}
+		return rows.Err()
 	})
 	if err != nil {
 		return nil, errs.Wrap(err, "sort records")
