@@ -18,10 +18,10 @@ company: company | company name | organization | organization name | firm | busi
 job_title: job title | position | role | designation | business title | job | function | occupation | job position | work title | job role
 salutation: salutation | honorific | form address | courtesy title
 street: street | street address | address line 1 | address 1 | street 1 | road | street name | line 1 | street line 1
-address_line2: address line 2 | address 2 | street 2 | line 2 | apartment | suite | street line 2 | address supplement
+address_line2: address line 2 | address 2 | street 2 | line 2 | apartment | suite | street line 2 | address supplement | address continued
 house_number: house number | street number | building number
 city: city | town | locality | municipality | town city | place residence | city town
-state: state | province | region | county | state province | state region | federal state | county state | state county | province region
+state: state | province | region | county | state province | state region | federal state | county state | state county | province region | district
 postal_code: postal code | zip | zip code | postcode | post code | zipcode | postal | postal zip code | zip postal code
 country: country | nation | country region | country code | country name | iso country
 website: website | web site | url | homepage | home page | web | web address | internet address | website url | web page | site web
@@ -32,7 +32,7 @@ language: language | preferred language | locale | spoken language
 nationality: nationality | citizenship
 marital_status: marital status | civil status | family status
 notes: notes | note | comment | comments | remark | remarks | annotation | observation | observations | message | buyer message | customer message | delivery message
-description: description | details | long description | body | detail | item description text
+description: description | details | long description | body | detail | item description text | additional description | text
 owner: owner | assigned | assigned to | sales rep | rep | salesperson | account manager | responsible person | record owner
 created_at: created | created date | creation date | created at | date created | created on | create date | signup date | sign up date | registration date | date added | added on | signup
 updated_at: updated | last modified | modified | modified date | updated at | last updated | modstamp | system modstamp | changed | last changed | date modified | last modified date
@@ -43,17 +43,17 @@ lifecycle_stage: lifecycle stage | lifecycle | life cycle stage | funnel stage |
 email_opt_out: email opt out | opt out | opted out | opted out email | unsubscribed | unsubscribe | do not email | email unsubscribed | newsletter unsubscribed | unsubscribed newsletter | newsletter opt out
 order_number: order number | order no | order id | order reference | order name | purchase order id
 order_date: order date | purchase date | date ordered | order created | ordered date | order time | date order
-po_number: po number | purchase order | purchase order number | po | customer po | po no | po reference
+po_number: po number | purchase order | purchase order number | po | customer po | po no | po reference | customer order number
 sku: sku | stock keeping unit | item number | article number | product number | part number | item code | product code | product id | article code | variant sku
 barcode: barcode | bar code | gtin | ean | upc | isbn | jan | ean code | gtin upc ean isbn
-product_name: product name | item name | product | article name | product description | lineitem name | item title
+product_name: product name | item name | product | article name | product description | lineitem name | item title | offer name | offer title
 unit_price: unit price | price per unit | price each | item price | unit cost price | price per item | single price
 cost: cost | cost per item | unit cost | purchase price | cost price | buying price | cost item
 compare_at_price: compare at price | compare price | rrp | msrp | list price | original price | recommended retail price
 stock: stock | inventory | inventory quantity | quantity on hand | on hand | stock quantity | stock level | available quantity | inventory qty | in stock quantity | quantity stock
 quantity: quantity | qty | units | pieces | number units | amount units | quantity purchased | ordered quantity
 weight: weight | gram | grams | mass | kg | weight kg | net weight
-image_url: image | image url | image src | picture | photo | image link | main image | images | image source | photo url
+image_url: image | image url | image src | picture | photo | image link | main image | images | image source | photo url | external image url | image external url
 tags: tags | tag | keywords | keyword | labels
 vendor: vendor | brand | manufacturer | make | brands | vendor brand | brand name
 category: category | categories | product type | product category | product group | department store category
@@ -85,11 +85,11 @@ booking_date: booking date | posting date | transaction date | date posted | boo
 value_date: value date | valuta date | effective date | date value
 balance: balance | running balance | balance after | account balance | closing balance | balance after transaction | new balance
 counterparty: counterparty | payee | payer | beneficiary | recipient | sender | payee payer | payer payee | counter party | beneficiary payer | remitter | other party | merchant
-amount: amount | sum | value amount | transaction amount | betrag amount
+amount: amount | sum | value amount | transaction amount | betrag amount | amount company currency
 reference: reference | ref | end end reference | end end | end end id | reference number | transaction reference | remittance information | reference text | customer reference
 transaction_type: transaction type | debit credit | credit debit | dr cr | debit credit indicator | type transaction | credit debit indicator | debit credit flag
 invoice_number: invoice number | invoice no | invoice id | inv no | bill number | invoice reference
-invoice_date: invoice date | date invoice | billing date | bill date | invoiced date
+invoice_date: invoice date | date invoice | billing date | bill date | invoiced date | issue date | date issue
 due_date: due date | payment due | due | date due | payment due date | due on | maturity date | payable by
 service_date: service date | delivery date | performance date | date service
 vat_id: vat id | vat number | tax id | tax number | vat registration number | vat no | tax registration number | vat reg number | tax identification number | vat code
@@ -123,7 +123,7 @@ bathrooms: bathrooms | baths | bathroom | number bathrooms | bathroom count | ba
 living_area: living area | floor area | square feet | sqft | sq ft | square meters | square metres | sqm | living space | floor space | surface area
 transaction_id: transaction id | transaction number | txn id | payment id | transaction ref | txn
 listing_id: listing id | listing number | property id | property number | ad id | ad number | listing reference | property reference | mls number | mls
-property_type: property type | home type | dwelling type | type property | building type | type building | type home
+property_type: property type | home type | dwelling type | type property | building type | type building | type home | listing type
 year_built: year built | built year | construction year | year construction | build year | year completed | completion year
 assignee: assignee | assigned agent | assigned person | agent | handler | person charge
 `
@@ -134,6 +134,7 @@ const relatedText = `
 name ~ title 0.7
 name ~ full_name 0.6
 company ~ account 0.7
+customer ~ account 0.75
 company ~ account_name 0.8
 account ~ account_number 0.7
 account ~ account_name 0.7
@@ -187,8 +188,9 @@ hire_date ~ date 0.4
 booking_date ~ date 0.6
 posting ~ booking 1
 fulfillment ~ shipping 0.7
+delivery ~ shipping 0.95
 fulfillment_status ~ status 0.6
-payment_status ~ status 0.6
+payment_status ~ status 0.8
 payment_status ~ financial 0.8
 employment_type ~ type 0.6
 employment_type ~ status 0.45

@@ -243,6 +243,11 @@ gründungsjahr = founding year
 abgemeldet = unsubscribed
 geschäftlich | dienstlich = work
 privat = home
+zahlungsstatus | status zahlung = payment status
+bestellnummer kunden | kundenbestellnummer = customer po
+aktiv = active
+inaktiv = inactive
+pseudopreis | streichpreis | uvp | unverbindliche preisempfehlung = compare at price
 `
 
 const lexFrench = `
@@ -422,6 +427,8 @@ nss | número seguridad social = social security number
 categoría profesional = job grade
 categoría = category
 corporativo = work
+entrega = delivery
+no | núm | num = number
 `
 
 const lexPortuguese = `
@@ -476,6 +483,20 @@ conta = account
 lançamento = journal entry
 centro custo = cost center
 data = date
+cor = color
+tamanho = size
+marca = brand
+estoque | stock = stock
+custo | preço custo = cost
+complementar | adicional = additional
+imagem | imagens | foto | fotos = image
+externa | externas | externo | externos = external
+localidade = locality
+distrito | concelho = district
+cont | continuação = continued
+código postal = postal code
+país = country
+empresa = company
 `
 
 const lexItalian = `
@@ -540,6 +561,12 @@ stipendio | retribuzione = salary
 sede = location
 livello = level
 aziendale = work
+aliquota = rate
+aliquota iva = vat rate
+condizioni | condizione = conditions
+emissione | data emissione = issue date
+imponibile = net amount
+stato pagamento = payment status
 `
 
 const lexDutch = `

@@ -20,7 +20,8 @@ const lexJapanese = `
 ファックス | fax番号 = fax
 会社名 | 会社 | 企業名 | 法人名 | 勤務先 = company
 役職 | 職位 | 肩書き | 肩書 = job title
-部署 | 部門 | 所属部署 | 所属 = department
+部署 | 所属部署 | 所属 = department
+部門 = department ; cost center
 住所 = address
 番地 | 丁目番地 = street
 市区町村 | 市町村 = city
@@ -98,6 +99,12 @@ const lexJapanese = `
 間取り = layout
 担当者名 = owner
 依頼者 = requester
+仕訳番号 | 仕訳 = journal entry
+伝票番号 | 伝票 = document number
+借方 | 借方金額 = debit
+貸方 | 貸方金額 = credit
+勘定科目 | 科目 = account name
+勘定科目コード | 科目コード = account number
 `
 
 const lexKorean = `
@@ -188,6 +195,11 @@ const lexKorean = `
 매물번호 = listing number
 준공년도 | 건축년도 = year built
 담당 = assignee
+매매가 | 매매가격 | 매가 = price
+매물 = listing
+유형 = type
+방 | 방수 | 방 개수 | 방개수 | 침실 | 침실수 = bedrooms
+개수 = count
 `
 
 const lexChinese = `
@@ -282,6 +294,18 @@ const lexChinese = `
 落成 | 建成 | 竣工 = built
 年份 | 年度 = year
 处理人 | 受理人 = assignee
+客户名称 = customer name
+网址 | 公司网址 = website
+员工人数 | 员工数 | 人数 = employee count
+营业额 | 年营业额 | 营收 | 年收入 = annual revenue
+开票 = billing
+开票地址 = billing address
+行业 | 所属行业 = industry
+商机 | 商机名称 = deal name
+销售阶段 | 阶段 = stage
+成交概率 | 赢单率 | 概率 = probability
+预计成交日期 | 预计结单日 = close date
+下一步 = next step
 `
 
 // lexChineseTraditional holds the traditional spellings (Taiwan, Hong Kong), so a reason
@@ -363,6 +387,15 @@ const lexChineseTraditional = `
 物業 | 房產 = property
 房間 = bedrooms
 處理人 = assignee
+地區 = region
+手提電話 | 手提 = mobile
+商機 | 商機名稱 = deal name
+銷售階段 | 階段 = stage
+成交機率 | 機率 = probability
+預計結案日 | 結案日 | 預計成交日 = close date
+下一步 = next step
+客戶 = customer
+客戶名稱 = customer name
 `
 
 const lexThai = `
@@ -428,6 +461,9 @@ const lexThai = `
 รหัส = code
 ทรัพย์สิน | อสังหาริมทรัพย์ = property
 ผู้รับผิดชอบ = assignee
+วิธีการชำระเงิน | วิธีชำระเงิน = payment method
+ชำระเงิน = payment
+วิธีการ = method
 `
 
 const lexVietnamese = `
@@ -503,6 +539,10 @@ tỉnh thành phố = city
 bất động sản = property
 năm xây dựng = year built
 người phụ trách | người xử lý = assignee
+thuế suất = tax rate
+tiền hàng = net amount
+tiền thuế = tax amount
+gtgt = vat
 `
 
 const lexIndonesian = `
@@ -580,6 +620,7 @@ kode = code
 pembayaran = payment
 properti = property
 tahun dibangun = year built
+foto | gambar = image
 `
 
 const lexMalay = `
@@ -713,6 +754,9 @@ atanan = assigned
 kişi = person
 ilan = listing
 emlak = property
+atanan = assigned
+temsilci = agent
+son güncelleme | güncelleme = updated
 `
 
 const lexPolish = `
@@ -793,6 +837,12 @@ nieruchomość | nieruchomości = property
 rok = year
 budowy | budowa = construction
 rok budowy = year built
+zakup | zakupu = purchase
+imię i nazwisko | imię nazwisko = full name
+do zapłaty = payable
+dostawa | dostawy = delivery
+oferta | oferty = offer
+sygnatura = sku
 `
 
 const lexSwedish = `
@@ -875,6 +925,11 @@ bostad = property
 objekt = listing
 byggår = year built
 handläggare = assignee
+bokföringsdatum = posting date
+bokföring = bookkeeping
+debet = debit
+kostnadsställe = cost center
+verifikationsnummer | verifikation | verifikat = voucher number
 `
 
 // lexPortugueseBrazil and lexSpanishAmerica add the Latin American words the European
@@ -885,4 +940,9 @@ celular | número celular = mobile
 cpf = national id
 cnpj | rfc | cuit = vat id
 colonia | bairro = address line 2
+curp = national id
+rfc = tax id
+nss = social security number
+fecha ingreso | fecha de ingreso = hire date
+área | area = area ; department
 `
