@@ -214,6 +214,17 @@ test("cells: distinct values of a field with their counts, exact, sorted and pag
   assert.deepEqual((await cells({ fieldKey: "age", pageSize: 1, pageNumber: 2 })).age.map((c) => c.value), [5]);
   const all = await cells({});
   assert.deepEqual(Object.keys(all).sort(), ["a.b", "age", "email", "name", "tier"], "every field without fieldKey");
+  // Kept in step with writes: an edit moves a record from one value to another, a delete
+  // takes its values away; narrowed by a search, the values are counted over the matches.
+  const recs = (await api.records.get(sheetId)).data.records;
+  const ann = recs.find((r) => r.values.name.value === "Ann");
+  const dee = recs.find((r) => r.values.name.value === "Dee");
+  await api.records.update(sheetId, [{ id: ann.id, values: { tier: { value: "silver" } } }]);
+  await api.records.delete(sheetId, { ids: [dee.id] });
+  const after = (await cells({ fieldKey: "tier", includeCounts: true })).tier;
+  assert.deepEqual(after.map((c) => [c.value, c.counts.total, c.counts.valid]), [["silver", 2, 1], ["gold", 1, 1]]);
+  assert.deepEqual((await cells({ fieldKey: "name" })).name.map((c) => c.value).sort(), ["Ann", "Bob"], "Dee is gone");
+  assert.deepEqual((await cells({ fieldKey: "tier", searchValue: "bob" })).tier.map((c) => c.value), ["gold"]);
   await rejectsWith(api.sheets.getCellValues(sheetId, { distinct: false, fieldKey: "tier" }, once), 400);
   await rejectsWith(api.sheets.getCellValues(sheetId, { distinct: true, fieldKey: "nope" }, once), 400);
 });
