@@ -174,6 +174,9 @@ type Tx struct {
 	// lastEvent is the id of the last event the transaction wrote: with PostgreSQL, every
 	// node's notifier hears it at commit (NOTIFY) instead of at its next poll.
 	lastEvent string
+	// ftsBuild are the sheets whose FTS5 index the write left records out of, brought up to
+	// date after the commit (search_index.go).
+	ftsBuild []int64
 }
 
 // Now is the transaction's time.
@@ -210,6 +213,9 @@ func (db *DB) Update(ctx context.Context, fn func(tx *Tx) error) error {
 		return errs.Wrap(err, "commit transaction")
 	}
 	db.sorts.bump(tx.touched)
+	for _, sk := range tx.ftsBuild {
+		db.startSearchIndex(sk)
+	}
 	return nil
 }
 

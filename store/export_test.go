@@ -14,3 +14,11 @@ func SetFTSSlice(n int) func() {
 	ftsSlice = n
 	return func() { ftsSlice = old }
 }
+
+// SetFTSBulk sets how many records one write changes in an FTS5 index itself; the
+// returned func restores it.
+func SetFTSBulk(n int) func() {
+	old := ftsBulk
+	ftsBulk = n
+	return func() { ftsBulk = old }
+}

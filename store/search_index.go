@@ -35,8 +35,10 @@ import (
 // SearchIndexMin is the size of sheet whose search builds an index (a variable for tests).
 var SearchIndexMin int64 = 200000
 
-// searchIndexes remembers the sheets whose index this node has set out to build (built,
-// being built, or failed: a search does not try again).
+// searchIndexes remembers the sheets whose index this node has set out to build (on
+// PostgreSQL: built, being built, or failed, so a search does not try again; on SQLite:
+// being built or failed, since a sheet's FTS5 index is brought up to date again after writes
+// that left records out of it).
 type searchIndexes struct {
 	mu      sync.Mutex
 	started map[int64]bool
@@ -50,16 +52,22 @@ func (db *DB) ensureSearchIndex(rs *recSheet) {
 	if rs.sk == 0 || rs.total < SearchIndexMin {
 		return
 	}
+	db.startSearchIndex(rs.sk)
+}
+
+// startSearchIndex builds (or on SQLite brings up to date) sheet sk's search index in the
+// background, unless this node is doing so already.
+func (db *DB) startSearchIndex(sk int64) {
 	s := &db.searchIdx
 	s.mu.Lock()
-	if s.started[rs.sk] {
+	if s.started[sk] {
 		s.mu.Unlock()
 		return
 	}
 	if s.started == nil {
 		s.started = map[int64]bool{}
 	}
-	s.started[rs.sk] = true
+	s.started[sk] = true
 	s.mu.Unlock()
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
@@ -68,8 +76,15 @@ func (db *DB) ensureSearchIndex(rs *recSheet) {
 		if !db.Postgres() {
 			build = db.buildFTS
 		}
-		if err := build(ctx, rs.sk); err != nil {
-			slog.Warn("search index not built; searches of the sheet scan", "sheet", rs.ID, "err", err)
+		if err := build(ctx, sk); err != nil && !errors.Is(err, sql.ErrNoRows) {
+			// (no rows: the index was dropped while it was being built, and may be built again)
+			slog.Warn("search index not built; searches of the sheet scan", "sheet", sk, "err", err)
+			return
+		}
+		if !db.Postgres() {
+			s.mu.Lock()
+			delete(s.started, sk)
+			s.mu.Unlock()
 		}
 	}()
 }
@@ -132,19 +147,39 @@ func (db *DB) buildFTS(ctx context.Context, sk int64) error {
 	if err != nil {
 		return err
 	}
+	sheetChanges := func() (n int64, err error) {
+		err = db.r.QueryRowContext(ctx, `SELECT changes FROM record_sheets WHERE sk = ?`, sk).Scan(&n)
+		return n, err
+	}
+	last, err := sheetChanges()
+	if err != nil {
+		return err
+	}
+	waited := 0
 	for done := false; !done; {
+		// Writes to the sheet go first: while they come (an import into it), the build waits
+		// for a quiet second, up to ten times in a row.
+		changes, err := sheetChanges()
+		if err != nil {
+			return err
+		}
+		if changes != last && waited < 10 {
+			last, waited = changes, waited+1
+			select {
+			case <-time.After(time.Second):
+				continue
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+		last, waited = changes, 0
 		// Half of one core at most: each slice is followed by a pause as long as it took, so
 		// requests meanwhile wait little for the writer or the processor.
 		start := time.Now()
-		err := db.Update(ctx, func(tx *Tx) error {
+		err = db.Update(ctx, func(tx *Tx) error {
 			var upto int64
-			var ready int
-			if err := tx.queryRow(`SELECT upto, ready FROM search_indexes WHERE sk = ?`, sk).Scan(&upto, &ready); err != nil {
-				return err // gone: the sheet was purged meanwhile
-			}
-			if ready == 1 {
-				done = true
-				return nil
+			if err := tx.queryRow(`SELECT upto FROM search_indexes WHERE sk = ?`, sk).Scan(&upto); err != nil {
+				return err // gone: the sheet was purged (or its index dropped) meanwhile
 			}
 			var next sql.NullInt64
 			if err := tx.queryRow(`SELECT max(rid) FROM (SELECT rid FROM records WHERE rid > ? AND rid <= ? ORDER BY rid LIMIT ?)`, upto, hi, ftsSlice).Scan(&next); err != nil {
@@ -152,7 +187,7 @@ func (db *DB) buildFTS(ctx context.Context, sk int64) error {
 			}
 			if !next.Valid {
 				done = true
-				_, err := tx.exec(`UPDATE search_indexes SET upto = ?, ready = 1 WHERE sk = ?`, hi, sk)
+				_, err := tx.exec(`UPDATE search_indexes SET ready = 1 WHERE sk = ?`, sk)
 				return err
 			}
 			if _, err := tx.exec(`INSERT INTO `+name+` (rowid, v) SELECT rid, vals FROM records WHERE rid > ? AND rid <= ?`, upto, next.Int64); err != nil {
@@ -175,25 +210,35 @@ func (db *DB) buildFTS(ctx context.Context, sk int64) error {
 	return nil
 }
 
-// ftsReady reports whether the sheet's FTS5 index (SQLite) answers searches.
-func (tx *readCtx) ftsReady(rs *recSheet) bool {
+// ftsCovers returns how far the sheet's FTS5 index (SQLite) reaches, once it has been built:
+// every record with a key up to it is in the index; the few after it (an import since,
+// not yet added) are scanned. ok is false when searches should scan the whole sheet.
+func (tx *readCtx) ftsCovers(rs *recSheet) (upto int64, ok bool) {
 	if rs.d != sqliteDialect || rs.sk == 0 || rs.total < SearchIndexMin {
-		return false
+		return 0, false
 	}
 	var ready int
-	err := tx.q.QueryRowContext(tx.ctx, `SELECT ready FROM search_indexes WHERE sk = ?`, rs.sk).Scan(&ready)
-	return err == nil && ready == 1
+	err := tx.q.QueryRowContext(tx.ctx, `SELECT upto, ready FROM search_indexes WHERE sk = ?`, rs.sk).Scan(&upto, &ready)
+	return upto, err == nil && ready == 1
 }
 
-// keepFTS brings the sheet's FTS5 index (when it has one, as far as it is built) in step
-// with a write's inserted, updated and deleted records. An update that leaves the values as
-// they were (a revalidation, a change of metadata) is left out.
+// ftsBulk is the most records one write changes in a sheet's FTS5 index itself. A bigger
+// import is left after the index's reach, scanned by searches, and added in the background
+// after its commit; bigger edits (find and replace over a sheet) drop the index, which the
+// sheet's next search builds again.
+var ftsBulk = 1000
+
+// keepFTS brings the sheet's FTS5 index (when it has one) in step with a write: updated and
+// deleted records it holds, and new records when they are few and follow straight on from
+// what it holds. An update that leaves the values as they were (a revalidation, a change of
+// metadata) is left out.
 func (tx *Tx) keepFTS(rs *recSheet, changes []*change) error {
 	if rs.d != sqliteDialect {
 		return nil
 	}
 	var upto int64
-	err := tx.queryRow(`SELECT upto FROM search_indexes WHERE sk = ?`, rs.sk).Scan(&upto)
+	var ready int
+	err := tx.queryRow(`SELECT upto, ready FROM search_indexes WHERE sk = ?`, rs.sk).Scan(&upto, &ready)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil
 	}
@@ -201,11 +246,11 @@ func (tx *Tx) keepFTS(rs *recSheet, changes []*change) error {
 		return errs.Wrap(err, "read search index")
 	}
 	name := searchIndexName(rs.sk)
-	var gone []any
-	var add []any
+	var gone, add, fresh []any
+	var firstNew, lastNew int64
 	for _, c := range changes {
 		rid := c.rid()
-		if rid > upto || c.kind == kRecheck {
+		if c.kind == kRecheck {
 			continue
 		}
 		var vals string
@@ -215,11 +260,40 @@ func (tx *Tx) keepFTS(rs *recSheet, changes []*change) error {
 				continue
 			}
 		}
-		if c.old != nil {
-			gone = append(gone, rid)
+		switch {
+		case rid > upto && c.kind == kInsert:
+			if firstNew == 0 {
+				firstNew = rid
+			}
+			firstNew, lastNew = min(firstNew, rid), max(lastNew, rid)
+			fresh = append(fresh, rid, vals)
+		case rid > upto:
+			// beyond the index's reach: the builder reads it as it is
+		default:
+			if c.old != nil {
+				gone = append(gone, rid)
+			}
+			if c.new != nil {
+				add = append(add, rid, vals)
+			}
 		}
-		if c.new != nil {
-			add = append(add, rid, vals)
+	}
+	if len(gone) > ftsBulk {
+		return tx.dropSearchIndex(rs.sk) // the sheet's next search builds it again
+	}
+	if len(fresh) > 0 {
+		// New records join the index when they are few and nothing unindexed lies between.
+		var between int
+		if err := tx.queryRow(`SELECT count(*) FROM records WHERE rid > ? AND rid < ?`, upto, firstNew).Scan(&between); err != nil {
+			return errs.Wrap(err, "read search index")
+		}
+		if ready == 1 && between == 0 && len(fresh)/2 <= ftsBulk {
+			add = append(add, fresh...)
+			if _, err := tx.exec(`UPDATE search_indexes SET upto = ? WHERE sk = ?`, lastNew, rs.sk); err != nil {
+				return errs.Wrap(err, "update search index")
+			}
+		} else if ready == 1 {
+			tx.ftsBuild = append(tx.ftsBuild, rs.sk) // added after the commit
 		}
 	}
 	for len(gone) > 0 {

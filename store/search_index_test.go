@@ -1,6 +1,7 @@
 package store_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"slices"
@@ -72,11 +73,91 @@ func TestSearchIndexOnSQLite(t *testing.T) {
 			t.Errorf("search %q with the index: %d records, scanning finds %d", s, len(got), len(want))
 		}
 	}
+	// A write of more records than the index takes in itself leaves them after its reach:
+	// searches scan those (found at once), and they are added after the commit.
+	defer store.SetFTSBulk(20)()
+	var many []map[string]any
+	for i := 0; i < 60; i++ {
+		many = append(many, map[string]any{"email": fmt.Sprintf("bulk%d@example.org", i)})
+	}
+	e.mustInsert(t, sh, rows(many...))
+	for _, s := range []string{"bulk7@", "example.org", "user42@"} {
+		if got, want := search(s), scan(s); !slices.Equal(got, want) || len(want) == 0 {
+			t.Errorf("search %q right after a bulk insert: %d records, scanning finds %d", s, len(got), len(want))
+		}
+	}
+	covered := func() int {
+		n, _ := e.db.CountForTest(t.Context(), `SELECT count(*) FROM search_indexes s JOIN records r ON r.rid > s.upto AND r.rid <= s.upto + 4294967296`)
+		return n
+	}
+	for i := 0; covered() > 0; i++ {
+		if i > 200 {
+			t.Fatalf("%d records still outside the index 10 s after the bulk insert", covered())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if got, want := search("example.org"), scan("example.org"); !slices.Equal(got, want) {
+		t.Errorf("after the index caught up: %d records, scanning finds %d", len(got), len(want))
+	}
 	// The index does answer: emptied behind the store's back, a long needle finds nothing.
 	if err := e.db.ExecForTest(t.Context(), `DELETE FROM records_search_1`); err != nil {
 		t.Fatal(err)
 	}
 	if got := search("example.com"); len(got) != 0 {
 		t.Fatalf("with the index emptied a search still finds %d records: it scanned", len(got))
+	}
+}
+
+// An edit of more records than the index takes in itself drops the index (searches scan,
+// exactly), and the next search builds it again.
+func TestSearchIndexDroppedByBigEdits(t *testing.T) {
+	e := mustOpenDB(t)
+	if e.db.Postgres() {
+		t.Skip("SQLite only")
+	}
+	if n, _ := e.db.CountForTest(t.Context(), `SELECT count(*) FROM pragma_module_list WHERE name = 'fts5'`); n == 0 {
+		t.Skip("the SQLite driver was built without FTS5 (-tags sqlite_fts5)")
+	}
+	defer func(n int64) { store.SearchIndexMin = n }(store.SearchIndexMin)
+	store.SearchIndexMin = 50
+	defer store.SetFTSBulk(20)()
+	sh := e.mustCreateSheet(t, model.SheetConfig{Name: "I", Fields: []model.Field{{Key: "email", Type: model.FieldString}}})
+	var in []map[string]any
+	for i := 0; i < 100; i++ {
+		in = append(in, map[string]any{"email": fmt.Sprintf("user%d@example.com", i)})
+	}
+	e.mustInsert(t, sh, rows(in...))
+	ready := func() bool {
+		n, _ := e.db.CountForTest(t.Context(), `SELECT count(*) FROM search_indexes WHERE ready = 1`)
+		return n == 1
+	}
+	find := func(s string) int {
+		return len(e.mustGet(t, sh, store.RecordQuery{SearchValue: s, Page: model.Page{Size: 1000, Number: 1}}))
+	}
+	find("user1")
+	for i := 0; !ready(); i++ {
+		if i > 200 {
+			t.Fatal("no index after 10 s")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	fr := store.FindReplace{FieldKey: "email", Find: json.RawMessage(`"example.com"`), Replace: json.RawMessage(`"example.net"`)}
+	if _, err := e.db.FindAndReplace(t.Context(), sh, store.RecordQuery{}, fr, store.WriteOptions{Actor: "us_usr_test"}); err != nil {
+		t.Fatal(err)
+	}
+	if ready() {
+		t.Fatal("the index survived an edit of 100 records (more than it takes in itself)")
+	}
+	if n, m := find("example.net"), find("example.com"); n != 100 || m != 0 {
+		t.Fatalf("after the edit: %d records with example.net (want 100), %d with example.com (want 0)", n, m)
+	}
+	for i := 0; !ready(); i++ {
+		if i > 200 {
+			t.Fatal("the search after the edit did not build the index again")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if n := find("example.net"); n != 100 {
+		t.Fatalf("with the rebuilt index: %d records, want 100", n)
 	}
 }
