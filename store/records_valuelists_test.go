@@ -229,6 +229,14 @@ func TestValueListsLimitAndRecovery(t *testing.T) {
 		t.Fatalf("two kinds: list %s, want kept", s)
 	}
 	compare("over the limit")
+	// The menu's few most frequent values of a field with too many to keep are counted alone.
+	for _, key := range []string{"code", "kind"} {
+		top, err := e.db.TopCellValues(t.Context(), e.account, sh, key, store.RecordQuery{}, 5)
+		all, _ := e.db.CountedCellValues(t.Context(), e.account, sh, key, store.RecordQuery{})
+		if err != nil || listText(top) != listText(all[:min(5, len(all))]) {
+			t.Fatalf("top values of %s: %s (%v), want %s", key, listText(top), err, listText(all[:min(5, len(all))]))
+		}
+	}
 	if _, err := e.db.DeleteRecords(t.Context(), sh, []string{res.Records[0].ID, res.Records[1].ID}, store.WriteOptions{Actor: "us_usr_test"}); err != nil {
 		t.Fatal(err)
 	}

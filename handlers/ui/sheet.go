@@ -320,11 +320,10 @@ func (h *Handler) ColumnValues(c *fiber.Ctx) error {
 		return err
 	}
 	key := c.Params("fieldKey")
-	vals, err := h.store.CellValues(c.Context(), sc.u.AccountID, sc.sheet.ID, key, store.RecordQuery{})
+	vals, err := h.store.TopCellValues(c.Context(), sc.u.AccountID, sc.sheet.ID, key, store.RecordQuery{}, valueMenu)
 	if err != nil {
 		return err
 	}
-	vals = vals[:min(len(vals), valueMenu)]
 	gp := readGridParams(c)
 	p := views.SheetProps{SpaceID: sc.space.ID, SheetID: sc.sheet.ID, Query: gp.values()}
 	f := sc.sheet.Config.FieldByKey(key)

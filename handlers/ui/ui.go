@@ -81,7 +81,7 @@ type Store interface {
 	ListDocuments(ctx context.Context, spaceID string) ([]*model.Document, error)
 	GetSheet(ctx context.Context, accountID, id string) (*model.Sheet, *model.Workbook, error)
 	GetRecordCounts(ctx context.Context, accountID, sheetID string) (*store.Counts, error)
-	CellValues(ctx context.Context, accountID, sheetID, key string, q store.RecordQuery) ([]store.CellCount, error)
+	TopCellValues(ctx context.Context, accountID, sheetID, key string, q store.RecordQuery, n int) ([]store.CellCount, error)
 	GetRecords(ctx context.Context, accountID, sheetID string, q store.RecordQuery, withTotal bool) ([]*store.Record, int64, error)
 	UpdateRecords(ctx context.Context, sheetID string, in []store.RecordIn, opt store.WriteOptions) (*store.WriteResult, error)
 	ApplyGridEdit(ctx context.Context, sheetID string, e store.GridEdit, opt store.WriteOptions) (*store.GridEditResult, error)
