@@ -73,7 +73,14 @@ func (h *Records) Cells(c *fiber.Ctx) error {
 	}
 	out := make(map[string][]cellWithCounts, len(keys))
 	for _, key := range keys {
-		vals, err := h.store.CellValues(c.Context(), p.AccountID, sc.SheetID, key, q)
+		var vals []store.CellCount
+		if paged && sortField == "" {
+			// A page of the most frequent values: a field with too many values to keep is
+			// counted only that far.
+			vals, err = h.store.TopCellValues(c.Context(), p.AccountID, sc.SheetID, key, q, pg.Offset()+pg.Size)
+		} else {
+			vals, err = h.store.CellValues(c.Context(), p.AccountID, sc.SheetID, key, q)
+		}
 		if err != nil {
 			return err
 		}
