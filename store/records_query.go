@@ -321,11 +321,11 @@ func orderBy(rs *recSheet, q *RecordQuery) (ffql.Frag, error) {
 	if q.SortField == "" {
 		return ffql.Frag{SQL: "r.rid" + dir}, nil
 	}
-	rule := rs.Schema.Rule(q.SortField)
-	if rule == nil {
+	i, ok := rs.Schema.Index(q.SortField)
+	if !ok {
 		return ffql.Frag{}, errs.Invalidf("sortField", "Cannot sort by %q: the sheet has no field with this key", q.SortField)
 	}
-	if i, _ := rs.Schema.Index(q.SortField); rs.d == postgresDialect && textOnly(rule) && rs.layout.cols[i] >= 0 {
+	if rs.d == postgresDialect && textOnly(rs.Schema.Rules[i]) && rs.layout.cols[i] >= 0 {
 		// Every value of the field is text (or a list, or empty): the typed order (kind, then
 		// number, then text) comes down to the text, empty first, which PostgreSQL sorts in
 		// a third of the time (1,000,000 records: 0.35 s instead of 0.9).

@@ -50,26 +50,27 @@ type valueDelta struct {
 	pre, over []bool
 }
 
-// keptValues finds which fields of the sheet have kept lists; nil when none do.
+// keptValues starts a write's delta for the fields of the sheet whose lists are kept; nil
+// when none are.
 func (tx *Tx) keptValues(rs *recSheet) (*valueDelta, error) {
 	if rs.sk == 0 {
 		return nil, nil
 	}
+	kept, err := keptFields(tx.ctx, tx, rs)
+	if err != nil {
+		return nil, err
+	}
 	var vd *valueDelta
-	err := eachRow(tx.ctx, tx, "kept value lists", `SELECT col FROM record_values WHERE sk = ? AND state = ?`, []any{rs.sk, valuesKept}, func(rows *sql.Rows) error {
-		var col int
-		if err := rows.Scan(&col); err != nil {
-			return errs.Wrap(err, "scan kept value list")
+	for i, k := range kept {
+		if !k {
+			continue
 		}
-		if i, ok := rs.layout.byCol[col]; ok {
-			if vd == nil {
-				vd = &valueDelta{at: make([]map[string]*valueCount, len(rs.Schema.Rules)), canon: rs.d == postgresDialect}
-			}
-			vd.at[i] = map[string]*valueCount{}
+		if vd == nil {
+			vd = &valueDelta{at: make([]map[string]*valueCount, len(rs.Schema.Rules)), canon: rs.d == postgresDialect}
 		}
-		return nil
-	})
-	return vd, err
+		vd.at[i] = map[string]*valueCount{}
+	}
+	return vd, nil
 }
 
 // tally adds (sign 1) or removes (sign -1) a record's values; fresh says the record is
@@ -212,11 +213,10 @@ func (vd *valueDelta) keptRules(n int) []bool {
 	return out
 }
 
-// keptFields reads, by rule index, which fields' lists are kept (a streamed insert counts
-// ahead for those).
-func (db *DB) keptFields(ctx context.Context, rs *recSheet) ([]bool, error) {
+// keptFields reads, by rule index, which fields' lists are kept.
+func keptFields(ctx context.Context, q querier, rs *recSheet) ([]bool, error) {
 	out := make([]bool, len(rs.Schema.Rules))
-	err := eachRow(ctx, db.r, "kept value lists", `SELECT col FROM record_values WHERE sk = ? AND state = ?`, []any{rs.sk, valuesKept}, func(rows *sql.Rows) error {
+	err := eachRow(ctx, q, "kept value lists", `SELECT col FROM record_values WHERE sk = ? AND state = ?`, []any{rs.sk, valuesKept}, func(rows *sql.Rows) error {
 		var col int
 		if err := rows.Scan(&col); err != nil {
 			return errs.Wrap(err, "scan kept value list")
@@ -238,26 +238,25 @@ func (tx *Tx) applyValues(rs *recSheet, vd *valueDelta) error {
 	}
 	for i, d := range vd.at {
 		col := rs.layout.cols[i]
+		var merged []byte
+		var err error
 		if vd.over != nil && vd.over[i] {
-			vd.at[i] = nil
-			if _, err := tx.exec(`UPDATE record_values SET state = ?, list = ? WHERE sk = ? AND col = ?`, valuesTooMany, []byte{}, rs.sk, col); err != nil {
-				return errs.Wrap(err, "write value list")
+			err = errTooManyValues // counted ahead: the batch alone has too many
+		} else {
+			if !changes(d) {
+				continue // an edit of other fields: every value removed and added back
 			}
-			continue
+			var list []byte
+			err = tx.queryRow(`SELECT list FROM record_values WHERE sk = ? AND col = ? AND state = ?`, rs.sk, col, valuesKept).Scan(&list)
+			if errors.Is(err, sql.ErrNoRows) {
+				vd.at[i] = nil
+				continue
+			}
+			if err != nil {
+				return errs.Wrap(err, "read value list")
+			}
+			merged, err = mergeValues(list, d)
 		}
-		if !changes(d) {
-			continue // an edit of other fields: every value removed and added back
-		}
-		var list []byte
-		err := tx.queryRow(`SELECT list FROM record_values WHERE sk = ? AND col = ? AND state = ?`, rs.sk, col, valuesKept).Scan(&list)
-		if errors.Is(err, sql.ErrNoRows) {
-			vd.at[i] = nil
-			continue
-		}
-		if err != nil {
-			return errs.Wrap(err, "read value list")
-		}
-		merged, err := mergeValues(list, d)
 		if err != nil {
 			vd.at[i] = nil
 		}
@@ -376,16 +375,16 @@ func eachListed(list []byte, fn func(v []byte, total, valid int64) error) error 
 }
 
 // keptCells answers CellValues from the field's kept list (filter "", "all", "valid" or
-// "error"); ok is false when the list is not kept.
-func keptCells(rc *readCtx, rs *recSheet, col int, filter string) (out []CellCount, ok bool, err error) {
+// "error"); ok is false when the list is not kept, and tooMany tells why.
+func keptCells(rc *readCtx, rs *recSheet, col int, filter string) (out []CellCount, ok, tooMany bool, err error) {
 	var state int
 	var list []byte
 	err = rc.q.QueryRowContext(rc.ctx, `SELECT state, list FROM record_values WHERE sk = ? AND col = ?`, rs.sk, col).Scan(&state, &list)
 	if errors.Is(err, sql.ErrNoRows) || (err == nil && state != valuesKept) {
-		return nil, false, nil
+		return nil, false, err == nil && state == valuesTooMany, nil
 	}
 	if err != nil {
-		return nil, false, errs.Wrap(err, "read value list")
+		return nil, false, false, errs.Wrap(err, "read value list")
 	}
 	out = []CellCount{}
 	err = eachListed(list, func(v []byte, total, valid int64) error {
@@ -402,10 +401,10 @@ func keptCells(rc *readCtx, rs *recSheet, col int, filter string) (out []CellCou
 		return nil
 	})
 	if err != nil {
-		return nil, false, nil // unreadable: counted instead
+		return nil, false, false, nil // unreadable: counted instead
 	}
 	sortCells(out)
-	return out, true, nil
+	return out, true, false, nil
 }
 
 // sortCells orders values most frequent first, ties in the order the databases sort

@@ -45,21 +45,23 @@ func (db *DB) cellValues(ctx context.Context, accountID, sheetID, key string, q 
 	if err != nil {
 		return nil, err
 	}
-	rule := rs.Schema.Rule(key)
-	if rule == nil {
+	i, ok := rs.Schema.Index(key)
+	if !ok {
 		return nil, errs.Invalidf("fieldKey", "The sheet has no field %q", key)
 	}
-	i, _ := rs.Schema.Index(key)
 	col := rs.layout.cols[i]
 	if rs.sk == 0 || col < 0 {
 		return []CellCount{}, nil
 	}
 	rc := &readCtx{ctx: ctx, q: db.r}
 	whole := q.plain() && (q.Filter == "" || q.Filter == "all" || q.Filter == "valid" || q.Filter == "error")
+	tooMany := false
 	if whole && kept {
-		if vals, ok, err := keptCells(rc, rs, col, q.Filter); ok || err != nil {
+		vals, ok, many, err := keptCells(rc, rs, col, q.Filter)
+		if ok || err != nil {
 			return vals, err
 		}
+		tooMany = many
 	}
 	where, err := rc.where(rs, &q)
 	if err != nil {
@@ -83,14 +85,11 @@ func (db *DB) cellValues(ctx context.Context, accountID, sheetID, key string, q 
 		query = `SELECT s.j, count(*) AS n, CAST(sum(s.valid) AS BIGINT) FROM (SELECT r.vals -> ? AS j, r.valid AS valid FROM records r WHERE ` + where.SQL + `) AS s
 		WHERE s.j NOT IN ('null', '""', '[]') GROUP BY s.j ORDER BY n DESC, json_extract(s.j, '$') ASC`
 	}
-	if limit > 0 && whole {
+	if limit > 0 && tooMany {
 		// Only for a field known to have too many values to keep: a count of any other is
 		// worth keeping whole.
-		var state int
-		if rc.q.QueryRowContext(ctx, `SELECT state FROM record_values WHERE sk = ? AND col = ?`, rs.sk, col).Scan(&state) == nil && state == valuesTooMany {
-			query += ` LIMIT ` + strconv.Itoa(limit)
-			kept = false // a part of the list: not to be kept or remembered as the whole
-		}
+		query += ` LIMIT ` + strconv.Itoa(limit)
+		kept = false // a part of the list: not to be kept or remembered as the whole
 	}
 	compute := func(ctx context.Context) ([]CellCount, error) {
 		out := []CellCount{}
@@ -127,8 +126,10 @@ func (db *DB) cellValues(ctx context.Context, accountID, sheetID, key string, q 
 	// A count of the whole sheet that finds few enough values is kept in the database from
 	// then on, if no write came between (changes, read before counting).
 	var changes int64 = -1
-	if whole && col >= 0 && kept && (q.Filter == "" || q.Filter == "all") {
-		if err := db.r.QueryRowContext(ctx, `SELECT changes FROM record_sheets WHERE sk = ?`, rs.sk).Scan(&changes); err != nil {
+	if whole && kept && (q.Filter == "" || q.Filter == "all") {
+		if db.sorts.shared {
+			changes = int64(gen) // on PostgreSQL sheetGen is the sheet's count of writes
+		} else if err := db.r.QueryRowContext(ctx, `SELECT changes FROM record_sheets WHERE sk = ?`, rs.sk).Scan(&changes); err != nil {
 			return nil, errs.Wrap(err, "read sheet changes")
 		}
 	}

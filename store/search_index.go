@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -256,35 +257,24 @@ func (tx *Tx) keepFTS(rs *recSheet, changes []*change) error {
 		return errs.Wrap(err, "read search index")
 	}
 	name := searchIndexName(rs.sk)
-	var gone, add, fresh []any
-	var firstNew, lastNew int64
+	var gone []any
+	var add, fresh []int64
 	for _, c := range changes {
 		rid := c.rid()
-		if c.kind == kRecheck {
-			continue
-		}
-		var vals string
-		if c.new != nil {
-			vals = rs.encoded(c.new)
-			if c.old != nil && rs.encode(c.old.row) == vals {
-				continue
-			}
-		}
 		switch {
+		case c.kind == kRecheck:
 		case rid > upto && c.kind == kInsert:
-			if firstNew == 0 {
-				firstNew = rid
-			}
-			firstNew, lastNew = min(firstNew, rid), max(lastNew, rid)
-			fresh = append(fresh, rid, vals)
+			fresh = append(fresh, rid)
 		case rid > upto:
 			// beyond the index's reach: the builder reads it as it is
+		case c.old != nil && c.new != nil && sameRow(c.old.row, c.new.row):
+			// the values as they were
 		default:
 			if c.old != nil {
 				gone = append(gone, rid)
 			}
 			if c.new != nil {
-				add = append(add, rid, vals)
+				add = append(add, rid)
 			}
 		}
 	}
@@ -294,12 +284,12 @@ func (tx *Tx) keepFTS(rs *recSheet, changes []*change) error {
 	if len(fresh) > 0 {
 		// New records join the index when they are few and nothing unindexed lies between.
 		var between int
-		if err := tx.queryRow(`SELECT count(*) FROM records WHERE rid > ? AND rid < ?`, upto, firstNew).Scan(&between); err != nil {
+		if err := tx.queryRow(`SELECT count(*) FROM records WHERE rid > ? AND rid < ?`, upto, slices.Min(fresh)).Scan(&between); err != nil {
 			return errs.Wrap(err, "read search index")
 		}
-		if ready == 1 && between == 0 && len(fresh)/2 <= ftsBulk {
+		if ready == 1 && between == 0 && len(fresh) <= ftsBulk {
 			add = append(add, fresh...)
-			if _, err := tx.exec(`UPDATE search_indexes SET upto = ? WHERE sk = ?`, lastNew, rs.sk); err != nil {
+			if _, err := tx.exec(`UPDATE search_indexes SET upto = ? WHERE sk = ?`, slices.Max(fresh), rs.sk); err != nil {
 				return errs.Wrap(err, "update search index")
 			}
 		} else if ready == 1 {
@@ -313,12 +303,11 @@ func (tx *Tx) keepFTS(rs *recSheet, changes []*change) error {
 		}
 		gone = gone[n:]
 	}
-	for len(add) > 0 {
-		n := min(len(add)/2, 400)
-		if _, err := tx.exec(`INSERT INTO `+name+` (rowid, v) VALUES `+strings.TrimSuffix(strings.Repeat("(?, ?), ", n), ", "), add[:2*n]...); err != nil {
+	if len(add) > 0 {
+		// The records are written by now: their values are read back as the builder does.
+		if _, err := tx.exec(`INSERT INTO `+name+` (rowid, v) SELECT rid, vals FROM records WHERE rid IN (SELECT CAST(value AS INTEGER) FROM json_each(?))`, ridsJSON(add)); err != nil {
 			return errs.Wrap(err, "update search index")
 		}
-		add = add[2*n:]
 	}
 	return nil
 }
