@@ -428,7 +428,6 @@ categoría profesional = job grade
 categoría = category
 corporativo = work
 entrega = delivery
-no | núm | num = number
 `
 
 const lexPortuguese = `
