@@ -1,6 +1,7 @@
 package store_test
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -308,69 +309,95 @@ func TestValueListsFollowStreamedInserts(t *testing.T) {
 	}
 }
 
-// Sorting by a text field puts cells without a value first (last descending), then the text
-// in byte order ("" the least), ties by record: the same on both dialects (PostgreSQL takes a shorter way for
-// fields that only hold text).
-func TestSortTextFields(t *testing.T) {
+// Sorting by a field puts cells without a value first (last descending), then numbers by
+// value (booleans as 1 and 0), then text in byte order ("" the least; a list as its JSON
+// text), ties by record: the same on both dialects for every type (PostgreSQL takes a
+// shorter way for fields that only hold text, and orders the others by two keys instead of
+// SQLite's one).
+func TestSortFields(t *testing.T) {
 	e := mustOpenDB(t)
-	sh := e.mustCreateSheet(t, model.SheetConfig{Name: "T", Fields: []model.Field{{Key: "s", Type: model.FieldString}, {Key: "l", Type: model.FieldStringList}}})
-	vals := []any{"b", "", nil, "B", "a b", "Ä", "ä", "10", "9", "b", `q"`, "日本", []string{"x"}}
+	enum := &model.FieldConfig{Options: []model.EnumOption{{Value: json.RawMessage(`"a"`)}, {Value: json.RawMessage(`"b"`)}, {Value: json.RawMessage(`2`)}, {Value: json.RawMessage(`10`)}}}
+	sh := e.mustCreateSheet(t, model.SheetConfig{Name: "T", Fields: []model.Field{{Key: "s", Type: model.FieldString}, {Key: "l", Type: model.FieldStringList},
+		{Key: "n", Type: model.FieldNumber}, {Key: "b", Type: model.FieldBoolean}, {Key: "d", Type: model.FieldDate}, {Key: "e", Type: model.FieldEnum, Config: enum}}})
+	cols := map[string][]any{
+		"s": {"b", "", nil, "B", "a b", "Ä", "ä", "10", "9", "b", `q"`, "日本", []string{"x"}},
+		"l": {[]string{"b", "a"}, []string{"a"}, []string{}, []string{"a", "c"}},
+		"n": {3, -1, 2.5, "abc", "", nil, 10, "9x", 1e20, 0, -0.5, "Zed", 3, "-2", true},
+		"b": {true, false, "maybe", nil, "no", "yes", ""},
+		"d": {"2024-01-02", "2023-12-31", 20240101, "garbage", nil, "2024-01-02", 5},
+		"e": {"a", "b", 2, 10, "zzz", nil, "10", 7, "A"},
+	}
 	var in []map[string]any
-	for i := 0; i < 40; i++ {
-		in = append(in, map[string]any{"s": vals[i%len(vals)], "l": [][]string{{"b", "a"}, {"a"}, {}, {"a", "c"}}[i%4]})
+	for i := 0; i < 60; i++ {
+		r := map[string]any{}
+		for k, vs := range cols {
+			r[k] = vs[i%len(vs)]
+		}
+		in = append(in, r)
 	}
 	recs := e.mustInsert(t, sh, rows(in...)).Records
-	text := func(r *store.Record, key string) (string, bool) {
-		c := cell(r, key)
-		if c == nil || c.Value == nil || string(c.Value) == "null" {
-			return "", false
-		}
-		var s string
-		if json.Unmarshal(c.Value, &s) != nil {
-			s = string(c.Value) // a list: its JSON text
-		}
-		return s, true
+	order := map[string]int{}
+	for i, r := range recs {
+		order[r.ID] = i
 	}
-	for _, key := range []string{"s", "l"} {
+	// key is a cell's place: 0 no value, 1 a number (or boolean), 2 text; and its number or text.
+	key := func(r *store.Record, field string) (rank int, num float64, text string) {
+		c := cell(r, field)
+		if c == nil || c.Value == nil || string(c.Value) == "null" {
+			return 0, 0, ""
+		}
+		switch v := c.Value; {
+		case string(v) == "true" || string(v) == "false":
+			if string(v) == "true" {
+				return 1, 1, ""
+			}
+			return 1, 0, ""
+		case json.Unmarshal(v, &num) == nil:
+			return 1, num, ""
+		case json.Unmarshal(v, &text) == nil:
+			return 2, 0, text
+		default:
+			return 2, 0, string(v) // a list: its JSON text
+		}
+	}
+	compare := func(a, b *store.Record, field string) int {
+		ra, na, ta := key(a, field)
+		rb, nb, tb := key(b, field)
+		if c := cmp.Compare(ra, rb); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(na, nb); c != 0 {
+			return c
+		}
+		return strings.Compare(ta, tb)
+	}
+	all := e.mustGet(t, sh, store.RecordQuery{Page: model.Page{Size: 100, Number: 1}})
+	for field := range cols {
 		for _, desc := range []bool{false, true} {
-			got := e.mustGet(t, sh, store.RecordQuery{SortField: key, SortDesc: desc, Page: model.Page{Size: 100, Number: 1}})
-			want := append([]*store.Record(nil), e.mustGet(t, sh, store.RecordQuery{Page: model.Page{Size: 100, Number: 1}})...)
-			order := map[string]int{}
-			for i, r := range recs {
-				order[r.ID] = i
-			}
-			less := func(a, b *store.Record) bool {
-				ta, oka := text(a, key)
-				tb, okb := text(b, key)
-				if oka != okb {
-					return !oka // no value first
+			got := e.mustGet(t, sh, store.RecordQuery{SortField: field, SortDesc: desc, Page: model.Page{Size: 100, Number: 1}})
+			want := slices.Clone(all)
+			slices.SortFunc(want, func(a, b *store.Record) int {
+				c := compare(a, b, field)
+				if c == 0 {
+					c = cmp.Compare(order[a.ID], order[b.ID])
 				}
-				if ta != tb {
-					return ta < tb
-				}
-				return order[a.ID] < order[b.ID]
-			}
-			slices.SortStableFunc(want, func(a, b *store.Record) int {
-				x, y := a, b
 				if desc {
-					x, y = b, a
+					return -c
 				}
-				if less(x, y) {
-					return -1
-				}
-				if less(y, x) {
-					return 1
-				}
-				return 0
+				return c
 			})
+			show := func(r *store.Record) string {
+				if c := cell(r, field); c != nil {
+					return r.ID[len(r.ID)-4:] + "=" + string(c.Value)
+				}
+				return r.ID[len(r.ID)-4:] + "="
+			}
 			var g, w []string
 			for i := range got {
-				s1, _ := text(got[i], key)
-				s2, _ := text(want[i], key)
-				g, w = append(g, got[i].ID[len(got[i].ID)-4:]+"="+s1), append(w, want[i].ID[len(want[i].ID)-4:]+"="+s2)
+				g, w = append(g, show(got[i])), append(w, show(want[i]))
 			}
 			if !slices.Equal(g, w) {
-				t.Fatalf("sorted by %s (desc %v):\n got  %v\n want %v", key, desc, g, w)
+				t.Fatalf("sorted by %s (desc %v):\n got  %v\n want %v", field, desc, g, w)
 			}
 		}
 	}
