@@ -663,4 +663,10 @@ func TestSearchIndexOnPostgres(t *testing.T) {
 			t.Errorf("with the index: %d records for %q, want %d", n, s, want)
 		}
 	}
+	// The index is partial, over the sheet's rid range, which the query passes as arguments:
+	// a plan made once for any arguments (PostgreSQL's choice after five runs of a prepared
+	// statement) could not use it, so every run is planned for its own.
+	if n, err := e.db.CountForTest(t.Context(), `SELECT count(*) WHERE current_setting('plan_cache_mode') = 'force_custom_plan'`); err != nil || n != 1 {
+		t.Fatalf("plan_cache_mode is not force_custom_plan (%v)", err)
+	}
 }
