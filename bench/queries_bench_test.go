@@ -79,9 +79,25 @@ func queryTimes(b *testing.B, s *server, sheet string, rows int) {
 	if !found {
 		b.Fatal("the written country is not among the distinct values")
 	}
-	counted := s.timeGet(b, base+"/cells?distinct=true&includeCounts=true&pageSize=100&fieldKey=email")
+	// A field with a value per record has no kept list: its first request counts it and
+	// starts building its counted values; the requests after that read them.
+	emailPage := base + "/cells?distinct=true&includeCounts=true&pageSize=100&fieldKey=email"
+	counted := s.timeGet(b, emailPage)
+	waited := time.Now()
+	for time.Since(waited) < time.Minute && s.timeGet(b, emailPage) > counted/3 {
+		time.Sleep(250 * time.Millisecond)
+	}
+	built := time.Since(waited)
+	var page, byValue, whole []time.Duration
+	for range 3 {
+		page = append(page, s.timeGet(b, emailPage))
+		byValue = append(byValue, s.timeGet(b, emailPage+"&sortField=email&pageNumber=500"))
+		whole = append(whole, s.timeGet(b, base+"/cells?distinct=true&includeCounts=true&fieldKey=email"))
+	}
 	b.ReportMetric(ms(median(afterWrite)), "distinct-after-write-ms")
-	fmt.Printf("distinct values after a write: %.0f ms (median of 3); of a field with a value per record (no kept list, counted): %.0f ms\n", ms(median(afterWrite)), ms(counted))
+	b.ReportMetric(ms(median(page)), "distinct-per-record-page-ms")
+	fmt.Printf("distinct values after a write: %.0f ms (median of 3); of a field with a value per record: first page %.0f ms (counted), then counted ahead (ready %.1f s later): a page %.0f ms, page 500 by value %.0f ms, all %d values %.0f ms (medians of 3)\n",
+		ms(median(afterWrite)), ms(counted), built.Seconds(), ms(median(page)), ms(median(byValue)), rows, ms(median(whole)))
 	// Searches last: the first starts building the sheet's trigram index in the background
 	// (indexedSearch times searches once it is ready), and the build would slow the others.
 	var search, searchField []time.Duration

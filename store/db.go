@@ -50,6 +50,8 @@ type DB struct {
 	anchors pageAnchors // where deep pages of whole sheets start
 	// searchIdx: sheets whose PostgreSQL search index this node built (search_index.go)
 	searchIdx searchIndexes
+	// valueCounts: fields whose counted values this node is building (value_counts.go)
+	valueCounts valueCountBuilds
 }
 
 // Sealer encrypts and decrypts values with a key kept outside the database.

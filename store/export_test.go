@@ -4,7 +4,7 @@ import "context"
 
 // CountedCellValues is CellValues computed by counting the records, never from a kept list.
 func (db *DB) CountedCellValues(ctx context.Context, accountID, sheetID, key string, q RecordQuery) ([]CellCount, error) {
-	return db.cellValues(ctx, accountID, sheetID, key, q, false, 0)
+	return db.cellValues(ctx, accountID, sheetID, key, q, false, 0, nil)
 }
 
 // SetFTSSlice makes FTS5 builds add n records a transaction (tests of writes during a

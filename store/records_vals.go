@@ -72,8 +72,10 @@ func (tx *Tx) assignColumns(rs *recSheet) error {
 		if _, err := tx.exec(`UPDATE record_columns SET retired = 1 WHERE sk = ? AND col = ?`, rs.sk, col); err != nil {
 			return errs.Wrap(err, "retire record column")
 		}
-		if _, err := tx.exec(`DELETE FROM record_values WHERE sk = ? AND col = ?`, rs.sk, col); err != nil {
-			return errs.Wrap(err, "retire value list")
+		for _, table := range []string{"record_values", "value_counts"} {
+			if _, err := tx.exec(`DELETE FROM `+table+` WHERE sk = ? AND col = ?`, rs.sk, col); err != nil {
+				return errs.Wrap(err, "retire value list")
+			}
 		}
 	}
 	l.retire = nil

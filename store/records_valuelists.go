@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"sort"
-	"strconv"
 
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/records"
@@ -48,10 +47,13 @@ type valueDelta struct {
 	// leaves them out for new records, and correct fixes the few whose validity the write
 	// decided otherwise. over marks rules that had too many values to count ahead.
 	pre, over []bool
+	// gens: the generation of the rules whose values are counted in value_counts
+	// (value_counts.go), 0 for kept lists.
+	gens []int64
 }
 
-// keptValues starts a write's delta for the fields of the sheet whose lists are kept; nil
-// when none are.
+// keptValues starts a write's delta for the fields of the sheet whose lists are kept or
+// whose values are counted; nil when none are.
 func (tx *Tx) keptValues(rs *recSheet) (*valueDelta, error) {
 	if rs.sk == 0 {
 		return nil, nil
@@ -60,13 +62,17 @@ func (tx *Tx) keptValues(rs *recSheet) (*valueDelta, error) {
 	if err != nil {
 		return nil, err
 	}
+	gens, err := countedFields(tx.ctx, tx, rs)
+	if err != nil {
+		return nil, err
+	}
 	var vd *valueDelta
 	for i, k := range kept {
-		if !k {
+		if !k && gens[i] == 0 {
 			continue
 		}
 		if vd == nil {
-			vd = &valueDelta{at: make([]map[string]*valueCount, len(rs.Schema.Rules)), canon: rs.d == postgresDialect}
+			vd = &valueDelta{at: make([]map[string]*valueCount, len(rs.Schema.Rules)), canon: rs.d == postgresDialect, gens: gens}
 		}
 		vd.at[i] = map[string]*valueCount{}
 	}
@@ -207,10 +213,18 @@ func (vd *valueDelta) keptRules(n int) []bool {
 	out := make([]bool, n)
 	if vd != nil {
 		for i, m := range vd.at {
-			out[i] = m != nil
+			out[i] = m != nil && vd.counted(i) == 0
 		}
 	}
 	return out
+}
+
+// counted is the generation of rule i's counted values, 0 when it has none.
+func (vd *valueDelta) counted(i int) int64 {
+	if i < len(vd.gens) {
+		return vd.gens[i]
+	}
+	return 0
 }
 
 // keptFields reads, by rule index, which fields' lists are kept.
@@ -238,6 +252,22 @@ func (tx *Tx) applyValues(rs *recSheet, vd *valueDelta) error {
 	}
 	for i, d := range vd.at {
 		col := rs.layout.cols[i]
+		if gen := vd.counted(i); gen != 0 && d != nil {
+			ok := false
+			var err error
+			if vd.over != nil && vd.over[i] {
+				err = tx.uncount(rs.sk, col) // counted ahead: the batch alone has too many
+			} else {
+				ok, err = tx.applyCounted(rs.sk, col, gen, d)
+			}
+			if !ok {
+				vd.at[i] = nil
+			}
+			if err != nil {
+				return err
+			}
+			continue
+		}
 		var merged []byte
 		var err error
 		if vd.over != nil && vd.over[i] {
@@ -286,8 +316,10 @@ func (tx *Tx) keepNewColumn(sk int64, col int) error {
 // resetValues empties the lists of every live position, for a revalidation that counts
 // every record again.
 func (tx *Tx) resetValues(sk int64) error {
-	if _, err := tx.exec(`DELETE FROM record_values WHERE sk = ?`, sk); err != nil {
-		return errs.Wrap(err, "reset value lists")
+	for _, table := range []string{"record_values", "value_counts"} {
+		if _, err := tx.exec(`DELETE FROM `+table+` WHERE sk = ?`, sk); err != nil {
+			return errs.Wrap(err, "reset value lists")
+		}
 	}
 	if _, err := tx.exec(`INSERT INTO record_values (sk, col, state, list) SELECT sk, col, ?, ? FROM record_columns WHERE sk = ? AND retired = 0`,
 		valuesKept, []byte{}, sk); err != nil {
@@ -374,12 +406,19 @@ func eachListed(list []byte, fn func(v []byte, total, valid int64) error) error 
 	return nil
 }
 
-// keptCells answers CellValues from the field's kept list (filter "", "all", "valid" or
-// "error"); ok is false when the list is not kept, and tooMany tells why.
-func keptCells(rc *readCtx, rs *recSheet, col int, filter string) (out []CellCount, ok, tooMany bool, err error) {
+// keptCells answers CellValues from the field's kept list, or the page asked for from its
+// counted values (filter "", "all", "valid" or "error"); ok is false when neither is there,
+// and tooMany tells why.
+func keptCells(rc *readCtx, rs *recSheet, col int, filter string, page *CellsPage) (out []CellCount, ok, tooMany bool, err error) {
 	var state int
 	var list []byte
-	err = rc.q.QueryRowContext(rc.ctx, `SELECT state, list FROM record_values WHERE sk = ? AND col = ?`, rs.sk, col).Scan(&state, &list)
+	var gen int64
+	err = rc.q.QueryRowContext(rc.ctx, `SELECT state, list, gen FROM record_values WHERE sk = ? AND col = ?`, rs.sk, col).Scan(&state, &list, &gen)
+	if err == nil && state == valuesCounted && page != nil {
+		out, err = countedCells(rc, rs.sk, col, gen, filter, *page)
+		page.Limit = -1
+		return out, err == nil, false, err
+	}
 	if errors.Is(err, sql.ErrNoRows) || (err == nil && state != valuesKept) {
 		return nil, false, err == nil && state == valuesTooMany, nil
 	}
@@ -410,31 +449,9 @@ func keptCells(rc *readCtx, rs *recSheet, col int, filter string) (out []CellCou
 // sortCells orders values most frequent first, ties in the order the databases sort
 // values: numbers (booleans as 1 and 0) by value, then text by its bytes.
 func sortCells(cs []CellCount) {
-	type key struct {
-		num  bool
-		n    float64
-		text string
-	}
-	keys := make([]key, len(cs))
+	keys := make([]cellKey, len(cs))
 	for i, c := range cs {
-		v := c.Value
-		switch {
-		case string(v) == "true":
-			keys[i] = key{num: true, n: 1}
-		case string(v) == "false":
-			keys[i] = key{num: true}
-		case v[0] == '"':
-			var s string
-			if json.Unmarshal(v, &s) != nil {
-				s = string(v)
-			}
-			keys[i] = key{text: s}
-		case v[0] == '[' || v[0] == '{':
-			keys[i] = key{text: string(v)}
-		default:
-			f, err := strconv.ParseFloat(string(v), 64)
-			keys[i] = key{num: err == nil, n: f, text: string(v)}
-		}
+		keys[i] = keyOf(c.Value)
 	}
 	idx := make([]int, len(cs))
 	for i := range idx {
@@ -445,14 +462,7 @@ func sortCells(cs []CellCount) {
 		if x.Total != y.Total {
 			return x.Total > y.Total
 		}
-		kx, ky := keys[idx[a]], keys[idx[b]]
-		if kx.num != ky.num {
-			return kx.num
-		}
-		if kx.num && kx.n != ky.n {
-			return kx.n < ky.n
-		}
-		return kx.text < ky.text
+		return keys[idx[a]].compare(keys[idx[b]]) < 0
 	})
 	sorted := make([]CellCount, len(cs))
 	for i, j := range idx {

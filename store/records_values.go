@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"slices"
 	"strconv"
 
 	"github.com/sluice/sluice/errs"
@@ -26,21 +27,66 @@ const cellValuesKept = 100000
 // list is kept until the sheet's next write, so the pages and menus after the first are
 // answered from memory. Errors: not_found, invalid (unknown field, bad query).
 func (db *DB) CellValues(ctx context.Context, accountID, sheetID, key string, q RecordQuery) ([]CellCount, error) {
-	return db.cellValues(ctx, accountID, sheetID, key, q, true, 0)
+	return db.CellValuesPage(ctx, accountID, sheetID, key, q, CellsPage{})
 }
 
-// TopCellValues is CellValues' n most frequent values (the grid's filter-by-value menu): for
-// a field with too many values to keep, counted without handing every other value over (a
-// third less time for a field with a value per record).
+// TopCellValues is CellValues' n most frequent values (the grid's filter-by-value menu).
 func (db *DB) TopCellValues(ctx context.Context, accountID, sheetID, key string, q RecordQuery, n int) ([]CellCount, error) {
-	vals, err := db.cellValues(ctx, accountID, sheetID, key, q, true, n)
-	return vals[:min(len(vals), n)], err
+	return db.CellValuesPage(ctx, accountID, sheetID, key, q, CellsPage{Limit: n})
+}
+
+// CellsPage is a part of a field's distinct values: in value order (ByValue, Desc) instead
+// of the most frequent first, from Offset, at most Limit of them (0: all).
+type CellsPage struct {
+	ByValue, Desc bool
+	Offset, Limit int
+}
+
+// CellValuesPage is a page of CellValues. A field with too many values to keep is read from
+// its counted values once they are built (value_counts.go), a page as a range of an index;
+// before that, a page of the most frequent values is counted only that far.
+func (db *DB) CellValuesPage(ctx context.Context, accountID, sheetID, key string, q RecordQuery, p CellsPage) ([]CellCount, error) {
+	limit := 0
+	if p.Limit > 0 && !p.ByValue {
+		limit = p.Offset + p.Limit
+	}
+	vals, err := db.cellValues(ctx, accountID, sheetID, key, q, true, limit, &p)
+	if err != nil || p.Limit < 0 {
+		return vals, err // (p.Limit -1: the page was read as such)
+	}
+	if p.ByValue {
+		vals = sortByValue(vals, p.Desc)
+	}
+	from := min(p.Offset, len(vals))
+	if p.Limit > 0 {
+		return vals[from:min(from+p.Limit, len(vals))], nil
+	}
+	return vals[from:], nil
+}
+
+// sortByValue orders values as the databases sort them (numbers, booleans as 1 and 0, by
+// value, then text by its bytes), descending with desc; a sorted copy.
+func sortByValue(cs []CellCount, desc bool) []CellCount {
+	out := slices.Clone(cs)
+	keys := make(map[string]cellKey, len(out))
+	for _, c := range out {
+		keys[string(c.Value)] = keyOf(c.Value)
+	}
+	slices.SortStableFunc(out, func(a, b CellCount) int {
+		c := keys[string(a.Value)].compare(keys[string(b.Value)])
+		if desc {
+			return -c
+		}
+		return c
+	})
+	return out
 }
 
 // cellValues is CellValues; kept false counts the records even where a list is kept (tests
 // compare the two); limit > 0 counts only that many of the most frequent values when the
-// list is not kept (the answer is then neither kept nor remembered).
-func (db *DB) cellValues(ctx context.Context, accountID, sheetID, key string, q RecordQuery, kept bool, limit int) ([]CellCount, error) {
+// list is not kept (the answer is then neither kept nor remembered). With page, counted
+// values answer the page itself and mark it so (page.Limit -1).
+func (db *DB) cellValues(ctx context.Context, accountID, sheetID, key string, q RecordQuery, kept bool, limit int, page *CellsPage) ([]CellCount, error) {
 	rs, err := db.readSheet(ctx, accountID, sheetID)
 	if err != nil {
 		return nil, err
@@ -57,11 +103,16 @@ func (db *DB) cellValues(ctx context.Context, accountID, sheetID, key string, q 
 	whole := q.plain() && (q.Filter == "" || q.Filter == "all" || q.Filter == "valid" || q.Filter == "error")
 	tooMany := false
 	if whole && kept {
-		vals, ok, many, err := keptCells(rc, rs, col, q.Filter)
+		vals, ok, many, err := keptCells(rc, rs, col, q.Filter, page)
 		if ok || err != nil {
 			return vals, err
 		}
 		tooMany = many
+		if many {
+			// Counted from now on, once built; the build starts once this count is done,
+			// rather than beside it on the same cores.
+			defer db.startValueCounts(rs, col)
+		}
 	}
 	where, err := rc.where(rs, &q)
 	if err != nil {

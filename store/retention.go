@@ -119,6 +119,7 @@ func (db *DB) purgeSpace(ctx context.Context, spaceID string) ([]string, error) 
 				`DELETE FROM record_columns WHERE sk = ?`,
 				`DELETE FROM record_field_counts WHERE sk = ?`,
 				`DELETE FROM record_values WHERE sk = ?`,
+				`DELETE FROM value_counts WHERE sk = ?`,
 				`DELETE FROM record_versions WHERE sk = ?`,
 				`DELETE FROM undo_records WHERE uk IN (SELECT uk FROM undo_entries WHERE sk = ?)`,
 				`DELETE FROM undo_entries WHERE sk = ?`,

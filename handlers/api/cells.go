@@ -2,9 +2,9 @@ package api
 
 import (
 	"bytes"
-	"cmp"
 	"encoding/json"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 
 	"github.com/gofiber/fiber/v2"
@@ -12,20 +12,6 @@ import (
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/store"
 )
-
-// cellWithCounts is Flatfile's CellValueWithCounts: a distinct value of a field, valid when
-// no record holding it has an error, and with includeCounts how many records hold it.
-type cellWithCounts struct {
-	Value  json.RawMessage `json:"value"`
-	Valid  bool            `json:"valid"`
-	Counts *cellCounts     `json:"counts,omitempty"`
-}
-
-type cellCounts struct {
-	Total int64 `json:"total"`
-	Valid int64 `json:"valid"`
-	Error int64 `json:"error"`
-}
 
 // Cells handles GET /v1/sheets/:sheetId/cells (Flatfile's getCellValues): the distinct
 // values of fieldKey (every field when it is absent) among the records the filter, filterField,
@@ -71,74 +57,74 @@ func (h *Records) Cells(c *fiber.Ctx) error {
 			keys = append(keys, f.Key)
 		}
 	}
-	out := make(map[string][]cellWithCounts, len(keys))
+	if sortField != "" && (len(keys) != 1 || sortField != keys[0]) {
+		return errs.Invalidf("sortField", "Distinct values sort by their own field (fieldKey) or by count (no sortField)")
+	}
+	withCounts := counts != nil && *counts
+	fields := make(map[string][]store.CellCount, len(keys))
 	for _, key := range keys {
-		var vals []store.CellCount
-		if paged && sortField == "" {
-			// A page of the most frequent values: a field with too many values to keep is
-			// counted only that far.
-			vals, err = h.store.TopCellValues(c.Context(), p.AccountID, sc.SheetID, key, q, pg.Offset()+pg.Size)
-		} else {
-			vals, err = h.store.CellValues(c.Context(), p.AccountID, sc.SheetID, key, q)
+		part := store.CellsPage{ByValue: sortField != "", Desc: desc}
+		if paged {
+			part.Offset, part.Limit = pg.Offset(), pg.Size
 		}
+		vals, err := h.store.CellValuesPage(c.Context(), p.AccountID, sc.SheetID, key, q, part)
 		if err != nil {
 			return err
 		}
-		if sortField != "" {
-			if sortField != key {
-				return errs.Invalidf("sortField", "Distinct values sort by their own field (%s) or by count (no sortField)", key)
+		fields[key] = vals
+	}
+	size := 32
+	for k, vals := range fields {
+		size += len(k) + 8
+		for _, v := range vals {
+			size += len(v.Value) + 80
+		}
+	}
+	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
+	return c.Send(appendCells(make([]byte, 0, size), fields, withCounts))
+}
+
+// appendCells writes {"data": {fieldKey: [cell…]}} (fields in key order), each cell
+// Flatfile's CellValueWithCounts: the value, valid when no record holding it has an error,
+// and withCounts how many records hold it. Written directly: a field with a value per
+// record has a million of them (0.4 s through encoding/json).
+func appendCells(b []byte, fields map[string][]store.CellCount, withCounts bool) []byte {
+	b = append(b, `{"data":{`...)
+	for i, key := range slices.Sorted(maps.Keys(fields)) {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		k, _ := json.Marshal(key)
+		b = append(append(b, k...), ":["...)
+		for j, v := range fields[key] {
+			if j > 0 {
+				b = append(b, ',')
 			}
-			vals = append([]store.CellCount(nil), vals...)
-			sort.SliceStable(vals, func(i, j int) bool {
-				if desc {
-					return compareJSON(vals[j].Value, vals[i].Value) < 0
+			b = append(b, `{"value":`...)
+			if len(v.Value) > 0 && (v.Value[0] == '[' || v.Value[0] == '{') {
+				var buf bytes.Buffer
+				if json.Compact(&buf, v.Value) == nil {
+					b = append(b, buf.Bytes()...)
+				} else {
+					b = append(b, v.Value...)
 				}
-				return compareJSON(vals[i].Value, vals[j].Value) < 0
-			})
-		}
-		if paged {
-			from := min(pg.Offset(), len(vals))
-			vals = vals[from:min(from+pg.Size, len(vals))]
-		}
-		cells := make([]cellWithCounts, len(vals))
-		for i, v := range vals {
-			cells[i] = cellWithCounts{Value: v.Value, Valid: v.Error == 0}
-			if counts != nil && *counts {
-				cells[i].Counts = &cellCounts{Total: v.Total, Valid: v.Valid, Error: v.Error}
+			} else {
+				b = append(b, v.Value...)
 			}
+			b = append(b, `,"valid":`...)
+			b = strconv.AppendBool(b, v.Error == 0)
+			if withCounts {
+				b = append(b, `,"counts":{"total":`...)
+				b = strconv.AppendInt(b, v.Total, 10)
+				b = append(b, `,"valid":`...)
+				b = strconv.AppendInt(b, v.Valid, 10)
+				b = append(b, `,"error":`...)
+				b = strconv.AppendInt(b, v.Error, 10)
+				b = append(b, '}')
+			}
+			b = append(b, '}')
 		}
-		out[key] = cells
+		b = append(b, ']')
 	}
-	return c.JSON(fiber.Map{"data": out})
-}
-
-// compareJSON orders JSON values: numbers by value, then text, then booleans, each among
-// their kind (false before true).
-func compareJSON(a, b json.RawMessage) int {
-	ka, kb := jsonKind(a), jsonKind(b)
-	if ka != kb {
-		return ka - kb
-	}
-	switch ka {
-	case 0:
-		x, _ := strconv.ParseFloat(string(a), 64)
-		y, _ := strconv.ParseFloat(string(b), 64)
-		return cmp.Compare(x, y)
-	case 1:
-		var x, y string
-		_ = json.Unmarshal(a, &x)
-		_ = json.Unmarshal(b, &y)
-		return cmp.Compare(x, y)
-	}
-	return bytes.Compare(a, b)
-}
-
-func jsonKind(v json.RawMessage) int {
-	switch {
-	case len(v) > 0 && v[0] == '"':
-		return 1
-	case bytes.Equal(v, []byte("true")) || bytes.Equal(v, []byte("false")):
-		return 2
-	}
-	return 0
+	return append(b, "}}"...)
 }

@@ -30,8 +30,7 @@ type RecordStore interface {
 	BulkUpdate(ctx context.Context, sheetID string, q store.RecordQuery, cells map[string]store.CellIn, opt store.WriteOptions) (*store.BulkResult, error)
 	ClearColumn(ctx context.Context, sheetID, fieldKey string, opt store.WriteOptions) (*store.BulkResult, error)
 	GetEvent(ctx context.Context, accountID, id string) (*model.Event, error)
-	CellValues(ctx context.Context, accountID, sheetID, key string, q store.RecordQuery) ([]store.CellCount, error)
-	TopCellValues(ctx context.Context, accountID, sheetID, key string, q store.RecordQuery, n int) ([]store.CellCount, error)
+	CellValuesPage(ctx context.Context, accountID, sheetID, key string, q store.RecordQuery, p store.CellsPage) ([]store.CellCount, error)
 }
 
 // Records serves /v1/sheets/:sheetId/records and the sheet's counts, find-replace,

@@ -1,0 +1,415 @@
+package store
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"math"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/sluice/sluice/errs"
+	"github.com/sluice/sluice/records"
+)
+
+// Counted values (issue 17): a field with too many distinct values for a kept list (ids,
+// e-mails) had its values counted for every request: 0.8 s for a page of the most frequent
+// at 1,000,000 records, 2.5 s for the whole list. Such a field gets a row per value in
+// value_counts (value, its place in the order, records, valid records) once it is asked for
+// on a sheet of ValueCountsMin records or more: built in the background, then kept in step
+// by every write like a kept list, so a page is an index range and the whole list one read.
+//
+// Building counts the sheet's values (one GROUP BY), stores them as a new generation a
+// slice per transaction (other writes go on in between), then hands the field over to the
+// generation in one transaction, provided no write reached the sheet since the count
+// (record_sheets.changes); otherwise the generation is thrown away and the field stays
+// counted when asked, until the next request tries again. A write that changes more than
+// valueCountsWriteMax values of the field (an import into the sheet) or finds the counts
+// not adding up hands it back to counting (state valuesTooMany); the rows of generations
+// no longer in use are cleared by the next build and by retention.
+
+// ValueCountsMin is the size of sheet whose fields with too many values get counted values
+// (a variable for tests).
+var ValueCountsMin int64 = 100000
+
+const (
+	// valuesCounted: the field's values are in value_counts, generation record_values.gen.
+	valuesCounted = 2
+	// valueCountsWriteMax is the most values of a field one write changes in value_counts.
+	valueCountsWriteMax = 5000
+	// valueCountsSlice is how many values a building transaction stores or clears.
+	valueCountsSlice = 10000
+)
+
+// valueCountBuilds remembers the fields this node is building counted values for.
+type valueCountBuilds struct {
+	mu      sync.Mutex
+	running map[[2]int64]bool
+}
+
+// cellKey is a value's place among values of the same count: numbers (booleans as 1 and
+// 0) by value first, then text by its bytes (a list or object: its JSON text).
+type cellKey struct {
+	num  bool
+	n    float64
+	text string
+}
+
+func keyOf(v []byte) cellKey {
+	switch {
+	case string(v) == "true":
+		return cellKey{num: true, n: 1}
+	case string(v) == "false":
+		return cellKey{num: true}
+	case len(v) == 0:
+		return cellKey{}
+	case v[0] == '"':
+		var s string
+		if json.Unmarshal(v, &s) != nil {
+			s = string(v)
+		}
+		return cellKey{text: s}
+	case v[0] == '[' || v[0] == '{':
+		return cellKey{text: string(v)}
+	}
+	f, err := strconv.ParseFloat(string(v), 64)
+	return cellKey{num: err == nil, n: f, text: string(v)}
+}
+
+// compare orders keys: numbers before text, numbers by value, text by its bytes.
+func (k cellKey) compare(o cellKey) int {
+	if k.num != o.num {
+		if k.num {
+			return -1
+		}
+		return 1
+	}
+	if k.num && k.n != o.n {
+		return cmp.Compare(k.n, o.n)
+	}
+	return strings.Compare(k.text, o.text)
+}
+
+// place is the key as value_counts stores it: n (+∞ for text, after every number) and t
+// (the text, NULL for numbers).
+func (k cellKey) place() (float64, any) {
+	if k.num {
+		return k.n, nil
+	}
+	return math.Inf(1), k.text
+}
+
+// startValueCounts builds counted values for field position col of sheet sk in the
+// background, unless this node is doing so already.
+func (db *DB) startValueCounts(rs *recSheet, col int) {
+	if rs.total < ValueCountsMin {
+		return
+	}
+	b := &db.valueCounts
+	key := [2]int64{rs.sk, int64(col)}
+	b.mu.Lock()
+	if b.running[key] {
+		b.mu.Unlock()
+		return
+	}
+	if b.running == nil {
+		b.running = map[[2]int64]bool{}
+	}
+	b.running[key] = true
+	b.mu.Unlock()
+	go func() {
+		defer func() {
+			b.mu.Lock()
+			delete(b.running, key)
+			b.mu.Unlock()
+		}()
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
+		defer cancel()
+		if err := db.buildValueCounts(ctx, rs, col); err != nil {
+			slog.Warn("values not counted ahead; the field is counted when asked", "sheet", rs.sk, "col", col, "err", err)
+		}
+	}()
+}
+
+// buildValueCounts counts the field's values into a new generation and hands the field
+// over to it if no write came between.
+func (db *DB) buildValueCounts(ctx context.Context, rs *recSheet, col int) error {
+	if db.Postgres() {
+		// One node builds: the others find the lock taken and leave it to that node.
+		conn, err := db.w.DB.Conn(ctx)
+		if err != nil {
+			return err
+		}
+		defer conn.Close()
+		lock := int64(0x7a1c)<<48 ^ rs.sk<<12 ^ int64(col)
+		var got bool
+		if err := conn.QueryRowContext(ctx, `SELECT pg_try_advisory_lock($1)`, lock).Scan(&got); err != nil || !got {
+			return err
+		}
+		defer conn.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, lock)
+	}
+	var state int
+	err := db.r.QueryRowContext(ctx, `SELECT state FROM record_values WHERE sk = ? AND col = ?`, rs.sk, col).Scan(&state)
+	if errors.Is(err, sql.ErrNoRows) || (err == nil && state != valuesTooMany) {
+		return nil // kept as a list, or counted already
+	}
+	if err != nil {
+		return errs.Wrap(err, "read value list state")
+	}
+	// No generation is in use, and no other build is under way: the rows there are are left
+	// over from earlier ones.
+	if err := db.clearValueCounts(ctx, rs.sk, col, 0); err != nil {
+		return err
+	}
+	var changes int64
+	if err := db.r.QueryRowContext(ctx, `SELECT changes FROM record_sheets WHERE sk = ?`, rs.sk).Scan(&changes); err != nil {
+		return errs.Wrap(err, "read sheet changes")
+	}
+	started := time.Now()
+	gen := started.UnixNano()
+	stored := 0
+	// The count reads the sheet as it was when it started; a write committed after that
+	// moves changes, and the hand-over below then declines.
+	var query string
+	args := []any{}
+	if rs.d == postgresDialect {
+		query = `SELECT CAST(v AS TEXT), count(*), CAST(sum(valid) AS BIGINT) FROM (SELECT r.vals -> ` + strconv.Itoa(col) + ` AS v, r.valid FROM records r WHERE r.rid BETWEEN ? AND ?) AS s
+			WHERE v IS NOT NULL AND v NOT IN ('null'::jsonb, '""'::jsonb, '[]'::jsonb) GROUP BY v`
+	} else {
+		query = `SELECT j, count(*), sum(valid) FROM (SELECT r.vals -> ? AS j, r.valid FROM records r WHERE r.rid BETWEEN ? AND ?)
+			WHERE j NOT IN ('null', '""', '[]') GROUP BY j`
+		args = append(args, "$["+strconv.Itoa(col)+"]")
+	}
+	lo, hi := ridRange(rs.sk)
+	args = append(args, lo, hi)
+	var batch []CellCount
+	store := func() error {
+		err := db.Update(ctx, func(tx *Tx) error { return tx.storeValueCounts(rs.sk, col, gen, batch) })
+		stored += len(batch)
+		batch = batch[:0]
+		return err
+	}
+	var q querier = db.r
+	if !db.Postgres() {
+		conn, done, err := sortingConn(ctx, db.r)
+		if err != nil {
+			return errs.Wrap(err, "count values")
+		}
+		defer done()
+		q = connQuerier{conn}
+	}
+	err = eachRow(ctx, q, "count values", query, args, func(rows *sql.Rows) error {
+		var c CellCount
+		var raw string
+		if err := rows.Scan(&raw, &c.Total, &c.Valid); err != nil {
+			return errs.Wrap(err, "scan values")
+		}
+		c.Value = records.Canonical([]byte(raw))
+		batch = append(batch, c)
+		if len(batch) == valueCountsSlice {
+			return store()
+		}
+		return nil
+	})
+	if err == nil && len(batch) > 0 {
+		err = store()
+	}
+	handed := false
+	if err == nil {
+		err = db.Update(ctx, func(tx *Tx) error {
+			res, err := tx.exec(`UPDATE record_values SET state = ?, gen = ? WHERE sk = ? AND col = ? AND state = ?
+				AND EXISTS (SELECT 1 FROM record_sheets WHERE sk = ? AND changes = ?)`, valuesCounted, gen, rs.sk, col, valuesTooMany, rs.sk, changes)
+			if err != nil {
+				return errs.Wrap(err, "hand over counted values")
+			}
+			n, err := res.RowsAffected()
+			handed = n == 1
+			return err
+		})
+	}
+	if handed && db.Postgres() {
+		// The planner has no statistics of a million new rows yet, and would read them all
+		// rather than a range of an index for a page (200 ms instead of 1).
+		if _, err := db.w.ExecContext(ctx, `ANALYZE value_counts`); err != nil {
+			return errs.Wrap(err, "analyze counted values")
+		}
+	}
+	if handed {
+		slog.Info("field values counted ahead", "sheet", rs.sk, "col", col, "values", stored, "took", time.Since(started).Round(time.Millisecond))
+	}
+	if !handed {
+		// Written to since the count (or failed): this generation is of no use.
+		if cerr := db.clearValueCounts(context.WithoutCancel(ctx), rs.sk, col, 0, gen); cerr != nil && err == nil {
+			err = cerr
+		}
+	}
+	return err
+}
+
+// storeValueCounts adds a slice of a generation's values.
+func (tx *Tx) storeValueCounts(sk int64, col int, gen int64, vals []CellCount) error {
+	const perStatement = 500
+	for len(vals) > 0 {
+		part := vals[:min(len(vals), perStatement)]
+		vals = vals[len(part):]
+		var sb strings.Builder
+		sb.WriteString(`INSERT INTO value_counts (sk, col, gen, v, n, t, total, valid) VALUES `)
+		args := make([]any, 0, 8*len(part))
+		for i, c := range part {
+			if i > 0 {
+				sb.WriteByte(',')
+			}
+			sb.WriteString(`(?, ?, ?, ?, ?, ?, ?, ?)`)
+			n, t := keyOf(c.Value).place()
+			args = append(args, sk, col, gen, string(c.Value), n, t, c.Total, c.Valid)
+		}
+		if _, err := tx.exec(sb.String(), args...); err != nil {
+			return errs.Wrap(err, "store counted values")
+		}
+	}
+	return nil
+}
+
+// clearValueCounts deletes, a slice per transaction, the rows of field col's generations
+// other than keep (0: all of them), or with only set, those of that one generation.
+func (db *DB) clearValueCounts(ctx context.Context, sk int64, col int, keep int64, only ...int64) error {
+	cond, args := `gen <> ?`, []any{keep}
+	if len(only) > 0 {
+		cond, args = `gen = ?`, []any{only[0]}
+	}
+	for {
+		var n int64
+		err := db.Update(ctx, func(tx *Tx) error {
+			a := append(append([]any{sk, col}, args...), sk, col)
+			a = append(append(a, args...), valueCountsSlice)
+			res, err := tx.exec(`DELETE FROM value_counts WHERE sk = ? AND col = ? AND `+cond+` AND (gen, v) IN
+				(SELECT gen, v FROM value_counts WHERE sk = ? AND col = ? AND `+cond+` LIMIT ?)`, a...)
+			if err != nil {
+				return errs.Wrap(err, "clear counted values")
+			}
+			n, err = res.RowsAffected()
+			return err
+		})
+		if err != nil || n < valueCountsSlice {
+			return err
+		}
+	}
+}
+
+// countedFields reads, by rule index, the generation of the fields whose values are
+// counted in value_counts (0 for the others).
+func countedFields(ctx context.Context, q querier, rs *recSheet) ([]int64, error) {
+	out := make([]int64, len(rs.Schema.Rules))
+	err := eachRow(ctx, q, "counted values", `SELECT col, gen FROM record_values WHERE sk = ? AND state = ?`, []any{rs.sk, valuesCounted}, func(rows *sql.Rows) error {
+		var col int
+		var gen int64
+		if err := rows.Scan(&col, &gen); err != nil {
+			return errs.Wrap(err, "scan counted values")
+		}
+		if i, ok := rs.layout.byCol[col]; ok {
+			out[i] = gen
+		}
+		return nil
+	})
+	return out, err
+}
+
+// applyCounted writes a write's delta of one field into its counted values; a delta too
+// big to write value by value, or counts that stop adding up, hand the field back to
+// counting when asked (ok false).
+func (tx *Tx) applyCounted(sk int64, col int, gen int64, d map[string]*valueCount) (ok bool, err error) {
+	n := 0
+	for _, c := range d {
+		if c.total != 0 || c.valid != 0 {
+			n++
+		}
+	}
+	if n > valueCountsWriteMax {
+		return false, tx.uncount(sk, col)
+	}
+	for v, c := range d {
+		if c.total == 0 && c.valid == 0 {
+			continue
+		}
+		place, text := keyOf([]byte(v)).place()
+		var total, valid int64
+		err := tx.queryRow(`INSERT INTO value_counts (sk, col, gen, v, n, t, total, valid) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (sk, col, gen, v) DO UPDATE SET total = value_counts.total + excluded.total, valid = value_counts.valid + excluded.valid
+			RETURNING total, valid`, sk, col, gen, v, place, text, c.total, c.valid).Scan(&total, &valid)
+		if err != nil {
+			return false, errs.Wrap(err, "write counted values")
+		}
+		switch {
+		case total < 0 || valid < 0 || valid > total:
+			return false, tx.uncount(sk, col)
+		case total == 0:
+			if _, err := tx.exec(`DELETE FROM value_counts WHERE sk = ? AND col = ? AND gen = ? AND v = ?`, sk, col, gen, v); err != nil {
+				return false, errs.Wrap(err, "write counted values")
+			}
+		}
+	}
+	return true, nil
+}
+
+// uncount hands a field back to counting its values when asked; its rows are cleared by
+// the next build.
+func (tx *Tx) uncount(sk int64, col int) error {
+	if _, err := tx.exec(`UPDATE record_values SET state = ? WHERE sk = ? AND col = ?`, valuesTooMany, sk, col); err != nil {
+		return errs.Wrap(err, "stop counted values")
+	}
+	return nil
+}
+
+// countedCells reads a page of a field's counted values: the most frequent first (for
+// filter valid: of valid records; error: of records with an error), or by value.
+func countedCells(rc *readCtx, sk int64, col int, gen int64, filter string, p CellsPage) ([]CellCount, error) {
+	count, cond := `total`, ``
+	switch filter {
+	case "valid":
+		count, cond = `valid`, ` AND valid > 0`
+	case "error":
+		count, cond = `total - valid`, ` AND total > valid`
+	}
+	order := count + ` DESC, n, t`
+	if p.ByValue && p.Desc {
+		order = `n DESC, t DESC`
+	} else if p.ByValue {
+		order = `n, t`
+	}
+	query := `SELECT v, total, valid FROM value_counts WHERE sk = ? AND col = ? AND gen = ?` + cond + ` ORDER BY ` + order
+	args := []any{sk, col, gen}
+	if p.Limit > 0 || p.Offset > 0 {
+		query += ` LIMIT ? OFFSET ?`
+		limit := int64(p.Limit)
+		if limit <= 0 {
+			limit = -1 // SQLite: no limit
+			if rc.q.dialect() == postgresDialect {
+				limit = math.MaxInt64
+			}
+		}
+		args = append(args, limit, p.Offset)
+	}
+	out := []CellCount{}
+	err := eachRow(rc.ctx, rc.q, "counted values", query, args, func(rows *sql.Rows) error {
+		var v string
+		var c CellCount
+		if err := rows.Scan(&v, &c.Total, &c.Valid); err != nil {
+			return errs.Wrap(err, "scan counted values")
+		}
+		c.Value, c.Error = []byte(v), c.Total-c.Valid
+		switch filter {
+		case "valid":
+			c.Total, c.Error = c.Valid, 0
+		case "error":
+			c.Total, c.Valid = c.Error, 0
+		}
+		out = append(out, c)
+		return nil
+	})
+	return out, err
+}

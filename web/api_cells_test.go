@@ -1,0 +1,65 @@
+package web_test
+
+import (
+	"fmt"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/sluice/sluice/store"
+)
+
+// A field with a value per record answers GET …/cells from its counted values once they are
+// built, the same as it was counted before: pages by count and by value, and the whole list.
+func TestCellsOfAFieldWithAValuePerRecord(t *testing.T) {
+	defer func(n int64) { store.ValueCountsMin = n }(store.ValueCountsMin)
+	store.ValueCountsMin = 1
+	e := newAPI(t)
+	_, sh := e.mustCreateRecordSheet(t, `[{"key":"code","type":"string"},{"key":"tags","type":"string-list"},{"key":"n","type":"number"}]`)
+	var recs []map[string]any
+	for i := 0; i < 5000; i++ {
+		r := map[string]any{"code": map[string]any{"value": fmt.Sprintf("c<%04d>", i%4800)}, "tags": map[string]any{"value": []string{fmt.Sprint("t", i), "x"}},
+			"n": map[string]any{"value": i}}
+		if i%100 == 0 {
+			r["n"] = map[string]any{"value": "n/a"}
+		}
+		recs = append(recs, r)
+	}
+	e.mustCall(t, "POST", "/v1/sheets/"+sh+"/records", testSecret, recs)
+	queries := []string{"&includeCounts=true&pageSize=5", "&includeCounts=true&pageSize=4&pageNumber=3&filter=error", "&sortField=%s&sortDirection=desc&pageSize=6",
+		"&sortField=%s&pageSize=3&pageNumber=2", "&includeCounts=true"}
+	answers := func() map[string]any {
+		out := map[string]any{}
+		for _, f := range []string{"code", "tags", "n"} {
+			for _, q := range queries {
+				if q[1] == 's' {
+					q = fmt.Sprintf(q, f)
+				}
+				out[f+q] = e.mustCall(t, "GET", "/v1/sheets/"+sh+"/cells?distinct=true&fieldKey="+f+q, testSecret, nil)["data"].(map[string]any)[f]
+			}
+		}
+		return out
+	}
+	counted := answers()
+	if n := len(counted["code&includeCounts=true"].([]any)); n != 4800 {
+		t.Fatalf("%d codes, want 4,800", n)
+	}
+	if got := counted["code&includeCounts=true&pageSize=5"].([]any)[0].(map[string]any); got["value"] != "c<0000>" || got["counts"].(map[string]any)["total"] != float64(2) {
+		t.Fatalf("most frequent code: %v, want c<0000> twice", got)
+	}
+	for i := 0; ; i++ {
+		if n, _ := e.db.CountForTest(t.Context(), `SELECT COUNT(*) FROM record_values WHERE state = 2`); n == 3 {
+			break
+		}
+		if i > 200 {
+			t.Fatal("values not counted ahead after 10 s")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	after := answers()
+	for k, want := range counted {
+		if got := after[k]; !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s from counted values:\n got  %.400v\n want %.400v", k, got, want)
+		}
+	}
+}
