@@ -52,6 +52,8 @@ type DB struct {
 	searchIdx searchIndexes
 	// valueCounts: fields whose counted values this node is building (value_counts.go)
 	valueCounts valueCountBuilds
+	// reads: requests reading records in flight, which background builds let go first
+	reads foreground
 }
 
 // Sealer encrypts and decrypts values with a key kept outside the database.

@@ -50,6 +50,7 @@ func readCounts(ctx context.Context, q querier, rs *recSheet) (*Counts, error) {
 // CountRecords counts the records q selects (a scan; the unfiltered counts come from
 // GetRecordCounts). Errors: not_found, invalid.
 func (db *DB) CountRecords(ctx context.Context, accountID, sheetID string, q RecordQuery) (*Counts, error) {
+	defer db.reads.reading()()
 	rs, err := db.readSheet(ctx, accountID, sheetID)
 	if err != nil {
 		return nil, err

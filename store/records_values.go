@@ -46,6 +46,7 @@ type CellsPage struct {
 // its counted values once they are built (value_counts.go), a page as a range of an index;
 // before that, a page of the most frequent values is counted only that far.
 func (db *DB) CellValuesPage(ctx context.Context, accountID, sheetID, key string, q RecordQuery, p CellsPage) ([]CellCount, error) {
+	defer db.reads.reading()()
 	limit := 0
 	if p.Limit > 0 && !p.ByValue {
 		limit = p.Offset + p.Limit

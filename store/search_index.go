@@ -174,6 +174,9 @@ func (db *DB) buildFTS(ctx context.Context, sk int64) error {
 			}
 		}
 		last, waited = changes, 0
+		if err := db.reads.wait(ctx); err != nil {
+			return err
+		}
 		// Half of one core at most: each slice is followed by a pause as long as it took, so
 		// requests meanwhile wait little for the writer or the processor.
 		start := time.Now()
@@ -211,26 +214,16 @@ func (db *DB) buildFTS(ctx context.Context, sk int64) error {
 	return nil
 }
 
-// ftsTail is the most records past the FTS5 index's reach a search takes as candidates
-// beside the index's; with more (a big import not yet added) it scans the sheet instead,
-// which is faster than looking each of them up.
-const ftsTail = 10000
-
-// ftsCovers returns how far the sheet's FTS5 index (SQLite) reaches, once it has been built:
-// every record with a key up to it is in the index; the few after it (an import since,
-// not yet added) are scanned. ok is false when searches should scan the whole sheet.
+// ftsCovers returns how far the sheet's FTS5 index (SQLite) reaches, built or being built:
+// every record with a key up to it is in the index, kept there by every write; the records
+// after it (not yet reached by the build, or an import since) are scanned. ok is false when
+// the sheet has no index and searches scan it whole.
 func (tx *readCtx) ftsCovers(rs *recSheet) (upto int64, ok bool) {
 	if rs.d != sqliteDialect || rs.sk == 0 || rs.total < SearchIndexMin {
 		return 0, false
 	}
-	var ready, tail int
-	err := tx.q.QueryRowContext(tx.ctx, `SELECT upto, ready FROM search_indexes WHERE sk = ?`, rs.sk).Scan(&upto, &ready)
-	if err != nil || ready != 1 {
-		return 0, false
-	}
-	_, hi := ridRange(rs.sk)
-	err = tx.q.QueryRowContext(tx.ctx, `SELECT count(*) FROM (SELECT 1 FROM records WHERE rid > ? AND rid <= ? LIMIT ?)`, upto, hi, ftsTail+1).Scan(&tail)
-	return upto, err == nil && tail <= ftsTail
+	err := tx.q.QueryRowContext(tx.ctx, `SELECT upto FROM search_indexes WHERE sk = ?`, rs.sk).Scan(&upto)
+	return upto, err == nil
 }
 
 // ftsBulk is the most records one write changes in a sheet's FTS5 index itself. A bigger

@@ -189,6 +189,9 @@ func (db *DB) buildValueCounts(ctx context.Context, rs *recSheet, col int) error
 	args = append(args, lo, hi)
 	var batch []CellCount
 	store := func() error {
+		if err := db.reads.wait(ctx); err != nil {
+			return err
+		}
 		err := db.Update(ctx, func(tx *Tx) error { return tx.storeValueCounts(rs.sk, col, gen, batch) })
 		stored += len(batch)
 		batch = batch[:0]
