@@ -1,6 +1,11 @@
 package store
 
-import "context"
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+)
 
 // CountedCellValues is CellValues computed by counting the records, never from a kept list.
 func (db *DB) CountedCellValues(ctx context.Context, accountID, sheetID, key string, q RecordQuery) ([]CellCount, error) {
@@ -21,4 +26,54 @@ func SetFTSBulk(n int) func() {
 	old := ftsBulk
 	ftsBulk = n
 	return func() { ftsBulk = old }
+}
+
+// ExplainForTest is the database's plan of the keys query of a page of q (PostgreSQL's
+// EXPLAIN, with sequential scans off: whether an index can answer it on a test's few
+// records; SQLite's EXPLAIN QUERY PLAN), one line a row.
+func (db *DB) ExplainForTest(ctx context.Context, accountID, sheetID string, q RecordQuery) (string, error) {
+	rs, err := db.readSheet(ctx, accountID, sheetID)
+	if err != nil {
+		return "", err
+	}
+	rc := &readCtx{ctx: ctx, q: db.r, db: db}
+	where, err := rc.where(rs, &q)
+	if err != nil {
+		return "", err
+	}
+	explain := "EXPLAIN QUERY PLAN "
+	var on querier = db.r
+	if db.Postgres() {
+		explain = "EXPLAIN "
+		tx, err := db.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+		if err != nil {
+			return "", err
+		}
+		defer tx.Rollback()
+		if _, err := tx.ExecContext(ctx, `SET LOCAL enable_seqscan = off`); err != nil {
+			return "", err
+		}
+		on = tx
+	}
+	var plan []string
+	err = eachRow(ctx, on, "explain", explain+`SELECT r.rid FROM records r WHERE `+where.SQL, where.Args, func(rows *sql.Rows) error {
+		cols, _ := rows.Columns()
+		vals := make([]any, len(cols))
+		for i := range vals {
+			vals[i] = new(any)
+		}
+		if err := rows.Scan(vals...); err != nil {
+			return err
+		}
+		plan = append(plan, fmt.Sprint(*(vals[len(vals)-1].(*any))))
+		return nil
+	})
+	return strings.Join(plan, "\n"), err
+}
+
+// TextForTest runs a query of one text value.
+func (db *DB) TextForTest(ctx context.Context, q string, args ...any) (string, error) {
+	var s string
+	err := db.r.QueryRowContext(ctx, q, args...).Scan(&s)
+	return s, err
 }

@@ -645,7 +645,7 @@ func TestSearchIndexOnPostgres(t *testing.T) {
 		t.Fatalf("before the index: %d records for USER42@, want 1", n)
 	}
 	for i := 0; ; i++ {
-		n, err := e.db.CountForTest(t.Context(), `SELECT count(*) FROM pg_indexes WHERE indexname LIKE 'records_search_%'`)
+		n, err := e.db.CountForTest(t.Context(), `SELECT count(*) FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE c.relname LIKE 'records_search_%' AND i.indisvalid`)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -663,10 +663,41 @@ func TestSearchIndexOnPostgres(t *testing.T) {
 			t.Errorf("with the index: %d records for %q, want %d", n, s, want)
 		}
 	}
+	// With enough records for the planner to care, a search reads the index.
+	var pad []map[string]any
+	for i := 0; i < 3000; i++ {
+		pad = append(pad, map[string]any{"email": fmt.Sprintf("pad%d@other.org", i)})
+	}
+	e.mustInsert(t, sh, rows(pad...))
+	if err := e.db.ExecForTest(t.Context(), `VACUUM ANALYZE records`); err != nil {
+		t.Fatal(err)
+	}
+	plan, err := e.db.ExplainForTest(t.Context(), e.account, sh, store.RecordQuery{SearchValue: "user42@"})
+	if err != nil || !strings.Contains(plan, "Index Scan on records_search_") {
+		def, _ := e.db.TextForTest(t.Context(), `SELECT indexdef FROM pg_indexes WHERE indexname LIKE 'records_search_%'`)
+		t.Fatalf("a search does not use the sheet's index %s (%v):\n%s", def, err, plan)
+	}
 	// The index is partial, over the sheet's rid range, which the query passes as arguments:
 	// a plan made once for any arguments (PostgreSQL's choice after five runs of a prepared
 	// statement) could not use it, so every run is planned for its own.
 	if n, err := e.db.CountForTest(t.Context(), `SELECT count(*) WHERE current_setting('plan_cache_mode') = 'force_custom_plan'`); err != nil || n != 1 {
 		t.Fatalf("plan_cache_mode is not force_custom_plan (%v)", err)
+	}
+}
+
+// Searches fold ASCII case only, on both dialects: ü and Ü are different letters, M and m
+// the same.
+func TestSearchFoldsASCIICaseOnly(t *testing.T) {
+	e := mustOpenDB(t)
+	sh := e.mustCreateSheet(t, model.SheetConfig{Name: "S", Fields: []model.Field{{Key: "name", Type: model.FieldString}}})
+	e.mustInsert(t, sh, rows(map[string]any{"name": "Müller"}, map[string]any{"name": "MÜLLER"}, map[string]any{"name": "Mueller"}))
+	for needle, want := range map[string]string{"müller": "Müller", "MüLLER": "Müller", "MÜLLER": "MÜLLER", "mÜller": "MÜLLER", "UELL": "Mueller"} {
+		var got []string
+		for _, r := range e.mustGet(t, sh, store.RecordQuery{SearchValue: needle}) {
+			got = append(got, string(cell(r, "name").Value))
+		}
+		if len(got) != 1 || got[0] != `"`+want+`"` {
+			t.Errorf("search %q found %v, want only %q", needle, got, want)
+		}
 	}
 }

@@ -113,7 +113,7 @@ func (db *DB) buildSearchIndex(ctx context.Context, sk int64) error {
 	}
 	lo, hi := ridRange(sk)
 	// Index expressions take no parameters: the bounds are written in.
-	_, err = conn.ExecContext(ctx, fmt.Sprintf(`CREATE INDEX CONCURRENTLY IF NOT EXISTS %s ON records USING gin ((CAST(vals AS TEXT)) gin_trgm_ops) WHERE rid BETWEEN %d AND %d`, name, lo, hi))
+	_, err = conn.ExecContext(ctx, fmt.Sprintf(`CREATE INDEX CONCURRENTLY IF NOT EXISTS %s ON records USING gin ((CAST(vals AS TEXT) COLLATE "C") gin_trgm_ops) WHERE rid BETWEEN %d AND %d`, name, lo, hi))
 	return err
 }
 
