@@ -6,10 +6,10 @@ import (
 	"time"
 )
 
-// Background builds (a sheet's FTS5 search index, a field's counted values) work a slice
-// per transaction; before each slice they wait for the requests reading records to finish,
-// so that on a machine of two cores a search or a sorted page runs beside nothing heavier
-// than the slice already under way (a search that scans a 1,000,000-record sheet: 80 ms
+// A background build of a sheet's FTS5 search index works a slice per transaction; before
+// each slice it waits for the requests reading records to finish, so that on a machine of
+// two cores a search or a sorted page runs beside nothing heavier than the slice already
+// under way (a search that scans a 1,000,000-record sheet: 80 ms
 // alone, 120-150 ms beside a build).
 type foreground struct{ n atomic.Int32 }
 
@@ -19,7 +19,7 @@ func (f *foreground) reading() func() {
 	return func() { f.n.Add(-1) }
 }
 
-// foregroundWaitMax is the longest a build waits before its next slice: under requests
+// foregroundWaitMax is the longest the build waits before its next slice: under requests
 // that never stop it still moves on.
 const foregroundWaitMax = time.Second
 

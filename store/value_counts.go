@@ -189,9 +189,8 @@ func (db *DB) buildValueCounts(ctx context.Context, rs *recSheet, col int) error
 	args = append(args, lo, hi)
 	var batch []CellCount
 	store := func() error {
-		if err := db.reads.wait(ctx); err != nil {
-			return err
-		}
+		// (Not held back by requests as the FTS5 build is: the requests for this field count
+		// it, slowly, until the build is done.)
 		err := db.Update(ctx, func(tx *Tx) error { return tx.storeValueCounts(rs.sk, col, gen, batch) })
 		stored += len(batch)
 		batch = batch[:0]
