@@ -25,7 +25,7 @@ var countsSheet = model.SheetConfig{Name: "Counts", Fields: []model.Field{
 
 // checkCounted compares every field's values, as CellValues and the menu's TopCellValues
 // answer them, with a count of the records, for each filter the menu uses.
-func checkCounted(t *testing.T, e *sheetEnv, sh, step string) {
+func checkCounted(t *testing.T, e *sheetEnv, sh, step string, pages bool) {
 	t.Helper()
 	for _, f := range countsSheet.Fields {
 		for _, filter := range []string{"", "valid", "error"} {
@@ -47,6 +47,9 @@ func checkCounted(t *testing.T, e *sheetEnv, sh, step string) {
 			}
 			if g, w := listText(top), listText(want[:min(7, len(want))]); g != w {
 				t.Fatalf("%s: field %s, filter %q, top 7:\n got  %s\n want %s", step, f.Key, filter, g, w)
+			}
+			if !pages {
+				continue
 			}
 			for _, p := range []store.CellsPage{{Offset: 5, Limit: 10}, {ByValue: true, Offset: 3, Limit: 10}, {ByValue: true, Desc: true, Limit: 12}, {ByValue: true, Offset: max(0, len(want)-4)}} {
 				page, err := e.db.CellValuesPage(t.Context(), e.account, sh, f.Key, q, p)
@@ -165,9 +168,9 @@ func TestCountedValuesFollowWrites(t *testing.T) {
 		t.Fatalf("%d fields with too many values to keep, want 2 (code and num)", n)
 	}
 	waitCounted(t, e, sh, 2)
-	checkCounted(t, e, sh, "built")
+	checkCounted(t, e, sh, "built", true)
 	opt := store.WriteOptions{Actor: "us_usr_test", AccountID: e.account}
-	for step := 0; step < 25; step++ {
+	for step := 0; step < 20; step++ {
 		var what string
 		switch op := r.IntN(6); {
 		case op < 3:
@@ -197,7 +200,7 @@ func TestCountedValuesFollowWrites(t *testing.T) {
 			what = "undo"
 			_, _ = e.db.Undo(t.Context(), sh, opt) // nothing to undo is fine
 		}
-		checkCounted(t, e, sh, fmt.Sprintf("step %d (%s)", step, what))
+		checkCounted(t, e, sh, fmt.Sprintf("step %d (%s)", step, what), step%5 == 4)
 	}
 	if n, _ := e.db.CountForTest(t.Context(), `SELECT COUNT(*) FROM record_values WHERE state = 2`); n != 2 {
 		t.Fatalf("%d fields with counted values after small writes, want 2", n)
@@ -211,9 +214,9 @@ func TestCountedValuesFollowWrites(t *testing.T) {
 	if n, _ := e.db.CountForTest(t.Context(), `SELECT COUNT(*) FROM record_values WHERE state = 2`); n != 1 {
 		t.Fatalf("%d fields with counted values after a big insert, want 1 (num)", n)
 	}
-	checkCounted(t, e, sh, "after a big insert")
+	checkCounted(t, e, sh, "after a big insert", true)
 	waitCounted(t, e, sh, 2)
-	checkCounted(t, e, sh, "built again")
+	checkCounted(t, e, sh, "built again", true)
 	if n, _ := e.db.CountForTest(t.Context(), `SELECT COUNT(DISTINCT gen) FROM value_counts`); n != 2 {
 		t.Fatalf("rows of %d generations, want 2 (one a field): the first build of code is not cleared", n)
 	}
