@@ -40,7 +40,15 @@ var listPools = map[string][]any{
 // the menu uses.
 func checkLists(t *testing.T, e *sheetEnv, sh, step string) {
 	t.Helper()
-	for _, f := range listsSheet.Fields {
+	checkValues(t, e, sh, step, listsSheet.Fields, nil)
+}
+
+// checkValues compares the distinct values of fields, as CellValues answers them, with a
+// count of the records, for each filter the menu uses; also, when given, checks more
+// answers against the count.
+func checkValues(t *testing.T, e *sheetEnv, sh, step string, fields []model.Field, also func(key string, q store.RecordQuery, want []store.CellCount)) {
+	t.Helper()
+	for _, f := range fields {
 		for _, filter := range []string{"", "valid", "error"} {
 			q := store.RecordQuery{Filter: filter}
 			got, err := e.db.CellValues(t.Context(), e.account, sh, f.Key, q)
@@ -52,7 +60,10 @@ func checkLists(t *testing.T, e *sheetEnv, sh, step string) {
 				t.Fatal(err)
 			}
 			if g, w := listText(got), listText(want); g != w {
-				t.Fatalf("%s: field %s, filter %q:\n kept    %s\n counted %s", step, f.Key, filter, g, w)
+				t.Fatalf("%s: field %s, filter %q: %d values, %d counted\n kept    %.600s\n counted %.600s", step, f.Key, filter, len(got), len(want), g, w)
+			}
+			if also != nil {
+				also(f.Key, q, want)
 			}
 		}
 	}
