@@ -46,10 +46,11 @@ const (
 	valueCountsSlice = 10000
 )
 
-// valueCountBuilds remembers the fields this node is building counted values for.
+// valueCountBuilds remembers the fields this node is building counted values for, and
+// those it waits to count ahead.
 type valueCountBuilds struct {
-	mu      sync.Mutex
-	running map[[2]int64]bool
+	mu               sync.Mutex
+	running, waiting map[[2]int64]bool
 }
 
 // cellKey is a value's place among values of the same count: numbers (booleans as 1 and
@@ -132,6 +133,68 @@ func (db *DB) startValueCounts(rs *recSheet, col int) {
 		defer cancel()
 		if err := db.buildValueCounts(ctx, rs, col); err != nil {
 			slog.Warn("values not counted ahead; the field is counted when asked", "sheet", rs.sk, "col", col, "err", err)
+		}
+	}()
+}
+
+// ValueCountsQuiet is how long a sheet and this node's record reads stay quiet before a
+// field that a write found to hold too many values to keep is counted ahead (a variable
+// for tests).
+var ValueCountsQuiet = 3 * time.Second
+
+// countWhenQuiet builds counted values for field position col of sheet sk, which a write
+// has just found to hold too many values to keep, once no write has reached the sheet and
+// no request has read records on this node for ValueCountsQuiet (an import goes on batch
+// after batch first; the queries right after it go first), so that the field's first
+// request finds them ready. It gives up after half an hour without such a pause; a sheet
+// of fewer than ValueCountsMin records by then is left to count when asked.
+func (db *DB) countWhenQuiet(sk int64, col int) {
+	b := &db.valueCounts
+	key := [2]int64{sk, int64(col)}
+	b.mu.Lock()
+	if b.waiting[key] {
+		b.mu.Unlock()
+		return
+	}
+	if b.waiting == nil {
+		b.waiting = map[[2]int64]bool{}
+	}
+	b.waiting[key] = true
+	b.mu.Unlock()
+	go func() {
+		defer func() {
+			b.mu.Lock()
+			delete(b.waiting, key)
+			b.mu.Unlock()
+		}()
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
+		defer cancel()
+		poll := min(time.Second, ValueCountsQuiet/2)
+		last, since := int64(-1), time.Now()
+		for {
+			select {
+			case <-time.After(poll):
+			case <-ctx.Done():
+				return
+			}
+			var changes, total int64
+			if err := db.r.QueryRowContext(ctx, `SELECT changes, total FROM record_sheets WHERE sk = ?`, sk).Scan(&changes, &total); err != nil {
+				return // the sheet is gone, or the database closed
+			}
+			if changes != last {
+				last, since = changes, time.Now()
+				continue
+			}
+			if time.Since(since) < ValueCountsQuiet || !db.reads.quietFor(ValueCountsQuiet) {
+				continue
+			}
+			d := sqliteDialect
+			if db.Postgres() {
+				d = postgresDialect
+			}
+			// (A request for the field may have started the build meanwhile: it goes on.)
+			db.startValueCounts(&recSheet{sk: sk, d: d, total: total}, col)
+			return
 		}
 	}()
 }

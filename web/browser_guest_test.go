@@ -43,6 +43,7 @@ func TestBrowserGuestLink(t *testing.T) {
 			editCell(t, `//td[@data-key="qty"]`, "12", `//td[@data-key="qty" and not(@data-level="error") and contains(., "12")]`),
 			shot("guest-02-edited", &buf),
 			step(t, "guest edited"),
+			htmxIdle(), // the edit's refresh of the counts lands before the page goes
 			chromedp.Navigate(base+"/space/"+other["id"].(string)),
 			chromedp.WaitVisible(`h1`),
 			chromedp.Text(`h1`, &otherStatus),

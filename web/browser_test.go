@@ -127,6 +127,31 @@ func step(t *testing.T, name string) chromedp.Action {
 
 // htmxReady waits until the page has loaded and htmx has wired its elements, so a click is not
 // lost on a page htmx has not processed yet.
+// htmxIdle waits until the page has no htmx request in flight (none of its elements carries
+// htmx-request) twice 50 ms apart: a navigation while a swap is pending makes htmx swap into
+// a page that is going away.
+func htmxIdle() chromedp.Action {
+	return chromedp.ActionFunc(func(ctx context.Context) error {
+		for quiet := 0; quiet < 2; {
+			var busy bool
+			if err := chromedp.Evaluate(`document.querySelector(".htmx-request") !== null`, &busy).Do(ctx); err != nil {
+				return err
+			}
+			if busy {
+				quiet = 0
+			} else {
+				quiet++
+			}
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+		return nil
+	})
+}
+
 func htmxReady() chromedp.Action {
 	return chromedp.ActionFunc(func(ctx context.Context) error {
 		for {
