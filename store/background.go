@@ -9,25 +9,14 @@ import (
 // A background build of a sheet's FTS5 search index works a slice per transaction; before
 // each slice it waits for the requests reading records to finish, so that on a machine of
 // two cores a search or a sorted page runs beside nothing heavier than the slice already
-// under way (a search that scans a 1,000,000-record sheet: 80 ms
-// alone, 120-150 ms beside a build).
-type foreground struct {
-	n    atomic.Int32
-	last atomic.Int64 // when the last read ended (Unix nanoseconds)
-}
+// under way (a search that scans a 1,000,000-record sheet: 80 ms alone, 120-150 ms beside
+// a build).
+type foreground struct{ n atomic.Int32 }
 
 // reading marks a request reading records until the returned func is called.
 func (f *foreground) reading() func() {
 	f.n.Add(1)
-	return func() {
-		f.last.Store(time.Now().UnixNano())
-		f.n.Add(-1)
-	}
-}
-
-// quietFor reports whether no request has read records for d.
-func (f *foreground) quietFor(d time.Duration) bool {
-	return f.n.Load() == 0 && time.Since(time.Unix(0, f.last.Load())) >= d
+	return func() { f.n.Add(-1) }
 }
 
 // foregroundWaitMax is the longest the build waits before its next slice: under requests

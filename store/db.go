@@ -181,9 +181,6 @@ type Tx struct {
 	// ftsBuild are the sheets whose FTS5 index the write left records out of, brought up to
 	// date after the commit (search_index.go).
 	ftsBuild []int64
-	// tooMany are the fields (sheet key, value position) the write found to hold too many
-	// values to keep: counted ahead once the sheet is quiet (value_counts.go).
-	tooMany [][2]int64
 }
 
 // Now is the transaction's time.
@@ -222,9 +219,6 @@ func (db *DB) Update(ctx context.Context, fn func(tx *Tx) error) error {
 	db.sorts.bump(tx.touched)
 	for _, sk := range tx.ftsBuild {
 		db.startSearchIndex(sk)
-	}
-	for _, f := range tx.tooMany {
-		db.countWhenQuiet(f[0], int(f[1]))
 	}
 	return nil
 }

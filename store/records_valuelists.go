@@ -295,7 +295,6 @@ func (tx *Tx) applyValues(rs *recSheet, vd *valueDelta) error {
 			_, err = tx.exec(`DELETE FROM record_values WHERE sk = ? AND col = ?`, rs.sk, col)
 		case errors.Is(err, errTooManyValues):
 			_, err = tx.exec(`UPDATE record_values SET state = ?, list = ? WHERE sk = ? AND col = ?`, valuesTooMany, []byte{}, rs.sk, col)
-			tx.tooMany = append(tx.tooMany, [2]int64{rs.sk, int64(col)})
 		case err == nil:
 			_, err = tx.exec(`UPDATE record_values SET list = ? WHERE sk = ? AND col = ?`, merged, rs.sk, col)
 		}

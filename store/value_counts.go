@@ -46,11 +46,13 @@ const (
 	valueCountsSlice = 10000
 )
 
-// valueCountBuilds remembers the fields this node is building counted values for, and
-// those it waits to count ahead.
+// valueCountBuilds remembers the fields this node is building counted values for.
 type valueCountBuilds struct {
-	mu               sync.Mutex
-	running, waiting map[[2]int64]bool
+	mu      sync.Mutex
+	running map[[2]int64]bool
+	// one: builds take turns (requests for ids, e-mails and names would otherwise count
+	// them all at once, each on two threads)
+	one chan struct{}
 }
 
 // cellKey is a value's place among values of the same count: numbers (booleans as 1 and
@@ -97,10 +99,10 @@ func (k cellKey) compare(o cellKey) int {
 }
 
 // place is the key as value_counts stores it: n (+∞ for text, after every number) and t
-// (the text, NULL for numbers).
-func (k cellKey) place() (float64, any) {
+// (the text, "" for numbers).
+func (k cellKey) place() (float64, string) {
 	if k.num {
-		return k.n, nil
+		return k.n, ""
 	}
 	return math.Inf(1), k.text
 }
@@ -119,7 +121,7 @@ func (db *DB) startValueCounts(rs *recSheet, col int) {
 		return
 	}
 	if b.running == nil {
-		b.running = map[[2]int64]bool{}
+		b.running, b.one = map[[2]int64]bool{}, make(chan struct{}, 1)
 	}
 	b.running[key] = true
 	b.mu.Unlock()
@@ -131,70 +133,14 @@ func (db *DB) startValueCounts(rs *recSheet, col int) {
 		}()
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 		defer cancel()
+		select {
+		case b.one <- struct{}{}:
+			defer func() { <-b.one }()
+		case <-ctx.Done():
+			return
+		}
 		if err := db.buildValueCounts(ctx, rs, col); err != nil {
 			slog.Warn("values not counted ahead; the field is counted when asked", "sheet", rs.sk, "col", col, "err", err)
-		}
-	}()
-}
-
-// ValueCountsQuiet is how long a sheet and this node's record reads stay quiet before a
-// field that a write found to hold too many values to keep is counted ahead (a variable
-// for tests).
-var ValueCountsQuiet = 3 * time.Second
-
-// countWhenQuiet builds counted values for field position col of sheet sk, which a write
-// has just found to hold too many values to keep, once no write has reached the sheet and
-// no request has read records on this node for ValueCountsQuiet (an import goes on batch
-// after batch first; the queries right after it go first), so that the field's first
-// request finds them ready. It gives up after half an hour without such a pause; a sheet
-// of fewer than ValueCountsMin records by then is left to count when asked.
-func (db *DB) countWhenQuiet(sk int64, col int) {
-	b := &db.valueCounts
-	key := [2]int64{sk, int64(col)}
-	b.mu.Lock()
-	if b.waiting[key] {
-		b.mu.Unlock()
-		return
-	}
-	if b.waiting == nil {
-		b.waiting = map[[2]int64]bool{}
-	}
-	b.waiting[key] = true
-	b.mu.Unlock()
-	go func() {
-		defer func() {
-			b.mu.Lock()
-			delete(b.waiting, key)
-			b.mu.Unlock()
-		}()
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
-		defer cancel()
-		poll := min(time.Second, ValueCountsQuiet/2)
-		last, since := int64(-1), time.Now()
-		for {
-			select {
-			case <-time.After(poll):
-			case <-ctx.Done():
-				return
-			}
-			var changes, total int64
-			if err := db.r.QueryRowContext(ctx, `SELECT changes, total FROM record_sheets WHERE sk = ?`, sk).Scan(&changes, &total); err != nil {
-				return // the sheet is gone, or the database closed
-			}
-			if changes != last {
-				last, since = changes, time.Now()
-				continue
-			}
-			if time.Since(since) < ValueCountsQuiet || !db.reads.quietFor(ValueCountsQuiet) {
-				continue
-			}
-			d := sqliteDialect
-			if db.Postgres() {
-				d = postgresDialect
-			}
-			// (A request for the field may have started the build meanwhile: it goes on.)
-			db.startValueCounts(&recSheet{sk: sk, d: d, total: total}, col)
-			return
 		}
 	}()
 }
@@ -217,7 +163,8 @@ func (db *DB) buildValueCounts(ctx context.Context, rs *recSheet, col int) error
 		defer conn.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, lock)
 	}
 	var state int
-	err := db.r.QueryRowContext(ctx, `SELECT state FROM record_values WHERE sk = ? AND col = ?`, rs.sk, col).Scan(&state)
+	var gen int64
+	err := db.r.QueryRowContext(ctx, `SELECT state, gen FROM record_values WHERE sk = ? AND col = ?`, rs.sk, col).Scan(&state, &gen)
 	if errors.Is(err, sql.ErrNoRows) || (err == nil && state != valuesTooMany) {
 		return nil // kept as a list, or counted already
 	}
@@ -234,7 +181,7 @@ func (db *DB) buildValueCounts(ctx context.Context, rs *recSheet, col int) error
 		return errs.Wrap(err, "read sheet changes")
 	}
 	started := time.Now()
-	gen := started.UnixNano()
+	gen++ // a generation of its own (the rows of earlier ones are cleared above)
 	stored := 0
 	// The count reads the sheet as it was when it started; a write committed after that
 	// moves changes, and the hand-over below then declines.
@@ -305,7 +252,7 @@ func (db *DB) buildValueCounts(ctx context.Context, rs *recSheet, col int) error
 		}
 	}
 	if handed {
-		slog.Info("field values counted ahead", "sheet", rs.sk, "col", col, "values", stored, "took", time.Since(started).Round(time.Millisecond))
+		slog.Info("field values counted", "sheet", rs.sk, "col", col, "values", stored, "took", time.Since(started).Round(time.Millisecond))
 	}
 	if !handed {
 		// Written to since the count (or failed): this generation is of no use.
@@ -320,10 +267,10 @@ func (db *DB) buildValueCounts(ctx context.Context, rs *recSheet, col int) error
 // build of 1,000,000 values in a third of the time of multi-row INSERTs).
 func (tx *Tx) storeValueCounts(sk int64, col int, gen int64, vals []CellCount) error {
 	if tx.d == postgresDialect {
-		err := tx.copyFrom(tx.ctx, "value_counts", []string{"sk", "col", "gen", "v", "n", "t", "total", "valid"}, len(vals), func(i int, row []any) {
+		err := tx.copyFrom(tx.ctx, "value_counts", []string{"sk", "col", "gen", "n", "t", "v", "total", "valid"}, len(vals), func(i int, row []any) {
 			c := vals[i]
 			n, t := keyOf(c.Value).place()
-			row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7] = sk, int64(col), gen, string(c.Value), n, t, c.Total, c.Valid
+			row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7] = sk, int64(col), gen, n, t, string(c.Value), c.Total, c.Valid
 		})
 		if err != nil {
 			return errs.Wrap(err, "store counted values")
@@ -335,7 +282,7 @@ func (tx *Tx) storeValueCounts(sk int64, col int, gen int64, vals []CellCount) e
 		part := vals[:min(len(vals), perStatement)]
 		vals = vals[len(part):]
 		var sb strings.Builder
-		sb.WriteString(`INSERT INTO value_counts (sk, col, gen, v, n, t, total, valid) VALUES `)
+		sb.WriteString(`INSERT INTO value_counts (sk, col, gen, n, t, v, total, valid) VALUES `)
 		args := make([]any, 0, 8*len(part))
 		for i, c := range part {
 			if i > 0 {
@@ -343,7 +290,7 @@ func (tx *Tx) storeValueCounts(sk int64, col int, gen int64, vals []CellCount) e
 			}
 			sb.WriteString(`(?, ?, ?, ?, ?, ?, ?, ?)`)
 			n, t := keyOf(c.Value).place()
-			args = append(args, sk, col, gen, string(c.Value), n, t, c.Total, c.Valid)
+			args = append(args, sk, col, gen, n, t, string(c.Value), c.Total, c.Valid)
 		}
 		if _, err := tx.exec(sb.String(), args...); err != nil {
 			return errs.Wrap(err, "store counted values")
@@ -364,8 +311,8 @@ func (db *DB) clearValueCounts(ctx context.Context, sk int64, col int, keep int6
 		err := db.Update(ctx, func(tx *Tx) error {
 			a := append(append([]any{sk, col}, args...), sk, col)
 			a = append(append(a, args...), valueCountsSlice)
-			res, err := tx.exec(`DELETE FROM value_counts WHERE sk = ? AND col = ? AND `+cond+` AND (gen, v) IN
-				(SELECT gen, v FROM value_counts WHERE sk = ? AND col = ? AND `+cond+` LIMIT ?)`, a...)
+			res, err := tx.exec(`DELETE FROM value_counts WHERE sk = ? AND col = ? AND `+cond+` AND (gen, n, t, v) IN
+				(SELECT gen, n, t, v FROM value_counts WHERE sk = ? AND col = ? AND `+cond+` LIMIT ?)`, a...)
 			if err != nil {
 				return errs.Wrap(err, "clear counted values")
 			}
@@ -415,9 +362,9 @@ func (tx *Tx) applyCounted(sk int64, col int, gen int64, d map[string]*valueCoun
 		}
 		place, text := keyOf([]byte(v)).place()
 		var total, valid int64
-		err := tx.queryRow(`INSERT INTO value_counts (sk, col, gen, v, n, t, total, valid) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-			ON CONFLICT (sk, col, gen, v) DO UPDATE SET total = value_counts.total + excluded.total, valid = value_counts.valid + excluded.valid
-			RETURNING total, valid`, sk, col, gen, v, place, text, c.total, c.valid).Scan(&total, &valid)
+		err := tx.queryRow(`INSERT INTO value_counts (sk, col, gen, n, t, v, total, valid) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (sk, col, gen, n, t, v) DO UPDATE SET total = value_counts.total + excluded.total, valid = value_counts.valid + excluded.valid
+			RETURNING total, valid`, sk, col, gen, place, text, v, c.total, c.valid).Scan(&total, &valid)
 		if err != nil {
 			return false, errs.Wrap(err, "write counted values")
 		}
@@ -425,7 +372,7 @@ func (tx *Tx) applyCounted(sk int64, col int, gen int64, d map[string]*valueCoun
 		case total < 0 || valid < 0 || valid > total:
 			return false, tx.uncount(sk, col)
 		case total == 0:
-			if _, err := tx.exec(`DELETE FROM value_counts WHERE sk = ? AND col = ? AND gen = ? AND v = ?`, sk, col, gen, v); err != nil {
+			if _, err := tx.exec(`DELETE FROM value_counts WHERE sk = ? AND col = ? AND gen = ? AND n = ? AND t = ? AND v = ?`, sk, col, gen, place, text, v); err != nil {
 				return false, errs.Wrap(err, "write counted values")
 			}
 		}
@@ -445,31 +392,62 @@ func (tx *Tx) uncount(sk int64, col int) error {
 // countedCells reads a page of a field's counted values: the most frequent first (for
 // filter valid: of valid records; error: of records with an error), or by value.
 func countedCells(rc *readCtx, sk int64, col int, gen int64, filter string, p CellsPage) ([]CellCount, error) {
-	count, cond := `total`, ``
+	field := `SELECT v, total, valid FROM value_counts WHERE sk = ? AND col = ? AND gen = ?`
+	switch {
+	case p.ByValue && p.Desc:
+		return readCounted(rc, filter, field+filterCond(filter)+` ORDER BY n DESC, t DESC, v DESC`, sk, col, gen, p.Offset, p.Limit)
+	case p.ByValue:
+		return readCounted(rc, filter, field+filterCond(filter)+` ORDER BY n, t, v`, sk, col, gen, p.Offset, p.Limit)
+	case filter == "valid":
+		return readCounted(rc, filter, field+` AND valid > 0 ORDER BY valid DESC, n, t, v`, sk, col, gen, p.Offset, p.Limit)
+	case filter == "error":
+		return readCounted(rc, filter, field+` AND total > valid ORDER BY total - valid DESC, n, t, v`, sk, col, gen, p.Offset, p.Limit)
+	}
+	// The most frequent first is the values held by more than one record (few, for a field
+	// with a value per record: an index of their own), then the others in value order (the
+	// table's own order).
+	upto := 0 // all of them
+	if p.Limit > 0 {
+		upto = p.Offset + p.Limit
+	}
+	many, err := readCounted(rc, filter, field+` AND total > 1 ORDER BY total DESC, n, t, v`, sk, col, gen, 0, upto)
+	if err != nil || (p.Limit > 0 && len(many) >= p.Offset+p.Limit) {
+		return many[min(p.Offset, len(many)):], err
+	}
+	out := many[min(p.Offset, len(many)):]
+	limit := 0
+	if p.Limit > 0 {
+		limit = p.Limit - len(out)
+	}
+	ones, err := readCounted(rc, filter, field+` AND total = 1 ORDER BY n, t, v`, sk, col, gen, max(0, p.Offset-len(many)), limit)
+	return append(out, ones...), err
+}
+
+// filterCond is the condition of filter valid or error on counted values.
+func filterCond(filter string) string {
 	switch filter {
 	case "valid":
-		count, cond = `valid`, ` AND valid > 0`
+		return ` AND valid > 0`
 	case "error":
-		count, cond = `total - valid`, ` AND total > valid`
+		return ` AND total > valid`
 	}
-	order := count + ` DESC, n, t`
-	if p.ByValue && p.Desc {
-		order = `n DESC, t DESC`
-	} else if p.ByValue {
-		order = `n, t`
-	}
-	query := `SELECT v, total, valid FROM value_counts WHERE sk = ? AND col = ? AND gen = ?` + cond + ` ORDER BY ` + order
+	return ``
+}
+
+// readCounted runs a query of counted values from offset, at most limit rows (0: all),
+// with the counts filter asks for.
+func readCounted(rc *readCtx, filter, query string, sk int64, col int, gen int64, offset, limit int) ([]CellCount, error) {
 	args := []any{sk, col, gen}
-	if p.Limit > 0 || p.Offset > 0 {
+	if limit > 0 || offset > 0 {
 		query += ` LIMIT ? OFFSET ?`
-		limit := int64(p.Limit)
-		if limit <= 0 {
-			limit = -1 // SQLite: no limit
+		n := int64(limit)
+		if n <= 0 {
+			n = -1 // SQLite: no limit
 			if rc.q.dialect() == postgresDialect {
-				limit = math.MaxInt64
+				n = math.MaxInt64
 			}
 		}
-		args = append(args, limit, p.Offset)
+		args = append(args, n, offset)
 	}
 	out := []CellCount{}
 	err := eachRow(rc.ctx, rc.q, "counted values", query, args, func(rows *sql.Rows) error {

@@ -4,12 +4,11 @@ CREATE TABLE value_counts (
     sk    BIGINT NOT NULL,
     col   BIGINT NOT NULL,
     gen   BIGINT NOT NULL,
-    v     TEXT COLLATE "C" NOT NULL,
     n     DOUBLE PRECISION NOT NULL,
-    t     TEXT COLLATE "C",
+    t     TEXT COLLATE "C" NOT NULL,
+    v     TEXT COLLATE "C" NOT NULL,
     total BIGINT NOT NULL,
     valid BIGINT NOT NULL,
-    PRIMARY KEY (sk, col, gen, v)
+    PRIMARY KEY (sk, col, gen, n, t, v)
 );
-CREATE INDEX value_counts_top ON value_counts (sk, col, gen, total DESC, n, t, valid);
-CREATE INDEX value_counts_order ON value_counts (sk, col, gen, n, t, total, valid);
+CREATE INDEX value_counts_many ON value_counts (sk, col, gen, total DESC, n, t, v) INCLUDE (valid) WHERE total > 1;
