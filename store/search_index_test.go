@@ -6,7 +6,6 @@ import (
 	"os"
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/sluice/sluice/model"
 	"github.com/sluice/sluice/store"
@@ -56,15 +55,10 @@ func TestSearchIndexOnSQLite(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.mustInsert(t, sh, rows(map[string]any{"email": "newcomer@example.com", "note": "added while building"}))
-	for i := 0; ; i++ {
-		if n, _ := e.db.CountForTest(t.Context(), `SELECT count(*) FROM search_indexes WHERE ready = 1`); n == 1 {
-			break
-		}
-		if i > 200 {
-			t.Fatal("the search index is not ready after 10 s")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	store.Eventually(t, "the search index is not ready", func() bool {
+		n, _ := e.db.CountForTest(t.Context(), `SELECT count(*) FROM search_indexes WHERE ready = 1`)
+		return n == 1
+	})
 	e.mustUpdate(t, sh, set(ids[3].ID, map[string]any{"email": "after@example.com"}))
 	e.mustInsert(t, sh, rows(map[string]any{"email": "afterwards@example.com", "note": `say "hi"`}))
 	for _, s := range append(needles, "renamed", "late note", "newcomer", "while", "after", "user1@", "user2@", "user3@") {
@@ -90,12 +84,7 @@ func TestSearchIndexOnSQLite(t *testing.T) {
 		n, _ := e.db.CountForTest(t.Context(), `SELECT count(*) FROM search_indexes s JOIN records r ON r.rid > s.upto AND r.rid <= s.upto + 4294967296`)
 		return n
 	}
-	for i := 0; covered() > 0; i++ {
-		if i > 200 {
-			t.Fatalf("%d records still outside the index 10 s after the bulk insert", covered())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	store.Eventually(t, "records still outside the index since the bulk insert", func() bool { return covered() == 0 })
 	if got, want := search("example.org"), scan("example.org"); !slices.Equal(got, want) {
 		t.Errorf("after the index caught up: %d records, scanning finds %d", len(got), len(want))
 	}
@@ -151,12 +140,7 @@ func TestSearchIndexDroppedByBigEdits(t *testing.T) {
 		return len(e.mustGet(t, sh, store.RecordQuery{SearchValue: s, Page: model.Page{Size: 1000, Number: 1}}))
 	}
 	find("user1")
-	for i := 0; !ready(); i++ {
-		if i > 200 {
-			t.Fatal("no index after 10 s")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	store.Eventually(t, "no index", ready)
 	fr := store.FindReplace{FieldKey: "email", Find: json.RawMessage(`"example.com"`), Replace: json.RawMessage(`"example.net"`)}
 	if _, err := e.db.FindAndReplace(t.Context(), sh, store.RecordQuery{}, fr, store.WriteOptions{Actor: "us_usr_test"}); err != nil {
 		t.Fatal(err)
@@ -167,12 +151,7 @@ func TestSearchIndexDroppedByBigEdits(t *testing.T) {
 	if n, m := find("example.net"), find("example.com"); n != 100 || m != 0 {
 		t.Fatalf("after the edit: %d records with example.net (want 100), %d with example.com (want 0)", n, m)
 	}
-	for i := 0; !ready(); i++ {
-		if i > 200 {
-			t.Fatal("the search after the edit did not build the index again")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	store.Eventually(t, "the search after the edit did not build the index again", ready)
 	if n := find("example.net"); n != 100 {
 		t.Fatalf("with the rebuilt index: %d records, want 100", n)
 	}

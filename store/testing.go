@@ -14,6 +14,18 @@ import (
 	"time"
 )
 
+// Eventually checks cond every 50 ms until it holds, and fails t with what after 10 s: for
+// the work tests wait on in the background (index builds, counted values).
+func Eventually(t TestingTB, what string, cond func() bool) {
+	t.Helper()
+	for i := 0; !cond(); i++ {
+		if i > 200 {
+			t.Fatalf("%s after 10 s", what)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
 // ExecForTest runs a statement on the writer; tests use it to set up rows that have no API yet.
 func (db *DB) ExecForTest(ctx context.Context, q string, args ...any) error {
 	_, err := db.w.ExecContext(ctx, q, args...)

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/sluice/sluice/model"
 	"github.com/sluice/sluice/store"
@@ -107,7 +106,7 @@ func byValue(cs []store.CellCount, desc bool) []store.CellCount {
 // value_counts (each request starts a build when none is running).
 func waitCounted(t *testing.T, e *sheetEnv, sh string, want int) {
 	t.Helper()
-	for i := 0; ; i++ {
+	store.Eventually(t, fmt.Sprintf("not %d fields with counted values", want), func() bool {
 		for _, k := range []string{"code", "num"} {
 			if _, err := e.db.TopCellValues(t.Context(), e.account, sh, k, store.RecordQuery{}, 10); err != nil {
 				t.Fatal(err)
@@ -117,14 +116,8 @@ func waitCounted(t *testing.T, e *sheetEnv, sh string, want int) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if n == want {
-			return
-		}
-		if i > 200 {
-			t.Fatalf("%d fields with counted values after 10 s, want %d", n, want)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return n == want
+	})
 }
 
 // Fields with too many values to keep get counted values once asked for, and every write

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"reflect"
 	"testing"
-	"time"
 
 	"github.com/sluice/sluice/store"
 )
@@ -47,15 +46,10 @@ func TestCellsOfAFieldWithAValuePerRecord(t *testing.T) {
 	if got := counted["code&includeCounts=true&pageSize=5"].([]any)[0].(map[string]any); got["value"] != "c<0000>" || got["counts"].(map[string]any)["total"] != float64(2) {
 		t.Fatalf("most frequent code: %v, want c<0000> twice", got)
 	}
-	for i := 0; ; i++ {
-		if n, _ := e.db.CountForTest(t.Context(), `SELECT COUNT(*) FROM record_values WHERE state = 2`); n == 3 {
-			break
-		}
-		if i > 200 {
-			t.Fatal("values not counted ahead after 10 s")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	store.Eventually(t, "values not counted", func() bool {
+		n, _ := e.db.CountForTest(t.Context(), `SELECT COUNT(*) FROM record_values WHERE state = 2`)
+		return n == 3
+	})
 	after := answers()
 	for k, want := range counted {
 		if got := after[k]; !reflect.DeepEqual(got, want) {
