@@ -20,9 +20,12 @@ import (
 // Counted values (issue 17): a field with too many distinct values for a kept list (ids,
 // e-mails) had its values counted for every request: 0.8 s for a page of the most frequent
 // at 1,000,000 records, 2.5 s for the whole list. Such a field gets a row per value in
-// value_counts (value, its place in the order, records, valid records) once it is asked for
-// on a sheet of ValueCountsMin records or more: built in the background, then kept in step
-// by every write like a kept list, so a page is an index range and the whole list one read.
+// value_counts once it is asked for on a sheet of ValueCountsMin records or more: keyed in
+// value order (the value's place, then the value) with how many records and valid records
+// hold it, built in the background, then kept in step by every write like a kept list. A
+// page in value order is a range of the table; the most frequent first is the values held
+// by more than one record (a partial index, small for such a field) and then the others in
+// value order; the whole list is one read.
 //
 // Building counts the sheet's values (one GROUP BY), stores them as a new generation a
 // slice per transaction (other writes go on in between), then hands the field over to the
@@ -140,7 +143,7 @@ func (db *DB) startValueCounts(rs *recSheet, col int) {
 			return
 		}
 		if err := db.buildValueCounts(ctx, rs, col); err != nil {
-			slog.Warn("values not counted ahead; the field is counted when asked", "sheet", rs.sk, "col", col, "err", err)
+			slog.Warn("field values not stored; the field is counted when asked", "sheet", rs.sk, "col", col, "err", err)
 		}
 	}()
 }
@@ -171,8 +174,8 @@ func (db *DB) buildValueCounts(ctx context.Context, rs *recSheet, col int) error
 	if err != nil {
 		return errs.Wrap(err, "read value list state")
 	}
-	// No generation is in use, and no other build is under way: the rows there are are left
-	// over from earlier ones.
+	// No generation is in use and no other build is under way: any rows of the field are
+	// left over from earlier builds.
 	if err := db.clearValueCounts(ctx, rs.sk, col, 0); err != nil {
 		return err
 	}
