@@ -144,8 +144,9 @@ func (p postgresTyping) Like(v Frag, pattern string, fold bool) Frag {
 	if fold {
 		op = " ~~* ?"
 	}
-	// SQLite's patterns have no escape character; PostgreSQL's is the backslash.
-	return cat(p.Text(v), Frag{SQL: op, Args: []any{strings.ReplaceAll(pattern, `\`, `\\`)}})
+	// SQLite's patterns have no escape character; PostgreSQL's is the backslash. In the "C"
+	// collation ILIKE folds ASCII case only, as SQLite's LIKE does.
+	return cat(p.Text(v), Frag{SQL: ` COLLATE "C"` + op, Args: []any{strings.ReplaceAll(pattern, `\`, `\\`)}})
 }
 
 func (p postgresTyping) Contains(v Frag, s string) Frag {

@@ -685,8 +685,8 @@ func TestSearchIndexOnPostgres(t *testing.T) {
 	}
 }
 
-// Searches fold ASCII case only, on both dialects: ü and Ü are different letters, M and m
-// the same.
+// Searches and FFQL's ilike fold ASCII case only, on both dialects: ü and Ü are different
+// letters, M and m the same.
 func TestSearchFoldsASCIICaseOnly(t *testing.T) {
 	e := mustOpenDB(t)
 	sh := e.mustCreateSheet(t, model.SheetConfig{Name: "S", Fields: []model.Field{{Key: "name", Type: model.FieldString}}})
@@ -698,6 +698,13 @@ func TestSearchFoldsASCIICaseOnly(t *testing.T) {
 		}
 		if len(got) != 1 || got[0] != `"`+want+`"` {
 			t.Errorf("search %q found %v, want only %q", needle, got, want)
+		}
+		got = got[:0]
+		for _, r := range e.mustGet(t, sh, store.RecordQuery{Q: `name ilike "%` + needle + `%"`}) {
+			got = append(got, string(cell(r, "name").Value))
+		}
+		if len(got) != 1 || got[0] != `"`+want+`"` {
+			t.Errorf("FFQL ilike %q found %v, want only %q", needle, got, want)
 		}
 	}
 }
