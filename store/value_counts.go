@@ -47,12 +47,18 @@ const (
 	valueCountsWriteMax = 5000
 	// valueCountsSlice is how many values a building transaction stores or clears.
 	valueCountsSlice = 10000
+	// valueCountsRetry is how long after a build thrown away the next one may start.
+	valueCountsRetry = 30 * time.Second
 )
 
 // valueCountBuilds remembers the fields this node is building counted values for.
 type valueCountBuilds struct {
 	mu      sync.Mutex
 	running map[[2]int64]bool
+	// declined: when a build of the field was last thrown away because a write came
+	// between; the next waits valueCountsRetry (a sheet being edited would otherwise be
+	// counted again and again, each time in vain)
+	declined map[[2]int64]time.Time
 	// one: builds take turns (requests for ids, e-mails and names would otherwise count
 	// them all at once, each on two threads)
 	one chan struct{}
@@ -119,12 +125,12 @@ func (db *DB) startValueCounts(rs *recSheet, col int) {
 	b := &db.valueCounts
 	key := [2]int64{rs.sk, int64(col)}
 	b.mu.Lock()
-	if b.running[key] {
+	if b.running[key] || time.Since(b.declined[key]) < valueCountsRetry {
 		b.mu.Unlock()
 		return
 	}
 	if b.running == nil {
-		b.running, b.one = map[[2]int64]bool{}, make(chan struct{}, 1)
+		b.running, b.declined, b.one = map[[2]int64]bool{}, map[[2]int64]time.Time{}, make(chan struct{}, 1)
 	}
 	b.running[key] = true
 	b.mu.Unlock()
@@ -142,46 +148,53 @@ func (db *DB) startValueCounts(rs *recSheet, col int) {
 		case <-ctx.Done():
 			return
 		}
-		if err := db.buildValueCounts(ctx, rs, col); err != nil {
+		handed, err := db.buildValueCounts(ctx, rs, col)
+		if err != nil {
 			slog.Warn("field values not stored; the field is counted when asked", "sheet", rs.sk, "col", col, "err", err)
+		}
+		if !handed {
+			b.mu.Lock()
+			b.declined[key] = time.Now()
+			b.mu.Unlock()
 		}
 	}()
 }
 
 // buildValueCounts counts the field's values into a new generation and hands the field
-// over to it if no write came between.
-func (db *DB) buildValueCounts(ctx context.Context, rs *recSheet, col int) error {
+// over to it if no write came between (handed false: it was thrown away or failed; true
+// also when there was nothing to build, or another node builds it).
+func (db *DB) buildValueCounts(ctx context.Context, rs *recSheet, col int) (handed bool, err error) {
 	if db.Postgres() {
 		// One node builds: the others find the lock taken and leave it to that node.
 		conn, err := db.w.DB.Conn(ctx)
 		if err != nil {
-			return err
+			return false, err
 		}
 		defer conn.Close()
 		lock := int64(0x7a1c)<<48 ^ rs.sk<<12 ^ int64(col)
 		var got bool
 		if err := conn.QueryRowContext(ctx, `SELECT pg_try_advisory_lock($1)`, lock).Scan(&got); err != nil || !got {
-			return err
+			return true, err // another node builds it
 		}
 		defer conn.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, lock)
 	}
 	var state int
 	var gen int64
-	err := db.r.QueryRowContext(ctx, `SELECT state, gen FROM record_values WHERE sk = ? AND col = ?`, rs.sk, col).Scan(&state, &gen)
+	err = db.r.QueryRowContext(ctx, `SELECT state, gen FROM record_values WHERE sk = ? AND col = ?`, rs.sk, col).Scan(&state, &gen)
 	if errors.Is(err, sql.ErrNoRows) || (err == nil && state != valuesTooMany) {
-		return nil // kept as a list, or counted already
+		return true, nil // kept as a list, or counted already
 	}
 	if err != nil {
-		return errs.Wrap(err, "read value list state")
+		return false, errs.Wrap(err, "read value list state")
 	}
 	// No generation is in use and no other build is under way: any rows of the field are
 	// left over from earlier builds.
 	if err := db.clearValueCounts(ctx, rs.sk, col, 0); err != nil {
-		return err
+		return false, err
 	}
 	var changes int64
 	if err := db.r.QueryRowContext(ctx, `SELECT changes FROM record_sheets WHERE sk = ?`, rs.sk).Scan(&changes); err != nil {
-		return errs.Wrap(err, "read sheet changes")
+		return false, errs.Wrap(err, "read sheet changes")
 	}
 	started := time.Now()
 	gen++ // a generation of its own (the rows of earlier ones are cleared above)
@@ -213,7 +226,7 @@ func (db *DB) buildValueCounts(ctx context.Context, rs *recSheet, col int) error
 	if !db.Postgres() {
 		conn, done, err := sortingConn(ctx, db.r)
 		if err != nil {
-			return errs.Wrap(err, "count values")
+			return false, errs.Wrap(err, "count values")
 		}
 		defer done()
 		q = connQuerier{conn}
@@ -234,7 +247,6 @@ func (db *DB) buildValueCounts(ctx context.Context, rs *recSheet, col int) error
 	if err == nil && len(batch) > 0 {
 		err = store()
 	}
-	handed := false
 	if err == nil {
 		err = db.Update(ctx, func(tx *Tx) error {
 			res, err := tx.exec(`UPDATE record_values SET state = ?, gen = ? WHERE sk = ? AND col = ? AND state = ?
@@ -251,7 +263,7 @@ func (db *DB) buildValueCounts(ctx context.Context, rs *recSheet, col int) error
 		// The planner has no statistics of a million new rows yet, and would read them all
 		// rather than a range of an index for a page (200 ms instead of 1).
 		if _, err := db.w.ExecContext(ctx, `ANALYZE value_counts`); err != nil {
-			return errs.Wrap(err, "analyze counted values")
+			return true, errs.Wrap(err, "analyze counted values")
 		}
 	}
 	if handed {
@@ -263,7 +275,7 @@ func (db *DB) buildValueCounts(ctx context.Context, rs *recSheet, col int) error
 			err = cerr
 		}
 	}
-	return err
+	return handed, err
 }
 
 // storeValueCounts adds a slice of a generation's values (on PostgreSQL with COPY: the
