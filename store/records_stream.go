@@ -44,7 +44,7 @@ func (db *DB) InsertStream(ctx context.Context, sheetID string, keys []string, s
 	hash := schemaHash(&rs.Config)
 	// The values of each batch are counted for the kept value lists here, ahead of its
 	// write, while the rows are fresh in memory; the writer says which lists stop being kept.
-	kept, err := keptFields(ctx, db.r, rs)
+	kept, _, err := keptFields(ctx, db.r, rs)
 	if err != nil {
 		return nil, err
 	}

@@ -58,11 +58,7 @@ func (tx *Tx) keptValues(rs *recSheet) (*valueDelta, error) {
 	if rs.sk == 0 {
 		return nil, nil
 	}
-	kept, err := keptFields(tx.ctx, tx, rs)
-	if err != nil {
-		return nil, err
-	}
-	gens, err := countedFields(tx.ctx, tx, rs)
+	kept, gens, err := keptFields(tx.ctx, tx, rs)
 	if err != nil {
 		return nil, err
 	}
@@ -227,20 +223,26 @@ func (vd *valueDelta) counted(i int) int64 {
 	return 0
 }
 
-// keptFields reads, by rule index, which fields' lists are kept.
-func keptFields(ctx context.Context, q querier, rs *recSheet) ([]bool, error) {
-	out := make([]bool, len(rs.Schema.Rules))
-	err := eachRow(ctx, q, "kept value lists", `SELECT col FROM record_values WHERE sk = ? AND state = ?`, []any{rs.sk, valuesKept}, func(rows *sql.Rows) error {
-		var col int
-		if err := rows.Scan(&col); err != nil {
+// keptFields reads, by rule index, which fields' lists are kept, and the generation of
+// those whose values are counted in value_counts (0 for the others).
+func keptFields(ctx context.Context, q querier, rs *recSheet) (kept []bool, gens []int64, err error) {
+	kept, gens = make([]bool, len(rs.Schema.Rules)), make([]int64, len(rs.Schema.Rules))
+	err = eachRow(ctx, q, "kept value lists", `SELECT col, state, gen FROM record_values WHERE sk = ? AND state IN (?, ?)`, []any{rs.sk, valuesKept, valuesCounted}, func(rows *sql.Rows) error {
+		var col, state int
+		var gen int64
+		if err := rows.Scan(&col, &state, &gen); err != nil {
 			return errs.Wrap(err, "scan kept value list")
 		}
 		if i, ok := rs.layout.byCol[col]; ok {
-			out[i] = true
+			if state == valuesKept {
+				kept[i] = true
+			} else {
+				gens[i] = gen
+			}
 		}
 		return nil
 	})
-	return out, err
+	return kept, gens, err
 }
 
 // applyValues writes the delta into the kept lists. A list that would pass the limits

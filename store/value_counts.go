@@ -340,24 +340,6 @@ func (db *DB) clearValueCounts(ctx context.Context, sk int64, col int, keep int6
 	}
 }
 
-// countedFields reads, by rule index, the generation of the fields whose values are
-// counted in value_counts (0 for the others).
-func countedFields(ctx context.Context, q querier, rs *recSheet) ([]int64, error) {
-	out := make([]int64, len(rs.Schema.Rules))
-	err := eachRow(ctx, q, "counted values", `SELECT col, gen FROM record_values WHERE sk = ? AND state = ?`, []any{rs.sk, valuesCounted}, func(rows *sql.Rows) error {
-		var col int
-		var gen int64
-		if err := rows.Scan(&col, &gen); err != nil {
-			return errs.Wrap(err, "scan counted values")
-		}
-		if i, ok := rs.layout.byCol[col]; ok {
-			out[i] = gen
-		}
-		return nil
-	})
-	return out, err
-}
-
 // applyCounted writes a write's delta of one field into its counted values; a delta too
 // big to write value by value, or counts that stop adding up, hand the field back to
 // counting when asked (ok false).
