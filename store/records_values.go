@@ -119,24 +119,7 @@ func (db *DB) cellValues(ctx context.Context, accountID, sheetID, key string, q 
 	if err != nil {
 		return nil, err
 	}
-	// Empty cells (null, "" and []) are left out, as records.IsEmpty has it.
-	var query string
-	var args []any
-	if rs.d == postgresDialect {
-		v, vargs := rs.valueExpr("r", key)
-		ty := rs.d.typing()
-		sv := ffql.Frag{SQL: "s.v"}
-		empty, asJSON, order := ty.Empty(sv, true), ty.JSON(sv), ty.Order(sv, " ASC")
-		args = append(append(append(append(append([]any{}, asJSON.Args...), vargs...), where.Args...), empty.Args...), order.Args...)
-		query = `SELECT ` + asJSON.SQL + `, count(*) AS n, CAST(sum(s.valid) AS BIGINT) FROM (SELECT ` + v + ` AS v, r.valid AS valid FROM records r WHERE ` + where.SQL + `) AS s
-		WHERE NOT ` + empty.SQL + ` GROUP BY s.v ORDER BY n DESC, ` + order.SQL
-	} else {
-		// Grouped by each value's JSON text (->), which keeps true and false (json_extract
-		// reads them as 1 and 0); ties in SQLite's order of the values.
-		args = append([]any{"$[" + strconv.Itoa(col) + "]"}, where.Args...)
-		query = `SELECT s.j, count(*) AS n, CAST(sum(s.valid) AS BIGINT) FROM (SELECT r.vals -> ? AS j, r.valid AS valid FROM records r WHERE ` + where.SQL + `) AS s
-		WHERE s.j NOT IN ('null', '""', '[]') GROUP BY s.j ORDER BY n DESC, json_extract(s.j, '$') ASC`
-	}
+	query, args := groupedValues(rs, key, where, true)
 	if limit > 0 && tooMany {
 		// Only for a field known to have too many values to keep: a count of any other is
 		// worth keeping whole.
@@ -145,23 +128,7 @@ func (db *DB) cellValues(ctx context.Context, accountID, sheetID, key string, q 
 	}
 	compute := func(ctx context.Context) ([]CellCount, error) {
 		out := []CellCount{}
-		var q querier = db.r
-		if !db.Postgres() {
-			// GROUP BY sorts every value: on a connection that sorts with two threads.
-			conn, done, err := sortingConn(ctx, db.r)
-			if err != nil {
-				return nil, errs.Wrap(err, "cell values")
-			}
-			defer done()
-			q = connQuerier{conn}
-		}
-		err := eachRow(ctx, q, "cell values", query, args, func(rows *sql.Rows) error {
-			var c CellCount
-			var raw string
-			if err := rows.Scan(&raw, &c.Total, &c.Valid); err != nil {
-				return errs.Wrap(err, "scan cell values")
-			}
-			c.Value, c.Error = json.RawMessage(raw), c.Total-c.Valid
+		err := db.eachGrouped(ctx, query, args, func(c CellCount) error {
 			out = append(out, c)
 			return nil
 		})
@@ -198,6 +165,61 @@ func (db *DB) cellValues(ctx context.Context, accountID, sheetID, key string, q 
 		}
 	}
 	return vals, nil
+}
+
+// groupedValues is the query of the distinct values of field key among the records where
+// selects, each as its JSON with how many records and valid records hold it; empty cells
+// (null, "" and []) are left out, as records.IsEmpty has it. ordered: the most frequent
+// first, ties in the database's order of the values.
+func groupedValues(rs *recSheet, key string, where ffql.Frag, ordered bool) (string, []any) {
+	if rs.d == postgresDialect {
+		v, vargs := rs.valueExpr("r", key)
+		ty := rs.d.typing()
+		sv := ffql.Frag{SQL: "s.v"}
+		empty, asJSON := ty.Empty(sv, true), ty.JSON(sv)
+		args := append(append(append(append([]any{}, asJSON.Args...), vargs...), where.Args...), empty.Args...)
+		query := `SELECT ` + asJSON.SQL + `, count(*) AS n, CAST(sum(s.valid) AS BIGINT) FROM (SELECT ` + v + ` AS v, r.valid AS valid FROM records r WHERE ` + where.SQL + `) AS s
+		WHERE NOT ` + empty.SQL + ` GROUP BY s.v`
+		if ordered {
+			order := ty.Order(sv, " ASC")
+			query += ` ORDER BY n DESC, ` + order.SQL
+			args = append(args, order.Args...)
+		}
+		return query, args
+	}
+	// Grouped by each value's JSON text (->), which keeps true and false (json_extract
+	// reads them as 1 and 0); ties in SQLite's order of the values.
+	i, _ := rs.Schema.Index(key)
+	args := append([]any{"$[" + strconv.Itoa(rs.layout.cols[i]) + "]"}, where.Args...)
+	query := `SELECT s.j, count(*) AS n, CAST(sum(s.valid) AS BIGINT) FROM (SELECT r.vals -> ? AS j, r.valid AS valid FROM records r WHERE ` + where.SQL + `) AS s
+		WHERE s.j NOT IN ('null', '""', '[]') GROUP BY s.j`
+	if ordered {
+		query += ` ORDER BY n DESC, json_extract(s.j, '$') ASC`
+	}
+	return query, args
+}
+
+// eachGrouped runs a groupedValues query and hands fn each value. On SQLite it runs on a
+// connection that sorts with two threads: GROUP BY sorts every value.
+func (db *DB) eachGrouped(ctx context.Context, query string, args []any, fn func(CellCount) error) error {
+	var q querier = db.r
+	if !db.Postgres() {
+		conn, done, err := sortingConn(ctx, db.r)
+		if err != nil {
+			return errs.Wrap(err, "count values")
+		}
+		defer done()
+		q = connQuerier{conn}
+	}
+	return eachRow(ctx, q, "count values", query, args, func(rows *sql.Rows) error {
+		var c CellCount
+		var raw string
+		if err := rows.Scan(&raw, &c.Total, &c.Valid); err != nil {
+			return errs.Wrap(err, "scan values")
+		}
+		c.Value, c.Error = json.RawMessage(raw), c.Total-c.Valid
+		return fn(c)
+	})
 }
 
 // connQuerier runs SQLite's SQL on one connection of its pool (the dialect needs no rebinding).

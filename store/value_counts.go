@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/sluice/sluice/errs"
+	"github.com/sluice/sluice/ffql"
 	"github.com/sluice/sluice/records"
 )
 
@@ -201,18 +202,8 @@ func (db *DB) buildValueCounts(ctx context.Context, rs *recSheet, col int) (hand
 	stored := 0
 	// The count reads the sheet as it was when it started; a write committed after that
 	// moves changes, and the hand-over below then declines.
-	var query string
-	args := []any{}
-	if rs.d == postgresDialect {
-		query = `SELECT CAST(v AS TEXT), count(*), CAST(sum(valid) AS BIGINT) FROM (SELECT r.vals -> ` + strconv.Itoa(col) + ` AS v, r.valid FROM records r WHERE r.rid BETWEEN ? AND ?) AS s
-			WHERE v IS NOT NULL AND v NOT IN ('null'::jsonb, '""'::jsonb, '[]'::jsonb) GROUP BY v`
-	} else {
-		query = `SELECT j, count(*), sum(valid) FROM (SELECT r.vals -> ? AS j, r.valid FROM records r WHERE r.rid BETWEEN ? AND ?)
-			WHERE j NOT IN ('null', '""', '[]') GROUP BY j`
-		args = append(args, "$["+strconv.Itoa(col)+"]")
-	}
 	lo, hi := ridRange(rs.sk)
-	args = append(args, lo, hi)
+	query, args := groupedValues(rs, rs.layout.keyOf[col], ffql.Frag{SQL: `r.rid BETWEEN ? AND ?`, Args: []any{lo, hi}}, false)
 	var batch []CellCount
 	store := func() error {
 		// (Not held back by requests as the FTS5 build is: the requests for this field count
@@ -222,22 +213,8 @@ func (db *DB) buildValueCounts(ctx context.Context, rs *recSheet, col int) (hand
 		batch = batch[:0]
 		return err
 	}
-	var q querier = db.r
-	if !db.Postgres() {
-		conn, done, err := sortingConn(ctx, db.r)
-		if err != nil {
-			return false, errs.Wrap(err, "count values")
-		}
-		defer done()
-		q = connQuerier{conn}
-	}
-	err = eachRow(ctx, q, "count values", query, args, func(rows *sql.Rows) error {
-		var c CellCount
-		var raw string
-		if err := rows.Scan(&raw, &c.Total, &c.Valid); err != nil {
-			return errs.Wrap(err, "scan values")
-		}
-		c.Value = records.Canonical([]byte(raw))
+	err = db.eachGrouped(ctx, query, args, func(c CellCount) error {
+		c.Value = records.Canonical(c.Value)
 		batch = append(batch, c)
 		if len(batch) == valueCountsSlice {
 			return store()
