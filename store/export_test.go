@@ -9,7 +9,8 @@ import (
 
 // CountedCellValues is CellValues computed by counting the records, never from a kept list.
 func (db *DB) CountedCellValues(ctx context.Context, accountID, sheetID, key string, q RecordQuery) ([]CellCount, error) {
-	return db.cellValues(ctx, accountID, sheetID, key, q, false, 0, nil)
+	vals, _, err := db.cellValues(ctx, accountID, sheetID, key, q, false, 0, nil)
+	return vals, err
 }
 
 // SetFTSSlice makes FTS5 builds add n records a transaction (tests of writes during a

@@ -408,26 +408,35 @@ func eachListed(list []byte, fn func(v []byte, total, valid int64) error) error 
 	return nil
 }
 
+// keptAnswer says how keptCells answered.
+type keptAnswer int
+
+const (
+	notKept     keptAnswer = iota // no list and no counted values: the records are counted
+	tooManyKept                   // too many values to keep, not counted yet: the records are counted
+	wholeList                     // the field's kept list
+	pageOnly                      // the page asked for, from the field's counted values
+)
+
 // keptCells answers CellValues from the field's kept list, or the page asked for from its
-// counted values (filter "", "all", "valid" or "error"); ok is false when neither is there,
-// and tooMany tells why.
-func keptCells(rc *readCtx, rs *recSheet, col int, filter string, page *CellsPage) (out []CellCount, ok, tooMany bool, err error) {
+// counted values (filter "", "all", "valid" or "error"; page nil: the whole list only).
+func keptCells(rc *readCtx, rs *recSheet, col int, filter string, page *CellsPage) ([]CellCount, keptAnswer, error) {
 	var state int
 	var list []byte
 	var gen int64
-	err = rc.q.QueryRowContext(rc.ctx, `SELECT state, list, gen FROM record_values WHERE sk = ? AND col = ?`, rs.sk, col).Scan(&state, &list, &gen)
-	if err == nil && state == valuesCounted && page != nil {
-		out, err = countedCells(rc, rs.sk, col, gen, filter, *page)
-		page.Limit = -1
-		return out, err == nil, false, err
+	err := rc.q.QueryRowContext(rc.ctx, `SELECT state, list, gen FROM record_values WHERE sk = ? AND col = ?`, rs.sk, col).Scan(&state, &list, &gen)
+	switch {
+	case err == nil && state == valuesCounted && page != nil:
+		out, err := countedCells(rc, rs.sk, col, gen, filter, *page)
+		return out, pageOnly, err
+	case err == nil && state == valuesTooMany:
+		return nil, tooManyKept, nil
+	case errors.Is(err, sql.ErrNoRows) || (err == nil && state != valuesKept):
+		return nil, notKept, nil
+	case err != nil:
+		return nil, notKept, errs.Wrap(err, "read value list")
 	}
-	if errors.Is(err, sql.ErrNoRows) || (err == nil && state != valuesKept) {
-		return nil, false, err == nil && state == valuesTooMany, nil
-	}
-	if err != nil {
-		return nil, false, false, errs.Wrap(err, "read value list")
-	}
-	out = []CellCount{}
+	out := []CellCount{}
 	err = eachListed(list, func(v []byte, total, valid int64) error {
 		c := CellCount{Value: json.RawMessage(v), Total: total, Valid: valid, Error: total - valid}
 		switch filter {
@@ -442,15 +451,16 @@ func keptCells(rc *readCtx, rs *recSheet, col int, filter string, page *CellsPag
 		return nil
 	})
 	if err != nil {
-		return nil, false, false, nil // unreadable: counted instead
+		return nil, notKept, nil // unreadable: counted instead
 	}
-	sortCells(out)
-	return out, true, false, nil
+	sortCells(out, false, false)
+	return out, wholeList, nil
 }
 
-// sortCells orders values most frequent first, ties in the order the databases sort
-// values: numbers (booleans as 1 and 0) by value, then text by its bytes.
-func sortCells(cs []CellCount) {
+// sortCells orders values in place: the most frequent first (byValue false), ties and
+// byValue in the order the databases sort values: numbers (booleans as 1 and 0) by value,
+// then text by its bytes (desc: the other way).
+func sortCells(cs []CellCount, byValue, desc bool) {
 	keys := make([]cellKey, len(cs))
 	for i, c := range cs {
 		keys[i] = keyOf(c.Value)
@@ -459,10 +469,13 @@ func sortCells(cs []CellCount) {
 	for i := range idx {
 		idx[i] = i
 	}
-	sort.Slice(idx, func(a, b int) bool {
+	sort.SliceStable(idx, func(a, b int) bool {
 		x, y := &cs[idx[a]], &cs[idx[b]]
-		if x.Total != y.Total {
+		if !byValue && x.Total != y.Total {
 			return x.Total > y.Total
+		}
+		if desc {
+			return keys[idx[b]].compare(keys[idx[a]]) < 0
 		}
 		return keys[idx[a]].compare(keys[idx[b]]) < 0
 	})

@@ -51,12 +51,13 @@ func (db *DB) CellValuesPage(ctx context.Context, accountID, sheetID, key string
 	if p.Limit > 0 && !p.ByValue {
 		limit = p.Offset + p.Limit
 	}
-	vals, err := db.cellValues(ctx, accountID, sheetID, key, q, true, limit, &p)
-	if err != nil || p.Limit < 0 {
-		return vals, err // (p.Limit -1: the page was read as such)
+	vals, paged, err := db.cellValues(ctx, accountID, sheetID, key, q, true, limit, &p)
+	if err != nil || paged {
+		return vals, err
 	}
 	if p.ByValue {
-		vals = sortByValue(vals, p.Desc)
+		vals = slices.Clone(vals) // (a kept or remembered list is shared)
+		sortCells(vals, true, p.Desc)
 	}
 	from := min(p.Offset, len(vals))
 	if p.Limit > 0 {
@@ -65,51 +66,33 @@ func (db *DB) CellValuesPage(ctx context.Context, accountID, sheetID, key string
 	return vals[from:], nil
 }
 
-// sortByValue orders values as the databases sort them (numbers, booleans as 1 and 0, by
-// value, then text by its bytes), descending with desc; a sorted copy.
-func sortByValue(cs []CellCount, desc bool) []CellCount {
-	out := slices.Clone(cs)
-	keys := make(map[string]cellKey, len(out))
-	for _, c := range out {
-		keys[string(c.Value)] = keyOf(c.Value)
-	}
-	slices.SortStableFunc(out, func(a, b CellCount) int {
-		c := keys[string(a.Value)].compare(keys[string(b.Value)])
-		if desc {
-			return -c
-		}
-		return c
-	})
-	return out
-}
-
 // cellValues is CellValues; kept false counts the records even where a list is kept (tests
 // compare the two); limit > 0 counts only that many of the most frequent values when the
-// list is not kept (the answer is then neither kept nor remembered). With page, counted
-// values answer the page itself and mark it so (page.Limit -1).
-func (db *DB) cellValues(ctx context.Context, accountID, sheetID, key string, q RecordQuery, kept bool, limit int, page *CellsPage) ([]CellCount, error) {
+// list is not kept (the answer is then neither kept nor remembered). With page, a field's
+// counted values answer the page itself (paged).
+func (db *DB) cellValues(ctx context.Context, accountID, sheetID, key string, q RecordQuery, kept bool, limit int, page *CellsPage) (vals []CellCount, paged bool, err error) {
 	rs, err := db.readSheet(ctx, accountID, sheetID)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	i, ok := rs.Schema.Index(key)
 	if !ok {
-		return nil, errs.Invalidf("fieldKey", "The sheet has no field %q", key)
+		return nil, false, errs.Invalidf("fieldKey", "The sheet has no field %q", key)
 	}
 	col := rs.layout.cols[i]
 	if rs.sk == 0 || col < 0 {
-		return []CellCount{}, nil
+		return []CellCount{}, false, nil
 	}
 	rc := &readCtx{ctx: ctx, q: db.r}
 	whole := q.plain() && (q.Filter == "" || q.Filter == "all" || q.Filter == "valid" || q.Filter == "error")
 	tooMany := false
 	if whole && kept {
-		vals, ok, many, err := keptCells(rc, rs, col, q.Filter, page)
-		if ok || err != nil {
-			return vals, err
+		vals, answer, err := keptCells(rc, rs, col, q.Filter, page)
+		if answer == wholeList || answer == pageOnly || err != nil {
+			return vals, answer == pageOnly, err
 		}
-		tooMany = many
-		if many {
+		tooMany = answer == tooManyKept
+		if tooMany {
 			// Counted from now on, once built; the build starts once this count is done,
 			// rather than beside it on the same cores.
 			defer db.startValueCounts(rs, col)
@@ -117,7 +100,7 @@ func (db *DB) cellValues(ctx context.Context, accountID, sheetID, key string, q 
 	}
 	where, err := rc.where(rs, &q)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	query, args := groupedValues(rs, key, where, true)
 	if limit > 0 && tooMany {
@@ -136,11 +119,11 @@ func (db *DB) cellValues(ctx context.Context, accountID, sheetID, key string, q 
 	}
 	gen, err := db.sheetGen(ctx, db.r, rs.sk)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	ck := "cells\x00" + sortKey(query, args)
 	if vals, ok := db.sorts.get(rs.sk, gen, ck); ok && kept {
-		return vals.([]CellCount), nil
+		return vals.([]CellCount), false, nil
 	}
 	// A count of the whole sheet that finds few enough values is kept in the database from
 	// then on, if no write came between (changes, read before counting).
@@ -149,22 +132,22 @@ func (db *DB) cellValues(ctx context.Context, accountID, sheetID, key string, q 
 		if db.sorts.shared {
 			changes = int64(gen) // on PostgreSQL sheetGen is the sheet's count of writes
 		} else if err := db.r.QueryRowContext(ctx, `SELECT changes FROM record_sheets WHERE sk = ?`, rs.sk).Scan(&changes); err != nil {
-			return nil, errs.Wrap(err, "read sheet changes")
+			return nil, false, errs.Wrap(err, "read sheet changes")
 		}
 	}
-	vals, err := compute(ctx)
+	vals, err = compute(ctx)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if kept && len(vals) <= cellValuesKept && (changes < 0 || len(vals) > valueListMax) {
 		db.sorts.put(rs.sk, gen, ck, vals) // (a list kept in the database needs no copy here)
 	}
 	if changes >= 0 && len(vals) <= valueListMax {
 		if err := db.Update(ctx, func(tx *Tx) error { return tx.keepValues(rs.sk, col, changes, vals) }); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 	}
-	return vals, nil
+	return vals, false, nil
 }
 
 // groupedValues is the query of the distinct values of field key among the records where
