@@ -6,10 +6,11 @@ import (
 	"database/sql/driver"
 	"encoding/json"
 	"fmt"
-	"github.com/jackc/pgx/v5/stdlib"
 	"io"
 	"strconv"
 	"time"
+
+	"github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/model"
