@@ -154,9 +154,15 @@ func (db *DB) sheetGen(ctx context.Context, q querier, sk int64) (uint64, error)
 	if !db.sorts.shared {
 		return db.sorts.gen(sk), nil
 	}
-	var v int64
-	if err := q.QueryRowContext(ctx, `SELECT changes FROM record_sheets WHERE sk = ?`, sk).Scan(&v); err != nil {
+	v, err := sheetChanges(ctx, q, sk)
+	return uint64(v), err
+}
+
+// sheetChanges is sheet sk's count of committed writes (record_sheets.changes).
+func sheetChanges(ctx context.Context, q querier, sk int64) (int64, error) {
+	var n int64
+	if err := q.QueryRowContext(ctx, `SELECT changes FROM record_sheets WHERE sk = ?`, sk).Scan(&n); err != nil {
 		return 0, errs.Wrap(err, "read sheet changes")
 	}
-	return uint64(v), nil
+	return n, nil
 }

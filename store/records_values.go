@@ -131,8 +131,8 @@ func (db *DB) cellValues(ctx context.Context, accountID, sheetID, key string, q 
 	if whole && kept && (q.Filter == "" || q.Filter == "all") {
 		if db.sorts.shared {
 			changes = int64(gen) // on PostgreSQL sheetGen is the sheet's count of writes
-		} else if err := db.r.QueryRowContext(ctx, `SELECT changes FROM record_sheets WHERE sk = ?`, rs.sk).Scan(&changes); err != nil {
-			return nil, false, errs.Wrap(err, "read sheet changes")
+		} else if changes, err = sheetChanges(ctx, db.r, rs.sk); err != nil {
+			return nil, false, err
 		}
 	}
 	vals, err = compute(ctx)

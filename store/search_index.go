@@ -148,11 +148,7 @@ func (db *DB) buildFTS(ctx context.Context, sk int64) error {
 	if err != nil {
 		return err
 	}
-	sheetChanges := func() (n int64, err error) {
-		err = db.r.QueryRowContext(ctx, `SELECT changes FROM record_sheets WHERE sk = ?`, sk).Scan(&n)
-		return n, err
-	}
-	last, err := sheetChanges()
+	last, err := sheetChanges(ctx, db.r, sk)
 	if err != nil {
 		return err
 	}
@@ -160,7 +156,7 @@ func (db *DB) buildFTS(ctx context.Context, sk int64) error {
 	for done := false; !done; {
 		// Writes to the sheet go first: while they come (an import into it), the build waits
 		// for a quiet second, up to ten times in a row.
-		changes, err := sheetChanges()
+		changes, err := sheetChanges(ctx, db.r, sk)
 		if err != nil {
 			return err
 		}

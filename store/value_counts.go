@@ -193,9 +193,9 @@ func (db *DB) buildValueCounts(ctx context.Context, rs *recSheet, col int) (hand
 	if err := db.clearValueCounts(ctx, rs.sk, col, 0); err != nil {
 		return false, err
 	}
-	var changes int64
-	if err := db.r.QueryRowContext(ctx, `SELECT changes FROM record_sheets WHERE sk = ?`, rs.sk).Scan(&changes); err != nil {
-		return false, errs.Wrap(err, "read sheet changes")
+	changes, err := sheetChanges(ctx, db.r, rs.sk)
+	if err != nil {
+		return false, err
 	}
 	started := time.Now()
 	gen++ // a generation of its own (the rows of earlier ones are cleared above)
