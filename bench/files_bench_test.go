@@ -114,8 +114,8 @@ func BenchmarkFileImport(b *testing.B) {
 		fmt.Printf("file import, run %d: %.2fs; sqlite3 .import %.2fs; ratio %.2fx; server peak RSS %.0f MiB\n", r+1, took.Seconds(), ref.Seconds(), took.Seconds()/ref.Seconds(), rss[r])
 	}
 	defer srv.stop()
-	queryTimes(b, srv, sheet, rows)
-	indexedSearch(b, srv, sheet, rows)
+	scanned := queryTimes(b, srv, sheet, rows)
+	indexedSearch(b, srv, sheet, rows, scanned)
 	took, ref, ratio := median(tooks), median(refs), median(ratios).Seconds()
 	sort.Float64s(rss)
 	infer := inferenceTime(b, csvPath)

@@ -84,7 +84,7 @@ func BenchmarkFileImportPostgres(b *testing.B) {
 	fmt.Printf("PostgreSQL pages at %d records (median of %d): first %.1f ms, page %d %.1f ms, Errors tab %.1f ms (target <= 50 ms each)\n",
 		rows, repeat, float64(first.Microseconds())/1000, min(5000, rows/100), float64(far.Microseconds())/1000, float64(errTab.Microseconds())/1000)
 	fmt.Print("PostgreSQL ")
-	queryTimes(b, srv, sheet, rows)
+	scanned := queryTimes(b, srv, sheet, rows)
 	fmt.Print("PostgreSQL ")
-	indexedSearch(b, srv, sheet, rows)
+	indexedSearch(b, srv, sheet, rows, scanned)
 }

@@ -42,11 +42,14 @@ func median(ds []time.Duration) time.Duration {
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 // queryTimes times the issue-17 queries on an imported sheet of rows people, each the median
-// of 3: the first page sorted by a field never sorted before (cold: three different fields)
-// and pages 2, 500 and 5,000 right after it, the distinct values of a field with their counts
-// (cold, then warm, then after a write), and a search for one rare e-mail (all fields and one
-// field) before the sheet has a search index.
-func queryTimes(b *testing.B, s *server, sheet string, rows int) {
+// of 3: a search for one rare e-mail (all fields and one field) right after the import, the
+// first page sorted by a field never sorted before (cold: three different fields) and pages
+// 2, 500 and 5,000 right after it, the distinct values of a field with their counts (cold,
+// then warm, then after a write), and the search again, while the sheet's search index
+// (started once the import's writes paused) is being built.
+func queryTimes(b *testing.B, s *server, sheet string, rows int) (scanned time.Duration) {
+	imported := time.Now()
+	search, searchField := searchTimes(b, s, sheet, rows)
 	base := "/v1/sheets/" + sheet
 	var first, next []time.Duration
 	fields := []string{"last_name", "city", "amount"} // text, text, number
@@ -98,14 +101,10 @@ func queryTimes(b *testing.B, s *server, sheet string, rows int) {
 	b.ReportMetric(ms(median(page)), "distinct-per-record-page-ms")
 	fmt.Printf("distinct values after a write: %.0f ms (median of 3); of a field with a value per record: first page %.0f ms (counted), then counted ahead (ready %.1f s later): a page %.0f ms, page 500 by value %.0f ms, all %d values %.0f ms (medians of 3)\n",
 		ms(median(afterWrite)), ms(counted), built.Seconds(), ms(median(page)), ms(median(byValue)), rows, ms(median(whole)))
-	// Searches last: the first starts building the sheet's trigram index in the background
-	// (indexedSearch times searches once it is ready), and the build would slow the others.
-	var search, searchField []time.Duration
-	for i := 0; i < 3; i++ {
-		email := fmt.Sprintf("user%d@example.com", rows/3*(i+1)-7)
-		search = append(search, s.timeGet(b, base+"/records?pageSize=100&searchValue="+url.QueryEscape(email)))
-		searchField = append(searchField, s.timeGet(b, base+"/records?pageSize=100&searchField=email&searchValue="+url.QueryEscape(email)))
-	}
+	since := time.Since(imported)
+	building, buildingField := searchTimes(b, s, sheet, rows)
+	b.ReportMetric(ms(median(building)), "search-building-ms")
+	fmt.Printf("search %.0f s after the import, while the search index is built: one e-mail %.0f ms, in its field %.0f ms (median of 3; target <= 100)\n", since.Seconds(), ms(median(building)), ms(median(buildingField)))
 	fmt.Printf("first sorted page, cold, by field: %s %.0f ms, %s %.0f ms, %s %.0f ms\n", fields[0], ms(first[0]), fields[1], ms(first[1]), fields[2], ms(first[2]))
 	sort.Slice(next, func(i, j int) bool { return next[i] < next[j] })
 	worstNext := next[len(next)-1]
@@ -113,17 +112,29 @@ func queryTimes(b *testing.B, s *server, sheet string, rows int) {
 	b.ReportMetric(ms(median(first)), "sorted-first-page-ms")
 	b.ReportMetric(ms(worstNext), "sorted-later-page-max-ms")
 	b.ReportMetric(ms(median(distinctCold)), "distinct-cold-ms")
-	fmt.Printf("queries at %d records (median of 3): search one e-mail %.0f ms, in its field %.0f ms (target <= 100); first sorted page, cold %.0f ms (target <= 500); pages 2, 500, 5,000 after it: median %.0f ms, worst %.0f ms (target <= 100); distinct values with counts cold %.0f ms, warm %.0f ms (target <= 200)\n",
+	fmt.Printf("queries at %d records (median of 3): search one e-mail right after the import %.0f ms, in its field %.0f ms (target <= 100); first sorted page, cold %.0f ms (target <= 500); pages 2, 500, 5,000 after it: median %.0f ms, worst %.0f ms (target <= 100); distinct values with counts cold %.0f ms, warm %.0f ms (target <= 200)\n",
 		rows, ms(median(search)), ms(median(searchField)), ms(median(first)), ms(median(next)), ms(worstNext), ms(median(distinctCold)), ms(median(distinct)))
+	return median(search)
 }
 
-// indexedSearch times a search once the sheet's trigram index answers it: the first search
-// of queryTimes started building it (PostgreSQL's pg_trgm, SQLite's FTS5).
-func indexedSearch(b *testing.B, s *server, sheet string, rows int) {
+// searchTimes times three searches for one rare e-mail each, over every field and in its own.
+func searchTimes(b *testing.B, s *server, sheet string, rows int) (search, inField []time.Duration) {
+	base := "/v1/sheets/" + sheet + "/records?pageSize=100"
+	for i := 0; i < 3; i++ {
+		email := url.QueryEscape(fmt.Sprintf("user%d@example.com", rows/3*(i+1)-7))
+		search = append(search, s.timeGet(b, base+"&searchValue="+email))
+		inField = append(inField, s.timeGet(b, base+"&searchField=email&searchValue="+email))
+	}
+	return search, inField
+}
+
+// indexedSearch times a search once the sheet's trigram index answers it (PostgreSQL's
+// pg_trgm, SQLite's FTS5), built in the background since the import's writes paused.
+func indexedSearch(b *testing.B, s *server, sheet string, rows int, scanned time.Duration) {
 	search := "/v1/sheets/" + sheet + "/records?pageSize=100&searchValue=" + url.QueryEscape(fmt.Sprintf("user%d@example.com", rows/2+3))
-	scanned := s.timeGet(b, search) // the index is ready when a search takes a third of this
 	waited := time.Now()
-	for time.Since(waited) < 3*time.Minute && s.timeGet(b, search) > scanned/3 {
+	// The index is ready when a search takes a quarter of one that scanned the sheet.
+	for time.Since(waited) < 3*time.Minute && s.timeGet(b, search) > scanned/4 {
 		time.Sleep(time.Second)
 	}
 	ready := time.Since(waited)

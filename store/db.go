@@ -54,6 +54,9 @@ type DB struct {
 	valueCounts valueCountBuilds
 	// reads: requests reading records in flight, which background builds let go first
 	reads foreground
+	// writes: when this node last committed a write of records, which background builds
+	// also let go first
+	writes foreground
 }
 
 // Sealer encrypts and decrypts values with a key kept outside the database.
@@ -178,9 +181,9 @@ type Tx struct {
 	// lastEvent is the id of the last event the transaction wrote: with PostgreSQL, every
 	// node's notifier hears it at commit (NOTIFY) instead of at its next poll.
 	lastEvent string
-	// ftsBuild are the sheets whose FTS5 index the write left records out of, brought up to
-	// date after the commit (search_index.go).
-	ftsBuild []int64
+	// searchBuild are the sheets whose search index is built after the commit: sheets the
+	// write made big, and sheets whose FTS5 index it left records out of (search_index.go).
+	searchBuild []int64
 }
 
 // Now is the transaction's time.
@@ -217,7 +220,10 @@ func (db *DB) Update(ctx context.Context, fn func(tx *Tx) error) error {
 		return errs.Wrap(err, "commit transaction")
 	}
 	db.sorts.bump(tx.touched)
-	for _, sk := range tx.ftsBuild {
+	if len(tx.touched) > 0 {
+		db.writes.done()
+	}
+	for _, sk := range tx.searchBuild {
 		db.startSearchIndex(sk)
 	}
 	return nil

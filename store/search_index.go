@@ -15,13 +15,14 @@ import (
 )
 
 // A search reads every record's values (issue 17): 80 ms at 1,000,000 records on SQLite,
-// 0.8 s on PostgreSQL, where jsonb is turned into text. An index of the values' trigrams
-// answers in a few milliseconds but costs more to keep than an import takes (SQLite's FTS5:
-// 11 s a million records to build, 5 times the whole import; PostgreSQL's pg_trgm: 10 s). So
-// a sheet gets its index when it is searched: the first search of a sheet of SearchIndexMin
-// records or more starts building it in the background, searches scan until it is ready,
-// then use it, and from then on the sheet's writes keep it up to date; retention drops it
-// with the sheet.
+// 0.6 s on PostgreSQL, where jsonb is turned into text. An index of the values' trigrams
+// answers in a few milliseconds but costs more to build than an import takes (SQLite's FTS5:
+// 11 s a million records, 5 times the whole import; PostgreSQL's pg_trgm: 10 s), so it is
+// built in the background, once a sheet has SearchIndexMin records or more: after the write
+// that makes it that big, as soon as writes pause (an import has ended), or at the first
+// search of a sheet that has none. Searches scan until it is ready (on SQLite, only the part
+// it does not reach yet), then use it, and from then on the sheet's writes keep it up to
+// date; retention drops it with the sheet.
 //
 // PostgreSQL: a GIN trigram index of the sheet's records' values (pg_trgm, a partial index
 // over the sheet's keys, built CONCURRENTLY so writes go on). Without the pg_trgm extension
@@ -33,7 +34,7 @@ import (
 // checks the candidates as the scan would. Needs the driver built with FTS5 (the sqlite_fts5
 // build tag, which the Makefile sets); without it searches keep scanning.
 
-// SearchIndexMin is the size of sheet whose search builds an index (a variable for tests).
+// SearchIndexMin is the size of sheet that gets a search index (a variable for tests).
 var SearchIndexMin int64 = 200000
 
 // searchIndexes remembers the sheets whose index this node has set out to build (on
@@ -91,6 +92,16 @@ func (db *DB) startSearchIndex(sk int64) {
 }
 
 func (db *DB) buildSearchIndex(ctx context.Context, sk int64) error {
+	// Every record written while the index is built is added to it too (slowly: an import
+	// into the sheet meanwhile would take several times as long), so it waits for a pause,
+	// up to a minute.
+	p := writesPause{db: db, sk: sk}
+	if err := p.wait(ctx, 60); err != nil {
+		return err
+	}
+	if err := db.reads.wait(ctx, readsQuiet, readsWaitMax); err != nil {
+		return err
+	}
 	name := searchIndexName(sk)
 	// One node builds it: the others find the lock taken and leave it to that node.
 	conn, err := db.w.DB.Conn(ctx)
@@ -148,29 +159,14 @@ func (db *DB) buildFTS(ctx context.Context, sk int64) error {
 	if err != nil {
 		return err
 	}
-	last, err := sheetChanges(ctx, db.r, sk)
-	if err != nil {
-		return err
-	}
-	waited := 0
+	p := writesPause{db: db, sk: sk}
 	for done := false; !done; {
-		// Writes to the sheet go first: while they come (an import into it), the build waits
-		// for a quiet second, up to ten times in a row.
-		changes, err := sheetChanges(ctx, db.r, sk)
-		if err != nil {
+		// Writes go first: while they come (an import), the build waits for a quiet second,
+		// up to ten times in a row.
+		if err := p.wait(ctx, 10); err != nil {
 			return err
 		}
-		if changes != last && waited < 10 {
-			last, waited = changes, waited+1
-			select {
-			case <-time.After(time.Second):
-				continue
-			case <-ctx.Done():
-				return ctx.Err()
-			}
-		}
-		last, waited = changes, 0
-		if err := db.reads.wait(ctx); err != nil {
+		if err := db.reads.wait(ctx, readsQuiet, readsWaitMax); err != nil {
 			return err
 		}
 		// Half of one core at most: each slice is followed by a pause as long as it took, so
@@ -234,12 +230,14 @@ var ftsBulk = 1000
 // metadata) is left out.
 func (tx *Tx) keepFTS(rs *recSheet, changes []*change) error {
 	if rs.d != sqliteDialect {
+		tx.indexWhenBig(rs, changes)
 		return nil
 	}
 	var upto int64
 	var ready int
 	err := tx.queryRow(`SELECT upto, ready FROM search_indexes WHERE sk = ?`, rs.sk).Scan(&upto, &ready)
 	if errors.Is(err, sql.ErrNoRows) {
+		tx.indexWhenBig(rs, changes)
 		return nil
 	}
 	if err != nil {
@@ -282,7 +280,7 @@ func (tx *Tx) keepFTS(rs *recSheet, changes []*change) error {
 				return errs.Wrap(err, "update search index")
 			}
 		} else if ready == 1 {
-			tx.ftsBuild = append(tx.ftsBuild, rs.sk) // added after the commit
+			tx.searchBuild = append(tx.searchBuild, rs.sk) // added after the commit
 		}
 	}
 	for len(gone) > 0 {
@@ -299,6 +297,59 @@ func (tx *Tx) keepFTS(rs *recSheet, changes []*change) error {
 		}
 	}
 	return nil
+}
+
+// indexWhenBig has a sheet that has no search index get one after the commit (its build
+// waits for the writes to pause) when the write's new records make it SearchIndexMin records
+// or more: a sheet imported from a big file is searched fast (about 20-30 s after the import
+// ends on SQLite, 10-15 s on PostgreSQL) without waiting for its first search to start it.
+func (tx *Tx) indexWhenBig(rs *recSheet, changes []*change) {
+	if rs.sk == 0 || rs.total >= SearchIndexMin {
+		return // a sheet that was big already got its index from the write that made it so, or from a search
+	}
+	n := int64(0)
+	for _, c := range changes {
+		if c.kind == kInsert {
+			n++
+		}
+	}
+	if rs.total+n >= SearchIndexMin {
+		tx.searchBuild = append(tx.searchBuild, rs.sk)
+	}
+}
+
+// writesPause holds a background build of sheet sk's search index back while records are
+// being written: the sheet's, on any node (record_sheets.changes), or any sheet's on this
+// node (an import elsewhere would share the writer and the processor with the build).
+type writesPause struct {
+	db     *DB
+	sk     int64
+	last   int64 // the sheet's changes when last looked at
+	looked bool
+	waited int
+}
+
+// wait returns once a second has passed without such writes (it always waits the first
+// time), or after tries seconds of writes in a row, when the build goes on anyway.
+func (p *writesPause) wait(ctx context.Context, tries int) error {
+	for {
+		changes, err := sheetChanges(ctx, p.db.r, p.sk)
+		if err != nil {
+			return err
+		}
+		busy := !p.looked || changes != p.last || !p.db.writes.quiet(writesQuiet)
+		p.last, p.looked = changes, true
+		if !busy || p.waited >= tries {
+			p.waited = 0
+			return nil
+		}
+		p.waited++
+		select {
+		case <-time.After(writesQuiet):
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
 }
 
 // ftsPhrase is an FTS5 phrase matching text as a substring (the trigram tokenizer matches

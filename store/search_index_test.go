@@ -6,6 +6,7 @@ import (
 	"os"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/sluice/sluice/model"
 	"github.com/sluice/sluice/store"
@@ -19,12 +20,7 @@ func TestSearchIndexOnSQLite(t *testing.T) {
 	if e.db.Postgres() {
 		t.Skip("SQLite only (TestSearchIndexOnPostgres)")
 	}
-	if n, _ := e.db.CountForTest(t.Context(), `SELECT count(*) FROM pragma_module_list WHERE name = 'fts5'`); n == 0 {
-		if os.Getenv("SLUICE_REQUIRE_FTS5") != "" {
-			t.Fatal("the SQLite driver was built without FTS5 (build with -tags sqlite_fts5, as the Makefile does)")
-		}
-		t.Skip("the SQLite driver was built without FTS5 (-tags sqlite_fts5)")
-	}
+	skipWithoutFTS5(t, e)
 	defer func(n int64) { store.SearchIndexMin = n }(store.SearchIndexMin)
 	store.SearchIndexMin = 50
 	defer store.SetFTSSlice(40)()
@@ -48,7 +44,9 @@ func TestSearchIndexOnSQLite(t *testing.T) {
 		store.SearchIndexMin = 1 << 40
 		return search(s)
 	}
-	search("user42@") // starts the build
+	// The insert started the build (the sheet is big enough), which waited for a pause in the
+	// writes; the writes below come while it is under way.
+	search("user42@")
 	// Writes while it is being built: before and after how far it has come.
 	e.mustUpdate(t, sh, set(ids[1].ID, map[string]any{"email": "renamed@example.com"}), set(ids[290].ID, map[string]any{"note": "late note"}))
 	if _, err := e.db.DeleteRecords(t.Context(), sh, []string{ids[2].ID, ids[295].ID}, store.WriteOptions{Actor: "us_usr_test"}); err != nil {
@@ -120,9 +118,7 @@ func TestSearchIndexDroppedByBigEdits(t *testing.T) {
 	if e.db.Postgres() {
 		t.Skip("SQLite only")
 	}
-	if n, _ := e.db.CountForTest(t.Context(), `SELECT count(*) FROM pragma_module_list WHERE name = 'fts5'`); n == 0 {
-		t.Skip("the SQLite driver was built without FTS5 (-tags sqlite_fts5)")
-	}
+	skipWithoutFTS5(t, e)
 	defer func(n int64) { store.SearchIndexMin = n }(store.SearchIndexMin)
 	store.SearchIndexMin = 50
 	defer store.SetFTSBulk(20)()
@@ -154,5 +150,64 @@ func TestSearchIndexDroppedByBigEdits(t *testing.T) {
 	store.Eventually(t, "the search after the edit did not build the index again", ready)
 	if n := find("example.net"); n != 100 {
 		t.Fatalf("with the rebuilt index: %d records, want 100", n)
+	}
+}
+
+// skipWithoutFTS5 skips a test of SQLite's FTS5 index when the driver was built without it
+// (the Makefile builds with it and sets SLUICE_REQUIRE_FTS5, which makes that a failure).
+func skipWithoutFTS5(t *testing.T, e *sheetEnv) {
+	t.Helper()
+	if n, _ := e.db.CountForTest(t.Context(), `SELECT count(*) FROM pragma_module_list WHERE name = 'fts5'`); n == 0 {
+		if os.Getenv("SLUICE_REQUIRE_FTS5") != "" {
+			t.Fatal("the SQLite driver was built without FTS5 (build with -tags sqlite_fts5, as the Makefile does)")
+		}
+		t.Skip("the SQLite driver was built without FTS5 (-tags sqlite_fts5)")
+	}
+}
+
+// A write that makes a sheet big gives it a search index without waiting for its first
+// search, once the writes pause: the build does not run beside an import.
+func TestSearchIndexAfterABigWrite(t *testing.T) {
+	e := mustOpenDB(t)
+	if !e.db.Postgres() {
+		skipWithoutFTS5(t, e)
+	}
+	defer func(n int64) { store.SearchIndexMin = n }(store.SearchIndexMin)
+	store.SearchIndexMin = 50
+	sh := e.mustCreateSheet(t, model.SheetConfig{Name: "I", Fields: []model.Field{{Key: "email", Type: model.FieldString}}})
+	n := 0
+	batch := func(size int) []store.RecordIn {
+		var in []map[string]any
+		for ; size > 0; size-- {
+			n++
+			in = append(in, map[string]any{"email": fmt.Sprintf("user%d@example.com", n)})
+		}
+		return rows(in...)
+	}
+	// started: the build has done something (on SQLite a slice added to the index, on
+	// PostgreSQL the index created, valid or not); ready: it is done.
+	started, ready := `SELECT count(*) FROM search_indexes WHERE upto >= (SELECT min(rid) FROM records)`, `SELECT count(*) FROM search_indexes WHERE ready = 1`
+	if e.db.Postgres() {
+		started, ready = `SELECT count(*) FROM pg_class WHERE relname LIKE 'records_search_%'`, `SELECT count(*) FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE c.relname LIKE 'records_search_%' AND i.indisvalid`
+	}
+	count := func(q string) int {
+		c, err := e.db.CountForTest(t.Context(), q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	e.mustInsert(t, sh, batch(30))
+	// An import under way: a batch every 100 ms, the sheet past the size from the third on.
+	for i := 0; i < 20; i++ {
+		e.mustInsert(t, sh, batch(10))
+		if count(started) != 0 {
+			t.Fatalf("the search index is being built while records are still being written (batch %d)", i)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	store.Eventually(t, "no search index after the writes stopped, without a search", func() bool { return count(ready) == 1 })
+	if got := len(e.mustGet(t, sh, store.RecordQuery{SearchValue: "user230@"})); got != 1 {
+		t.Fatalf("search user230@: %d records, want 1", got)
 	}
 }
