@@ -149,6 +149,12 @@ var ftsSlice = 5000
 func (db *DB) buildFTS(ctx context.Context, sk int64) error {
 	name := searchIndexName(sk)
 	lo, hi := ridRange(sk)
+	// Writes go first: while they come (an import), the build waits for a quiet second,
+	// up to ten times in a row, before each slice and before it starts.
+	p := writesPause{db: db, sk: sk}
+	if err := p.wait(ctx, 10); err != nil {
+		return err
+	}
 	err := db.Update(ctx, func(tx *Tx) error {
 		if _, err := tx.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS ` + name + ` USING fts5(v, content='', contentless_delete=1, tokenize='trigram')`); err != nil {
 			return err
@@ -159,10 +165,7 @@ func (db *DB) buildFTS(ctx context.Context, sk int64) error {
 	if err != nil {
 		return err
 	}
-	p := writesPause{db: db, sk: sk}
 	for done := false; !done; {
-		// Writes go first: while they come (an import), the build waits for a quiet second,
-		// up to ten times in a row.
 		if err := p.wait(ctx, 10); err != nil {
 			return err
 		}
@@ -270,11 +273,13 @@ func (tx *Tx) keepFTS(rs *recSheet, changes []*change) error {
 	}
 	if len(fresh) > 0 {
 		// New records join the index when they are few and nothing unindexed lies between.
-		var between int
-		if err := tx.queryRow(`SELECT count(*) FROM records WHERE rid > ? AND rid < ?`, upto, slices.Min(fresh)).Scan(&between); err != nil {
-			return errs.Wrap(err, "read search index")
+		between := ready == 0 // (not looked up while the build is under way)
+		if !between {
+			if err := tx.queryRow(`SELECT EXISTS (SELECT 1 FROM records WHERE rid > ? AND rid < ?)`, upto, slices.Min(fresh)).Scan(&between); err != nil {
+				return errs.Wrap(err, "read search index")
+			}
 		}
-		if ready == 1 && between == 0 && len(fresh) <= ftsBulk {
+		if ready == 1 && !between && len(fresh) <= ftsBulk {
 			add = append(add, fresh...)
 			if _, err := tx.exec(`UPDATE search_indexes SET upto = ? WHERE sk = ?`, slices.Max(fresh), rs.sk); err != nil {
 				return errs.Wrap(err, "update search index")

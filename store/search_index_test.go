@@ -184,9 +184,10 @@ func TestSearchIndexAfterABigWrite(t *testing.T) {
 		}
 		return rows(in...)
 	}
-	// started: the build has done something (on SQLite a slice added to the index, on
-	// PostgreSQL the index created, valid or not); ready: it is done.
-	started, ready := `SELECT count(*) FROM search_indexes WHERE upto >= (SELECT min(rid) FROM records)`, `SELECT count(*) FROM search_indexes WHERE ready = 1`
+	// started: the build has begun (the index created; on PostgreSQL valid or not); ready:
+	// it is done. (An FTS5 index begun during an import had each batch of it count the
+	// records after the index's reach: the import took 2.8 times as long.)
+	started, ready := `SELECT count(*) FROM search_indexes`, `SELECT count(*) FROM search_indexes WHERE ready = 1`
 	if e.db.Postgres() {
 		started, ready = `SELECT count(*) FROM pg_class WHERE relname LIKE 'records_search_%'`, `SELECT count(*) FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE c.relname LIKE 'records_search_%' AND i.indisvalid`
 	}
