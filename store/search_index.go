@@ -172,9 +172,9 @@ func (db *DB) buildFTS(ctx context.Context, sk int64) error {
 		if err := db.reads.wait(ctx, readsQuiet, readsWaitMax); err != nil {
 			return err
 		}
-		// Half of one core at most: each slice is followed by a pause as long as it took, so
-		// requests meanwhile wait little for the writer or the processor.
-		start := time.Now()
+		// One core at most, and only while nothing else needs it: a request arriving meanwhile
+		// waits for no more than the slice under way (about 60 ms) for the processor, a
+		// write for the writer (it gets the connection before the next slice).
 		err = db.Update(ctx, func(tx *Tx) error {
 			var upto int64
 			if err := tx.queryRow(`SELECT upto FROM search_indexes WHERE sk = ?`, sk).Scan(&upto); err != nil {
@@ -197,13 +197,6 @@ func (db *DB) buildFTS(ctx context.Context, sk int64) error {
 		})
 		if err != nil {
 			return err
-		}
-		if !done {
-			select {
-			case <-time.After(time.Since(start)):
-			case <-ctx.Done():
-				return ctx.Err()
-			}
 		}
 	}
 	return nil
