@@ -3,6 +3,7 @@ package formats
 import (
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -205,6 +206,27 @@ func TestAddCommonIsExact(t *testing.T) {
 		slow.addGeneral(s)
 		if fast != slow {
 			t.Fatalf("%q: shortcut counts %+v, the readers %+v", s, fast, slow)
+		}
+	}
+}
+
+// ParseBool's shortcuts (ASCII lower-cased on the stack; other words lower-cased only when
+// they may be an answer) answer as lower-casing every word would.
+func TestParseBoolShortcutsAreExact(t *testing.T) {
+	var corpus []string
+	for _, words := range []map[string]bool{trueWords, falseWords} {
+		for w := range words {
+			r := []rune(w)
+			capital := strings.ToUpper(string(r[:1])) + string(r[1:])
+			corpus = append(corpus, w, strings.ToUpper(w), capital, " "+w+" ", w+" x")
+		}
+	}
+	corpus = append(corpus, "São Paulo", "Zürich", "Kraków", "ÍA", "SÍ", "Sí", "NÃO", "Não", "ĐÚNG", "Evet", "DOĞRU", "İya", "", " ", "x y", "yes no")
+	for _, s := range corpus {
+		w := strings.ToLower(strings.TrimSpace(s))
+		wantV, wantOK := trueWords[w], trueWords[w] || falseWords[w]
+		if v, ok := ParseBool(s); v != wantV || ok != wantOK {
+			t.Errorf("ParseBool(%q) = %v, %v; lower-casing reads %v, %v", s, v, ok, wantV, wantOK)
 		}
 	}
 }

@@ -80,7 +80,7 @@ func (c *Column) addGeneral(s string) {
 
 // addCommon counts the shapes most columns are made of without the general readers,
 // which allocate and tokenize: whole numbers (IDs), plain decimals, ISO dates and words
-// with a number glued on (First12). It counts exactly what they would (TestAddCommonIsExact)
+// with a number glued on (First12), and e-mail addresses. It counts exactly what they would (TestAddCommonIsExact)
 // and leaves everything else to them; it makes extraction's inference several times cheaper.
 func (c *Column) addCommon(s string) bool {
 	var letters, digits, dots, dashes, slashes, firstDigit int
@@ -103,6 +103,8 @@ func (c *Column) addCommon(s string) bool {
 			dashes++
 		case b == '/':
 			slashes++
+		case b == '@':
+			return true // an e-mail address: neither a date nor a number (as addGeneral)
 		default:
 			return false
 		}

@@ -1,6 +1,10 @@
 package formats
 
-import "strings"
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
 
 // Month names and their usual abbreviations in the 21 languages of the UI (English, French,
 // German, Spanish, Italian, Portuguese, Dutch, Polish (nominative and genitive), Swedish,
@@ -78,6 +82,9 @@ func weekday(w string) bool { return weekdays[w] }
 // Booleans in the UI's languages: yes/no, true/false, 1/0, y/n, ja/nein, oui/non, sí/no …
 var trueWords, falseWords = map[string]bool{}, map[string]bool{}
 
+// boolStarts are the first letters of trueWords and falseWords.
+var boolStarts = map[rune]bool{}
+
 func init() {
 	for _, w := range strings.Fields(`true yes y t 1 on x ✓ ✔ ja wahr oui vrai sí si sim verdadeiro verdadero vero
 		waar tak prawda evet doğru e ya iya benar có đúng ใช่ จริง はい 是 是的 對 对 예 네 참`) {
@@ -86,6 +93,12 @@ func init() {
 	for _, w := range strings.Fields(`false no n f 0 off nein falsch non faux não nao falso onwaar nee nie fałsz nej falskt
 		hayır hayir yanlış tidak salah bukan không sai ไม่ เท็จ いいえ 否 不是 錯 错 아니오 아니요 거짓`) {
 		falseWords[w] = true
+	}
+	for _, words := range []map[string]bool{trueWords, falseWords} {
+		for w := range words {
+			r, _ := utf8.DecodeRuneInString(w)
+			boolStarts[r] = true
+		}
 	}
 }
 
@@ -112,6 +125,11 @@ func ParseBool(s string) (value, ok bool) {
 			}
 			return false, false
 		}
+	}
+	// Not ASCII: lower-cased only when it is one word whose first letter may start an
+	// answer (a city or a name seldom is).
+	if r, _ := utf8.DecodeRuneInString(w); !boolStarts[unicode.ToLower(r)] || strings.IndexByte(w, ' ') >= 0 {
+		return false, false
 	}
 	w = strings.ToLower(w)
 	switch {
