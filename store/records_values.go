@@ -155,24 +155,21 @@ func (db *DB) cellValues(ctx context.Context, accountID, sheetID, key string, q 
 // (null, "" and []) are left out, as records.IsEmpty has it. ordered: the most frequent
 // first, ties in the database's order of the values.
 func groupedValues(rs *recSheet, key string, where ffql.Frag, ordered bool) (string, []any) {
+	i, _ := rs.Schema.Index(key)
 	if rs.d == postgresDialect {
-		v, vargs := rs.valueExpr("r", key)
-		ty := rs.d.typing()
-		sv := ffql.Frag{SQL: "s.v"}
-		empty, asJSON := ty.Empty(sv, true), ty.JSON(sv)
-		args := append(append(append(append([]any{}, asJSON.Args...), vargs...), where.Args...), empty.Args...)
-		query := `SELECT ` + asJSON.SQL + `, count(*) AS n, CAST(sum(s.valid) AS BIGINT) FROM (SELECT ` + v + ` AS v, r.valid AS valid FROM records r WHERE ` + where.SQL + `) AS s
-		WHERE NOT ` + empty.SQL + ` GROUP BY s.v`
+		// Grouped by each value's JSON text in the "C" collation, as SQLite groups and the
+		// kept lists key them: comparing text is much cheaper than comparing jsonb (a page
+		// of a field with 1,000,000 distinct values: 2.2 s grouped by jsonb, 0.8 s by text).
+		v := "r.vals -> " + strconv.Itoa(rs.layout.cols[i])
+		query := `SELECT s.t, count(*) AS n, CAST(sum(s.valid) AS BIGINT) FROM (SELECT CAST(` + v + ` AS TEXT) COLLATE "C" AS t, r.valid AS valid FROM records r
+		WHERE (` + where.SQL + `) AND ` + v + ` NOT IN ('null'::jsonb, '""'::jsonb, '[]'::jsonb)) AS s GROUP BY s.t`
 		if ordered {
-			order := ty.Order(sv, " ASC")
-			query += ` ORDER BY n DESC, ` + order.SQL
-			args = append(args, order.Args...)
+			query += ` ORDER BY n DESC, ` + jsonTextOrder("s.t")
 		}
-		return query, args
+		return query, where.Args
 	}
 	// Grouped by each value's JSON text (->), which keeps true and false (json_extract
 	// reads them as 1 and 0); ties in SQLite's order of the values.
-	i, _ := rs.Schema.Index(key)
 	args := append([]any{"$[" + strconv.Itoa(rs.layout.cols[i]) + "]"}, where.Args...)
 	query := `SELECT s.j, count(*) AS n, CAST(sum(s.valid) AS BIGINT) FROM (SELECT r.vals -> ? AS j, r.valid AS valid FROM records r WHERE ` + where.SQL + `) AS s
 		WHERE s.j NOT IN ('null', '""', '[]') GROUP BY s.j`
@@ -180,6 +177,16 @@ func groupedValues(rs *recSheet, key string, where ffql.Frag, ordered bool) (str
 		query += ` ORDER BY n DESC, json_extract(s.j, '$') ASC`
 	}
 	return query, args
+}
+
+// jsonTextOrder orders PostgreSQL rows by t, a value's JSON text, in value order as the
+// typed order of values has it: numbers and booleans (as 1 and 0) by value, then text by its
+// bytes (a list or an object by its JSON), reading t as jsonb only for a string with an
+// escape in it.
+func jsonTextOrder(t string) string {
+	text := `left(` + t + `, 1) IN ('"', '[', '{')`
+	return `(CASE WHEN ` + text + ` THEN 2 ELSE 1 END), (CASE WHEN ` + t + ` = 'true' THEN 1 WHEN ` + t + ` = 'false' THEN 0 WHEN ` + text + ` THEN NULL ELSE CAST(` + t + ` AS numeric) END),
+		(CASE WHEN left(` + t + `, 1) <> '"' THEN ` + t + ` WHEN strpos(` + t + `, '\') = 0 THEN substr(` + t + `, 2, length(` + t + `) - 2) ELSE CAST(` + t + ` AS jsonb) #>> '{}' END) COLLATE "C"`
 }
 
 // eachGrouped runs a groupedValues query and hands fn each value. On SQLite it runs on a
