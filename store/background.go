@@ -40,6 +40,10 @@ const (
 	// writesQuiet: an import commits a batch every few tens of milliseconds, so a second
 	// without writes means it has ended.
 	writesQuiet = time.Second
+	// idleQuiet is how long a node goes without reads before work that cannot pause starts
+	// (PostgreSQL's index build), unless it has waited idleWaitMax already.
+	idleQuiet   = 3 * time.Second
+	idleWaitMax = 2 * time.Minute
 )
 
 // wait returns once nothing has been in flight for quiet, after waitMax, or when ctx ends.
