@@ -42,7 +42,7 @@ const (
 	writesQuiet = time.Second
 	// idleQuiet is how long a node goes without reads before work that cannot pause starts
 	// (PostgreSQL's index build), unless it has waited idleWaitMax already.
-	idleQuiet   = 3 * time.Second
+	idleQuiet   = time.Second
 	idleWaitMax = 2 * time.Minute
 )
 

@@ -102,7 +102,7 @@ func (db *DB) cellValues(ctx context.Context, accountID, sheetID, key string, q 
 	if err != nil {
 		return nil, false, err
 	}
-	query, args := groupedValues(rs, key, where, true)
+	query, args := groupedValues(rs, key, where, byCount)
 	if limit > 0 && tooMany {
 		// Only for a field known to have too many values to keep: a count of any other is
 		// worth keeping whole.
@@ -150,11 +150,22 @@ func (db *DB) cellValues(ctx context.Context, accountID, sheetID, key string, q 
 	return vals, false, nil
 }
 
+// groupOrder is the order of groupedValues' rows.
+type groupOrder int
+
+const (
+	unordered groupOrder = iota
+	// byCount: the most frequent first, ties in value order
+	byCount
+	// byValue: value order on PostgreSQL (which then stores the counted values' rows in the
+	// order of their index), none on SQLite
+	byValue
+)
+
 // groupedValues is the query of the distinct values of field key among the records where
 // selects, each as its JSON with how many records and valid records hold it; empty cells
-// (null, "" and []) are left out, as records.IsEmpty has it. ordered: the most frequent
-// first, ties in the database's order of the values.
-func groupedValues(rs *recSheet, key string, where ffql.Frag, ordered bool) (string, []any) {
+// (null, "" and []) are left out, as records.IsEmpty has it.
+func groupedValues(rs *recSheet, key string, where ffql.Frag, order groupOrder) (string, []any) {
 	i, _ := rs.Schema.Index(key)
 	if rs.d == postgresDialect {
 		// Grouped by each value's JSON text in the "C" collation, as SQLite groups and the
@@ -163,8 +174,11 @@ func groupedValues(rs *recSheet, key string, where ffql.Frag, ordered bool) (str
 		v := "r.vals -> " + strconv.Itoa(rs.layout.cols[i])
 		query := `SELECT s.t, count(*) AS n, CAST(sum(s.valid) AS BIGINT) FROM (SELECT CAST(` + v + ` AS TEXT) COLLATE "C" AS t, r.valid AS valid FROM records r
 		WHERE (` + where.SQL + `) AND ` + v + ` NOT IN ('null'::jsonb, '""'::jsonb, '[]'::jsonb)) AS s GROUP BY s.t`
-		if ordered {
+		switch order {
+		case byCount:
 			query += ` ORDER BY n DESC, ` + jsonTextOrder("s.t")
+		case byValue:
+			query += ` ORDER BY ` + jsonTextOrder("s.t")
 		}
 		return query, where.Args
 	}
@@ -173,7 +187,7 @@ func groupedValues(rs *recSheet, key string, where ffql.Frag, ordered bool) (str
 	args := append([]any{"$[" + strconv.Itoa(rs.layout.cols[i]) + "]"}, where.Args...)
 	query := `SELECT s.j, count(*) AS n, CAST(sum(s.valid) AS BIGINT) FROM (SELECT r.vals -> ? AS j, r.valid AS valid FROM records r WHERE ` + where.SQL + `) AS s
 		WHERE s.j NOT IN ('null', '""', '[]') GROUP BY s.j`
-	if ordered {
+	if order == byCount {
 		query += ` ORDER BY n DESC, json_extract(s.j, '$') ASC`
 	}
 	return query, args

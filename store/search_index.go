@@ -44,25 +44,6 @@ var SearchIndexMin int64 = 200000
 type searchIndexes struct {
 	mu      sync.Mutex
 	started map[int64]bool
-	// searched: sheets searched on this node while their index is wanted (PostgreSQL's
-	// build then starts without waiting for the node to go idle)
-	searched map[int64]bool
-}
-
-// search notes that sheet sk was searched.
-func (s *searchIndexes) search(sk int64) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.searched == nil {
-		s.searched = map[int64]bool{}
-	}
-	s.searched[sk] = true
-}
-
-func (s *searchIndexes) wasSearched(sk int64) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.searched[sk]
 }
 
 func searchIndexName(sk int64) string { return fmt.Sprintf("records_search_%d", sk) }
@@ -73,7 +54,6 @@ func (db *DB) ensureSearchIndex(rs *recSheet) {
 	if rs.sk == 0 || rs.total < SearchIndexMin {
 		return
 	}
-	db.searchIdx.search(rs.sk)
 	db.startSearchIndex(rs.sk)
 }
 
@@ -120,16 +100,10 @@ func (db *DB) buildSearchIndex(ctx context.Context, sk int64) error {
 		return err
 	}
 	// The build cannot pause once started (about 10 s of a core at 1,000,000 records), and
-	// requests beside it are slower (a first sorted page 20-30%): unless the sheet is being
-	// searched, it starts when nothing has read records for idleQuiet, or after idleWaitMax.
-	for deadline := time.Now().Add(idleWaitMax); !db.reads.quiet(idleQuiet) && !db.searchIdx.wasSearched(sk) && time.Now().Before(deadline); {
-		select {
-		case <-time.After(50 * time.Millisecond):
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
-	if err := db.reads.wait(ctx, readsQuiet, readsWaitMax); err != nil {
+	// requests beside it are slower (a first sorted page by a quarter), so it starts when
+	// nothing has read records for idleQuiet (a user reading a page; not a script or a
+	// user paging on), or after idleWaitMax.
+	if err := db.reads.wait(ctx, idleQuiet, idleWaitMax); err != nil {
 		return err
 	}
 	name := searchIndexName(sk)

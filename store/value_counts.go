@@ -203,7 +203,10 @@ func (db *DB) buildValueCounts(ctx context.Context, rs *recSheet, col int) (hand
 	// The count reads the sheet as it was when it started; a write committed after that
 	// moves changes, and the hand-over below then declines.
 	lo, hi := ridRange(rs.sk)
-	query, args := groupedValues(rs, rs.layout.keyOf[col], ffql.Frag{SQL: `r.rid BETWEEN ? AND ?`, Args: []any{lo, hi}}, false)
+	// In value order on PostgreSQL, so that the rows lie in the order pages read them: in
+	// the order a GROUP BY by text gives, page 500 by value read 50,000 scattered rows for
+	// its 100 (37 ms instead of 8).
+	query, args := groupedValues(rs, rs.layout.keyOf[col], ffql.Frag{SQL: `r.rid BETWEEN ? AND ?`, Args: []any{lo, hi}}, byValue)
 	var batch []CellCount
 	store := func() error {
 		// (Not held back by requests as the FTS5 build is: the requests for this field count
