@@ -61,11 +61,15 @@ func TestBrowserGridFastTyping(t *testing.T) {
 	// The column menu loads its filter-by-value entries when it opens.
 	// It opens over the page: its last item is really on top at its place, not clipped by
 	// the grid's scrolling box (a one-row sheet is shorter than the menu).
+	// Until they come, it says they are being counted (a field with a value per record takes
+	// about a second at 1,000,000 records).
 	var entry string
-	var onTop bool
+	var onTop, placeholder, placeholderGone bool
 	if err := chromedp.Run(ctx,
+		chromedp.Evaluate(`!!document.querySelector("th[data-key=name] [data-testid=value-menu-loading]")`, &placeholder),
 		chromedp.Click(`th[data-key=name] summary`),
 		chromedp.WaitVisible(`th[data-key=name] [data-testid=value-filter]`),
+		chromedp.Evaluate(`!document.querySelector("th[data-key=name] [data-testid=value-menu-loading]")`, &placeholderGone),
 		chromedp.Text(`th[data-key=name] [data-testid=value-filter]`, &entry),
 		chromedp.Evaluate(`(() => {
 			const items = document.querySelectorAll("th[data-key=name] [data-testid=column-menu] a, th[data-key=name] [data-testid=column-menu] button");
@@ -77,6 +81,9 @@ func TestBrowserGridFastTyping(t *testing.T) {
 	}
 	if !onTop {
 		t.Error("the column menu's last item is hidden (clipped by the grid)")
+	}
+	if !placeholder || !placeholderGone {
+		t.Errorf("the column menu's counting note: there before the values %v, gone with them %v", placeholder, placeholderGone)
 	}
 	if strings.Join(strings.Fields(entry), " ") != "Grace 1" {
 		t.Errorf("filter-by-value entry %q, want Grace 1", entry)
