@@ -34,8 +34,12 @@ import (
 // checks the candidates as the scan would. Needs the driver built with FTS5 (the sqlite_fts5
 // build tag, which the Makefile sets); without it searches keep scanning.
 
-// SearchIndexMin is the size of sheet that gets a search index (a variable for tests).
+// SearchIndexMin is the size of sheet that gets a search index (SLUICE_SEARCH_INDEX_MIN; a
+// variable for tests). At 0 no sheet gets one (indexes built before are still kept and used).
 var SearchIndexMin int64 = 200000
+
+// searchIndexWanted reports whether a sheet of total records gets a search index.
+func searchIndexWanted(total int64) bool { return SearchIndexMin > 0 && total >= SearchIndexMin }
 
 // searchIndexes remembers the sheets whose index this node has set out to build (on
 // PostgreSQL: built, being built, or failed, so a search does not try again; on SQLite:
@@ -51,7 +55,7 @@ func searchIndexName(sk int64) string { return fmt.Sprintf("records_search_%d", 
 // ensureSearchIndex starts building sheet sk's search index unless it exists or is being
 // built; it returns at once.
 func (db *DB) ensureSearchIndex(rs *recSheet) {
-	if rs.sk == 0 || rs.total < SearchIndexMin {
+	if rs.sk == 0 || !searchIndexWanted(rs.total) {
 		return
 	}
 	db.startSearchIndex(rs.sk)
@@ -306,7 +310,7 @@ func (tx *Tx) keepFTS(rs *recSheet, changes []*change) error {
 // or more: a sheet imported from a big file is searched fast (about 20-30 s after the import
 // ends on SQLite, 10-15 s on PostgreSQL) without waiting for its first search to start it.
 func (tx *Tx) indexWhenBig(rs *recSheet, changes []*change) {
-	if rs.sk == 0 || rs.total >= SearchIndexMin {
+	if rs.sk == 0 || SearchIndexMin <= 0 || rs.total >= SearchIndexMin {
 		return // a sheet that was big already got its index from the write that made it so, or from a search
 	}
 	n := int64(0)
@@ -315,7 +319,7 @@ func (tx *Tx) indexWhenBig(rs *recSheet, changes []*change) {
 			n++
 		}
 	}
-	if rs.total+n >= SearchIndexMin {
+	if searchIndexWanted(rs.total + n) {
 		tx.searchBuild = append(tx.searchBuild, rs.sk)
 	}
 }

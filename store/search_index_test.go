@@ -212,3 +212,28 @@ func TestSearchIndexAfterABigWrite(t *testing.T) {
 		t.Fatalf("search user230@: %d records, want 1", got)
 	}
 }
+
+// With SearchIndexMin 0 (SLUICE_SEARCH_INDEX_MIN=0) no sheet gets a search index, after
+// writes or searches; searches scan.
+func TestSearchIndexTurnedOff(t *testing.T) {
+	e := mustOpenDB(t)
+	defer func(n int64) { store.SearchIndexMin = n }(store.SearchIndexMin)
+	store.SearchIndexMin = 0
+	sh := e.mustCreateSheet(t, model.SheetConfig{Name: "I", Fields: []model.Field{{Key: "email", Type: model.FieldString}}})
+	var in []map[string]any
+	for i := 0; i < 300; i++ {
+		in = append(in, map[string]any{"email": fmt.Sprintf("user%d@example.com", i)})
+	}
+	e.mustInsert(t, sh, rows(in...))
+	if got := len(e.mustGet(t, sh, store.RecordQuery{SearchValue: "user42@"})); got != 1 {
+		t.Fatalf("search user42@: %d records, want 1", got)
+	}
+	time.Sleep(2500 * time.Millisecond) // a build waits a second without writes and one without reads
+	q := `SELECT count(*) FROM search_indexes`
+	if e.db.Postgres() {
+		q = `SELECT count(*) FROM pg_class WHERE relname LIKE 'records_search_%'`
+	}
+	if n, err := e.db.CountForTest(t.Context(), q); err != nil || n != 0 {
+		t.Fatalf("%d search indexes (%v), want none", n, err)
+	}
+}

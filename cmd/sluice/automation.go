@@ -41,6 +41,8 @@ type automationConfig struct {
 	// NodeTimeout is taken over by the others (its running jobs and extractions fail).
 	NodeID      string
 	NodeTimeout time.Duration
+	// SearchIndexMin is the size of sheet that gets a search index; 0: none does.
+	SearchIndexMin int64
 }
 
 // automationFlags registers the settings on fs, with defaults from the environment.
@@ -96,6 +98,15 @@ func automationFlags(fs *flag.FlagSet, getenv func(string) string, c *automation
 		}
 		fs.IntVar(n.dst, n.name, n.def, n.usage+" ("+n.key+")")
 	}
+	c.SearchIndexMin = store.SearchIndexMin
+	if v := getenv("SLUICE_SEARCH_INDEX_MIN"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 0 {
+			return fmt.Errorf("SLUICE_SEARCH_INDEX_MIN must be a whole number of records (0: no search indexes), got %q", v)
+		}
+		c.SearchIndexMin = n
+	}
+	fs.Int64Var(&c.SearchIndexMin, "search-index-min", c.SearchIndexMin, "sheets of this many records or more get a search index, built in the background (0: none; searches scan) (SLUICE_SEARCH_INDEX_MIN)")
 	fs.StringVar(&c.NodeID, "node-id", getenv("SLUICE_NODE_ID"), "with PostgreSQL: this node's name, unique among the nodes; a restarted node with the same name fails the jobs it was running (SLUICE_NODE_ID, default host:data directory)")
 	allow, _ := strconv.ParseBool(getenv("SLUICE_ALLOW_PRIVATE_WEBHOOKS"))
 	fs.BoolVar(&c.AllowPrivateWebhooks, "allow-private-webhooks", allow, "let webhook URLs reach loopback and private addresses (SLUICE_ALLOW_PRIVATE_WEBHOOKS)")
@@ -129,6 +140,7 @@ func startAutomation(ctx context.Context, db *store.DB, c automationConfig, file
 	a.worker = jobs.NewWorker(svc, 200*time.Millisecond, log) // a cheap indexed query; uploads start extracting within 0.2 s
 	a.worker.Size, a.worker.Budget = c.Workers, c.JobBudget
 	limits.Columns, limits.NameLength, limits.CellLength, limits.JSONDepth = c.Limits.Columns, c.Limits.NameLength, c.Limits.CellLength, c.Limits.JSONDepth
+	store.SearchIndexMin = c.SearchIndexMin
 	a.worker.Handle(jobs.OpDeleteRecords, jobs.DeleteRecords(db))
 	var live []string // other nodes' extractions go on
 	if db.Postgres() {

@@ -40,7 +40,16 @@ func TestAutomationConfig(t *testing.T) {
 	if a.JobAckWindow != 90*time.Second || a.ReadinessWait != 30*time.Second || a.JobCheckEvery != 5*time.Minute || a.WebhookMaxAttempts != 3 || a.WebhookRetryBase != time.Second {
 		t.Fatalf("got %+v", a)
 	}
-	for _, env := range []map[string]string{{"SLUICE_JOB_ACK_WINDOW": "soon"}, {"SLUICE_WEBHOOK_MAX_ATTEMPTS": "0"}, {"SLUICE_READINESS_WAIT": "-1s"}} {
+	if a.SearchIndexMin != 200000 {
+		t.Errorf("search index min %d, want 200000 by default", a.SearchIndexMin)
+	}
+	for v, want := range map[string]int64{"0": 0, "50000": 50000} {
+		c, err := parseConfig(nil, func(k string) string { return map[string]string{"SLUICE_SEARCH_INDEX_MIN": v}[k] })
+		if err != nil || c.Automation.SearchIndexMin != want {
+			t.Errorf("SLUICE_SEARCH_INDEX_MIN=%s: %d (%v), want %d", v, c.Automation.SearchIndexMin, err, want)
+		}
+	}
+	for _, env := range []map[string]string{{"SLUICE_JOB_ACK_WINDOW": "soon"}, {"SLUICE_WEBHOOK_MAX_ATTEMPTS": "0"}, {"SLUICE_READINESS_WAIT": "-1s"}, {"SLUICE_SEARCH_INDEX_MIN": "-1"}, {"SLUICE_SEARCH_INDEX_MIN": "lots"}} {
 		if _, err := parseConfig(nil, func(k string) string { return env[k] }); err == nil {
 			t.Errorf("%v: got no error, want one", env)
 		}
