@@ -329,7 +329,7 @@ func sortingConn(ctx context.Context, p *pool) (*sql.Conn, func(), error) {
 	if _, err := conn.ExecContext(ctx, `PRAGMA threads = 2`); err == nil {
 		if _, err := conn.ExecContext(ctx, `PRAGMA cache_size = -4096`); err == nil {
 			done = func() {
-				_, _ = conn.ExecContext(context.WithoutCancel(ctx), `PRAGMA cache_size = -65536`)
+				_, _ = conn.ExecContext(context.WithoutCancel(ctx), `PRAGMA cache_size = `+strconv.Itoa(-readerCacheKiB))
 				conn.Close()
 			}
 		}
