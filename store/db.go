@@ -81,7 +81,7 @@ func Open(path string) (*DB, error) {
 	}
 	base := "file:" + (&url.URL{Path: abs}).EscapedPath()
 	params := "?_foreign_keys=on&_busy_timeout=10000&_journal_mode=WAL&_synchronous=NORMAL"
-	// The writer's page cache is 32 MiB, the readers' 64 MiB: an import appends to the end
+	// The writer's page cache is 32 MiB (it was 64): an import appends to the end
 	// of the records and their indexes, which a smaller cache holds as well, and the 32 MiB
 	// it leaves are spent on the Go heap instead (GOGC 300, cmd/sluice): 8% off a
 	// 1,000,000-row import at about the same peak RSS.
