@@ -123,9 +123,22 @@ func (db *DB) buildSearchIndex(ctx context.Context, sk int64) error {
 		return err
 	}
 	defer conn.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, lock)
-	var exists bool
-	if err := conn.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM pg_indexes WHERE indexname = $1)`, name).Scan(&exists); err != nil || exists {
-		return err // a build that failed half way leaves an invalid index: searches then scan
+	// A build that stopped half way (its node stopped, or the build failed) leaves an
+	// invalid index, which searches cannot use and writes still keep: holding the lock, this
+	// node knows no build of it is under way, so it drops it and builds again.
+	var valid sql.NullBool
+	err = conn.QueryRowContext(ctx, `SELECT i.indisvalid FROM pg_class c JOIN pg_index i ON i.indexrelid = c.oid WHERE c.relname = $1`, name).Scan(&valid)
+	if err == nil && valid.Bool {
+		return nil
+	}
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return err
+	}
+	if err == nil {
+		slog.Info("dropping a search index left invalid by a build that did not finish", "sheet", sk)
+		if _, err := conn.ExecContext(ctx, `DROP INDEX CONCURRENTLY IF EXISTS `+name); err != nil {
+			return err
+		}
 	}
 	if _, err := conn.ExecContext(ctx, `CREATE EXTENSION IF NOT EXISTS pg_trgm`); err != nil {
 		return err

@@ -237,3 +237,45 @@ func TestSearchIndexTurnedOff(t *testing.T) {
 		t.Fatalf("%d search indexes (%v), want none", n, err)
 	}
 }
+
+// On PostgreSQL an index left invalid by a build that did not finish (its node stopped) is
+// dropped and built again by the next build of the sheet's index.
+func TestSearchIndexRebuiltAfterAnUnfinishedBuild(t *testing.T) {
+	e := mustOpenDB(t)
+	if !e.db.Postgres() {
+		t.Skip("PostgreSQL only")
+	}
+	defer func(n int64) { store.SearchIndexMin = n }(store.SearchIndexMin)
+	store.SearchIndexMin = 1 << 40 // no build until the invalid index is in place
+	sh := e.mustCreateSheet(t, model.SheetConfig{Name: "I", Fields: []model.Field{{Key: "email", Type: model.FieldString}}})
+	var in []map[string]any
+	for i := 0; i < 100; i++ {
+		in = append(in, map[string]any{"email": fmt.Sprintf("user%d@example.com", i)})
+	}
+	e.mustInsert(t, sh, rows(in...))
+	sk, err := e.db.CountForTest(t.Context(), `SELECT sk FROM record_sheets WHERE sheet_id = ?`, sh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A unique index over equal values fails half way and stays, invalid, as a build does
+	// when its node stops.
+	name := fmt.Sprintf("records_search_%d", sk)
+	if err := e.db.ExecForTest(t.Context(), `CREATE UNIQUE INDEX CONCURRENTLY `+name+` ON records ((1)) WHERE rid > 0`); err == nil {
+		t.Fatal("the unique index over equal values was built")
+	}
+	valid := func() int {
+		n, err := e.db.CountForTest(t.Context(), `SELECT count(*) FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE c.relname = ? AND i.indisvalid`, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if n, _ := e.db.CountForTest(t.Context(), `SELECT count(*) FROM pg_class WHERE relname = ?`, name); n != 1 || valid() != 0 {
+		t.Fatalf("no invalid index %s to start from", name)
+	}
+	store.SearchIndexMin = 50
+	if got := len(e.mustGet(t, sh, store.RecordQuery{SearchValue: "user42@"})); got != 1 {
+		t.Fatalf("search user42@: %d records, want 1", got)
+	}
+	store.Eventually(t, "the invalid index was not built again", func() bool { return valid() == 1 })
+}
