@@ -196,6 +196,9 @@ type Tx struct {
 	// searchBuild are the sheets whose search index is built after the commit: sheets the
 	// write made big, and sheets whose FTS5 index it left records out of (search_index.go).
 	searchBuild []int64
+	// patches: per sheet, the records the transaction changes, so that kept sorted orders
+	// are patched rather than dropped (records_sortcache.go)
+	patches map[int64]*sheetPatch
 }
 
 // Now is the transaction's time.
@@ -231,7 +234,7 @@ func (db *DB) Update(ctx context.Context, fn func(tx *Tx) error) error {
 	if err := sqlTx.Commit(); err != nil {
 		return errs.Wrap(err, "commit transaction")
 	}
-	db.sorts.bump(tx.touched)
+	db.sorts.bump(tx.touched, tx.patches)
 	if len(tx.touched) > 0 {
 		db.writes.done()
 	}

@@ -78,3 +78,6 @@ func (db *DB) TextForTest(ctx context.Context, q string, args ...any) (string, e
 	err := db.r.QueryRowContext(ctx, q, args...).Scan(&s)
 	return s, err
 }
+
+// PatchedOrdersForTest is how many kept sorted orders were patched after writes.
+func (db *DB) PatchedOrdersForTest() int64 { return db.sorts.patched.Load() }

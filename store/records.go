@@ -7,12 +7,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
+	"sort"
 	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/sluice/sluice/errs"
+	"github.com/sluice/sluice/ffql"
 	"github.com/sluice/sluice/model"
 	"github.com/sluice/sluice/records"
 )
@@ -205,7 +208,7 @@ func (rc *readCtx) page(rs *recSheet, q *RecordQuery) ([]*Record, error) {
 				return pgxRids(ctx, p, query, args)
 			}
 			return queryRids(ctx, reader, "sort records", query, args...)
-		})
+		}, patchOrder(reader, where, order))
 		if err != nil {
 			return nil, err
 		}
@@ -230,6 +233,56 @@ func (rc *readCtx) page(rs *recSheet, q *RecordQuery) ([]*Record, error) {
 		return nil, err
 	}
 	return rc.load(rs, rids)
+}
+
+// patchOrder places records changed by writes in a kept order of the records where
+// selects, sorted by order: each is left out, or put where it now belongs, found by binary
+// search with the database comparing two records at a time by order itself (so the
+// comparison is the sort's, whatever the field's type, direction and collation).
+func patchOrder(q querier, where, order ffql.Frag) patchFunc {
+	return func(ctx context.Context, old, changed []int64) ([]int64, error) {
+		gone := make(map[int64]bool, len(changed))
+		list := make([]any, 0, len(changed))
+		for _, rid := range changed {
+			if !gone[rid] {
+				gone[rid] = true
+				list = append(list, rid)
+			}
+		}
+		// Which of them the query selects now, in key order (a deleted record: none).
+		members, err := queryRids(ctx, q, "patch sorted order", `SELECT r.rid FROM records r WHERE (`+where.SQL+`) AND r.rid IN (`+placeholders(len(list))+`) ORDER BY r.rid`,
+			append(append([]any{}, where.Args...), list...)...)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]int64, 0, len(old)+len(members))
+		for _, rid := range old {
+			if !gone[rid] {
+				out = append(out, rid)
+			}
+		}
+		before := `SELECT r.rid FROM records r WHERE r.rid IN (?, ?) ORDER BY ` + order.SQL + ` LIMIT 1`
+		for _, rid := range members {
+			// The first place whose record comes after rid's.
+			var cerr error
+			at := sort.Search(len(out), func(i int) bool {
+				if cerr != nil {
+					return true
+				}
+				var first int64
+				if err := q.QueryRowContext(ctx, before, append([]any{out[i], rid}, order.Args...)...).Scan(&first); err != nil {
+					cerr = errs.Wrap(err, "patch sorted order")
+					return true
+				}
+				return first == rid
+			})
+			if cerr != nil {
+				return nil, cerr
+			}
+			out = slices.Insert(out, at, rid)
+		}
+		return out, nil
+	}
 }
 
 // driverRids reads a query's record keys straight from the SQLite driver: a sorted order of

@@ -200,13 +200,15 @@ func (d *countDelta) tallyStatus(rs *recSheet, efs []string, dups []int64, sign 
 
 // apply writes the delta to the counts tables.
 func (tx *Tx) applyCounts(rs *recSheet, d *countDelta) error {
-	tx.touch(rs.sk)
+	tx.touchRecords(rs.sk)
 	if err := tx.applyValues(rs, d.values); err != nil {
 		return err
 	}
-	if _, err := tx.exec(`UPDATE record_sheets SET total = total + ?, valid = valid + ?, shape = shape + ?, changes = changes + 1 WHERE sk = ?`, d.total, d.valid, d.shape, rs.sk); err != nil {
+	p := tx.sheetPatch(rs.sk)
+	if err := tx.queryRow(`UPDATE record_sheets SET total = total + ?, valid = valid + ?, shape = shape + ?, changes = changes + 1 WHERE sk = ? RETURNING changes`, d.total, d.valid, d.shape, rs.sk).Scan(&p.changes); err != nil {
 		return errs.Wrap(err, "update counts")
 	}
+	p.bumps++
 	rs.total += d.total
 	for i, n := range d.emptyAt {
 		if n != 0 {

@@ -122,7 +122,7 @@ func (db *DB) cellValues(ctx context.Context, accountID, sheetID, key string, q 
 		return nil, false, err
 	}
 	ck := "cells\x00" + sortKey(query, args)
-	if vals, ok := db.sorts.get(rs.sk, gen, ck); ok && kept {
+	if vals, ok := db.sorts.get(ctx, rs.sk, gen, ck); ok && kept {
 		return vals.([]CellCount), false, nil
 	}
 	// A count of the whole sheet that finds few enough values is kept in the database from
@@ -140,7 +140,7 @@ func (db *DB) cellValues(ctx context.Context, accountID, sheetID, key string, q 
 		return nil, false, err
 	}
 	if kept && len(vals) <= cellValuesKept && (changes < 0 || len(vals) > valueListMax) {
-		db.sorts.put(rs.sk, gen, ck, vals) // (a list kept in the database needs no copy here)
+		db.sorts.put(rs.sk, gen, ck, vals, nil) // (a list kept in the database needs no copy here)
 	}
 	if changes >= 0 && len(vals) <= valueListMax {
 		if err := db.Update(ctx, func(tx *Tx) error { return tx.keepValues(rs.sk, col, changes, vals) }); err != nil {

@@ -106,7 +106,7 @@ func (tx *Tx) newVersion(rs *recSheet, w *writeCtx) error {
 		return err
 	}
 	w.versionID = c.ID
-	tx.touch(rs.sk)
+	tx.touchRecords(rs.sk)
 	if err := tx.queryRow(`INSERT INTO record_versions (id, sk, created_at) VALUES (?, ?, ?) RETURNING vseq`, w.versionID, rs.sk, ms(tx.now)).Scan(&w.vseq); err != nil {
 		return errs.Wrap(err, "create version")
 	}
@@ -151,6 +151,7 @@ func (tx *Tx) applyChanges(rs *recSheet, changes []*change, w *writeCtx) error {
 	var ins, ups []*recState
 	var dels []int64
 	for _, c := range changes {
+		tx.noteChanged(rs.sk, c.rid())
 		if c.old != nil && c.kind != kRecheck {
 			d.tally(rs, c.old, -1)
 		}
