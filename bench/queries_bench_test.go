@@ -71,6 +71,11 @@ func queryTimes(b *testing.B, s *server, sheet string, rows int) (scanned time.D
 	rec := s.call(b, "GET", base+"/records?pageSize=1", nil, "")["data"].(map[string]any)["records"].([]any)[0].(map[string]any)
 	edit := fmt.Sprintf(`[{"id":%q,"values":{"country":{"value":"PT"},"first_name":{"value":"Zed"}}}]`, rec["id"])
 	s.call(b, "PUT", base+"/records", strings.NewReader(edit), "application/json")
+	// The sorted pages after a write: the kept order is patched, not computed again.
+	var sortedAfterWrite []time.Duration
+	for _, f := range fields {
+		sortedAfterWrite = append(sortedAfterWrite, s.timeGet(b, base+"/records?pageSize=100&sortField="+f+"&sortDirection=asc&pageNumber=2"))
+	}
 	var afterWrite []time.Duration
 	for _, f := range []string{"first_name", "country", "signup_date"} {
 		afterWrite = append(afterWrite, s.timeGet(b, base+"/cells?distinct=true&includeCounts=true&fieldKey="+f))
@@ -105,7 +110,9 @@ func queryTimes(b *testing.B, s *server, sheet string, rows int) (scanned time.D
 	building, buildingField := searchTimes(b, s, sheet, rows)
 	b.ReportMetric(ms(median(building)), "search-building-ms")
 	fmt.Printf("search %.0f s after the import, while the search index is built: one e-mail %.0f ms, in its field %.0f ms (median of 3; target <= 100)\n", since.Seconds(), ms(median(building)), ms(median(buildingField)))
-	fmt.Printf("first sorted page, cold, by field: %s %.0f ms, %s %.0f ms, %s %.0f ms\n", fields[0], ms(first[0]), fields[1], ms(first[1]), fields[2], ms(first[2]))
+	fmt.Printf("first sorted page, cold, by field: %s %.0f ms, %s %.0f ms, %s %.0f ms; page 2 of each right after a write: %.0f, %.0f, %.0f ms\n", fields[0], ms(first[0]), fields[1], ms(first[1]), fields[2], ms(first[2]),
+		ms(sortedAfterWrite[0]), ms(sortedAfterWrite[1]), ms(sortedAfterWrite[2]))
+	b.ReportMetric(ms(median(sortedAfterWrite)), "sorted-after-write-ms")
 	sort.Slice(next, func(i, j int) bool { return next[i] < next[j] })
 	worstNext := next[len(next)-1]
 	b.ReportMetric(ms(median(search)), "search-ms")
