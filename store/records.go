@@ -243,11 +243,9 @@ func patchOrder(q querier, where, order ffql.Frag) patchFunc {
 	return func(ctx context.Context, old, changed []int64) ([]int64, error) {
 		gone := make(map[int64]bool, len(changed))
 		list := make([]any, 0, len(changed))
-		for _, rid := range changed {
-			if !gone[rid] {
-				gone[rid] = true
-				list = append(list, rid)
-			}
+		for _, rid := range uniqueRids(changed) {
+			gone[rid] = true
+			list = append(list, rid)
 		}
 		// Which of them the query selects now, in key order (a deleted record: none).
 		members, err := queryRids(ctx, q, "patch sorted order", `SELECT r.rid FROM records r WHERE (`+where.SQL+`) AND r.rid IN (`+placeholders(len(list))+`) ORDER BY r.rid`,
