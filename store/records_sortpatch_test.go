@@ -103,3 +103,59 @@ func TestKeptOrdersPatchedBySmallWrites(t *testing.T) {
 		t.Fatal("an order was patched after a write of 60 records")
 	}
 }
+
+// Pages read while small writes patch the order they come from: no race, and the order is
+// exact once the writes stop (go test -race).
+func TestKeptOrdersPatchedWhileRead(t *testing.T) {
+	e := mustOpenDB(t)
+	sh := e.mustCreateSheet(t, model.SheetConfig{Name: "P", Fields: []model.Field{{Key: "n", Type: model.FieldNumber}}})
+	var in []map[string]any
+	for i := range 200 {
+		in = append(in, map[string]any{"n": (i * 37) % 101})
+	}
+	var ids []string
+	for _, rec := range e.mustInsert(t, sh, rows(in...)).Records {
+		ids = append(ids, rec.ID)
+	}
+	page := func(db *store.DB, n int) []string {
+		recs, _, err := db.GetRecords(t.Context(), e.account, sh, store.RecordQuery{SortField: "n", Page: model.Page{Size: 25, Number: n}}, false)
+		if err != nil {
+			t.Error(err)
+			return nil
+		}
+		var out []string
+		for _, r := range recs {
+			out = append(out, r.ID)
+		}
+		return out
+	}
+	page(e.db, 1)
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+				page(e.db, 1+i%8)
+			}
+		}
+	}()
+	for i := range 20 {
+		e.mustUpdate(t, sh, set(ids[(i*13)%len(ids)], map[string]any{"n": 200 - i}))
+	}
+	close(stop)
+	<-done
+	fresh, err := store.OpenDSN(e.dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fresh.Close()
+	for n := 1; n <= 8; n++ {
+		if got, want := page(e.db, n), page(fresh, n); !slices.Equal(got, want) {
+			t.Fatalf("page %d after the writes:\n kept  %v\n fresh %v", n, got, want)
+		}
+	}
+}
