@@ -81,3 +81,11 @@ func (db *DB) TextForTest(ctx context.Context, q string, args ...any) (string, e
 
 // PatchedOrdersForTest is how many kept sorted orders were patched after writes.
 func (db *DB) PatchedOrdersForTest() int64 { return db.sorts.patched.Load() }
+
+// SetSplitMin sets the size of sheet whose scans are split in two; the returned func
+// restores it.
+func SetSplitMin(n int64) func() {
+	old := splitMin
+	splitMin = n
+	return func() { splitMin = old }
+}

@@ -228,6 +228,13 @@ func (rc *readCtx) page(rs *recSheet, q *RecordQuery) ([]*Record, error) {
 		_, hi := ridRange(rs.sk)
 		query, args, offset = `SELECT r.rid FROM records r WHERE r.rid BETWEEN ? AND ? ORDER BY r.rid`, []any{from, hi}, offset%anchorStep
 	}
+	if lo, mid, hi, ok := rc.halves(rs, q, hint); ok {
+		rids, err := rc.splitRids(where, order, lo, mid, hi, q.SortDesc, offset, q.Page.Size)
+		if err != nil {
+			return nil, err
+		}
+		return rc.load(rs, rids)
+	}
 	rids, err := queryRids(rc.ctx, rc.q, "select records", query+` LIMIT ? OFFSET ?`, append(args, q.Page.Size, offset)...)
 	if err != nil {
 		return nil, err
@@ -469,6 +476,13 @@ func (rc *readCtx) count(rs *recSheet, q *RecordQuery) (int64, error) {
 	where, err := rc.where(rs, q)
 	if err != nil {
 		return 0, err
+	}
+	if lo, mid, hi, ok := rc.halves(rs, q, ""); ok {
+		limit := 0
+		if q.CountCap > 0 {
+			limit = q.CountCap + 1
+		}
+		return rc.splitCount(where, lo, mid, hi, limit)
 	}
 	var n int64
 	query := `SELECT count(*) FROM records r WHERE ` + where.SQL
