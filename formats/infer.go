@@ -33,7 +33,7 @@ type Column struct {
 
 // Add counts one value.
 func (c *Column) Add(s string) {
-	if t := strings.TrimSpace(s); t != "" && c.addCommon(t) {
+	if t := trimSpace(s); t != "" && c.addCommon(t) {
 		c.Values++
 		return
 	}
@@ -42,7 +42,7 @@ func (c *Column) Add(s string) {
 
 // addGeneral counts one value with the general readers only.
 func (c *Column) addGeneral(s string) {
-	s = strings.TrimSpace(s)
+	s = trimSpace(s)
 	if s == "" {
 		return
 	}
@@ -117,7 +117,7 @@ func (c *Column) addCommon(s string) bool {
 	case letters > 0:
 		return false
 	case digits == len(s) && len(s) <= 15 && len(s) != 8 && s[0] != '0':
-		c.countSerial(s)
+		c.countSerialWhole(s)
 		c.NumEither++
 		if len(s) == 1 && (s == "0" || s == "1") {
 			c.Bools++
@@ -127,7 +127,7 @@ func (c *Column) addCommon(s string) bool {
 		if frac := len(s) - strings.IndexByte(s, '.') - 1; frac == 3 {
 			return false // 1.234 reads differently with a decimal comma
 		}
-		c.countSerial(s)
+		c.countSerialWhole(s[:strings.IndexByte(s, '.')])
 		c.NumPoint++
 		setOnce(&c.NumExample, s)
 		return true
@@ -168,6 +168,26 @@ func (c *Column) addDayMonth(s string) bool {
 	d.ok = true
 	c.countDate(d, s)
 	return true
+}
+
+// countSerialWhole is countSerial for a plain number whose whole part is digits, without a
+// leading zero: it is in Excel's range when that part is from 1 to 2958465 (the fraction
+// never takes it past a bound). No float parsing: inference reads every value.
+func (c *Column) countSerialWhole(digits string) {
+	if n := len(digits); n > 0 && n <= 7 {
+		if v := atoi(digits); v >= 1 && v < 2958466 {
+			c.DateSerial++
+		}
+	}
+}
+
+// trimSpace is strings.TrimSpace, returning at once for the usual value that starts and
+// ends with a visible ASCII character.
+func trimSpace(s string) string {
+	if n := len(s); n > 0 && s[0] > ' ' && s[0] < 0x80 && s[n-1] > ' ' && s[n-1] < 0x80 {
+		return s
+	}
+	return strings.TrimSpace(s)
 }
 
 // countSerial counts a plain number as an Excel serial date when it is in Excel's range.

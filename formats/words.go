@@ -104,7 +104,7 @@ func init() {
 
 // ParseBool reads a yes/no answer in any of the UI's languages.
 func ParseBool(s string) (value, ok bool) {
-	w := strings.TrimSpace(s)
+	w := trimSpace(s)
 	var buf [24]byte
 	if len(w) <= len(buf) {
 		// ASCII lower-cased on the stack: inference asks this of every short word
