@@ -237,18 +237,21 @@ func (tx *Tx) sheetPatch(sk int64) *sheetPatch {
 	return p
 }
 
-// noteChanged records that the transaction changes (adds, edits, deletes, revalidates)
-// record rid of sheet sk.
-func (tx *Tx) noteChanged(sk, rid int64) {
+// noteChanged records that the transaction changes (adds, edits, deletes, revalidates) n
+// records of sheet sk, the i-th being rid(i): once per write, not per record, since an
+// import's batches of thousands are too many at once.
+func (tx *Tx) noteChanged(sk int64, n int, rid func(i int) int64) {
 	p := tx.sheetPatch(sk)
 	if p.over {
 		return
 	}
-	if len(p.rids) == sortPatchMax {
+	if len(p.rids)+n > sortPatchMax {
 		p.over, p.rids = true, nil
 		return
 	}
-	p.rids = append(p.rids, rid)
+	for i := range n {
+		p.rids = append(p.rids, rid(i))
+	}
 }
 
 // sheetGen is the generation kept orders and value lists of sheet sk are valid for: this

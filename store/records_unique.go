@@ -387,7 +387,7 @@ func (tx *Tx) flipTwins(rs *recSheet, twins map[int64]map[int64]bool, w *writeCt
 			d.values.tally(t.row, was, -1, false)
 			d.values.tally(t.row, is, 1, false)
 		}
-		tx.noteChanged(rs.sk, t.rid)
+		tx.noteChanged(rs.sk, 1, func(int) int64 { return t.rid })
 		_, err := tx.exec(`UPDATE records SET dups = ?, valid = ?, vseq = ? WHERE rid = ?`,
 			encodeDups(t.dups), boolInt(rs.validOf(t.efs, t.dups)), w.vseq, t.rid)
 		if err != nil {

@@ -150,8 +150,8 @@ func (tx *Tx) applyChanges(rs *recSheet, changes []*change, w *writeCtx) error {
 	}
 	var ins, ups []*recState
 	var dels []int64
+	tx.noteChanged(rs.sk, len(changes), func(i int) int64 { return changes[i].rid() })
 	for _, c := range changes {
-		tx.noteChanged(rs.sk, c.rid())
 		if c.old != nil && c.kind != kRecheck {
 			d.tally(rs, c.old, -1)
 		}
