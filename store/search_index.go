@@ -287,20 +287,19 @@ func (tx *Tx) keepFTS(rs *recSheet, changes []*change) error {
 	if len(gone) > ftsBulk {
 		return tx.dropSearchIndex(rs.sk) // the sheet's next search builds it again
 	}
-	if len(fresh) > 0 {
-		// New records join the index when they are few and nothing unindexed lies between.
-		between := ready == 0 // (not looked up while the build is under way)
-		if !between {
-			if err := tx.queryRow(`SELECT EXISTS (SELECT 1 FROM records WHERE rid > ? AND rid < ?)`, upto, slices.Min(fresh)).Scan(&between); err != nil {
-				return errs.Wrap(err, "read search index")
-			}
+	if len(fresh) > 0 && ready == 1 {
+		// New records join the index when they are few and nothing unindexed lies between
+		// (while the build is under way, the builder reads them).
+		var between bool
+		if err := tx.queryRow(`SELECT EXISTS (SELECT 1 FROM records WHERE rid > ? AND rid < ?)`, upto, slices.Min(fresh)).Scan(&between); err != nil {
+			return errs.Wrap(err, "read search index")
 		}
-		if ready == 1 && !between && len(fresh) <= ftsBulk {
+		if !between && len(fresh) <= ftsBulk {
 			add = append(add, fresh...)
 			if _, err := tx.exec(`UPDATE search_indexes SET upto = ? WHERE sk = ?`, slices.Max(fresh), rs.sk); err != nil {
 				return errs.Wrap(err, "update search index")
 			}
-		} else if ready == 1 {
+		} else {
 			tx.searchBuild = append(tx.searchBuild, rs.sk) // added after the commit
 		}
 	}
@@ -322,10 +321,11 @@ func (tx *Tx) keepFTS(rs *recSheet, changes []*change) error {
 
 // indexWhenBig has a sheet that has no search index get one after the commit (its build
 // waits for the writes to pause) when the write's new records make it SearchIndexMin records
-// or more: a sheet imported from a big file is searched fast (about 20-30 s after the import
-// ends on SQLite, 10-15 s on PostgreSQL) without waiting for its first search to start it.
+// or more: a sheet imported from a big file is searched fast (on SQLite about 15 s after the
+// import ends, on PostgreSQL about 10 s after the node was idle for a second) without
+// waiting for its first search to start it.
 func (tx *Tx) indexWhenBig(rs *recSheet, changes []*change) {
-	if rs.sk == 0 || SearchIndexMin <= 0 || rs.total >= SearchIndexMin {
+	if rs.sk == 0 || searchIndexWanted(rs.total) {
 		return // a sheet that was big already got its index from the write that made it so, or from a search
 	}
 	n := int64(0)
