@@ -191,8 +191,7 @@ func (rc *readCtx) page(rs *recSheet, q *RecordQuery) ([]*Record, error) {
 	if q.Filter == "error" && q.SortField == "" {
 		hint = " INDEXED BY records_errors"
 	}
-	args := append(append([]any{}, where.Args...), order.Args...)
-	query := `SELECT r.rid FROM records r` + hint + ` WHERE ` + where.SQL + ` ORDER BY ` + order.SQL
+	query, args := keysQuery(hint, where, order)
 	if q.SortField != "" && rc.sorts != nil {
 		// A sorted query reads every value anyway: the first page computes the whole order
 		// and keeps it, so the next pages are slices of it.
@@ -240,6 +239,12 @@ func (rc *readCtx) page(rs *recSheet, q *RecordQuery) ([]*Record, error) {
 		return nil, err
 	}
 	return rc.load(rs, rids)
+}
+
+// keysQuery selects the keys of the records where selects, in order (hint: an INDEXED BY
+// clause, or "").
+func keysQuery(hint string, where, order ffql.Frag) (string, []any) {
+	return `SELECT r.rid FROM records r` + hint + ` WHERE ` + where.SQL + ` ORDER BY ` + order.SQL, append(append([]any{}, where.Args...), order.Args...)
 }
 
 // patchOrder places records changed by writes in a kept order of the records where
@@ -478,20 +483,22 @@ func (rc *readCtx) count(rs *recSheet, q *RecordQuery) (int64, error) {
 		return 0, err
 	}
 	if lo, mid, hi, ok := rc.halves(rs, q, ""); ok {
-		limit := 0
-		if q.CountCap > 0 {
-			limit = q.CountCap + 1
-		}
-		return rc.splitCount(where, lo, mid, hi, limit)
+		return rc.splitCount(where, lo, mid, hi, q.CountCap)
 	}
+	return rc.countWhere(rc.ctx, where, q.CountCap)
+}
+
+// countWhere counts the records where selects; with countCap > 0 only up to countCap+1
+// (the caller shows "more than countCap").
+func (rc *readCtx) countWhere(ctx context.Context, where ffql.Frag, countCap int) (int64, error) {
 	var n int64
 	query := `SELECT count(*) FROM records r WHERE ` + where.SQL
 	args := where.Args
-	if q.CountCap > 0 {
+	if countCap > 0 {
 		query = `SELECT count(*) FROM (SELECT 1 FROM records r WHERE ` + where.SQL + ` LIMIT ?) AS c`
-		args = append(append([]any{}, args...), q.CountCap+1)
+		args = append(append([]any{}, args...), countCap+1)
 	}
-	if err := rc.q.QueryRowContext(rc.ctx, query, args...).Scan(&n); err != nil {
+	if err := rc.q.QueryRowContext(ctx, query, args...).Scan(&n); err != nil {
 		return 0, errs.Wrap(err, "count records")
 	}
 	return n, nil

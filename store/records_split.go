@@ -4,7 +4,6 @@ import (
 	"context"
 	"sync"
 
-	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/ffql"
 )
 
@@ -44,17 +43,15 @@ func (rc *readCtx) halves(rs *recSheet, q *RecordQuery, hint string) (lo, mid, h
 // splitRids is the page (offset, size) of the records where selects, in key order (desc:
 // the other way), read from the two halves of the keys at once.
 func (rc *readCtx) splitRids(where, order ffql.Frag, lo, mid, hi int64, desc bool, offset, size int) ([]int64, error) {
-	query := `SELECT r.rid FROM records r WHERE (` + where.SQL + `) AND r.rid BETWEEN ? AND ? ORDER BY ` + order.SQL + ` LIMIT ?`
 	ranges := [2][2]int64{{lo, mid}, {mid + 1, hi}}
 	if desc {
 		ranges[0], ranges[1] = ranges[1], ranges[0]
 	}
 	var parts [2][]int64
 	err := bothHalves(rc.ctx, func(ctx context.Context, i int) error {
-		args := append(append([]any{}, where.Args...), ranges[i][0], ranges[i][1])
-		args = append(append(args, order.Args...), offset+size)
+		query, args := keysQuery("", within(where, ranges[i]), order)
 		var err error
-		parts[i], err = queryRids(ctx, rc.q, "select records", query, args...)
+		parts[i], err = queryRids(ctx, rc.q, "select records", query+` LIMIT ?`, append(args, offset+size)...)
 		return err
 	})
 	if err != nil {
@@ -65,30 +62,25 @@ func (rc *readCtx) splitRids(where, order ffql.Frag, lo, mid, hi int64, desc boo
 	return all[from:min(from+size, len(all))], nil
 }
 
-// splitCount counts the records where selects in the two halves at once; with limit > 0
-// it counts up to limit, as the query it replaces.
-func (rc *readCtx) splitCount(where ffql.Frag, lo, mid, hi int64, limit int) (int64, error) {
-	query := `SELECT count(*) FROM records r WHERE (` + where.SQL + `) AND r.rid BETWEEN ? AND ?`
-	if limit > 0 {
-		query = `SELECT count(*) FROM (SELECT 1 FROM records r WHERE (` + where.SQL + `) AND r.rid BETWEEN ? AND ? LIMIT ?) AS c`
-	}
+// splitCount is countWhere over the two halves at once.
+func (rc *readCtx) splitCount(where ffql.Frag, lo, mid, hi int64, countCap int) (int64, error) {
 	ranges := [2][2]int64{{lo, mid}, {mid + 1, hi}}
 	var n [2]int64
 	err := bothHalves(rc.ctx, func(ctx context.Context, i int) error {
-		args := append(append([]any{}, where.Args...), ranges[i][0], ranges[i][1])
-		if limit > 0 {
-			args = append(args, limit)
-		}
-		if err := rc.q.QueryRowContext(ctx, query, args...).Scan(&n[i]); err != nil {
-			return errs.Wrap(err, "count records")
-		}
-		return nil
+		var err error
+		n[i], err = rc.countWhere(ctx, within(where, ranges[i]), countCap)
+		return err
 	})
 	total := n[0] + n[1]
-	if limit > 0 {
-		total = min(total, int64(limit))
+	if countCap > 0 {
+		total = min(total, int64(countCap+1))
 	}
 	return total, err
+}
+
+// within narrows where to the keys of one half.
+func within(where ffql.Frag, keys [2]int64) ffql.Frag {
+	return ffql.Frag{SQL: `(` + where.SQL + `) AND r.rid BETWEEN ? AND ?`, Args: append(append([]any{}, where.Args...), keys[0], keys[1])}
 }
 
 // bothHalves runs fn for halves 0 and 1 at once and returns the first error.
