@@ -154,9 +154,8 @@ func (db *DB) cellValues(ctx context.Context, accountID, sheetID, key string, q 
 type groupOrder int
 
 const (
-	unordered groupOrder = iota
 	// byCount: the most frequent first, ties in value order
-	byCount
+	byCount groupOrder = iota
 	// byValue: value order on PostgreSQL (which then stores the counted values' rows in the
 	// order of their index), none on SQLite
 	byValue
