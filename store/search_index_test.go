@@ -153,6 +153,16 @@ func TestSearchIndexDroppedByBigEdits(t *testing.T) {
 	}
 }
 
+// searchIndexQueries count the database's search indexes begun (SQLite: the FTS5 table
+// created; PostgreSQL: the index created, valid or not) and ready.
+func searchIndexQueries(e *sheetEnv) (begun, ready string) {
+	if e.db.Postgres() {
+		return `SELECT count(*) FROM pg_class WHERE relname LIKE 'records_search_%'`,
+			`SELECT count(*) FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE c.relname LIKE 'records_search_%' AND i.indisvalid`
+	}
+	return `SELECT count(*) FROM search_indexes`, `SELECT count(*) FROM search_indexes WHERE ready = 1`
+}
+
 // skipWithoutFTS5 skips a test of SQLite's FTS5 index when the driver was built without it
 // (the Makefile builds with it and sets SLUICE_REQUIRE_FTS5, which makes that a failure).
 func skipWithoutFTS5(t *testing.T, e *sheetEnv) {
@@ -187,10 +197,7 @@ func TestSearchIndexAfterABigWrite(t *testing.T) {
 	// started: the build has begun (the index created; on PostgreSQL valid or not); ready:
 	// it is done. (An FTS5 index begun during an import had each batch of it count the
 	// records after the index's reach: the import took 2.8 times as long.)
-	started, ready := `SELECT count(*) FROM search_indexes`, `SELECT count(*) FROM search_indexes WHERE ready = 1`
-	if e.db.Postgres() {
-		started, ready = `SELECT count(*) FROM pg_class WHERE relname LIKE 'records_search_%'`, `SELECT count(*) FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE c.relname LIKE 'records_search_%' AND i.indisvalid`
-	}
+	started, ready := searchIndexQueries(e)
 	count := func(q string) int {
 		c, err := e.db.CountForTest(t.Context(), q)
 		if err != nil {
@@ -229,11 +236,8 @@ func TestSearchIndexTurnedOff(t *testing.T) {
 		t.Fatalf("search user42@: %d records, want 1", got)
 	}
 	time.Sleep(2500 * time.Millisecond) // a build waits a second without writes and one without reads
-	q := `SELECT count(*) FROM search_indexes`
-	if e.db.Postgres() {
-		q = `SELECT count(*) FROM pg_class WHERE relname LIKE 'records_search_%'`
-	}
-	if n, err := e.db.CountForTest(t.Context(), q); err != nil || n != 0 {
+	begun, _ := searchIndexQueries(e)
+	if n, err := e.db.CountForTest(t.Context(), begun); err != nil || n != 0 {
 		t.Fatalf("%d search indexes (%v), want none", n, err)
 	}
 }
