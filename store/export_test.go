@@ -89,3 +89,40 @@ func SetSplitMin(n int64) func() {
 	splitMin = n
 	return func() { splitMin = old }
 }
+
+// GroupedValuesForTest counts the distinct values of field key among the records q selects,
+// the most frequent first (only the first top when top > 0), by the tally when tallied
+// (records_tally.go, whatever the sheet's size, slice keys a query), else by SQL's GROUP BY.
+func (db *DB) GroupedValuesForTest(ctx context.Context, accountID, sheetID, key string, q RecordQuery, top int, tallied bool, slice int64) ([]CellCount, error) {
+	rs, err := db.readSheet(ctx, accountID, sheetID)
+	if err != nil {
+		return nil, err
+	}
+	i, _ := rs.Schema.Index(key)
+	rc := &readCtx{ctx: ctx, q: db.r, db: db}
+	where, err := rc.where(rs, &q)
+	if err != nil {
+		return nil, err
+	}
+	if tallied {
+		defer SetSplitMin(0)()
+		old := tallySlice
+		tallySlice = slice
+		defer func() { tallySlice = old }()
+		vals, ok, err := rc.tallied(rs, rs.layout.cols[i], where, top)
+		if err == nil && !ok {
+			err = fmt.Errorf("not tallied")
+		}
+		return vals, err
+	}
+	query, args := groupedValues(rs, key, where, byCount)
+	if top > 0 {
+		query += fmt.Sprintf(" LIMIT %d", top)
+	}
+	out := []CellCount{}
+	err = db.eachGrouped(ctx, query, args, func(c CellCount) error {
+		out = append(out, c)
+		return nil
+	})
+	return out, err
+}

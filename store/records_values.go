@@ -103,13 +103,17 @@ func (db *DB) cellValues(ctx context.Context, accountID, sheetID, key string, q 
 		return nil, false, err
 	}
 	query, args := groupedValues(rs, key, where, byCount)
+	top := 0
 	if limit > 0 && tooMany {
 		// Only for a field known to have too many values to keep: a count of any other is
 		// worth keeping whole.
 		query += ` LIMIT ` + strconv.Itoa(limit)
-		kept = false // a part of the list: not to be kept or remembered as the whole
+		top, kept = limit, false // a part of the list: not to be kept or remembered as the whole
 	}
 	compute := func(ctx context.Context) ([]CellCount, error) {
+		if vals, tallied, err := rc.tallied(rs, col, where, top); tallied || err != nil {
+			return vals, err
+		}
 		out := []CellCount{}
 		err := db.eachGrouped(ctx, query, args, func(c CellCount) error {
 			out = append(out, c)

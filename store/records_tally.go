@@ -1,0 +1,409 @@
+package store
+
+import (
+	"bytes"
+	"container/heap"
+	"context"
+	"database/sql"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"hash/maphash"
+	"math"
+	"slices"
+
+	"github.com/sluice/sluice/errs"
+	"github.com/sluice/sluice/ffql"
+)
+
+// Distinct values counted in Go (issue 17). SQLite groups by sorting: the first page of a
+// field with a value per record took 0.76 s at 1,000,000 records (0.28 s taking the values
+// out of the stored arrays with ->, the rest sorting a million strings). On a big sheet the
+// values are tallied here instead: the two halves of the sheet's keys are read at once, each
+// a slice of keys per query as the stored arrays joined by group_concat (one row of 50,000
+// records rather than a row each: through the driver a row cost more than SQLite's read of
+// it); each half
+// takes the field's value out of every array, hashes it and sorts the hashes (radix); the two
+// sorted halves are walked together, counting equal values (values of equal hash compared
+// byte for byte, so a collision costs time, never a wrong count). A page of the most frequent
+// is then chosen by a bounded heap rather than by sorting every value, comparing a prefix of
+// each value's order taken while it was read (the values, read again in hash order from all
+// over memory, cost more than the rest of the tally). 1,000,000 values of a field with a
+// value per record: 0.13-0.2 s. A tally holds 24 bytes a record and its values (60 MB a
+// million e-mails): tallies take turns, and a sheet of more than tallyRecords records is
+// counted by SQLite, which spills to disk.
+
+const (
+	// tallyValid marks a tallied value's record as valid (in tallyEnt.n, above the length).
+	tallyValid = 1 << 31
+	// tallyMax is the most bytes of values one half holds (more: counted by SQLite).
+	tallyMax = 128 << 20
+	// tallyRecords is the biggest sheet tallied.
+	tallyRecords = 3000000
+)
+
+// errTallyOff: the tally cannot count these values; SQLite's GROUP BY does.
+var errTallyOff = errors.New("values not tallied")
+
+// tallyTurn lets one tally run at a time in the process (each holds up to a few hundred MB).
+var tallyTurn = make(chan struct{}, 1)
+
+// tallyEnt is one record's value: its hash, its order prefix, and where it sits in the
+// half's arena.
+type tallyEnt struct {
+	h, pre uint64
+	off    uint32
+	n      uint32 // length | tallyValid
+}
+
+// tally is one half's values in hash order.
+type tally struct {
+	ents  []tallyEnt
+	arena []byte
+}
+
+func (t *tally) value(e tallyEnt) []byte {
+	end := e.off + e.n&^tallyValid
+	return t.arena[e.off:end:end]
+}
+
+// tallied counts the distinct values at stored position col among the records where selects,
+// as groupedValues does, and returns them the most frequent first (ties in value order), the
+// first top of them only when top > 0. ok false: not a sheet to tally (SQLite outside a
+// transaction, splitMin records or more); the caller counts with SQL.
+func (rc *readCtx) tallied(rs *recSheet, col int, where ffql.Frag, top int) (vals []CellCount, ok bool, err error) {
+	p, isPool := rc.q.(*pool)
+	if !isPool || p.d != sqliteDialect || rs.total < splitMin || rs.total > tallyRecords {
+		return nil, false, nil
+	}
+	select {
+	case tallyTurn <- struct{}{}:
+		defer func() { <-tallyTurn }()
+	case <-rc.ctx.Done():
+		return nil, false, rc.ctx.Err()
+	}
+	lo, hi, found, err := rc.keyBounds(rs)
+	if err != nil || !found {
+		return []CellCount{}, err == nil, err
+	}
+	mid := lo + (hi-lo)/2
+	ranges := [2][2]int64{{lo, mid}, {mid + 1, hi}}
+	seed := maphash.MakeSeed()
+	var halves [2]*tally
+	err = bothHalves(rc.ctx, func(ctx context.Context, i int) error {
+		var err error
+		halves[i], err = tallyHalf(ctx, p, where, col, ranges[i], seed)
+		return err
+	})
+	if errors.Is(err, errTallyOff) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	sel := newTopCells(top)
+	mergeTallies(halves[0], halves[1], sel.add)
+	return sel.sorted(), true, nil
+}
+
+// keyBounds returns the sheet's least and greatest record keys (found false: no records).
+func (rc *readCtx) keyBounds(rs *recSheet) (lo, hi int64, found bool, err error) {
+	from, to := ridRange(rs.sk)
+	var l, h sql.NullInt64
+	// (Two subqueries: SQLite finds a min or a max alone by one seek, both at once by a scan.)
+	err = rc.q.QueryRowContext(rc.ctx, `SELECT (SELECT min(rid) FROM records WHERE rid BETWEEN ? AND ?), (SELECT max(rid) FROM records WHERE rid BETWEEN ? AND ?)`,
+		from, to, from, to).Scan(&l, &h)
+	if err != nil {
+		return 0, 0, false, errs.Wrap(err, "read record keys")
+	}
+	return l.Int64, h.Int64, l.Valid, nil
+}
+
+// tallyHalf reads the values at position col of the records where selects among keys, a
+// slice of keys per query, and returns them in hash order.
+func tallyHalf(ctx context.Context, p *pool, where ffql.Frag, col int, keys [2]int64, seed maphash.Seed) (*tally, error) {
+	t := &tally{}
+	for from := keys[0]; from <= keys[1]; from += tallySlice {
+		if from == keys[0]+tallySlice {
+			// Room for the rest, as many values and bytes a key as the first slice had
+			// (growing by doubling copied each value three times over).
+			grow := float64(keys[1]-from+1) / float64(tallySlice) * 1.05
+			t.ents = slices.Grow(t.ents, int(float64(len(t.ents))*grow))
+			t.arena = slices.Grow(t.arena, min(int(float64(len(t.arena))*grow), tallyMax))
+		}
+		slice := within(where, [2]int64{from, min(keys[1], from+tallySlice-1)})
+		// Both aggregates see the rows in the same order: the n-th array's record is valid
+		// when the n-th digit is 1. Stored arrays are compact JSON: no newline in them.
+		err := eachRow(ctx, p, "count values", `SELECT CAST(group_concat(r.vals, char(10)) AS BLOB), CAST(group_concat(r.valid <> 0, '') AS BLOB) FROM records r WHERE `+slice.SQL, slice.Args,
+			func(rows *sql.Rows) error {
+				var arrays, valid sql.RawBytes
+				if err := rows.Scan(&arrays, &valid); err != nil {
+					return errs.Wrap(err, "scan values")
+				}
+				return t.add(arrays, valid, col, seed)
+			})
+		if err != nil {
+			return nil, err
+		}
+	}
+	t.ents = radixSort(t.ents)
+	return t, nil
+}
+
+// add tallies the value at position col of each array of arrays (joined by newlines);
+// valid holds a digit per array.
+func (t *tally) add(arrays, valid []byte, col int, seed maphash.Seed) error {
+	for n := 0; len(arrays) > 0; n++ {
+		array := arrays
+		if end := bytes.IndexByte(arrays, '\n'); end >= 0 {
+			array, arrays = arrays[:end], arrays[end+1:]
+		} else {
+			arrays = nil
+		}
+		v, ok := elementAt(array, col)
+		if !ok || n >= len(valid) || (len(arrays) == 0 && n != len(valid)-1) {
+			return errTallyOff // not arrays as Sluice stores them: left to SQLite
+		}
+		if isEmptyJSON(v) {
+			continue
+		}
+		if len(t.arena)+len(v) > tallyMax {
+			return errTallyOff
+		}
+		e := tallyEnt{h: maphash.Bytes(seed, v), pre: orderPrefix(v), off: uint32(len(t.arena)), n: uint32(len(v))}
+		if valid[n] == '1' {
+			e.n |= tallyValid
+		}
+		t.ents = append(t.ents, e)
+		t.arena = append(t.arena, v...)
+	}
+	return nil
+}
+
+// isEmptyJSON: an empty cell (null, "" or []), which distinct values leave out.
+func isEmptyJSON(v []byte) bool {
+	s := string(v)
+	return len(v) == 0 || s == "null" || s == `""` || s == "[]"
+}
+
+// elementAt returns the element at position p of a stored array (nil when the array is
+// shorter: the value is empty); ok false when b is not a JSON array.
+func elementAt(b []byte, p int) (v []byte, ok bool) {
+	if len(b) < 2 || b[0] != '[' || b[len(b)-1] != ']' {
+		return nil, false
+	}
+	i := skipSpace(b, 1)
+	if i == len(b)-1 {
+		return nil, true
+	}
+	for k := 0; ; k++ {
+		end := skipValue(b, i)
+		if end < 0 || end >= len(b) {
+			return nil, false
+		}
+		if k == p {
+			return b[i:end], true
+		}
+		if b[end] != ',' {
+			return nil, end == len(b)-1
+		}
+		i = skipSpace(b, end+1)
+	}
+}
+
+// tallyRadix is the bits of the hash tally entries are sorted on, in passes of tallyDigit
+// bits: values whose hashes agree on these are counted together, their bytes compared.
+const (
+	tallyRadix = 33
+	tallyDigit = 11
+)
+
+// sortKey is the part of an entry's hash that orders it.
+func (e tallyEnt) sortKey() uint64 { return e.h >> (64 - tallyRadix) }
+
+// radixSort orders entries by sortKey, a digit a pass (a digit's counts fit the
+// processor's first cache: 3 passes of 11 bits took half the time of 4 of 16).
+func radixSort(a []tallyEnt) []tallyEnt {
+	if len(a) < 2 {
+		return a
+	}
+	tmp := make([]tallyEnt, len(a))
+	var counts [1 << tallyDigit]int
+	for shift := 0; shift < tallyRadix; shift += tallyDigit {
+		clear(counts[:])
+		for _, e := range a {
+			counts[e.sortKey()>>shift&(1<<tallyDigit-1)]++
+		}
+		at := 0
+		for d, c := range counts {
+			counts[d] = at
+			at += c
+		}
+		for _, e := range a {
+			d := e.sortKey() >> shift & (1<<tallyDigit - 1)
+			tmp[counts[d]] = e
+			counts[d]++
+		}
+		a, tmp = tmp, a
+	}
+	return a
+}
+
+// mergeTallies walks two tallies in hash order and calls fn once for each distinct value
+// with how many records, and valid records, hold it.
+func mergeTallies(a, b *tally, fn func(v heldCell)) {
+	var first heldCell
+	var odd []heldCell // values whose hash another value has too (rare)
+	count := func(t *tally, e tallyEnt) {
+		v, ok := t.value(e), int64(e.n>>31)
+		// (A value's bytes are read only to tell it from another of its hash: reading each
+		// value, in hash order, from all over the arena would take longer than the tally.)
+		if first.c.Value == nil || bytes.Equal(v, first.c.Value) {
+			first.c.Value, first.pre, first.c.Total, first.c.Valid = v, e.pre, first.c.Total+1, first.c.Valid+ok
+			return
+		}
+		for k := range odd {
+			if bytes.Equal(odd[k].c.Value, v) {
+				odd[k].c.Total, odd[k].c.Valid = odd[k].c.Total+1, odd[k].c.Valid+ok
+				return
+			}
+		}
+		odd = append(odd, heldCell{c: CellCount{Value: v, Total: 1, Valid: ok}, pre: e.pre})
+	}
+	for i, j := 0, 0; i < len(a.ents) || j < len(b.ents); {
+		h := uint64(0)
+		if j == len(b.ents) || (i < len(a.ents) && a.ents[i].sortKey() <= b.ents[j].sortKey()) {
+			h = a.ents[i].sortKey()
+		} else {
+			h = b.ents[j].sortKey()
+		}
+		first, odd = heldCell{}, odd[:0]
+		for ; i < len(a.ents) && a.ents[i].sortKey() == h; i++ {
+			count(a, a.ents[i])
+		}
+		for ; j < len(b.ents) && b.ents[j].sortKey() == h; j++ {
+			count(b, b.ents[j])
+		}
+		fn(first)
+		for _, c := range odd {
+			fn(c)
+		}
+	}
+}
+
+// topCells keeps the n most frequent values it is given (ties in value order), or all of
+// them when n is 0.
+type topCells struct {
+	n    int
+	heap cellHeap
+}
+
+func newTopCells(n int) *topCells { return &topCells{n: n} }
+
+func (s *topCells) add(c heldCell) {
+	c.c.Error = c.c.Total - c.c.Valid
+	switch {
+	case s.n == 0 || len(s.heap) < s.n:
+		if s.heap = append(s.heap, c); len(s.heap) == s.n {
+			heap.Init(&s.heap)
+		}
+	case s.heap.less(c, s.heap[0]):
+		s.heap[0] = c
+		heap.Fix(&s.heap, 0)
+	}
+}
+
+// sorted returns the values kept, the most frequent first, each value copied out of the
+// tallies (one allocation for them all).
+func (s *topCells) sorted() []CellCount {
+	out := make([]CellCount, len(s.heap))
+	size := 0
+	for i, h := range s.heap {
+		out[i] = h.c
+		size += len(h.c.Value)
+	}
+	sortCells(out, false, false)
+	arena := make([]byte, 0, size)
+	for i := range out {
+		at := len(arena)
+		arena = append(arena, out[i].Value...)
+		out[i].Value = json.RawMessage(arena[at:len(arena):len(arena)])
+	}
+	return out
+}
+
+// heldCell is a value with its counts and its order prefix.
+type heldCell struct {
+	c   CellCount
+	pre uint64
+}
+
+// cellHeap has on top the value that comes last: the least frequent, the last in value order
+// among equals.
+type cellHeap []heldCell
+
+// less: a comes before b (more frequent, or first in value order).
+func (cellHeap) less(a, b heldCell) bool {
+	switch {
+	case a.c.Total != b.c.Total:
+		return a.c.Total > b.c.Total
+	case a.pre != b.pre:
+		return a.pre < b.pre
+	}
+	return compareStored(a.c.Value, b.c.Value) < 0
+}
+
+func (h cellHeap) Len() int           { return len(h) }
+func (h cellHeap) Less(i, j int) bool { return h.less(h[j], h[i]) }
+func (h cellHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *cellHeap) Push(x any)        { *h = append(*h, x.(heldCell)) }
+func (h *cellHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// orderPrefix is a number in the order of the values (compareStored's): a value whose
+// prefix is less comes first; values of equal prefix are compared whole. Numbers (and
+// booleans, as 1 and 0) by value, then text by its first bytes.
+func orderPrefix(v []byte) uint64 {
+	text := []byte(nil)
+	if plainString(v) {
+		text = v[1 : len(v)-1]
+	} else if k := keyOf(v); k.num {
+		f := k.n
+		if f == 0 || math.IsNaN(f) {
+			f = 0 // (-0 is 0; JSON has no NaN)
+		}
+		bits := math.Float64bits(f)
+		if bits>>63 == 1 {
+			bits = ^bits
+		} else {
+			bits |= 1 << 63
+		}
+		return bits >> 1
+	} else {
+		text = []byte(k.text)
+	}
+	var first [8]byte
+	copy(first[:], text)
+	return 1<<63 | binary.BigEndian.Uint64(first[:])>>1
+}
+
+// compareStored orders two stored values as cellKey does, comparing strings without an
+// escape in place (most values: decoding each would cost more than the rest of the tally).
+func compareStored(a, b []byte) int {
+	if plainString(a) && plainString(b) {
+		return bytes.Compare(a[1:len(a)-1], b[1:len(b)-1])
+	}
+	return keyOf(a).compare(keyOf(b))
+}
+
+// plainString: a JSON string without escapes, whose text is the bytes between its quotes.
+func plainString(v []byte) bool {
+	return len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"' && bytes.IndexByte(v, '\\') < 0
+}
+
+// tallySlice is how many keys one query of a tally reads.
+var tallySlice int64 = 50000

@@ -1,0 +1,86 @@
+package store
+
+import (
+	"cmp"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// tallyOf builds a tally of values with the given hashes (the n-th record valid when n is odd).
+func tallyOf(hashes []uint64, vals ...string) *tally {
+	t := &tally{}
+	for i, v := range vals {
+		e := tallyEnt{h: hashes[i], pre: orderPrefix([]byte(v)), off: uint32(len(t.arena)), n: uint32(len(v))}
+		if i%2 == 1 {
+			e.n |= tallyValid
+		}
+		t.ents = append(t.ents, e)
+		t.arena = append(t.arena, v...)
+	}
+	t.ents = radixSort(t.ents)
+	return t
+}
+
+// Values whose hashes agree are told apart by their bytes, within a half and across the two.
+func TestMergeTalliesTellsValuesOfOneHashApart(t *testing.T) {
+	same := []uint64{42 << 40, 42 << 40, 42 << 40, 42 << 40}
+	a := tallyOf(same, `"x"`, `"y"`, `"x"`, `"z"`)
+	b := tallyOf([]uint64{42 << 40, 7 << 40, 42 << 40, 99 << 40}, `"y"`, `"w"`, `"x"`, `1`)
+	got := map[string][2]int64{}
+	mergeTallies(a, b, func(c heldCell) {
+		if _, twice := got[string(c.c.Value)]; twice {
+			t.Errorf("%s counted twice", c.c.Value)
+		}
+		got[string(c.c.Value)] = [2]int64{c.c.Total, c.c.Valid}
+		if c.pre != orderPrefix(c.c.Value) {
+			t.Errorf("%s handed with another value's order prefix", c.c.Value)
+		}
+	})
+	want := map[string][2]int64{`"x"`: {3, 0}, `"y"`: {2, 1}, `"z"`: {1, 1}, `"w"`: {1, 1}, `1`: {1, 1}}
+	if len(got) != len(want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+	for v, c := range want {
+		if got[v] != c {
+			t.Fatalf("%s: got %v, want %v", v, got[v], c)
+		}
+	}
+}
+
+func TestRadixSortOrdersBySortKey(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	var in []tallyEnt
+	for i := range 5000 {
+		h := r.Uint64()
+		if i%10 == 0 {
+			h &= 0xffff // low bits only: below the sort key
+		}
+		in = append(in, tallyEnt{h: h, off: uint32(i)})
+	}
+	out := radixSort(slices.Clone(in))
+	if !slices.IsSortedFunc(out, func(a, b tallyEnt) int { return cmp.Compare(a.sortKey(), b.sortKey()) }) {
+		t.Fatal("not in sort key order")
+	}
+	seen := map[uint32]bool{}
+	for _, e := range out {
+		seen[e.off] = true
+	}
+	if len(seen) != len(in) {
+		t.Fatalf("%d of %d entries kept", len(seen), len(in))
+	}
+}
+
+// orderPrefix agrees with compareStored: a value of lesser prefix comes first.
+func TestOrderPrefixAgreesWithTheValueOrder(t *testing.T) {
+	vals := []string{`-1e300`, `-2.5`, `-0`, `0`, `false`, `0.5`, `1`, `true`, `1.0`, `10`, `1e21`, `""`, `" a"`, `"A"`, `"a"`, `"a\u0000"`, `"ab"`, `"abcdefgh"`, `"abcdefghi"`, `"abcdefgi"`, `"\u00e9"`, `"é"`, `"日本"`, `"😀"`, `[]`, `["a"]`, `{"a":1}`, `"~"`}
+	for _, a := range vals {
+		for _, b := range vals {
+			pa, pb := orderPrefix([]byte(a)), orderPrefix([]byte(b))
+			c := compareStored([]byte(a), []byte(b))
+			if (pa < pb && c >= 0) || (pa > pb && c <= 0) {
+				t.Errorf("%s, %s: prefixes %x, %x but compared %d", a, b, pa, pb, c)
+			}
+		}
+	}
+}

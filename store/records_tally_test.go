@@ -1,0 +1,116 @@
+package store_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/sluice/sluice/model"
+	"github.com/sluice/sluice/store"
+)
+
+// The tally (records_tally.go) counts a field's distinct values as SQL's GROUP BY does:
+// the same values, counts and order, whole and as the first values of the most frequent,
+// over the whole sheet and filtered, across holes in the keys and many slices.
+func TestTalliedValuesAsGrouped(t *testing.T) {
+	e := mustOpenDB(t)
+	if e.db.Postgres() {
+		t.Skip("the tally counts SQLite's values; PostgreSQL groups them itself")
+	}
+	sh := e.mustCreateSheet(t, model.SheetConfig{Name: "S", Fields: []model.Field{
+		{Key: "name", Type: model.FieldString},
+		{Key: "n", Type: model.FieldNumber},
+		{Key: "flag", Type: model.FieldBoolean},
+		{Key: "tags", Type: model.FieldStringList},
+		{Key: "code", Type: model.FieldString, Constraints: []model.FieldConstraint{{Type: "required"}}},
+		{Key: "never", Type: model.FieldString},
+		{Key: "long", Type: model.FieldString},
+	}})
+	r := rand.New(rand.NewPCG(5, 6))
+	names := []string{"ann", "Ann", "ann ", " ann", "bob", `quote"d`, `back\slash`, "line\nbreak", "tab\there", "ümlaut", "日本", "emoji 😀", "<tag>&", "", "zz", "a"}
+	var in []map[string]any
+	for i := range 700 {
+		rec := map[string]any{
+			"name": names[r.IntN(len(names))] + fmt.Sprint(r.IntN(3)),
+			"code": fmt.Sprintf("c%d", i),
+			// values alike in their first bytes (the tally's order prefix)
+			"long": fmt.Sprintf("the same beginning %d", r.IntN(300)),
+		}
+		switch r.IntN(6) {
+		case 0:
+			rec["n"] = r.IntN(20) - 10
+		case 1:
+			rec["n"] = float64(r.IntN(2000))/8 - 100
+		case 2:
+			rec["n"] = fmt.Sprintf("not a number %d", r.IntN(4)) // kept as given, invalid
+		case 3:
+			rec["n"] = 1e21 + float64(r.IntN(3))*1e6
+		case 4:
+			rec["n"] = nil
+		}
+		if r.IntN(3) > 0 {
+			rec["flag"] = r.IntN(2) == 0
+		}
+		if k := r.IntN(4); k > 0 {
+			rec["tags"] = []string{"x", "y", "z", `q"`}[:k]
+		} else if r.IntN(2) == 0 {
+			rec["tags"] = []string{}
+		}
+		if r.IntN(9) == 0 {
+			rec["code"] = "" // required: an invalid record
+		}
+		in = append(in, rec)
+	}
+	ids := e.mustInsert(t, sh, rows(in...)).Records
+	var gone []string
+	for i := 0; i < len(ids); i += 5 {
+		gone = append(gone, ids[i].ID)
+	}
+	if _, err := e.db.DeleteRecords(t.Context(), sh, gone, store.WriteOptions{Actor: "us_usr_test"}); err != nil {
+		t.Fatal(err)
+	}
+	counted := 0
+	for _, q := range []store.RecordQuery{{}, {Filter: "valid"}, {Filter: "error"}, {Q: `n gt 0`}, {SearchValue: "ann"}, {SearchValue: "nobody"}} {
+		for _, key := range []string{"name", "n", "flag", "tags", "code", "never", "long"} {
+			for _, top := range []int{0, 1, 7, 100, 10000} {
+				want, err := e.db.GroupedValuesForTest(t.Context(), e.account, sh, key, q, top, false, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, slice := range []int64{13, 50000} {
+					got, err := e.db.GroupedValuesForTest(t.Context(), e.account, sh, key, q, top, true, slice)
+					if err != nil {
+						t.Fatalf("%+v %s top %d: %v", q, key, top, err)
+					}
+					if !slices.EqualFunc(got, want, func(a, b store.CellCount) bool {
+						return string(a.Value) == string(b.Value) && a.Total == b.Total && a.Valid == b.Valid && a.Error == b.Error
+					}) {
+						t.Fatalf("%+v %s top %d slice %d:\ntallied %s\ngrouped %s", q, key, top, slice, cellsText(got), cellsText(want))
+					}
+				}
+				counted += len(want)
+				if top == 0 {
+					// through the store's own path on a sheet big enough to be tallied
+					undo := store.SetSplitMin(1)
+					got, err := e.db.CountedCellValues(t.Context(), e.account, sh, key, q)
+					undo()
+					if err != nil || cellsText(got) != cellsText(want) {
+						t.Fatalf("%+v %s: counted %s (%v)\ngrouped %s", q, key, cellsText(got), err, cellsText(want))
+					}
+				}
+			}
+		}
+	}
+	if counted < 1000 {
+		t.Fatalf("only %d values compared", counted)
+	}
+}
+
+func cellsText(cs []store.CellCount) string {
+	s := ""
+	for _, c := range cs {
+		s += fmt.Sprintf("%s=%d/%d ", c.Value, c.Total, c.Valid)
+	}
+	return s
+}
