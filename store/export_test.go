@@ -109,7 +109,7 @@ func (db *DB) GroupedValuesForTest(ctx context.Context, accountID, sheetID, key 
 		old := tallySlice
 		tallySlice = slice
 		defer func() { tallySlice = old }()
-		vals, ok, err := rc.tallied(rs, rs.layout.cols[i], where, top)
+		vals, ok, err := rc.tallied(rs, rs.layout.cols[i], where, tallyOrder{top: top})
 		if err == nil && !ok {
 			err = fmt.Errorf("not tallied")
 		}

@@ -2,6 +2,7 @@ package store
 
 import (
 	"bytes"
+	"cmp"
 	"container/heap"
 	"context"
 	"database/sql"
@@ -68,11 +69,17 @@ func (t *tally) value(e tallyEnt) []byte {
 	return t.arena[e.off:end:end]
 }
 
+// tallyOrder is the order of tallied values: the most frequent first, ties in value order,
+// or byValue (desc: the other way); the first top of them only, when top > 0.
+type tallyOrder struct {
+	byValue, desc bool
+	top           int
+}
+
 // tallied counts the distinct values at stored position col among the records where selects,
-// as groupedValues does, and returns them the most frequent first (ties in value order), the
-// first top of them only when top > 0. ok false: not a sheet to tally (outside a
-// transaction, splitMin to tallyRecords records); the caller counts with SQL.
-func (rc *readCtx) tallied(rs *recSheet, col int, where ffql.Frag, top int) (vals []CellCount, ok bool, err error) {
+// as groupedValues does, and returns them in order o. ok false: not a sheet to tally
+// (outside a transaction, splitMin to tallyRecords records); the caller counts with SQL.
+func (rc *readCtx) tallied(rs *recSheet, col int, where ffql.Frag, o tallyOrder) (vals []CellCount, ok bool, err error) {
 	p, isPool := rc.q.(*pool)
 	if !isPool || rs.total < splitMin || rs.total > tallyRecords {
 		return nil, false, nil
@@ -102,7 +109,7 @@ func (rc *readCtx) tallied(rs *recSheet, col int, where ffql.Frag, top int) (val
 	if err != nil {
 		return nil, false, err
 	}
-	sel := newTopCells(top)
+	sel := &topCells{o: o}
 	mergeTallies(halves[0], halves[1], sel.add)
 	return sel.sorted(), true, nil
 }
@@ -318,42 +325,45 @@ func mergeTallies(a, b *tally, fn func(v heldCell)) {
 	}
 }
 
-// topCells keeps the n most frequent values it is given (ties in value order), or all of
-// them when n is 0.
+// topCells keeps the first o.top values it is given in order o, or all of them.
 type topCells struct {
-	n    int
+	o    tallyOrder
 	heap cellHeap
 }
-
-func newTopCells(n int) *topCells { return &topCells{n: n} }
 
 func (s *topCells) add(c heldCell) {
 	c.c.Error = c.c.Total - c.c.Valid
 	switch {
-	case s.n == 0 || len(s.heap) < s.n:
-		if s.heap = append(s.heap, c); len(s.heap) == s.n {
+	case s.o.top == 0 || len(s.heap.cells) < s.o.top:
+		if s.heap.cells = append(s.heap.cells, c); len(s.heap.cells) == s.o.top {
+			s.heap.o = s.o
 			heap.Init(&s.heap)
 		}
-	case s.heap.less(c, s.heap[0]):
-		s.heap[0] = c
+	case s.o.before(c, s.heap.cells[0]):
+		s.heap.cells[0] = c
 		heap.Fix(&s.heap, 0)
 	}
 }
 
-// sorted returns the values kept, the most frequent first, each value copied out of the
-// tallies (one allocation for them all).
+// sorted returns the values kept in order, each value copied out of the tallies (one
+// allocation for them all).
 func (s *topCells) sorted() []CellCount {
-	out := make([]CellCount, len(s.heap))
+	slices.SortFunc(s.heap.cells, func(a, b heldCell) int {
+		if s.o.before(a, b) {
+			return -1
+		}
+		return 1 // (no two values are equal)
+	})
+	out := make([]CellCount, len(s.heap.cells))
 	size := 0
-	for i, h := range s.heap {
-		out[i] = h.c
+	for _, h := range s.heap.cells {
 		size += len(h.c.Value)
 	}
-	sortCells(out, false, false)
 	arena := make([]byte, 0, size)
-	for i := range out {
+	for i, h := range s.heap.cells {
+		out[i] = h.c
 		at := len(arena)
-		arena = append(arena, out[i].Value...)
+		arena = append(arena, h.c.Value...)
 		out[i].Value = json.RawMessage(arena[at:len(arena):len(arena)])
 	}
 	return out
@@ -365,29 +375,37 @@ type heldCell struct {
 	pre uint64
 }
 
-// cellHeap has on top the value that comes last: the least frequent, the last in value order
-// among equals.
-type cellHeap []heldCell
-
-// less: a comes before b (more frequent, or first in value order).
-func (cellHeap) less(a, b heldCell) bool {
-	switch {
-	case a.c.Total != b.c.Total:
+// before: a comes before b in order o (two different values are never tied: those equal in
+// value order, such as a string written with and without an escape, by their JSON text).
+func (o tallyOrder) before(a, b heldCell) bool {
+	if !o.byValue && a.c.Total != b.c.Total {
 		return a.c.Total > b.c.Total
-	case a.pre != b.pre:
-		return a.pre < b.pre
 	}
-	return compareStored(a.c.Value, b.c.Value) < 0
+	c := cmp.Compare(a.pre, b.pre)
+	if c == 0 {
+		if c = compareStored(a.c.Value, b.c.Value); c == 0 {
+			c = bytes.Compare(a.c.Value, b.c.Value)
+		}
+	}
+	if o.byValue && o.desc {
+		return c > 0
+	}
+	return c < 0
 }
 
-func (h cellHeap) Len() int           { return len(h) }
-func (h cellHeap) Less(i, j int) bool { return h.less(h[j], h[i]) }
-func (h cellHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *cellHeap) Push(x any)        { *h = append(*h, x.(heldCell)) }
+// cellHeap has on top the value that comes last in order o.
+type cellHeap struct {
+	o     tallyOrder
+	cells []heldCell
+}
+
+func (h *cellHeap) Len() int           { return len(h.cells) }
+func (h *cellHeap) Less(i, j int) bool { return h.o.before(h.cells[j], h.cells[i]) }
+func (h *cellHeap) Swap(i, j int)      { h.cells[i], h.cells[j] = h.cells[j], h.cells[i] }
+func (h *cellHeap) Push(x any)         { h.cells = append(h.cells, x.(heldCell)) }
 func (h *cellHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
+	x := h.cells[len(h.cells)-1]
+	h.cells = h.cells[:len(h.cells)-1]
 	return x
 }
 

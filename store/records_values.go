@@ -103,15 +103,19 @@ func (db *DB) cellValues(ctx context.Context, accountID, sheetID, key string, q 
 		return nil, false, err
 	}
 	query, args := groupedValues(rs, key, where, byCount)
-	top := 0
+	var order tallyOrder
 	if limit > 0 && tooMany {
 		// Only for a field known to have too many values to keep: a count of any other is
 		// worth keeping whole.
 		query += ` LIMIT ` + strconv.Itoa(limit)
-		top, kept = limit, false // a part of the list: not to be kept or remembered as the whole
+		order.top, kept = limit, false // a part of the list: not to be kept or remembered as the whole
+	}
+	if tooMany && page != nil && page.ByValue && page.Limit > 0 {
+		// A page in value order: a tally keeps the values up to it (SQL counts them all).
+		order, kept = tallyOrder{byValue: true, desc: page.Desc, top: page.Offset + page.Limit}, false
 	}
 	compute := func(ctx context.Context) ([]CellCount, error) {
-		if vals, tallied, err := rc.tallied(rs, col, where, top); tallied || err != nil {
+		if vals, tallied, err := rc.tallied(rs, col, where, order); tallied || err != nil {
 			return vals, err
 		}
 		out := []CellCount{}
