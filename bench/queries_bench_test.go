@@ -87,10 +87,12 @@ func queryTimes(b *testing.B, s *server, sheet string, rows int) (scanned time.D
 	if !found {
 		b.Fatal("the written country is not among the distinct values")
 	}
-	// A field with a value per record has no kept list: its first request counts it and
-	// starts building its counted values; the requests after that read them.
+	// A field with a value per record has no kept list: its first request tallies it and
+	// starts building its counted values; the requests after that read them. The first page
+	// in value order of another such field (page 500, ids from the last) is tallied too.
 	emailPage := base + "/cells?distinct=true&includeCounts=true&pageSize=100&fieldKey=email"
 	counted := s.timeGet(b, emailPage)
+	idByValue := s.timeGet(b, base+"/cells?distinct=true&includeCounts=true&pageSize=100&fieldKey=id&sortField=id&sortDirection=desc&pageNumber=500")
 	waited := time.Now()
 	for time.Since(waited) < time.Minute && s.timeGet(b, emailPage) > counted/3 {
 		time.Sleep(250 * time.Millisecond)
@@ -104,8 +106,9 @@ func queryTimes(b *testing.B, s *server, sheet string, rows int) (scanned time.D
 	}
 	b.ReportMetric(ms(median(afterWrite)), "distinct-after-write-ms")
 	b.ReportMetric(ms(median(page)), "distinct-per-record-page-ms")
-	fmt.Printf("distinct values after a write: %.0f ms (median of 3); of a field with a value per record: first page %.0f ms (counted), then counted ahead (ready %.1f s later): a page %.0f ms, page 500 by value %.0f ms, all %d values %.0f ms (medians of 3)\n",
-		ms(median(afterWrite)), ms(counted), built.Seconds(), ms(median(page)), ms(median(byValue)), rows, ms(median(whole)))
+	b.ReportMetric(ms(counted), "distinct-per-record-first-ms")
+	fmt.Printf("distinct values after a write: %.0f ms (median of 3); of a field with a value per record: first page %.0f ms (tallied; target <= 200), of another page 500 by value %.0f ms, then counted ahead (ready %.1f s later): a page %.0f ms, page 500 by value %.0f ms, all %d values %.0f ms (medians of 3)\n",
+		ms(median(afterWrite)), ms(counted), ms(idByValue), built.Seconds(), ms(median(page)), ms(median(byValue)), rows, ms(median(whole)))
 	since := time.Since(imported)
 	building, buildingField := searchTimes(b, s, sheet, rows)
 	b.ReportMetric(ms(median(building)), "search-building-ms")
