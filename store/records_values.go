@@ -102,6 +102,14 @@ func (db *DB) cellValues(ctx context.Context, accountID, sheetID, key string, q 
 	if err != nil {
 		return nil, false, err
 	}
+	if tooMany && page != nil && page.ByValue && page.Limit > 0 {
+		// A page in value order: a tally keeps the values up to it and answers the page (SQL
+		// counts them all, sorted below).
+		order := tallyOrder{byValue: true, desc: page.Desc, top: page.Offset + page.Limit}
+		if vals, tallied, err := rc.tallied(rs, col, where, order); tallied || err != nil {
+			return vals[min(page.Offset, len(vals)):], true, err
+		}
+	}
 	query, args := groupedValues(rs, key, where, byCount)
 	var order tallyOrder
 	if limit > 0 && tooMany {
@@ -109,10 +117,6 @@ func (db *DB) cellValues(ctx context.Context, accountID, sheetID, key string, q 
 		// worth keeping whole.
 		query += ` LIMIT ` + strconv.Itoa(limit)
 		order.top, kept = limit, false // a part of the list: not to be kept or remembered as the whole
-	}
-	if tooMany && page != nil && page.ByValue && page.Limit > 0 {
-		// A page in value order: a tally keeps the values up to it (SQL counts them all).
-		order, kept = tallyOrder{byValue: true, desc: page.Desc, top: page.Offset + page.Limit}, false
 	}
 	compute := func(ctx context.Context) ([]CellCount, error) {
 		if vals, tallied, err := rc.tallied(rs, col, where, order); tallied || err != nil {
