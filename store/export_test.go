@@ -105,7 +105,8 @@ func (db *DB) GroupedValuesForTest(ctx context.Context, accountID, sheetID, key 
 		return nil, err
 	}
 	if tallied {
-		defer SetSplitMin(0)()
+		defer func(n int64) { TallyMin = n }(TallyMin)
+		TallyMin = 0
 		old := tallySlice
 		tallySlice = slice
 		defer func() { tallySlice = old }()

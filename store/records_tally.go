@@ -44,6 +44,10 @@ const (
 	tallyRecords = 3000000
 )
 
+// TallyMin is the size of sheet whose values are tallied rather than grouped by the
+// database (a variable for tests).
+var TallyMin int64 = 100000
+
 // errTallyOff: the tally cannot count these values; SQLite's GROUP BY does.
 var errTallyOff = errors.New("values not tallied")
 
@@ -78,10 +82,10 @@ type tallyOrder struct {
 
 // tallied counts the distinct values at stored position col among the records where selects,
 // as groupedValues does, and returns them in order o. ok false: not a sheet to tally
-// (outside a transaction, splitMin to tallyRecords records); the caller counts with SQL.
+// (outside a transaction, TallyMin to tallyRecords records); the caller counts with SQL.
 func (rc *readCtx) tallied(rs *recSheet, col int, where ffql.Frag, o tallyOrder) (vals []CellCount, ok bool, err error) {
 	p, isPool := rc.q.(*pool)
-	if !isPool || rs.total < splitMin || rs.total > tallyRecords {
+	if !isPool || rs.total < TallyMin || rs.total > tallyRecords {
 		return nil, false, nil
 	}
 	select {

@@ -126,7 +126,8 @@ func waitCounted(t *testing.T, e *sheetEnv, sh string, want int) {
 // counting, and the next request builds its values again.
 func TestCountedValuesFollowWrites(t *testing.T) {
 	e := mustOpenDB(t)
-	defer func(n int64) { store.ValueCountsMin = n }(store.ValueCountsMin)
+	defer func(n, m int64) { store.ValueCountsMin, store.TallyMin = n, m }(store.ValueCountsMin, store.TallyMin)
+	tallyMin := store.TallyMin
 	store.ValueCountsMin = 1
 	sh := e.mustCreateSheet(t, countsSheet)
 	r := rand.New(rand.NewPCG(24, 11))
@@ -197,11 +198,9 @@ func TestCountedValuesFollowWrites(t *testing.T) {
 	}
 	// Until code's values are counted again its pages are counted for each request: tallied
 	// on a big sheet (records_tally.go, pages by count and by value kept to the page).
-	store.ValueCountsMin = 1 << 40
-	undo := store.SetSplitMin(1)
+	store.ValueCountsMin, store.TallyMin = 1<<40, 1
 	checkCounted(t, e, sh, "after a big insert, tallied", true)
-	undo()
-	store.ValueCountsMin = 1
+	store.ValueCountsMin, store.TallyMin = 1, tallyMin
 	checkCounted(t, e, sh, "after a big insert", true)
 	waitCounted(t, e, sh, 2)
 	checkCounted(t, e, sh, "built again", true)
