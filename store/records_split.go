@@ -31,10 +31,8 @@ func (rc *readCtx) halves(rs *recSheet, q *RecordQuery, hint string) (lo, mid, h
 		// took 94 ms split, 72-77 whole).
 		return 0, 0, 0, false
 	}
-	from, to := ridRange(rs.sk)
-	// (Two subqueries: SQLite finds a min or a max alone by one seek, both at once by a scan.)
-	if err := rc.q.QueryRowContext(rc.ctx, `SELECT (SELECT min(rid) FROM records WHERE rid BETWEEN ? AND ?), (SELECT max(rid) FROM records WHERE rid BETWEEN ? AND ?)`,
-		from, to, from, to).Scan(&lo, &hi); err != nil || hi-lo < 2 {
+	lo, hi, found, err := rc.keyBounds(rs)
+	if err != nil || !found || hi-lo < 2 {
 		return 0, 0, 0, false
 	}
 	return lo, lo + (hi-lo)/2, hi, true
