@@ -244,7 +244,7 @@ type rowWrite struct {
 }
 
 // writeRows runs rw over list in chunks of rw.per rows; the statement for a full chunk is
-// prepared once per write.
+// prepared once per write (on SQLite once per connection).
 func (tx *Tx) writeRows(list []*recState, w *writeCtx, rw rowWrite) error {
 	for start := 0; start < len(list); start += rw.per {
 		chunk := list[start:min(start+rw.per, len(list))]
@@ -255,6 +255,15 @@ func (tx *Tx) writeRows(list []*recState, w *writeCtx, rw rowWrite) error {
 		}
 		if rw.tail != nil {
 			args = append(args, rw.tail(chunk)...)
+		}
+		if tx.d == sqliteDialect {
+			// The driver keeps the statement prepared on the writer's connection from one
+			// write to the next (its statement cache, Open's _stmt_cache_size): prepared
+			// in each write, an import's statements of 300 rows took 0.2 s of its writer.
+			if _, err := tx.ExecContext(tx.ctx, rw.sql(len(chunk)), args...); err != nil {
+				return errs.Wrap(err, "write records")
+			}
+			continue
 		}
 		stmt, err := w.prepare(tx, rw.sql(len(chunk)))
 		if err != nil {
