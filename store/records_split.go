@@ -81,24 +81,24 @@ func within(where ffql.Frag, keys [2]int64) ffql.Frag {
 	return ffql.Frag{SQL: `(` + where.SQL + `) AND r.rid BETWEEN ? AND ?`, Args: append(append([]any{}, where.Args...), keys[0], keys[1])}
 }
 
-// bothHalves runs fn for halves 0 and 1 at once and returns the first error.
+// bothHalves runs fn for halves 0 and 1 at once and returns the first error (the one that
+// stopped the other half, not the other's "context canceled").
 func bothHalves(ctx context.Context, fn func(ctx context.Context, i int) error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var wg sync.WaitGroup
-	var failed [2]error
+	var once sync.Once
+	var first error
 	for i := range 2 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if failed[i] = fn(ctx, i); failed[i] != nil {
+			if err := fn(ctx, i); err != nil {
+				once.Do(func() { first = err })
 				cancel()
 			}
 		}()
 	}
 	wg.Wait()
-	if failed[0] != nil {
-		return failed[0]
-	}
-	return failed[1]
+	return first
 }

@@ -2,6 +2,7 @@ package store
 
 import (
 	"cmp"
+	"context"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -81,6 +82,23 @@ func TestOrderPrefixAgreesWithTheValueOrder(t *testing.T) {
 			if (pa < pb && c >= 0) || (pa > pb && c <= 0) {
 				t.Errorf("%s, %s: prefixes %x, %x but compared %d", a, b, pa, pb, c)
 			}
+		}
+	}
+}
+
+// bothHalves reports the error that stopped the other half, not the other's cancellation
+// (a tally gives up with errTallyOff, and its caller must see that to fall back to SQL).
+func TestBothHalvesReportsTheCause(t *testing.T) {
+	for range 20 {
+		err := bothHalves(t.Context(), func(ctx context.Context, i int) error {
+			if i == 1 {
+				return errTallyOff
+			}
+			<-ctx.Done()
+			return ctx.Err()
+		})
+		if err != errTallyOff {
+			t.Fatalf("got %v, want errTallyOff", err)
 		}
 	}
 }
