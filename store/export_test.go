@@ -127,3 +127,36 @@ func (db *DB) GroupedValuesForTest(ctx context.Context, accountID, sheetID, key 
 	})
 	return out, err
 }
+
+// SortedKeysForTest is the order of the records q selects by q.SortField: tallied
+// (records_tallysort.go, whatever the sheet's size, slice keys a query), else by SQL's ORDER BY.
+func (db *DB) SortedKeysForTest(ctx context.Context, accountID, sheetID string, q RecordQuery, tallied bool, slice int64) ([]int64, error) {
+	rs, err := db.readSheet(ctx, accountID, sheetID)
+	if err != nil {
+		return nil, err
+	}
+	rc := &readCtx{ctx: ctx, q: db.r, db: db}
+	where, err := rc.where(rs, &q)
+	if err != nil {
+		return nil, err
+	}
+	if tallied {
+		defer func(n int64) { TallyMin = n }(TallyMin)
+		TallyMin = 0
+		old := tallySlice
+		tallySlice = slice
+		defer func() { tallySlice = old }()
+		i, _ := rs.Schema.Index(q.SortField)
+		rids, ok, err := rc.tallySorted(ctx, rs, rs.layout.cols[i], where, q.SortDesc)
+		if err == nil && !ok {
+			err = fmt.Errorf("not tallied")
+		}
+		return rids, err
+	}
+	order, err := orderBy(rs, &q)
+	if err != nil {
+		return nil, err
+	}
+	query, args := keysQuery("", where, order)
+	return queryRids(ctx, db.r, "sort", query, args...)
+}

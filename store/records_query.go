@@ -34,6 +34,15 @@ type RecordQuery struct {
 	upto  int64  // only records with a key up to this one (0: no bound)
 }
 
+// rowWise reports whether the query selects records by their own values and state alone:
+// not by a search, ids or versions, whose selections are subqueries. A tally, which reads a
+// sheet a slice of keys per query, applies only such a selection to each slice (a search's
+// would be worked out again for each: distinct values of a search matching all 1,000,000
+// records took 28.5 s tallied, 2.2 s grouped).
+func (q *RecordQuery) rowWise() bool {
+	return q.SearchValue == "" && len(q.IDs) == 0 && q.VersionID == "" && q.SinceVersionID == ""
+}
+
 // plain reports whether the query selects by tab alone (or nothing), so kept counts answer it.
 func (q *RecordQuery) plain() bool {
 	return q.FilterField == "" && q.SearchValue == "" && q.Q == "" && len(q.IDs) == 0 && q.VersionID == "" && q.SinceVersionID == "" &&

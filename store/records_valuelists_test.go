@@ -383,9 +383,29 @@ func TestSortFields(t *testing.T) {
 		return strings.Compare(ta, tb)
 	}
 	all := e.mustGet(t, sh, store.RecordQuery{Page: model.Page{Size: 100, Number: 1}})
+	// Sorted by the database, then (SQLite) tallied (records_tallysort.go) on a second handle
+	// of the database, whose kept orders start empty.
+	second, err := store.OpenDSN(e.dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer second.Close()
+	defer func(n int64) { store.TallyMin = n }(store.TallyMin)
+	for round, db := range []*store.DB{e.db, second} {
+		if round == 1 {
+			store.TallyMin = 1
+		}
+		sortFieldsAsExpected(t, db, e.account, sh, cols, all, compare, order)
+	}
+}
+
+func sortFieldsAsExpected(t *testing.T, db *store.DB, account, sh string, cols map[string][]any, all []*store.Record, compare func(a, b *store.Record, field string) int, order map[string]int) {
 	for field := range cols {
 		for _, desc := range []bool{false, true} {
-			got := e.mustGet(t, sh, store.RecordQuery{SortField: field, SortDesc: desc, Page: model.Page{Size: 100, Number: 1}})
+			got, _, err := db.GetRecords(t.Context(), account, sh, store.RecordQuery{SortField: field, SortDesc: desc, Page: model.Page{Size: 100, Number: 1}}, false)
+			if err != nil {
+				t.Fatal(err)
+			}
 			want := slices.Clone(all)
 			slices.SortFunc(want, func(a, b *store.Record) int {
 				c := compare(a, b, field)

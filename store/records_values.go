@@ -102,10 +102,7 @@ func (db *DB) cellValues(ctx context.Context, accountID, sheetID, key string, q 
 	if err != nil {
 		return nil, false, err
 	}
-	// The tally reads the sheet a slice of keys per query: a selection that is a subquery
-	// (a search through the sheet's index, ids, versions) would be worked out again for each
-	// (a search matching every record of 1,000,000: 28 s), so those are grouped by SQL.
-	tally := q.SearchValue == "" && len(q.IDs) == 0 && q.VersionID == "" && q.SinceVersionID == ""
+	tally := q.rowWise() // (others are grouped by SQL)
 	if tally && tooMany && page != nil && page.ByValue && page.Limit > 0 {
 		// A page in value order: a tally keeps the values up to it and answers the page (SQL
 		// counts them all, sorted below).

@@ -1,0 +1,263 @@
+package store
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"database/sql"
+	"encoding/binary"
+	"encoding/json"
+	"math"
+	"slices"
+	"strconv"
+
+	"github.com/sluice/sluice/errs"
+	"github.com/sluice/sluice/ffql"
+)
+
+// The first sorted page of a big SQLite sheet computes the whole order (records.go): SQLite
+// took 0.4-0.47 s for 1,000,000 records, most of it taking the values out of the stored
+// arrays (json_extract parses each) and sorting them with its sorter. The order is worked out
+// here as the tally reads values (records_tally.go): the two halves of the keys at once, a
+// slice per query; each value gets a prefix of its place in SQLite's order (empty, then
+// numbers — booleans as 1 and 0 — by value, then text by its bytes), each half is sorted by
+// it (radix) and the runs of equal prefix by the whole value; the halves are merged. Equal
+// values keep key order, as the query's ", r.rid" has it; a descending order is the
+// ascending one reversed (values and keys both descending).
+
+// sortEnt is one record in a tallied sort: its order prefix, its key, and its value — a
+// number's bits, or where its text sits in the half's arena.
+type sortEnt struct {
+	pre uint64
+	rid int64
+	aux uint64 // float64 bits (numbers), or offset<<32 | length (text)
+}
+
+// Classes of values in SQLite's order, in a prefix's top two bits.
+const (
+	sortNull = 0
+	sortNum  = 1
+	sortText = 2
+)
+
+func (e sortEnt) class() uint64 { return e.pre >> 62 }
+
+// sortHalf is one half's records in order.
+type sortHalf struct {
+	ents  []sortEnt
+	arena []byte
+}
+
+func (h *sortHalf) text(e sortEnt) []byte {
+	off, n := e.aux>>32, e.aux&0xffffffff
+	return h.arena[off : off+n : off+n]
+}
+
+// compare orders two entries of equal prefix by their whole values (0: equal values).
+func (h *sortHalf) compare(a sortEnt, o *sortHalf, b sortEnt) int {
+	switch a.class() {
+	case sortNum:
+		return cmp.Compare(math.Float64frombits(a.aux), math.Float64frombits(b.aux))
+	case sortText:
+		return bytes.Compare(h.text(a), o.text(b))
+	}
+	return 0
+}
+
+// tallySorted returns the keys of the records where selects in the order of the value at
+// stored position col (desc: descending), as SQLite's ORDER BY json_extract(...), r.rid
+// gives them. ok false: not a sheet to sort so (SQLite, TallyMin to tallyRecords records),
+// or values it does not order (integers beyond 2^53); the caller sorts with SQL.
+func (rc *readCtx) tallySorted(ctx context.Context, rs *recSheet, col int, where ffql.Frag, desc bool) (rids []int64, ok bool, err error) {
+	p, isPool := rc.q.(*pool)
+	if !isPool || p.d != sqliteDialect || col < 0 || rs.total < TallyMin || rs.total > tallyRecords {
+		return nil, false, nil
+	}
+	select {
+	case tallyTurn <- struct{}{}:
+		defer func() { <-tallyTurn }()
+	case <-ctx.Done():
+		return nil, false, ctx.Err()
+	}
+	lo, hi, found, err := rc.keyBounds(rs)
+	if err != nil || !found {
+		return []int64{}, err == nil, err
+	}
+	mid := lo + (hi-lo)/2
+	ranges := [2][2]int64{{lo, mid}, {mid + 1, hi}}
+	var halves [2]*sortHalf
+	err = bothHalves(ctx, func(ctx context.Context, i int) error {
+		var err error
+		halves[i], err = sortHalfOf(ctx, p, where, col, ranges[i])
+		return err
+	})
+	if err == errTallyOff {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	rids = mergeSorted(halves[0], halves[1])
+	if desc {
+		slices.Reverse(rids)
+	}
+	return rids, true, nil
+}
+
+// sortHalfOf reads the values at position col of the records where selects among keys, a
+// slice of keys per query, and sorts them.
+func sortHalfOf(ctx context.Context, p *pool, where ffql.Frag, col int, keys [2]int64) (*sortHalf, error) {
+	h := &sortHalf{}
+	for from := keys[0]; from <= keys[1]; from += tallySlice {
+		slice := within(where, [2]int64{from, min(keys[1], from+tallySlice-1)})
+		// Both aggregates see the rows in the same order: the n-th key is the n-th array's.
+		err := eachRow(ctx, p, "sort records", `SELECT CAST(group_concat(r.vals, char(10)) AS BLOB), CAST(group_concat(r.rid, ',') AS BLOB) FROM records r WHERE `+slice.SQL, slice.Args,
+			func(rows *sql.Rows) error {
+				var arrays, rids sql.RawBytes
+				if err := rows.Scan(&arrays, &rids); err != nil {
+					return errs.Wrap(err, "scan values")
+				}
+				return h.add(arrays, rids, col)
+			})
+		if err != nil {
+			return nil, err
+		}
+	}
+	h.sort()
+	return h, nil
+}
+
+// add takes a slice's arrays (joined by newlines) and their keys (joined by commas).
+func (h *sortHalf) add(arrays, rids []byte, col int) error {
+	for len(arrays) > 0 {
+		array := arrays
+		if end := bytes.IndexByte(arrays, '\n'); end >= 0 {
+			array, arrays = arrays[:end], arrays[end+1:]
+		} else {
+			arrays = nil
+		}
+		key := rids
+		if end := bytes.IndexByte(rids, ','); end >= 0 {
+			key, rids = rids[:end], rids[end+1:]
+		} else {
+			rids = nil
+		}
+		rid, err := strconv.ParseInt(string(key), 10, 64)
+		v, ok := elementAt(array, col)
+		if err != nil || !ok || (len(arrays) == 0) != (len(rids) == 0) {
+			return errTallyOff // not what Sluice stores: left to SQLite
+		}
+		e := sortEnt{rid: rid}
+		switch {
+		case v == nil || string(v) == "null":
+		case string(v) == "true" || string(v) == "false" || (v[0] != '"' && v[0] != '[' && v[0] != '{'):
+			f := 0.0
+			if v[0] == 't' {
+				f = 1
+			} else if v[0] != 'f' {
+				if f, err = strconv.ParseFloat(string(v), 64); err != nil || (math.Abs(f) > 1<<53 && bytes.IndexAny(v, ".eE") < 0) {
+					return errTallyOff // (SQLite compares such integers exactly)
+				}
+			}
+			if f == 0 {
+				f = 0 // (-0 is 0)
+			}
+			bits := math.Float64bits(f)
+			if bits>>63 == 1 {
+				bits = ^bits
+			} else {
+				bits |= 1 << 63
+			}
+			e.pre, e.aux = sortNum<<62|bits>>2, math.Float64bits(f)
+		default:
+			text := v // a list or an object: its JSON, as json_extract gives it
+			if v[0] == '"' {
+				if plainString(v) {
+					text = v[1 : len(v)-1]
+				} else {
+					var s string
+					if json.Unmarshal(v, &s) != nil {
+						return errTallyOff
+					}
+					text = []byte(s)
+				}
+			}
+			if len(h.arena)+len(text) > tallyMax {
+				return errTallyOff
+			}
+			var first [8]byte
+			copy(first[:], text)
+			e.pre, e.aux = sortText<<62|binary.BigEndian.Uint64(first[:])>>2, uint64(len(h.arena))<<32|uint64(len(text))
+			h.arena = append(h.arena, text...)
+		}
+		h.ents = append(h.ents, e)
+	}
+	return nil
+}
+
+// sort orders the half's entries by value, then key: a stable radix sort by prefix (the
+// entries come in key order), then each run of equal prefix whose values differ by value.
+func (h *sortHalf) sort() {
+	a := h.ents
+	if len(a) > 1 {
+		tmp := make([]sortEnt, len(a))
+		var counts [1 << tallyDigit]int
+		for shift := 0; shift < 64; shift += tallyDigit {
+			clear(counts[:])
+			for _, e := range a {
+				counts[e.pre>>shift&(1<<tallyDigit-1)]++
+			}
+			at := 0
+			for d, c := range counts {
+				counts[d] = at
+				at += c
+			}
+			for _, e := range a {
+				d := e.pre >> shift & (1<<tallyDigit - 1)
+				tmp[counts[d]] = e
+				counts[d]++
+			}
+			a, tmp = tmp, a
+		}
+	}
+	for i := 0; i < len(a); {
+		j := i + 1
+		same := true
+		for ; j < len(a) && a[j].pre == a[i].pre; j++ {
+			same = same && h.compare(a[i], h, a[j]) == 0
+		}
+		if !same {
+			slices.SortStableFunc(a[i:j], func(x, y sortEnt) int { return h.compare(x, h, y) })
+		}
+		i = j
+	}
+	h.ents = a
+}
+
+// mergeSorted merges two sorted halves (every key of a below every key of b) into one
+// order of keys.
+func mergeSorted(a, b *sortHalf) []int64 {
+	out := make([]int64, 0, len(a.ents)+len(b.ents))
+	i, j := 0, 0
+	for i < len(a.ents) && j < len(b.ents) {
+		x, y := a.ents[i], b.ents[j]
+		c := cmp.Compare(x.pre, y.pre)
+		if c == 0 {
+			c = a.compare(x, b, y)
+		}
+		if c <= 0 { // (equal values: a's key is the lower)
+			out = append(out, x.rid)
+			i++
+		} else {
+			out = append(out, y.rid)
+			j++
+		}
+	}
+	for ; i < len(a.ents); i++ {
+		out = append(out, a.ents[i].rid)
+	}
+	for ; j < len(b.ents); j++ {
+		out = append(out, b.ents[j].rid)
+	}
+	return out
+}

@@ -1,0 +1,109 @@
+package store_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/sluice/sluice/model"
+	"github.com/sluice/sluice/store"
+)
+
+// A tallied sort (records_tallysort.go) orders a sheet's records as SQLite's ORDER BY does:
+// empty first, numbers (booleans as 1 and 0) by value, text by its bytes, equal values in key
+// order; descending the other way round; filtered or not, across holes in the keys and many
+// slices, over values alike in their first bytes and values SQLite holds as equal (1, 1.0,
+// true).
+func TestTalliedSortsAsSQLite(t *testing.T) {
+	e := mustOpenDB(t)
+	if e.db.Postgres() {
+		t.Skip("PostgreSQL sorts with its own typed order")
+	}
+	sh := e.mustCreateSheet(t, model.SheetConfig{Name: "S", Fields: []model.Field{
+		{Key: "name", Type: model.FieldString},
+		{Key: "n", Type: model.FieldNumber},
+		{Key: "flag", Type: model.FieldBoolean},
+		{Key: "tags", Type: model.FieldStringList},
+		{Key: "mixed", Type: model.FieldNumber},
+		{Key: "never", Type: model.FieldString},
+	}})
+	r := rand.New(rand.NewPCG(8, 9))
+	texts := []string{"", "a", "A", "ab", "a b", "abcdefgh", "abcdefghi", "abcdefgh\u0000", "abcdefghij", "abcdefgi", `quote"d`, `back\slash`, "line\nbreak", "é", "日本", "😀", "<&>", " lead", "zz", "the same beginning 1", "the same beginning 2", "the same beginning 10", "tab\tx", "tab x", "tab~x", "tab\\x"}
+	var in []map[string]any
+	for range 900 {
+		rec := map[string]any{}
+		if r.IntN(8) > 0 {
+			rec["name"] = texts[r.IntN(len(texts))]
+		}
+		switch r.IntN(7) {
+		case 0:
+			rec["n"] = r.IntN(20) - 10
+		case 1:
+			rec["n"] = float64(r.IntN(400))/8 - 20
+		case 2:
+			rec["n"] = 1e15 + float64(r.IntN(3))
+		case 3:
+			rec["n"] = -0.0
+		case 4:
+			rec["n"] = 1.5e-7 * float64(r.IntN(5))
+		}
+		if r.IntN(3) > 0 {
+			rec["flag"] = r.IntN(2) == 0
+		}
+		if k := r.IntN(5); k > 0 {
+			rec["tags"] = []string{"x", "y", "é", `q"`}[:k-1]
+		}
+		switch r.IntN(6) { // kept as given in a number field: numbers, booleans, text, lists
+		case 0:
+			rec["mixed"] = 1
+		case 1:
+			rec["mixed"] = true
+		case 2:
+			rec["mixed"] = "1"
+		case 3:
+			rec["mixed"] = texts[r.IntN(len(texts))]
+		case 4:
+			rec["mixed"] = []string{"1"}
+		}
+		in = append(in, rec)
+	}
+	ids := e.mustInsert(t, sh, rows(in...)).Records
+	var gone []string
+	for i := 0; i < len(ids); i += 6 {
+		gone = append(gone, ids[i].ID)
+	}
+	if _, err := e.db.DeleteRecords(t.Context(), sh, gone, store.WriteOptions{Actor: "us_usr_test"}); err != nil {
+		t.Fatal(err)
+	}
+	compared := 0
+	for _, base := range []store.RecordQuery{{}, {Filter: "valid"}, {Filter: "error"}, {Q: `n gt 0`}} {
+		for _, key := range []string{"name", "n", "flag", "tags", "mixed", "never"} {
+			for _, desc := range []bool{false, true} {
+				q := base
+				q.SortField, q.SortDesc = key, desc
+				want, err := e.db.SortedKeysForTest(t.Context(), e.account, sh, q, false, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, slice := range []int64{17, 50000} {
+					got, err := e.db.SortedKeysForTest(t.Context(), e.account, sh, q, true, slice)
+					if err != nil {
+						t.Fatalf("%+v: %v", q, err)
+					}
+					if !slices.Equal(got, want) {
+						at := 0
+						for at < min(len(got), len(want)) && got[at] == want[at] {
+							at++
+						}
+						t.Fatalf("%+v slice %d: %d keys tallied, %d sorted by SQLite; first difference at %d: %v", q, slice, len(got), len(want), at, fmt.Sprint(got[at:min(at+5, len(got))], want[at:min(at+5, len(want))]))
+					}
+				}
+				compared += len(want)
+			}
+		}
+	}
+	if compared < 5000 {
+		t.Fatalf("only %d keys compared", compared)
+	}
+}
