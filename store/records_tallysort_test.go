@@ -52,7 +52,7 @@ func TestTalliedSortsAsSQLite(t *testing.T) {
 			rec["flag"] = r.IntN(2) == 0
 		}
 		if k := r.IntN(5); k > 0 {
-			rec["tags"] = []string{"x", "y", "é", `q"`}[:k-1]
+			rec["tags"] = []string{"x", "<&>", "é", `q"`}[:k-1]
 		}
 		switch r.IntN(6) { // kept as given in a number field: numbers, booleans, text, lists
 		case 0:
