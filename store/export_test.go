@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"github.com/sluice/sluice/ffql"
 	"strings"
 )
 
@@ -94,22 +95,13 @@ func SetSplitMin(n int64) func() {
 // the most frequent first (only the first top when top > 0), by the tally when tallied
 // (records_tally.go, whatever the sheet's size, slice keys a query), else by SQL's GROUP BY.
 func (db *DB) GroupedValuesForTest(ctx context.Context, accountID, sheetID, key string, q RecordQuery, top int, tallied bool, slice int64) ([]CellCount, error) {
-	rs, err := db.readSheet(ctx, accountID, sheetID)
+	rc, rs, where, err := db.selectionForTest(ctx, accountID, sheetID, q)
 	if err != nil {
 		return nil, err
 	}
 	i, _ := rs.Schema.Index(key)
-	rc := &readCtx{ctx: ctx, q: db.r, db: db}
-	where, err := rc.where(rs, &q)
-	if err != nil {
-		return nil, err
-	}
 	if tallied {
-		defer func(n int64) { TallyMin = n }(TallyMin)
-		TallyMin = 0
-		old := tallySlice
-		tallySlice = slice
-		defer func() { tallySlice = old }()
+		defer tallyEverySheet(slice)()
 		vals, ok, err := rc.tallied(rs, rs.layout.cols[i], where, tallyOrder{top: top})
 		if err == nil && !ok {
 			err = fmt.Errorf("not tallied")
@@ -131,21 +123,12 @@ func (db *DB) GroupedValuesForTest(ctx context.Context, accountID, sheetID, key 
 // SortedKeysForTest is the order of the records q selects by q.SortField: tallied
 // (records_tallysort.go, whatever the sheet's size, slice keys a query), else by SQL's ORDER BY.
 func (db *DB) SortedKeysForTest(ctx context.Context, accountID, sheetID string, q RecordQuery, tallied bool, slice int64) ([]int64, error) {
-	rs, err := db.readSheet(ctx, accountID, sheetID)
-	if err != nil {
-		return nil, err
-	}
-	rc := &readCtx{ctx: ctx, q: db.r, db: db}
-	where, err := rc.where(rs, &q)
+	rc, rs, where, err := db.selectionForTest(ctx, accountID, sheetID, q)
 	if err != nil {
 		return nil, err
 	}
 	if tallied {
-		defer func(n int64) { TallyMin = n }(TallyMin)
-		TallyMin = 0
-		old := tallySlice
-		tallySlice = slice
-		defer func() { tallySlice = old }()
+		defer tallyEverySheet(slice)()
 		i, _ := rs.Schema.Index(q.SortField)
 		rids, ok, err := rc.tallySorted(ctx, rs, rs.layout.cols[i], where, q.SortDesc)
 		if err == nil && !ok {
@@ -159,4 +142,23 @@ func (db *DB) SortedKeysForTest(ctx context.Context, accountID, sheetID string, 
 	}
 	query, args := keysQuery("", where, order)
 	return queryRids(ctx, db.r, "sort", query, args...)
+}
+
+// selectionForTest reads the sheet and the where of q, as a page of it does.
+func (db *DB) selectionForTest(ctx context.Context, accountID, sheetID string, q RecordQuery) (*readCtx, *recSheet, ffql.Frag, error) {
+	rs, err := db.readSheet(ctx, accountID, sheetID)
+	if err != nil {
+		return nil, nil, ffql.Frag{}, err
+	}
+	rc := &readCtx{ctx: ctx, q: db.r, db: db}
+	where, err := rc.where(rs, &q)
+	return rc, rs, where, err
+}
+
+// tallyEverySheet makes every sheet tallied, slice keys a query; the returned func restores
+// the sizes.
+func tallyEverySheet(slice int64) func() {
+	oldMin, oldSlice := TallyMin, tallySlice
+	TallyMin, tallySlice = 0, slice
+	return func() { TallyMin, tallySlice = oldMin, oldSlice }
 }

@@ -59,14 +59,7 @@ func TestTalliedValuesAsGrouped(t *testing.T) {
 		}
 		in = append(in, rec)
 	}
-	ids := e.mustInsert(t, sh, rows(in...)).Records
-	var gone []string
-	for i := 0; i < len(ids); i += 5 {
-		gone = append(gone, ids[i].ID)
-	}
-	if _, err := e.db.DeleteRecords(t.Context(), sh, gone, store.WriteOptions{Actor: "us_usr_test"}); err != nil {
-		t.Fatal(err)
-	}
+	e.mustInsertWithHoles(t, sh, in, 5)
 	counted := 0
 	for _, q := range []store.RecordQuery{{}, {Filter: "valid"}, {Filter: "error"}, {Q: `n gt 0`}, {SearchValue: "ann"}, {SearchValue: "nobody"}} {
 		for _, key := range []string{"name", "n", "flag", "tags", "code", "never", "long"} {
@@ -111,4 +104,17 @@ func cellsText(cs []store.CellCount) string {
 		s += fmt.Sprintf("%s=%d/%d ", c.Value, c.Total, c.Valid)
 	}
 	return s
+}
+
+// mustInsertWithHoles inserts in and deletes every n-th record inserted (holes in the keys).
+func (e *sheetEnv) mustInsertWithHoles(t *testing.T, sh string, in []map[string]any, n int) {
+	t.Helper()
+	ids := e.mustInsert(t, sh, rows(in...)).Records
+	var gone []string
+	for i := 0; i < len(ids); i += n {
+		gone = append(gone, ids[i].ID)
+	}
+	if _, err := e.db.DeleteRecords(t.Context(), sh, gone, store.WriteOptions{Actor: "us_usr_test"}); err != nil {
+		t.Fatal(err)
+	}
 }
