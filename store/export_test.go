@@ -130,7 +130,7 @@ func (db *DB) SortedKeysForTest(ctx context.Context, accountID, sheetID string, 
 	if tallied {
 		defer tallyEverySheet(slice)()
 		i, _ := rs.Schema.Index(q.SortField)
-		rids, ok, err := rc.tallySorted(ctx, rs, rs.layout.cols[i], where, q.SortDesc)
+		rids, ok, err := rc.tallySorted(ctx, rs, i, where, q.SortDesc)
 		if err == nil && !ok {
 			err = fmt.Errorf("not tallied")
 		}
@@ -161,4 +161,9 @@ func tallyEverySheet(slice int64) func() {
 	oldMin, oldSlice := TallyMin, tallySlice
 	TallyMin, tallySlice = 0, slice
 	return func() { TallyMin, tallySlice = oldMin, oldSlice }
+}
+
+// QueryRowForTest scans one row of q into dest.
+func (db *DB) QueryRowForTest(ctx context.Context, q string, dest ...any) error {
+	return db.r.QueryRowContext(ctx, q).Scan(dest...)
 }

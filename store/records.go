@@ -201,13 +201,13 @@ func (rc *readCtx) page(rs *recSheet, q *RecordQuery) ([]*Record, error) {
 			return nil, err
 		}
 		all, err := kept(rc.ctx, rc.sorts, rs.sk, gen, sortKey(query, args), func(ctx context.Context) ([]int64, error) {
-			if p, ok := reader.(*pool); ok && p.d == sqliteDialect {
-				if q.rowWise() {
-					i, _ := rs.Schema.Index(q.SortField)
-					if rids, sorted, err := rc.tallySorted(ctx, rs, rs.layout.cols[i], where, q.SortDesc); sorted || err != nil {
-						return rids, err
-					}
+			if _, ok := reader.(*pool); ok && q.rowWise() {
+				i, _ := rs.Schema.Index(q.SortField)
+				if rids, sorted, err := rc.tallySorted(ctx, rs, i, where, q.SortDesc); sorted || err != nil {
+					return rids, err
 				}
+			}
+			if p, ok := reader.(*pool); ok && p.d == sqliteDialect {
 				return driverRids(ctx, p, query, args)
 			} else if ok {
 				return pgxRids(ctx, p, query, args)

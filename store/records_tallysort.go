@@ -46,6 +46,7 @@ func (e sortEnt) class() uint64 { return e.pre >> 62 }
 type sortHalf struct {
 	ents  []sortEnt
 	arena []byte
+	texts bool // (sortHalfOf)
 }
 
 func (h *sortHalf) text(e sortEnt) []byte {
@@ -64,13 +65,15 @@ func (h *sortHalf) compare(a sortEnt, o *sortHalf, b sortEnt) int {
 	return 0
 }
 
-// tallySorted returns the keys of the records where selects in the order of the value at
-// stored position col (desc: descending), as SQLite's ORDER BY json_extract(...), r.rid
-// gives them. ok false: not a sheet to sort so (SQLite, TallyMin to tallyRecords records),
-// or values it does not order (integers beyond 2^53); the caller sorts with SQL.
-func (rc *readCtx) tallySorted(ctx context.Context, rs *recSheet, col int, where ffql.Frag, desc bool) (rids []int64, ok bool, err error) {
+// tallySorted returns the keys of the records where selects in the order of field number
+// field (desc: descending), as the query's ORDER BY (orderBy) gives them. ok false: not a
+// sheet to sort so (outside a transaction, TallyMin to tallyRecords records), or values it
+// does not order as the database (floatExact; numbers in a text field on PostgreSQL); the
+// caller sorts with SQL.
+func (rc *readCtx) tallySorted(ctx context.Context, rs *recSheet, field int, where ffql.Frag, desc bool) (rids []int64, ok bool, err error) {
 	p, isPool := rc.q.(*pool)
-	if !isPool || p.d != sqliteDialect || col < 0 || rs.total < TallyMin || rs.total > tallyRecords {
+	col := rs.layout.cols[field]
+	if !isPool || col < 0 || rs.total < TallyMin || rs.total > tallyRecords {
 		return nil, false, nil
 	}
 	select {
@@ -88,7 +91,7 @@ func (rc *readCtx) tallySorted(ctx context.Context, rs *recSheet, col int, where
 	var halves [2]*sortHalf
 	err = bothHalves(ctx, func(ctx context.Context, i int) error {
 		var err error
-		halves[i], err = sortHalfOf(ctx, p, where, col, ranges[i])
+		halves[i], err = sortHalfOf(ctx, p, where, col, ranges[i], p.d == postgresDialect && textOnly(rs.Schema.Rules[field]))
 		return err
 	})
 	if err == errTallyOff {
@@ -105,20 +108,24 @@ func (rc *readCtx) tallySorted(ctx context.Context, rs *recSheet, col int, where
 }
 
 // sortHalfOf reads the values at position col of the records where selects among keys, a
-// slice of keys per query, and sorts them.
-func sortHalfOf(ctx context.Context, p *pool, where ffql.Frag, col int, keys [2]int64) (*sortHalf, error) {
-	h := &sortHalf{}
+// slice of keys per query, and sorts them. texts: the database sorts the field's values as
+// text (PostgreSQL's order of a text field, orderBy): a number or a boolean in it is left to
+// the database.
+func sortHalfOf(ctx context.Context, p *pool, where ffql.Frag, col int, keys [2]int64, texts bool) (*sortHalf, error) {
+	h := &sortHalf{texts: texts}
 	for from := keys[0]; from <= keys[1]; from += tallySlice {
 		slice := within(where, [2]int64{from, min(keys[1], from+tallySlice-1)})
-		// Both aggregates see the rows in the same order: the n-th key is the n-th array's.
-		err := eachRow(ctx, p, "sort records", `SELECT CAST(group_concat(r.vals, char(10)) AS BLOB), CAST(group_concat(r.rid, ',') AS BLOB) FROM records r WHERE `+slice.SQL, slice.Args,
-			func(rows *sql.Rows) error {
-				var arrays, rids sql.RawBytes
-				if err := rows.Scan(&arrays, &rids); err != nil {
-					return errs.Wrap(err, "scan values")
-				}
-				return h.add(arrays, rids, col)
-			})
+		err := eachRow(ctx, p, "sort records", sortQuery(p.d, col)+slice.SQL, slice.Args, func(rows *sql.Rows) error {
+			var lines, rids sql.RawBytes
+			dest := []any{&lines, &rids}
+			if p.d == postgresDialect {
+				dest = dest[:1]
+			}
+			if err := rows.Scan(dest...); err != nil {
+				return errs.Wrap(err, "scan values")
+			}
+			return h.add(p.d, lines, rids, col)
+		})
 		if err != nil {
 			return nil, err
 		}
@@ -127,36 +134,70 @@ func sortHalfOf(ctx context.Context, p *pool, where ffql.Frag, col int, keys [2]
 	return h, nil
 }
 
-// add takes a slice's arrays (joined by newlines) and their keys (joined by commas).
-func (h *sortHalf) add(arrays, rids []byte, col int) error {
-	for len(arrays) > 0 {
-		array := arrays
-		if end := bytes.IndexByte(arrays, '\n'); end >= 0 {
-			array, arrays = arrays[:end], arrays[end+1:]
-		} else {
-			arrays = nil
+// sortQuery is the query of a slice's values and keys but for its where. SQLite joins the
+// stored arrays, a line each, and the keys in a second column (both aggregates see the
+// rows in the same order); PostgreSQL joins a line for each record of its key, a space and
+// its value's JSON text (one aggregate: those of a query may put together the parts of
+// parallel workers).
+func sortQuery(d dialect, col int) string {
+	if d == postgresDialect {
+		return `SELECT string_agg(CAST(r.rid AS TEXT) || ' ' || COALESCE(CAST(r.vals -> ` + strconv.Itoa(col) + ` AS TEXT), 'null'), E'\n') FROM records r WHERE `
+	}
+	return `SELECT CAST(group_concat(r.vals, char(10)) AS BLOB), CAST(group_concat(r.rid, ',') AS BLOB) FROM records r WHERE `
+}
+
+// add takes a slice's lines (sortQuery's): on SQLite each a stored array whose element col
+// is the value, rids holding their keys joined by commas; on PostgreSQL each a key and the
+// value.
+func (h *sortHalf) add(d dialect, lines, rids []byte, col int) error {
+	from := len(h.ents)
+	defer func() {
+		// Equal values keep key order: the radix sort is stable, so each slice's records
+		// must come in key order, which PostgreSQL's scans need not give.
+		if part := h.ents[from:]; !slices.IsSortedFunc(part, byRid) {
+			slices.SortFunc(part, byRid)
 		}
-		key := rids
-		if end := bytes.IndexByte(rids, ','); end >= 0 {
-			key, rids = rids[:end], rids[end+1:]
+	}()
+	for len(lines) > 0 {
+		line := lines
+		if end := bytes.IndexByte(lines, '\n'); end >= 0 {
+			line, lines = lines[:end], lines[end+1:]
 		} else {
-			rids = nil
+			lines = nil
+		}
+		var key, v []byte
+		ok := false
+		if d == postgresDialect {
+			if sp := bytes.IndexByte(line, ' '); sp > 0 {
+				key, v, ok = line[:sp], line[sp+1:], true
+			}
+		} else {
+			key = rids
+			if end := bytes.IndexByte(rids, ','); end >= 0 {
+				key, rids = rids[:end], rids[end+1:]
+			} else {
+				rids = nil
+			}
+			v, ok = elementAt(line, col)
+			ok = ok && (len(lines) == 0) == (len(rids) == 0)
 		}
 		rid, err := strconv.ParseInt(string(key), 10, 64)
-		v, ok := elementAt(array, col)
-		if err != nil || !ok || (len(arrays) == 0) != (len(rids) == 0) {
-			return errTallyOff // not what Sluice stores: left to SQLite
+		if err != nil || !ok {
+			return errTallyOff // not what Sluice stores: left to SQL
 		}
 		e := sortEnt{rid: rid}
 		switch {
 		case v == nil || string(v) == "null":
 		case string(v) == "true" || string(v) == "false" || (v[0] != '"' && v[0] != '[' && v[0] != '{'):
+			if h.texts {
+				return errTallyOff
+			}
 			f := 0.0
 			if v[0] == 't' {
 				f = 1
 			} else if v[0] != 'f' {
-				if f, err = strconv.ParseFloat(string(v), 64); err != nil || (math.Abs(f) > 1<<53 && bytes.IndexAny(v, ".eE") < 0) {
-					return errTallyOff // (SQLite compares such integers exactly)
+				if f, err = strconv.ParseFloat(string(v), 64); err != nil || !floatExact(d, v, f) {
+					return errTallyOff
 				}
 			}
 			if f == 0 {
@@ -170,7 +211,7 @@ func (h *sortHalf) add(arrays, rids []byte, col int) error {
 			}
 			e.pre, e.aux = sortNum<<62|bits>>2, math.Float64bits(f)
 		default:
-			text := v // a list or an object: its JSON, as json_extract gives it
+			text := v // a list or an object: its JSON, as json_extract (and #>> '{}') gives it
 			if v[0] == '"' {
 				if plainString(v) {
 					text = v[1 : len(v)-1]
@@ -261,3 +302,26 @@ func mergeSorted(a, b *sortHalf) []int64 {
 	}
 	return out
 }
+
+// floatExact: the number v (f) compares as the database compares it. SQLite compares
+// integers exactly (beyond 2^53 a double cannot tell them apart) and other numbers as
+// doubles; PostgreSQL compares every number exactly (numeric), so a number of more than 15
+// significant digits is left to it.
+func floatExact(d dialect, v []byte, f float64) bool {
+	if d != postgresDialect {
+		return math.Abs(f) <= 1<<53 || bytes.IndexAny(v, ".eE") >= 0
+	}
+	digits, leading := 0, true
+	for _, c := range v {
+		switch {
+		case c == 'e' || c == 'E':
+			return digits <= 15
+		case c == '0' && leading:
+		case c >= '0' && c <= '9':
+			digits, leading = digits+1, false
+		}
+	}
+	return digits <= 15
+}
+
+func byRid(a, b sortEnt) int { return cmp.Compare(a.rid, b.rid) }
