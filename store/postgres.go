@@ -97,6 +97,13 @@ func Unavailable(err error) bool {
 	return errors.As(err, &nerr) || pgconn.SafeToRetry(err)
 }
 
+// UnstorableText reports whether err is PostgreSQL refusing text it cannot hold: the NUL
+// character (U+0000) in a text or jsonb value (SQLite stores it).
+func UnstorableText(err error) bool {
+	var pg *pgconn.PgError
+	return errors.As(err, &pg) && (pg.Code == pgerrcode.UntranslatableCharacter || pg.Code == pgerrcode.CharacterNotInRepertoire)
+}
+
 // EventsChannel is the PostgreSQL notification channel a committed write that emitted events
 // notifies, with the id of its last event.
 const EventsChannel = "sluice_events"

@@ -73,6 +73,9 @@ func errorHandler(d Deps) fiber.ErrorHandler {
 			d.Log.Warn("database unavailable", "path", c.Path(), "err", err)
 			e = &errs.Error{Code: errs.Unavailable, Message: "The database cannot be reached right now; try again in a moment", RetryAfter: 2 * time.Second, Cause: err}
 		}
+		if e.Code == errs.Internal && store.UnstorableText(err) {
+			e = errs.Invalidf("", "A value holds the NUL character (U+0000), which this server's database (PostgreSQL) cannot store: remove it and send it again")
+		}
 		status := statusFor(e)
 		msg := e.Message
 		if e.RetryAfter > 0 {
