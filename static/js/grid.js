@@ -65,6 +65,12 @@
     }
   });
 
+  // Enter's keypress would submit the editor's form natively a second time (the keydown above
+  // saved it already): its answer would land on the editor the first save replaced.
+  document.addEventListener("keypress", (e) => {
+    if (e.key === "Enter" && !e.shiftKey && e.target.closest?.("td[data-editing]")) e.preventDefault();
+  });
+
   document.addEventListener("htmx:afterSettle", () => {
     if (!after) return;
     const td = cellAt(after.record, after.key);
