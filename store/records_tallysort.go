@@ -15,15 +15,17 @@ import (
 	"github.com/sluice/sluice/ffql"
 )
 
-// The first sorted page of a big SQLite sheet computes the whole order (records.go): SQLite
-// took 0.4-0.47 s for 1,000,000 records, most of it taking the values out of the stored
-// arrays (json_extract parses each) and sorting them with its sorter. The order is worked out
-// here as the tally reads values (records_tally.go): the two halves of the keys at once, a
-// slice per query; each value gets a prefix of its place in SQLite's order (empty, then
-// numbers — booleans as 1 and 0 — by value, then text by its bytes), each half is sorted by
-// it (radix) and the runs of equal prefix by the whole value; the halves are merged. Equal
-// values keep key order, as the query's ", r.rid" has it; a descending order is the
-// ascending one reversed (values and keys both descending).
+// The first sorted page of a big sheet computes the whole order (records.go): SQLite took
+// 0.4-0.47 s for 1,000,000 records, most of it taking the values out of the stored arrays
+// (json_extract parses each) and sorting them with its sorter; PostgreSQL 0.35-0.55 s. The
+// order is worked out here as the tally reads values (records_tally.go): the two halves of
+// the keys at once, a slice per query; each value gets a prefix of its place in the
+// databases' typed order (empty, then numbers — booleans as 1 and 0 — by value, then text by
+// its bytes: SQLite's ORDER BY, and PostgreSQL's as orderBy writes it), each half is sorted
+// by it (radix) and the runs of equal prefix by the whole value; the halves are merged.
+// Equal values keep key order, as the query's ", r.rid" has it; a descending order is the
+// ascending one reversed (values and keys both descending). 1,000,000 records: 0.13-0.16 s
+// on SQLite, 0.27-0.37 s on PostgreSQL.
 
 // sortEnt is one record in a tallied sort: its order prefix, its key, and its value — a
 // number's bits, or where its text sits in the half's arena.
