@@ -201,7 +201,7 @@ func (rc *readCtx) page(rs *recSheet, q *RecordQuery) ([]*Record, error) {
 			return nil, err
 		}
 		all, err := kept(rc.ctx, rc.sorts, rs.sk, gen, sortKey(query, args), func(ctx context.Context) ([]int64, error) {
-			if _, ok := reader.(*pool); ok && q.rowWise() {
+			if q.rowWise() {
 				i, _ := rs.Schema.Index(q.SortField)
 				if rids, sorted, err := rc.tallySorted(ctx, rs, i, where, q.SortDesc); sorted || err != nil {
 					return rids, err

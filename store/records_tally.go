@@ -82,40 +82,76 @@ type tallyOrder struct {
 
 // tallied counts the distinct values at stored position col among the records where selects,
 // as groupedValues does, and returns them in order o. ok false: not a sheet to tally
-// (outside a transaction, TallyMin to tallyRecords records); the caller counts with SQL.
+// (inHalves); the caller counts with SQL.
 func (rc *readCtx) tallied(rs *recSheet, col int, where ffql.Frag, o tallyOrder) (vals []CellCount, ok bool, err error) {
-	p, isPool := rc.q.(*pool)
-	if !isPool || rs.total < TallyMin || rs.total > tallyRecords {
-		return nil, false, nil
-	}
-	select {
-	case tallyTurn <- struct{}{}:
-		defer func() { <-tallyTurn }()
-	case <-rc.ctx.Done():
-		return nil, false, rc.ctx.Err()
-	}
-	lo, hi, found, err := rc.keyBounds(rs)
-	if err != nil || !found {
-		return []CellCount{}, err == nil, err
-	}
-	mid := lo + (hi-lo)/2
-	ranges := [2][2]int64{{lo, mid}, {mid + 1, hi}}
 	seed := maphash.MakeSeed()
 	var halves [2]*tally
-	err = bothHalves(rc.ctx, func(ctx context.Context, i int) error {
+	ok, err = rc.inHalves(rc.ctx, rs, func(ctx context.Context, p *pool, i int, keys [2]int64) error {
 		var err error
-		halves[i], err = tallyHalf(ctx, p, where, col, ranges[i], seed)
+		halves[i], err = tallyHalf(ctx, p, where, col, keys, seed)
 		return err
 	})
-	if errors.Is(err, errTallyOff) {
-		return nil, false, nil
-	}
-	if err != nil {
-		return nil, false, err
+	if !ok || err != nil {
+		return nil, ok, err
 	}
 	sel := &topCells{o: o}
 	mergeTallies(halves[0], halves[1], sel.add)
 	return sel.sorted(), true, nil
+}
+
+// inHalves runs half for the two halves of the sheet's keys at once, on a sheet of TallyMin to
+// tallyRecords records read outside a transaction, one tally at a time (tallyTurn); a sheet
+// without records has two empty halves. ok false: not such a sheet, or a half gave up
+// (errTallyOff): the caller asks the database instead.
+func (rc *readCtx) inHalves(ctx context.Context, rs *recSheet, half func(ctx context.Context, p *pool, i int, keys [2]int64) error) (ok bool, err error) {
+	p, isPool := rc.q.(*pool)
+	if !isPool || rs.total < TallyMin || rs.total > tallyRecords {
+		return false, nil
+	}
+	select {
+	case tallyTurn <- struct{}{}:
+		defer func() { <-tallyTurn }()
+	case <-ctx.Done():
+		return false, ctx.Err()
+	}
+	lo, hi, found, err := rc.keyBounds(rs)
+	if err != nil {
+		return false, err
+	}
+	ranges := [2][2]int64{{1, 0}, {1, 0}} // (no keys)
+	if found {
+		mid := lo + (hi-lo)/2
+		ranges = [2][2]int64{{lo, mid}, {mid + 1, hi}}
+	}
+	err = bothHalves(ctx, func(ctx context.Context, i int) error { return half(ctx, p, i, ranges[i]) })
+	if errors.Is(err, errTallyOff) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// eachSlice runs query (all but its where) over the records where selects among keys, a
+// slice of tallySlice keys per query, handing fn the slice's first key and its row's one
+// column (PostgreSQL) or two (SQLite).
+func eachSlice(ctx context.Context, p *pool, what, query string, where ffql.Frag, keys [2]int64, fn func(from int64, a, b []byte) error) error {
+	for from := keys[0]; from <= keys[1]; from += tallySlice {
+		slice := within(where, [2]int64{from, min(keys[1], from+tallySlice-1)})
+		err := eachRow(ctx, p, what, query+slice.SQL, slice.Args, func(rows *sql.Rows) error {
+			var a, b sql.RawBytes
+			dest := []any{&a, &b}
+			if p.d == postgresDialect {
+				dest = dest[:1]
+			}
+			if err := rows.Scan(dest...); err != nil {
+				return errs.Wrap(err, "scan values")
+			}
+			return fn(from, a, b)
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // keyBounds returns the sheet's least and greatest record keys (found false: no records).
@@ -135,7 +171,7 @@ func (rc *readCtx) keyBounds(rs *recSheet) (lo, hi int64, found bool, err error)
 // slice of keys per query, and returns them in hash order.
 func tallyHalf(ctx context.Context, p *pool, where ffql.Frag, col int, keys [2]int64, seed maphash.Seed) (*tally, error) {
 	t := &tally{}
-	for from := keys[0]; from <= keys[1]; from += tallySlice {
+	err := eachSlice(ctx, p, "count values", tallyQuery(p.d, col), where, keys, func(from int64, lines, valid []byte) error {
 		if from == keys[0]+tallySlice {
 			// Room for the rest, as many values and bytes a key as the first slice had
 			// (growing by doubling copied each value three times over).
@@ -143,21 +179,10 @@ func tallyHalf(ctx context.Context, p *pool, where ffql.Frag, col int, keys [2]i
 			t.ents = slices.Grow(t.ents, int(float64(len(t.ents))*grow))
 			t.arena = slices.Grow(t.arena, min(int(float64(len(t.arena))*grow), tallyMax))
 		}
-		slice := within(where, [2]int64{from, min(keys[1], from+tallySlice-1)})
-		err := eachRow(ctx, p, "count values", tallyQuery(p.d, col)+slice.SQL, slice.Args, func(rows *sql.Rows) error {
-			var lines, valid sql.RawBytes
-			dest := []any{&lines, &valid}
-			if p.d == postgresDialect {
-				dest = dest[:1]
-			}
-			if err := rows.Scan(dest...); err != nil {
-				return errs.Wrap(err, "scan values")
-			}
-			return t.add(p.d, lines, valid, col, seed)
-		})
-		if err != nil {
-			return nil, err
-		}
+		return t.add(p.d, lines, valid, col, seed)
+	})
+	if err != nil {
+		return nil, err
 	}
 	t.ents = radixSort(t.ents)
 	return t, nil

@@ -4,14 +4,12 @@ import (
 	"bytes"
 	"cmp"
 	"context"
-	"database/sql"
 	"encoding/binary"
 	"encoding/json"
 	"math"
 	"slices"
 	"strconv"
 
-	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/ffql"
 )
 
@@ -69,38 +67,22 @@ func (h *sortHalf) compare(a sortEnt, o *sortHalf, b sortEnt) int {
 
 // tallySorted returns the keys of the records where selects in the order of field number
 // field (desc: descending), as the query's ORDER BY (orderBy) gives them. ok false: not a
-// sheet to sort so (outside a transaction, TallyMin to tallyRecords records), or values it
-// does not order as the database (floatExact; numbers in a text field on PostgreSQL); the
+// sheet to sort so (inHalves), or values it does not order as the database (floatExact; numbers in a text field on PostgreSQL); the
 // caller sorts with SQL.
 func (rc *readCtx) tallySorted(ctx context.Context, rs *recSheet, field int, where ffql.Frag, desc bool) (rids []int64, ok bool, err error) {
-	p, isPool := rc.q.(*pool)
 	col := rs.layout.cols[field]
-	if !isPool || col < 0 || rs.total < TallyMin || rs.total > tallyRecords {
+	if col < 0 {
 		return nil, false, nil
 	}
-	select {
-	case tallyTurn <- struct{}{}:
-		defer func() { <-tallyTurn }()
-	case <-ctx.Done():
-		return nil, false, ctx.Err()
-	}
-	lo, hi, found, err := rc.keyBounds(rs)
-	if err != nil || !found {
-		return []int64{}, err == nil, err
-	}
-	mid := lo + (hi-lo)/2
-	ranges := [2][2]int64{{lo, mid}, {mid + 1, hi}}
+	texts := rs.d == postgresDialect && textOnly(rs.Schema.Rules[field])
 	var halves [2]*sortHalf
-	err = bothHalves(ctx, func(ctx context.Context, i int) error {
+	ok, err = rc.inHalves(ctx, rs, func(ctx context.Context, p *pool, i int, keys [2]int64) error {
 		var err error
-		halves[i], err = sortHalfOf(ctx, p, where, col, ranges[i], p.d == postgresDialect && textOnly(rs.Schema.Rules[field]))
+		halves[i], err = sortHalfOf(ctx, p, where, col, keys, texts)
 		return err
 	})
-	if err == errTallyOff {
-		return nil, false, nil
-	}
-	if err != nil {
-		return nil, false, err
+	if !ok || err != nil {
+		return nil, ok, err
 	}
 	rids = mergeSorted(halves[0], halves[1])
 	if desc {
@@ -115,22 +97,11 @@ func (rc *readCtx) tallySorted(ctx context.Context, rs *recSheet, field int, whe
 // the database.
 func sortHalfOf(ctx context.Context, p *pool, where ffql.Frag, col int, keys [2]int64, texts bool) (*sortHalf, error) {
 	h := &sortHalf{texts: texts}
-	for from := keys[0]; from <= keys[1]; from += tallySlice {
-		slice := within(where, [2]int64{from, min(keys[1], from+tallySlice-1)})
-		err := eachRow(ctx, p, "sort records", sortQuery(p.d, col)+slice.SQL, slice.Args, func(rows *sql.Rows) error {
-			var lines, rids sql.RawBytes
-			dest := []any{&lines, &rids}
-			if p.d == postgresDialect {
-				dest = dest[:1]
-			}
-			if err := rows.Scan(dest...); err != nil {
-				return errs.Wrap(err, "scan values")
-			}
-			return h.add(p.d, lines, rids, col)
-		})
-		if err != nil {
-			return nil, err
-		}
+	err := eachSlice(ctx, p, "sort records", sortQuery(p.d, col), where, keys, func(_ int64, lines, rids []byte) error {
+		return h.add(p.d, lines, rids, col)
+	})
+	if err != nil {
+		return nil, err
 	}
 	h.sort()
 	return h, nil
