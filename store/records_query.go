@@ -45,8 +45,7 @@ func (q *RecordQuery) rowWise() bool {
 
 // plain reports whether the query selects by tab alone (or nothing), so kept counts answer it.
 func (q *RecordQuery) plain() bool {
-	return q.FilterField == "" && q.SearchValue == "" && q.Q == "" && len(q.IDs) == 0 && q.VersionID == "" && q.SinceVersionID == "" &&
-		!q.ExcludeReadOnly && q.pre == "" && q.after == 0 && q.upto == 0
+	return q.rowWise() && q.FilterField == "" && q.Q == "" && !q.ExcludeReadOnly && q.pre == "" && q.after == 0 && q.upto == 0
 }
 
 // filtering reports whether the query narrows the sheet, which turns ids into exclusions.
