@@ -446,23 +446,32 @@ func orderPrefix(v []byte) uint64 {
 	if plainString(v) {
 		text = v[1 : len(v)-1]
 	} else if k := keyOf(v); k.num {
-		f := k.n
-		if f == 0 || math.IsNaN(f) {
-			f = 0 // (-0 is 0; JSON has no NaN)
-		}
-		bits := math.Float64bits(f)
-		if bits>>63 == 1 {
-			bits = ^bits
-		} else {
-			bits |= 1 << 63
-		}
-		return bits >> 1
+		return orderedFloat(k.n) >> 1
 	} else {
 		text = []byte(k.text)
 	}
+	return 1<<63 | textPrefix(text)>>1
+}
+
+// orderedFloat is f as an unsigned number in the same order (-0 as 0; NaN, which JSON has
+// not, as 0).
+func orderedFloat(f float64) uint64 {
+	if f == 0 || math.IsNaN(f) {
+		f = 0
+	}
+	bits := math.Float64bits(f)
+	if bits>>63 == 1 {
+		return ^bits
+	}
+	return bits | 1<<63
+}
+
+// textPrefix is the first eight bytes of text as a number in their order (shorter text
+// padded with zeros).
+func textPrefix(text []byte) uint64 {
 	var first [8]byte
 	copy(first[:], text)
-	return 1<<63 | binary.BigEndian.Uint64(first[:])>>1
+	return binary.BigEndian.Uint64(first[:])
 }
 
 // compareStored orders two stored values as cellKey does, comparing strings without an

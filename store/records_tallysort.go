@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"cmp"
 	"context"
-	"encoding/binary"
 	"encoding/json"
 	"math"
 	"slices"
@@ -173,16 +172,7 @@ func (h *sortHalf) add(d dialect, lines, rids []byte, col int) error {
 					return errTallyOff
 				}
 			}
-			if f == 0 {
-				f = 0 // (-0 is 0)
-			}
-			bits := math.Float64bits(f)
-			if bits>>63 == 1 {
-				bits = ^bits
-			} else {
-				bits |= 1 << 63
-			}
-			e.pre, e.aux = sortNum<<62|bits>>2, math.Float64bits(f)
+			e.pre, e.aux = sortNum<<62|orderedFloat(f)>>2, math.Float64bits(f)
 		default:
 			text := v // a list or an object: its JSON, as json_extract (and #>> '{}') gives it
 			if v[0] == '"' {
@@ -199,9 +189,7 @@ func (h *sortHalf) add(d dialect, lines, rids []byte, col int) error {
 			if len(h.arena)+len(text) > tallyMax {
 				return errTallyOff
 			}
-			var first [8]byte
-			copy(first[:], text)
-			e.pre, e.aux = sortText<<62|binary.BigEndian.Uint64(first[:])>>2, uint64(len(h.arena))<<32|uint64(len(text))
+			e.pre, e.aux = sortText<<62|textPrefix(text)>>2, uint64(len(h.arena))<<32|uint64(len(text))
 			h.arena = append(h.arena, text...)
 		}
 		h.ents = append(h.ents, e)
