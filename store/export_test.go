@@ -167,3 +167,27 @@ func tallyEverySheet(slice int64) func() {
 func (db *DB) QueryRowForTest(ctx context.Context, q string, dest ...any) error {
 	return db.r.QueryRowContext(ctx, q).Scan(dest...)
 }
+
+// SearchShortcutForTest turns the search's trust in its first pass on or off (records_query.go,
+// inOneValue); the returned func restores it.
+func SearchShortcutForTest(on bool) func() {
+	old := searchShortcut
+	searchShortcut = on
+	return func() { searchShortcut = old }
+}
+
+// StaleCountForTest counts the records q selects as a read inside a write can see them: the
+// sheet as stored, not first revalidated after a change of its schema.
+func (db *DB) StaleCountForTest(ctx context.Context, accountID, sheetID string, q RecordQuery) (n int, err error) {
+	rs, err := loadRecSheet(ctx, db.r, accountID, sheetID)
+	if err != nil {
+		return 0, err
+	}
+	rc := &readCtx{ctx: ctx, q: db.r, db: db}
+	where, err := rc.where(rs, &q)
+	if err != nil {
+		return 0, err
+	}
+	err = db.r.QueryRowContext(ctx, `SELECT count(*) FROM records r WHERE `+where.SQL, where.Args...).Scan(&n)
+	return n, err
+}

@@ -29,6 +29,12 @@ type layout struct {
 	retire []int          // live positions of fields the schema dropped
 }
 
+// settled reports whether the stored arrays hold values of the schema's fields only: the
+// write that retires a dropped field's position rewrites every record (revalidate), and
+// reads revalidate a sheet whose schema changed first, but a read inside a write may come
+// before that.
+func (l *layout) settled() bool { return len(l.retire) == 0 }
+
 // loadLayout reads the sheet's column registry.
 func (rs *recSheet) loadLayout(ctx context.Context, q querier) error {
 	l := &layout{cols: make([]int, len(rs.Schema.Rules)), byCol: map[int]int{}, keyOf: map[int]string{}}

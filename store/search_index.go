@@ -237,6 +237,18 @@ func (tx *readCtx) ftsCovers(rs *recSheet) (upto int64, ok bool) {
 	return upto, err == nil
 }
 
+// ftsBroad reports whether a search's phrase has candidates in at least a sixteenth of the
+// sheet's FTS5 index: then a scan finds them sooner (a search matching all 1,000,000
+// records counted in 0.1 s scanning, 0.3 s through the index and its IN list) and a page
+// of them comes from the first records scanned. Finding that out stops after as many
+// candidates (5 ms at 1,000,000 records).
+func (tx *readCtx) ftsBroad(rs *recSheet, phrase string) bool {
+	name, most := searchIndexName(rs.sk), max(rs.total/16, 1)
+	var n int64
+	err := tx.q.QueryRowContext(tx.ctx, `SELECT count(*) FROM (SELECT rowid FROM `+name+` WHERE `+name+` MATCH ? LIMIT ?)`, phrase, most).Scan(&n)
+	return err == nil && n >= most
+}
+
 // ftsBulk is the most records one write changes in a sheet's FTS5 index itself. A bigger
 // import is left after the index's reach, scanned by searches, and added in the background
 // after its commit; bigger edits (find and replace over a sheet) drop the index, which the

@@ -1,0 +1,82 @@
+package store_test
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/sluice/sluice/model"
+	"github.com/sluice/sluice/store"
+)
+
+// A search trusts its first pass (the needle in the stored JSON text of all values) for
+// needles and records where a match there is a match in one value's text
+// (records_query.go, inOneValue): it finds what testing each field finds, with escapes,
+// empty cells, booleans, numbers, lists, objects and dropped fields in the values.
+func TestSearchShortcutFindsWhatTheFieldTestFinds(t *testing.T) {
+	e := mustOpenDB(t)
+	fields := []model.Field{
+		{Key: "name", Type: model.FieldString},
+		{Key: "n", Type: model.FieldNumber},
+		{Key: "flag", Type: model.FieldBoolean},
+		{Key: "tags", Type: model.FieldStringList},
+		{Key: "gone", Type: model.FieldString},
+	}
+	sh := e.mustCreateSheet(t, model.SheetConfig{Name: "S", Fields: fields})
+	names := []any{"ann", "Ann Lee", "line\nabc", "tab\there", `say "hi"`, `back\slash`, "ümlaut", "日本語", "50%_off", "a,b", "x]y",
+		map[string]any{"key": "objval"}, nil, "", "null", "true", "12.50", "1e21", " lead", "trail ", "u001f", "\u001fctl", "nul"}
+	var in []map[string]any
+	for i := range 120 {
+		rec := map[string]any{"name": names[i%len(names)], "gone": fmt.Sprintf("zebra%d", i%3)}
+		switch i % 5 {
+		case 0:
+			rec["n"] = 12.5
+		case 1:
+			rec["n"] = "12.50" // a number field keeps the number; its stored text may differ
+		case 2:
+			rec["n"] = 1e21
+		case 3:
+			rec["n"] = "not a number"
+		}
+		if i%3 > 0 {
+			rec["flag"] = i%2 == 0
+		}
+		if i%4 > 0 {
+			rec["tags"] = []string{"p,q", `r"s`, "t"}[:i%4]
+		}
+		in = append(in, rec)
+	}
+	e.mustInsert(t, sh, rows(in...))
+	needles := []string{"ann", "ANN", "nabc", "there", "here", "abc", "hi", `"hi"`, `y "`, "slash", `\`, `k\s`, "ümlaut", "日本", "50%_", "%",
+		"a,b", ",", "x]", "]y", "objval", "key", "ul", "nul", "null", "rue", "true", "fals", "1", "12.5", "12.50", "2.5", "e21", "e+2", "1.0",
+		"not a", " lead", "lead", "trail ", "u001f", "001f", "ctl", "p,q", "r\"s", "t", "zebra", "zebra1", "nobody", "a", "e"}
+	search := func(s string, shortcut bool) []string {
+		defer store.SearchShortcutForTest(shortcut)()
+		var out []string
+		for _, r := range e.mustGet(t, sh, store.RecordQuery{SearchValue: s, Page: model.Page{Size: 1000, Number: 1}}) {
+			out = append(out, r.ID)
+		}
+		return out
+	}
+	check := func(when string) {
+		for _, s := range needles {
+			if got, want := search(s, true), search(s, false); !slices.Equal(got, want) {
+				t.Errorf("%s: search %q finds %d records, testing each field %d", when, s, len(got), len(want))
+			}
+		}
+	}
+	check("all fields")
+	if n := len(search("zebra", true)); n != len(in) {
+		t.Fatalf("search zebra: %d records, want %d", n, len(in))
+	}
+	// A dropped field's values stay in the stored arrays until the sheet is revalidated,
+	// which a read inside a write can come before.
+	e.setConfig(t, sh, model.SheetConfig{Name: "S", Fields: fields[:4]})
+	if n, err := e.db.StaleCountForTest(t.Context(), e.account, sh, store.RecordQuery{SearchValue: "zebra"}); n != 0 || err != nil {
+		t.Fatalf("search zebra after its field was dropped, before the revalidation: %d records (%v), want none", n, err)
+	}
+	check("a field dropped")
+	if n := len(search("zebra", true)); n != 0 {
+		t.Fatalf("search zebra after its field was dropped: %d records, want none", n)
+	}
+}
