@@ -102,7 +102,7 @@ func (db *DB) GroupedValuesForTest(ctx context.Context, accountID, sheetID, key 
 	i, _ := rs.Schema.Index(key)
 	if tallied {
 		defer tallyEverySheet(slice)()
-		vals, ok, err := rc.tallied(rs, rs.layout.cols[i], where, tallyOrder{top: top})
+		vals, _, ok, err := rc.tallied(rs, rs.layout.cols[i], where, tallyOrder{top: top})
 		if err == nil && !ok {
 			err = fmt.Errorf("not tallied")
 		}

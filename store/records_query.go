@@ -325,11 +325,13 @@ func (tx *readCtx) search(rs *recSheet, cols recordColumns, q *RecordQuery) (ffq
 var searchShortcut = true
 
 // inOneValue reports whether every match of enc (a needle's JSON text without its quotes)
-// in a record's stored JSON text, where that text has no backslash, lies inside the text of
-// one value: enc holds none of JSON's punctuation (so no match spans two values or a string's
-// quotes), is no part of null, true or false, and not only number characters (numbers'
-// stored text can differ from their text: 12.50 and 12.5). A value's text is then the
-// content of a string, or the JSON text of a list or object, which holds the match.
+// in a record's stored JSON text that has no backslash lies inside the text of one value:
+// enc holds none of JSON's punctuation (so no match spans two values or a string's quotes),
+// is no part of null, true or false (whose text is none, 1 or 0 on SQLite) and not only
+// number characters (a number's stored text can differ from its text: 12.50 and 12.5). A
+// string's text is then its content, a list's or an object's its JSON text, and either holds
+// the match. (Telling records without numbers, true, false or null apart costs more than
+// testing each field: a GLOB for them took 0.9 s a million records.)
 func inOneValue(enc string) bool {
 	if enc == "" || enc[0] == ' ' || strings.ContainsAny(enc, `\",[]{}:`) {
 		return false // (a leading space: PostgreSQL's JSON text has one after each comma)

@@ -74,16 +74,18 @@ func (t *tally) value(e tallyEnt) []byte {
 }
 
 // tallyOrder is the order of tallied values: the most frequent first, ties in value order,
-// or byValue (desc: the other way); the first top of them only, when top > 0.
+// or byValue (desc: the other way); the first top of them only, when top > 0, but all of
+// them while there are no more than whole.
 type tallyOrder struct {
 	byValue, desc bool
-	top           int
+	top, whole    int
 }
 
 // tallied counts the distinct values at stored position col among the records where selects,
-// as groupedValues does, and returns them in order o. ok false: not a sheet to tally
-// (inHalves); the caller counts with SQL.
-func (rc *readCtx) tallied(rs *recSheet, col int, where ffql.Frag, o tallyOrder) (vals []CellCount, ok bool, err error) {
+// as groupedValues does, and returns them in order o; cut: only the first o.top of them
+// (there were more than o.whole). ok false: not a sheet to tally (inHalves); the caller
+// counts with SQL.
+func (rc *readCtx) tallied(rs *recSheet, col int, where ffql.Frag, o tallyOrder) (vals []CellCount, cut, ok bool, err error) {
 	seed := maphash.MakeSeed()
 	var halves [2]*tally
 	ok, err = rc.inHalves(rc.ctx, rs, func(ctx context.Context, p *pool, i int, keys [2]int64) error {
@@ -92,11 +94,11 @@ func (rc *readCtx) tallied(rs *recSheet, col int, where ffql.Frag, o tallyOrder)
 		return err
 	})
 	if !ok || err != nil {
-		return nil, ok, err
+		return nil, false, ok, err
 	}
 	sel := &topCells{o: o}
 	mergeTallies(halves[0], halves[1], sel.add)
-	return sel.sorted(), true, nil
+	return sel.sorted(), sel.cut, true, nil
 }
 
 // inHalves runs half for the two halves of the sheet's keys at once, on a sheet of TallyMin to
@@ -358,15 +360,28 @@ func mergeTallies(a, b *tally, fn func(v heldCell)) {
 type topCells struct {
 	o    tallyOrder
 	heap cellHeap
+	cut  bool // more than o.whole values came: only the first o.top are kept
 }
 
 func (s *topCells) add(c heldCell) {
 	c.c.Error = c.c.Total - c.c.Valid
+	top := s.o.top
+	if s.o.whole > 0 && !s.cut {
+		top = 0 // all of them, until there are more than whole
+	}
 	switch {
-	case s.o.top == 0 || len(s.heap.cells) < s.o.top:
-		if s.heap.cells = append(s.heap.cells, c); len(s.heap.cells) == s.o.top {
+	case top == 0 || len(s.heap.cells) < top:
+		if s.heap.cells = append(s.heap.cells, c); len(s.heap.cells) == top {
 			s.heap.o = s.o
 			heap.Init(&s.heap)
+		} else if top == 0 && s.o.top > 0 && len(s.heap.cells) > s.o.whole {
+			s.cut = true
+			s.order()
+			s.heap.cells = s.heap.cells[:min(s.o.top, len(s.heap.cells))]
+			if len(s.heap.cells) == s.o.top {
+				s.heap.o = s.o
+				heap.Init(&s.heap)
+			}
 		}
 	case s.o.before(c, s.heap.cells[0]):
 		s.heap.cells[0] = c
@@ -374,15 +389,20 @@ func (s *topCells) add(c heldCell) {
 	}
 }
 
-// sorted returns the values kept in order, each value copied out of the tallies (one
-// allocation for them all).
-func (s *topCells) sorted() []CellCount {
+// order sorts the values kept in order o.
+func (s *topCells) order() {
 	slices.SortFunc(s.heap.cells, func(a, b heldCell) int {
 		if s.o.before(a, b) {
 			return -1
 		}
 		return 1 // (no two values are equal)
 	})
+}
+
+// sorted returns the values kept in order, each value copied out of the tallies (one
+// allocation for them all).
+func (s *topCells) sorted() []CellCount {
+	s.order()
 	out := make([]CellCount, len(s.heap.cells))
 	size := 0
 	for _, h := range s.heap.cells {

@@ -102,3 +102,40 @@ func TestBothHalvesReportsTheCause(t *testing.T) {
 		}
 	}
 }
+
+// A page's worth of the most frequent values is all a tally keeps once there are more
+// values than a list worth remembering (tallyOrder.whole); up to then, all of them.
+func TestTopCellsKeepsTheWholeListWhileSmall(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	var in []heldCell
+	for i := range 300 {
+		v := []byte(`"v` + string(rune('a'+i%26)) + string(rune('a'+i/26)) + `"`)
+		in = append(in, heldCell{c: CellCount{Value: v, Total: int64(r.IntN(20) + 1)}, pre: orderPrefix(v)})
+	}
+	for _, o := range []tallyOrder{{top: 7, whole: 300}, {top: 7, whole: 299}, {top: 7, whole: 20}, {top: 250, whole: 20}, {top: 400, whole: 20}, {top: 7}, {byValue: true, desc: true, top: 5, whole: 10}} {
+		want := slices.Clone(in)
+		slices.SortFunc(want, func(a, b heldCell) int {
+			if o.before(a, b) {
+				return -1
+			}
+			return 1
+		})
+		wantCut := o.whole > 0 && len(in) > o.whole
+		if wantCut || o.whole == 0 {
+			want = want[:min(o.top, len(want))]
+		}
+		s := &topCells{o: o}
+		for _, c := range in {
+			s.add(c)
+		}
+		got := s.sorted()
+		if s.cut != wantCut || len(got) != len(want) {
+			t.Fatalf("%+v: %d values, cut %v; want %d, cut %v", o, len(got), s.cut, len(want), wantCut)
+		}
+		for i := range got {
+			if string(got[i].Value) != string(want[i].c.Value) || got[i].Total != want[i].c.Total {
+				t.Fatalf("%+v: value %d is %s (%d), want %s (%d)", o, i, got[i].Value, got[i].Total, want[i].c.Value, want[i].c.Total)
+			}
+		}
+	}
+}

@@ -107,7 +107,7 @@ func (db *DB) cellValues(ctx context.Context, accountID, sheetID, key string, q 
 		// A page in value order: a tally keeps the values up to it and answers the page (SQL
 		// counts them all, sorted below).
 		order := tallyOrder{byValue: true, desc: page.Desc, top: page.Offset + page.Limit}
-		if vals, tallied, err := rc.tallied(rs, col, where, order); tallied || err != nil {
+		if vals, _, tallied, err := rc.tallied(rs, col, where, order); tallied || err != nil {
 			return vals[min(page.Offset, len(vals)):], true, err
 		}
 	}
@@ -118,10 +118,19 @@ func (db *DB) cellValues(ctx context.Context, accountID, sheetID, key string, q 
 		// worth keeping whole.
 		query += ` LIMIT ` + strconv.Itoa(limit)
 		order.top, kept = limit, false // a part of the list: not to be kept or remembered as the whole
+	} else if limit > 0 && !whole {
+		// A part of the sheet: the tally keeps the whole list while it is small enough to be
+		// remembered, else only the values up to the page (a search matching every record of
+		// a field with a value per record: 0.7 s to 0.2 s at 1,000,000).
+		order.top, order.whole = limit, cellValuesKept
 	}
 	compute := func(ctx context.Context) ([]CellCount, error) {
 		if tally {
-			if vals, tallied, err := rc.tallied(rs, col, where, order); tallied || err != nil {
+			vals, cut, tallied, err := rc.tallied(rs, col, where, order)
+			if cut {
+				kept = false
+			}
+			if tallied || err != nil {
 				return vals, err
 			}
 		}
