@@ -54,7 +54,7 @@ func TestSearchShortcutFindsWhatTheFieldTestFinds(t *testing.T) {
 	e.mustInsert(t, sh, rows(in...))
 	needles := []string{"ann", "ANN", "nabc", "there", "here", "abc", "hi", `"hi"`, `y "`, "slash", `\`, `k\s`, "ümlaut", "日本", "50%_", "%",
 		"a,b", ",", "x]", "]y", "objval", "key", "ul", "nul", "null", "rue", "true", "fals", "1", "12.5", "12.50", "2.5", "e21", "e+2", "1.0",
-		"not a", " lead", "lead", "trail ", "u001f", "001f", "ctl", "p,q", "r\"s", "t", "zebra", "zebra1", "nobody", "a", "e"}
+		"not a", " lead", "lead", "trail ", " 1", " n", " t", " \"", "u001f", "001f", "ctl", "p,q", "r\"s", "t", "zebra", "zebra1", "nobody", "a", "e"}
 	search := func(s string, shortcut bool) []string {
 		defer store.SearchShortcutForTest(shortcut)()
 		var out []string

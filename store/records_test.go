@@ -678,6 +678,17 @@ func TestSearchIndexOnPostgres(t *testing.T) {
 		def, _ := e.db.TextForTest(t.Context(), `SELECT indexdef FROM pg_indexes WHERE indexname LIKE 'records_search_%'`)
 		t.Fatalf("a search does not use the sheet's index %s (%v):\n%s", def, err, plan)
 	}
+	// A needle common among the sheet's first records is scanned for, and found as well.
+	plan, err = e.db.ExplainForTest(t.Context(), e.account, sh, store.RecordQuery{SearchValue: "other.org"})
+	if err != nil || strings.Contains(plan, "records_search_") {
+		t.Fatalf("a search for a common needle reads the index (%v):\n%s", err, plan)
+	}
+	if n := find("other.org"); n != 3000 {
+		t.Errorf("a common needle: %d records, want 3000", n)
+	}
+	if c, err := e.db.CountRecords(t.Context(), e.account, sh, store.RecordQuery{SearchValue: "OTHER.org"}); err != nil || c.Total != 3000 {
+		t.Errorf("a common needle: %+v records (%v), want 3000", c, err)
+	}
 	// The index is partial, over the sheet's rid range, which the query passes as arguments:
 	// a plan made once for any arguments (PostgreSQL's choice after five runs of a prepared
 	// statement) could not use it, so every run is planned for its own.
