@@ -262,7 +262,7 @@ func (tx *readCtx) commonNeedle(rs *recSheet, pattern string) bool {
 	}
 	lo, hi := ridRange(rs.sk)
 	var matches, n int64
-	err := tx.q.QueryRowContext(tx.ctx, `SELECT count(*) FILTER (WHERE (CAST(vals AS TEXT) || '') COLLATE "C" ILIKE ?), count(*)
+	err := tx.q.QueryRowContext(tx.ctx, `SELECT count(*) FILTER (WHERE CAST(vals AS TEXT) COLLATE "C" ILIKE ?), count(*)
 		FROM (SELECT vals FROM records WHERE rid BETWEEN ? AND ? ORDER BY rid LIMIT ?) s`, pattern, lo, hi, searchSample).Scan(&matches, &n)
 	return err == nil && matches*16 >= n
 }
