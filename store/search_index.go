@@ -237,6 +237,16 @@ func (tx *readCtx) ftsCovers(rs *recSheet) (upto int64, ok bool) {
 	return upto, err == nil
 }
 
+// ftsBuilding reports whether the sheet's FTS5 index is being built (or brought up to date).
+func (tx *readCtx) ftsBuilding(rs *recSheet) bool {
+	if rs.d != sqliteDialect || rs.sk == 0 {
+		return false
+	}
+	var ready int
+	err := tx.q.QueryRowContext(tx.ctx, `SELECT ready FROM search_indexes WHERE sk = ?`, rs.sk).Scan(&ready)
+	return err == nil && ready == 0
+}
+
 // ftsBroad reports whether a search's phrase has candidates in at least a sixteenth of the
 // sheet's FTS5 index: then a scan finds them sooner (a search matching all 1,000,000
 // records counted in 0.1 s scanning, 0.3 s through the index and its IN list) and a page
