@@ -321,7 +321,7 @@ func (tx *readCtx) search(rs *recSheet, cols recordColumns, q *RecordQuery) (ffq
 			q.looked = true
 		}
 	}
-	if searchShortcut && field == "" && inOneValue(enc) && rs.layout.settled() {
+	if searchShortcut && field == "" && inOneValue(enc, rs.d) && rs.layout.settled() {
 		// Where the stored text has no backslash (no escape), the first pass's match lies
 		// in a value's text: the test of each field is left to the others (SQLite: 0.1 s
 		// instead of 0.6 for a search matching all 1,000,000 records; PostgreSQL: 0.5 s
@@ -341,22 +341,28 @@ var searchShortcut = true
 
 // inOneValue reports whether every match of enc (a needle's JSON text without its quotes)
 // in a record's stored JSON text that has no backslash lies inside the text of one value:
-// enc holds none of JSON's punctuation (so no match spans two values or a string's quotes),
-// is no part of null, true or false (whose text is none, 1 or 0 on SQLite) and not only
-// number characters (a number's stored text can differ from its text: 12.50 and 12.5). A
-// string's text is then its content, a list's or an object's its JSON text, and either holds
-// the match. (Telling records without numbers, true, false or null apart costs more than
-// testing each field: a GLOB for them took 0.9 s a million records.)
-func inOneValue(enc string) bool {
+// enc holds none of JSON's punctuation (so no match spans two values or a string's quotes)
+// and is no part of null (an empty cell, whose text is none). A string's text is then its
+// content, a list's or an object's its JSON text, and either holds the match. On
+// PostgreSQL a number's or a boolean's text is its JSON text too (both written by jsonb); on
+// SQLite not (12.50 is stored, 12.5 its text; true's text is 1), so there enc must also be
+// no part of true or false and not only number characters. (Telling records without
+// numbers, true, false or null apart costs more than testing each field: a GLOB for them
+// took 0.9 s a million records.)
+func inOneValue(enc string, d dialect) bool {
 	if enc == "" || enc[0] == ' ' || strings.ContainsAny(enc, `\",[]{}:`) {
 		return false // (a leading space: PostgreSQL's JSON text has one after each comma)
 	}
-	for _, word := range []string{"null", "true", "false"} {
+	words := []string{"null"}
+	if d == sqliteDialect {
+		words = append(words, "true", "false")
+	}
+	for _, word := range words {
 		if strings.Contains(word, enc) {
 			return false
 		}
 	}
-	return strings.IndexFunc(enc, func(r rune) bool { return !strings.ContainsRune("0123456789.eE+-", r) }) >= 0
+	return d == postgresDialect || strings.IndexFunc(enc, func(r rune) bool { return !strings.ContainsRune("0123456789.eE+-", r) }) >= 0
 }
 
 // likeEscaper escapes LIKE's wildcards and its escape character.

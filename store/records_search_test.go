@@ -37,7 +37,7 @@ func TestSearchShortcutFindsWhatTheFieldTestFinds(t *testing.T) {
 		case 2:
 			rec["n"] = 1e21
 		case 3:
-			rec["n"] = "not a number"
+			rec["n"] = []any{"not a number", "1.0", "-0", "12345678901234567890", "0.000001", "1E5"}[i%6]
 		}
 		if i%3 > 0 {
 			rec["flag"] = i%2 == 0
@@ -53,7 +53,7 @@ func TestSearchShortcutFindsWhatTheFieldTestFinds(t *testing.T) {
 	}
 	e.mustInsert(t, sh, rows(in...))
 	needles := []string{"ann", "ANN", "nabc", "there", "here", "abc", "hi", `"hi"`, `y "`, "slash", `\`, `k\s`, "ümlaut", "日本", "50%_", "%",
-		"a,b", ",", "x]", "]y", "objval", "key", "ul", "nul", "null", "rue", "true", "fals", "1", "12.5", "12.50", "2.5", "e21", "e+2", "1.0",
+		"a,b", ",", "x]", "]y", "objval", "key", "ul", "nul", "null", "rue", "true", "fals", "1", "12.5", "12.50", "2.5", "e21", "e+2", "1.0", "-0", "567890", "e-", "0.0000", "1e", "00000",
 		"not a", " lead", "lead", "trail ", " 1", " n", " t", " \"", "u001f", "001f", "ctl", "p,q", "r\"s", "t", "zebra", "zebra1", "nobody", "a", "e"}
 	search := func(s string, shortcut bool) []string {
 		defer store.SearchShortcutForTest(shortcut)()
