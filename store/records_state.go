@@ -26,6 +26,8 @@ type recState struct {
 	efs   []string        // keys of fields with an error outside unique rules; "" marks a record-level error
 	valid bool
 	enc   string // the row already encoded, when it will not change again
+	// encKinds is the kinds of enc's tokens + 1 (0: not worked out with it), taken beside it
+	encKinds int64
 	// preCounted: the values were counted ahead for the kept value lists (preTally), as a
 	// valid record or not (preValid).
 	preCounted, preValid bool

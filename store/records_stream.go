@@ -80,7 +80,7 @@ func (db *DB) InsertStream(ctx context.Context, sheetID string, keys []string, s
 					row[idx[j]] = v
 				}
 				st := rs.newState(0, row)
-				st.enc = rs.encode(row)
+				st.enc, st.encKinds = rs.encode(row), rs.kinds(row)+1
 				st.precomputeKeys(rs.Schema)
 				states = append(states, st)
 				size += len(st.enc)

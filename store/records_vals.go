@@ -103,6 +103,50 @@ func (tx *Tx) assignColumns(rs *recSheet) error {
 	return nil
 }
 
+// Kinds of token in a record's stored values (records.kinds) where a search's first pass,
+// over the values' JSON text, can match while no value's text does (search, inOneValue).
+const (
+	kindEscape = 1 << iota // a backslash: a string with an escaped character
+	kindNull               // an empty cell before the last value: null, whose text is none
+	kindBool               // true or false (their text on SQLite: 1 and 0)
+	kindNumber             // a number SQLite writes otherwise as text: a fraction or an exponent (12.50 as 12.5), -0, more than 18 digits
+)
+
+// kinds returns the kinds of token in the stored form of row (encode's).
+func (rs *recSheet) kinds(row records.Row) int64 {
+	l := rs.layout
+	var k int64
+	last, n := -1, 0
+	for i, v := range row {
+		if v == nil || l.cols[i] < 0 {
+			continue
+		}
+		last, n = max(last, l.cols[i]), n+1
+		switch c := v[0]; {
+		case c == '"' || c == '[' || c == '{':
+			if bytes.IndexByte(v, '\\') >= 0 {
+				k |= kindEscape
+			}
+		case c == 't' || c == 'f':
+			k |= kindBool
+		case bytes.ContainsAny(v, ".eE") || len(bytes.TrimPrefix(v, []byte("-"))) > 18 || string(v) == "-0":
+			k |= kindNumber
+		}
+	}
+	if n < last+1 {
+		k |= kindNull
+	}
+	return k
+}
+
+// kindsOf is kinds of the state's row, taken when it was encoded ahead if it was.
+func (rs *recSheet) kindsOf(st *recState) int64 {
+	if st.enc != "" && st.encKinds > 0 {
+		return st.encKinds - 1
+	}
+	return rs.kinds(st.row)
+}
+
 // encoded is the state's values in the stored form.
 func (rs *recSheet) encoded(st *recState) string {
 	if st.enc != "" {

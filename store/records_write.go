@@ -196,16 +196,16 @@ func (tx *Tx) applyChanges(rs *recSheet, changes []*change, w *writeCtx) error {
 // Rows are written by multi-row statements with numbered parameters: ?1 is the version,
 // then rowCols per row.
 const (
-	rowCols  = 6
+	rowCols  = 7
 	rowChunk = 300
 )
 
 func (rs *recSheet) rowArgs(args []any, st *recState) []any {
-	return append(args, st.rid, rs.encoded(st), rs.encodeExtra(st), encodeEFS(st.efs), encodeDups(st.dups), boolInt(st.valid))
+	return append(args, st.rid, rs.encoded(st), rs.encodeExtra(st), encodeEFS(st.efs), encodeDups(st.dups), boolInt(st.valid), rs.kindsOf(st))
 }
 
 // rowValues returns n groups "(?2, …, ?7)" numbering parameters after ?1, with tail
-// appended inside each group. typed casts the integer columns (rid, valid): the rows of an
+// appended inside each group. typed casts the integer columns (rid, valid, kinds): the rows of an
 // UPDATE's VALUES have no column types, which PostgreSQL needs.
 func rowValues(n int, tail string, typed bool) string {
 	var b strings.Builder
@@ -219,7 +219,7 @@ func rowValues(n int, tail string, typed bool) string {
 			if j > 0 {
 				b.WriteString(", ")
 			}
-			if typed && (j == 0 || j == 5) {
+			if typed && (j == 0 || j == 5 || j == 6) {
 				b.WriteString("CAST(?" + strconv.Itoa(p) + " AS INTEGER)")
 			} else {
 				b.WriteByte('?')
@@ -335,33 +335,45 @@ func (tx *Tx) insertRows(rs *recSheet, list []*recState, w *writeCtx) error {
 	}
 	return tx.writeRows(rest, w, rowWrite{per: rowChunk, row: rs.rowArgs, sql: func(n int) string {
 		return cachedSQL(insertSQL, n, func(n int) string {
-			return `INSERT INTO records (rid, vals, x, efs, dups, valid, vseq) VALUES ` + rowValues(n, ", ?1", false)
+			return `INSERT INTO records (rid, vals, x, efs, dups, valid, kinds, vseq) VALUES ` + rowValues(n, ", ?1", false)
 		})
 	}})
 }
 
-// plainSQL are the statements of insertPlain by row count.
+// plainSQL are the statements of insertPlain by row count and kinds (count<<4 | kinds).
 var plainSQL = map[int]string{}
 
 // insertPlain inserts valid rows without messages, metadata, config or duplicates: rid and
-// values are all they bind.
+// values are all they bind (their kinds, the same for most rows of an import, are written
+// into the statement: rows of each kinds go together).
 func (tx *Tx) insertPlain(rs *recSheet, list []*recState, w *writeCtx) error {
 	const per = 3 * rowChunk
-	return tx.writeRows(list, w, rowWrite{per: per,
-		row: func(args []any, st *recState) []any { return append(args, st.rid, rs.encoded(st)) },
-		sql: func(n int) string {
-			return cachedSQLFull(plainSQL, n, per, func(n int) string {
-				var b strings.Builder
-				b.WriteString(`INSERT INTO records (rid, vals, x, efs, dups, valid, vseq) VALUES `)
-				for i := 0; i < n; i++ {
-					if i > 0 {
-						b.WriteString(", ")
+	var byKinds [16][]*recState
+	for _, st := range list {
+		k := rs.kindsOf(st)
+		byKinds[k] = append(byKinds[k], st)
+	}
+	for k, list := range byKinds {
+		err := tx.writeRows(list, w, rowWrite{per: per,
+			row: func(args []any, st *recState) []any { return append(args, st.rid, rs.encoded(st)) },
+			sql: func(n int) string {
+				return cachedSQLFull(plainSQL, n<<4|k, per<<4|k, func(int) string {
+					var b strings.Builder
+					b.WriteString(`INSERT INTO records (rid, vals, x, efs, dups, valid, kinds, vseq) VALUES `)
+					for i := 0; i < n; i++ {
+						if i > 0 {
+							b.WriteString(", ")
+						}
+						b.WriteString("(?" + strconv.Itoa(2+2*i) + ", ?" + strconv.Itoa(3+2*i) + ", NULL, NULL, NULL, 1, " + strconv.Itoa(k) + ", ?1)")
 					}
-					b.WriteString("(?" + strconv.Itoa(2+2*i) + ", ?" + strconv.Itoa(3+2*i) + ", NULL, NULL, NULL, 1, ?1)")
-				}
-				return b.String()
-			})
-		}})
+					return b.String()
+				})
+			}})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // copyRows inserts rows on PostgreSQL with COPY (issue 15: a 10,000-row batch as one
@@ -370,10 +382,10 @@ func (tx *Tx) copyRows(rs *recSheet, list []*recState, w *writeCtx) error {
 	if len(list) == 0 {
 		return nil
 	}
-	err := tx.copyFrom(tx.ctx, "records", []string{"rid", "vals", "x", "efs", "dups", "valid", "vseq"}, len(list), func(i int, row []any) {
+	err := tx.copyFrom(tx.ctx, "records", []string{"rid", "vals", "x", "efs", "dups", "valid", "kinds", "vseq"}, len(list), func(i int, row []any) {
 		st := list[i]
 		row[0], row[1] = st.rid, rs.encoded(st)
-		row[2], row[3], row[4], row[5], row[6] = rs.encodeExtra(st), encodeEFS(st.efs), encodeDups(st.dups), int64(boolInt(st.valid)), w.vseq
+		row[2], row[3], row[4], row[5], row[6], row[7] = rs.encodeExtra(st), encodeEFS(st.efs), encodeDups(st.dups), int64(boolInt(st.valid)), rs.kindsOf(st), w.vseq
 	})
 	if err != nil {
 		return errs.Wrap(err, "write records")
@@ -396,7 +408,7 @@ func (tx *Tx) updateRows(rs *recSheet, list []*recState, w *writeCtx) error {
 					vals = "CAST(v.column2 AS JSONB)"
 				}
 				lo := 2 + rowCols*n
-				return `UPDATE records SET vals = ` + vals + `, x = v.column3, efs = v.column4, dups = v.column5, valid = v.column6, vseq = ?1
+				return `UPDATE records SET vals = ` + vals + `, x = v.column3, efs = v.column4, dups = v.column5, valid = v.column6, kinds = v.column7, vseq = ?1
 			FROM (VALUES ` + rowValues(n, "", true) + `) AS v WHERE records.rid = v.column1 AND records.rid BETWEEN ?` + strconv.Itoa(lo) + ` AND ?` + strconv.Itoa(lo+1)
 			})
 		},
