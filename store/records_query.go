@@ -33,8 +33,8 @@ type RecordQuery struct {
 	after int64  // only records with a greater key (batches walk the sheet this way)
 	upto  int64  // only records with a key up to this one (0: no bound)
 	// looked is set by where when its search is a lookup of the whole sheet rather than a
-	// test of each record: the sheet's FTS5 index on SQLite, any search on PostgreSQL (whose
-	// planner may answer it from the trigram index).
+	// test of each record: a rare needle, through the sheet's FTS5 index on SQLite, or
+	// written so PostgreSQL's planner may answer it from the trigram index.
 	looked bool
 }
 
@@ -268,7 +268,7 @@ func (tx *readCtx) search(rs *recSheet, cols recordColumns, q *RecordQuery) (ffq
 	quoted := string(records.Quote(needle))
 	enc := quoted[1 : len(quoted)-1]
 	// The JSON text of all values is a cheap first pass; the field-by-field test drops rows
-	// that matched only a key.
+	// whose match lies in no value's text (firstPassTrusted says where it cannot).
 	parts := []ffql.Frag{}
 	for _, r := range rs.Schema.Rules {
 		if field != "" && r.Key != field {

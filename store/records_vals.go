@@ -104,7 +104,7 @@ func (tx *Tx) assignColumns(rs *recSheet) error {
 }
 
 // Kinds of token in a record's stored values (records.kinds) where a search's first pass,
-// over the values' JSON text, can match while no value's text does (search, inOneValue).
+// over the values' JSON text, can match while no value's text does (firstPassTrusted).
 const (
 	kindEscape = 1 << iota // a backslash: a string with an escaped character
 	kindNull               // an empty cell before the last value: null, whose text is none

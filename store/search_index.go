@@ -21,8 +21,10 @@ import (
 // built in the background, once a sheet has SearchIndexMin records or more: after the write
 // that makes it that big, as soon as writes pause (an import has ended), or at the first
 // search of a sheet that has none. Searches scan until it is ready (on SQLite, only the part
-// it does not reach yet), then use it, and from then on the sheet's writes keep it up to
-// date; retention drops it with the sheet.
+// it does not reach yet), then use it for needles it finds in few records (ftsBroad,
+// commonNeedle: a common needle is scanned for, sooner than through the index's list of
+// nearly every record), and from then on the sheet's writes keep it up to date; retention
+// drops it with the sheet.
 //
 // PostgreSQL: a GIN trigram index of the sheet's records' values (pg_trgm, a partial index
 // over the sheet's keys, built CONCURRENTLY so writes go on). Without the pg_trgm extension
