@@ -52,6 +52,12 @@ func TestSearchShortcutFindsWhatTheFieldTestFinds(t *testing.T) {
 		in = append(in, map[string]any{"name": names[i%len(names)]})
 	}
 	ids := e.mustInsert(t, sh, rows(in...)).Records
+	// an insert whose records all have the same kinds (written into its statement)
+	var same []map[string]any
+	for range 10 {
+		same = append(same, map[string]any{"name": "line\nabc", "tags": []string{"t"}})
+	}
+	e.mustInsert(t, sh, rows(same...))
 	needles := []string{"ann", "ANN", "nabc", "there", "here", "abc", "hi", `"hi"`, `y "`, "slash", `\`, `k\s`, "ümlaut", "日本", "50%_", "%",
 		"a,b", ",", "x]", "]y", "objval", "key", "ul", "nul", "null", "rue", "true", "fals", "1", "12.5", "12.50", "2.5", "e21", "e+2", "1.0", "-0", "1999", "e-", "0.0000", "1e", "00000",
 		"not a", " lead", "lead", "trail ", " 1", " n", " t", " \"", "u001f", "001f", "ctl", "p,q", "r\"s", "t", "zebra", "zebra1", "nobody", "a", "e"}
