@@ -103,8 +103,9 @@ func (tx *Tx) assignColumns(rs *recSheet) error {
 	return nil
 }
 
-// Kinds of token in a record's stored values (records.kinds) where a search's first pass,
-// over the values' JSON text, can match while no value's text does (firstPassTrusted).
+// Kinds of token in a record's stored values (records.kinds, which may say more than the
+// record holds: insertPlain) where a search's first pass, over the values' JSON text, can
+// match while no value's text does (firstPassTrusted).
 const (
 	kindEscape = 1 << iota // a backslash: a string with an escaped character
 	kindNull               // an empty cell before the last value: null, whose text is none
