@@ -191,3 +191,11 @@ func (db *DB) StaleCountForTest(ctx context.Context, accountID, sheetID string, 
 	err = db.r.QueryRowContext(ctx, `SELECT count(*) FROM records r WHERE `+where.SQL, where.Args...).Scan(&n)
 	return n, err
 }
+
+// SetKindsSlice sets how many records a transaction of FillRecordKinds fills in; the returned
+// func restores it.
+func SetKindsSlice(n int) func() {
+	old := kindsSlice
+	kindsSlice = n
+	return func() { kindsSlice = old }
+}

@@ -123,21 +123,27 @@ func (rs *recSheet) kinds(row records.Row) int64 {
 			continue
 		}
 		last, n = max(last, l.cols[i]), n+1
-		switch c := v[0]; {
-		case c == '"' || c == '[' || c == '{':
-			if bytes.IndexByte(v, '\\') >= 0 {
-				k |= kindEscape
-			}
-		case c == 't' || c == 'f':
-			k |= kindBool
-		case bytes.ContainsAny(v, ".eE") || len(bytes.TrimPrefix(v, []byte("-"))) > 18 || string(v) == "-0":
-			k |= kindNumber
-		}
+		k |= valueKinds(v)
 	}
 	if n < last+1 {
 		k |= kindNull
 	}
 	return k
+}
+
+// valueKinds is the kinds of token in a value (not empty) as stored.
+func valueKinds(v []byte) int64 {
+	switch c := v[0]; {
+	case c == '"' || c == '[' || c == '{':
+		if bytes.IndexByte(v, '\\') >= 0 {
+			return kindEscape
+		}
+	case c == 't' || c == 'f':
+		return kindBool
+	case bytes.ContainsAny(v, ".eE") || len(bytes.TrimPrefix(v, []byte("-"))) > 18 || string(v) == "-0":
+		return kindNumber
+	}
+	return 0
 }
 
 // kindsOf is kinds of the state's row, taken when it was encoded ahead if it was.

@@ -250,7 +250,8 @@ func (a *automation) nodeStep(ctx context.Context, db *store.DB, id string, time
 // activity is older than their environment's metadata.retentionDays (default 365) lose their
 // data, and their files' bytes are removed; events stay. With PostgreSQL it also removes
 // bytes an upload stored without its file being recorded (a node stopped between the two)
-// and local copies of uploads an hour old (another node extracted them).
+// and local copies of uploads an hour old (another node extracted them). After the first
+// purge it fills in the kinds of records written before they were kept (FillRecordKinds).
 func (a *automation) startRetention(db *store.DB, every time.Duration, bytes blobs.Store, log *slog.Logger) {
 	ctx, cancel := context.WithCancel(context.Background())
 	a.stopPurge, a.purged = cancel, make(chan struct{})
@@ -258,6 +259,7 @@ func (a *automation) startRetention(db *store.DB, every time.Duration, bytes blo
 		defer close(a.purged)
 		t := time.NewTicker(every)
 		defer t.Stop()
+		filled := false
 		for {
 			res, err := db.PurgeExpired(ctx)
 			switch {
@@ -268,6 +270,14 @@ func (a *automation) startRetention(db *store.DB, every time.Duration, bytes blo
 					_ = bytes.Remove(ctx, id)
 				}
 				log.Info("retention purged expired spaces", "spaces", len(res.Spaces), "files", len(res.Files))
+			}
+			if !filled {
+				filled = true
+				if n, err := db.FillRecordKinds(ctx); err != nil && ctx.Err() == nil {
+					log.Error("filling in record kinds failed", "err", err)
+				} else if n > 0 {
+					log.Info("filled in the kinds of records written before they were kept", "records", n)
+				}
 			}
 			if db.Postgres() {
 				if n, err := db.RemoveOrphanFileBytes(ctx, db.Now().Add(-time.Hour).UnixMilli()); err != nil && ctx.Err() == nil {
