@@ -686,18 +686,37 @@ func TestSearchIndexOnPostgres(t *testing.T) {
 	// and the planner expects many matches (not the few it guesses for a pattern), so a page
 	// reads the sheet in key order and stops at its first (a page of 100 of a search
 	// matching 1,000,000 records sorted them all: 0.5 s).
-	var guess int
-	if i := strings.Index(plan, "rows="); i >= 0 {
-		fmt.Sscanf(plan[i:], "rows=%d", &guess)
+	guess := func(plan string) (n int) {
+		if i := strings.Index(plan, "rows="); i >= 0 {
+			fmt.Sscanf(plan[i:], "rows=%d", &n)
+		}
+		return n
 	}
-	if guess < 3101/20 {
-		t.Errorf("the planner expects %d of 3,101 records to hold a common needle:\n%s", guess, plan)
+	if guess(plan) < 3101/20 {
+		t.Errorf("the planner expects %d of 3,101 records to hold a common needle:\n%s", guess(plan), plan)
 	}
 	if n := find("other.org"); n != 3000 {
 		t.Errorf("a common needle: %d records, want 3000", n)
 	}
 	if c, err := e.db.CountRecords(t.Context(), e.account, sh, store.RecordQuery{SearchValue: "OTHER.org"}); err != nil || c.Total != 3000 {
 		t.Errorf("a common needle: %+v records (%v), want 3000", c, err)
+	}
+	// ... also when it is common only among the records written last (the sample takes some
+	// from each quarter of the keys).
+	var late []map[string]any
+	for i := 0; i < 3600; i++ {
+		host := "more.org"
+		if i >= 3000 {
+			host = "latest.io"
+		}
+		late = append(late, map[string]any{"email": fmt.Sprintf("late%d@%s", i, host)})
+	}
+	e.mustInsert(t, sh, rows(late...))
+	if plan, err := e.db.ExplainForTest(t.Context(), e.account, sh, store.RecordQuery{SearchValue: "latest.io"}); err != nil || strings.Contains(plan, "records_search_") || guess(plan) < 6701/20 {
+		t.Fatalf("a needle common among the last records is not taken as common (%v):\n%s", err, plan)
+	}
+	if c, err := e.db.CountRecords(t.Context(), e.account, sh, store.RecordQuery{SearchValue: "latest.io"}); err != nil || c.Total != 600 {
+		t.Errorf("a needle common among the last records: %+v records (%v), want 600", c, err)
 	}
 	// The index is partial, over the sheet's rid range, which the query passes as arguments:
 	// a plan made once for any arguments (PostgreSQL's choice after five runs of a prepared

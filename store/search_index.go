@@ -261,21 +261,34 @@ func (tx *readCtx) ftsBroad(rs *recSheet, phrase string) bool {
 	return err == nil && n >= most
 }
 
-// searchSample is how many of a sheet's first records tell whether a needle is common in
-// it (about 3 ms on PostgreSQL).
+// searchSample is how many of a sheet's records tell whether a needle is common in it (about
+// 3 ms on PostgreSQL): a quarter each from the start, a third and two thirds of its keys and
+// from its end, so a needle common only in the records imported last (a newer year) is seen
+// too.
 const searchSample = 4096
 
 // commonNeedle reports whether a PostgreSQL search's pattern matches the values of at least
-// a sixteenth of the sheet's first searchSample records, or the sheet is too small for a
-// trigram index (either way, a scan answers it best).
+// a sixteenth of a sample of the sheet's records, or the sheet is too small for a trigram
+// index (either way, a scan answers it best).
 func (tx *readCtx) commonNeedle(rs *recSheet, pattern string) bool {
 	if !searchIndexWanted(rs.total) {
 		return true
 	}
-	lo, hi := ridRange(rs.sk)
+	lo, hi, found, err := tx.keyBounds(rs)
+	if err != nil || !found {
+		return err == nil
+	}
+	var parts []string
+	args := []any{pattern}
+	for i := range int64(3) {
+		parts = append(parts, `(SELECT vals FROM records WHERE rid BETWEEN ? AND ? ORDER BY rid LIMIT ?)`)
+		args = append(args, lo+(hi-lo)/3*i, hi, searchSample/4)
+	}
+	parts = append(parts, `(SELECT vals FROM records WHERE rid BETWEEN ? AND ? ORDER BY rid DESC LIMIT ?)`)
+	args = append(args, lo, hi, searchSample/4)
 	var matches, n int64
-	err := tx.q.QueryRowContext(tx.ctx, `SELECT count(*) FILTER (WHERE CAST(vals AS TEXT) COLLATE "C" ILIKE ?), count(*)
-		FROM (SELECT vals FROM records WHERE rid BETWEEN ? AND ? ORDER BY rid LIMIT ?) s`, pattern, lo, hi, searchSample).Scan(&matches, &n)
+	err = tx.q.QueryRowContext(tx.ctx, `SELECT count(*) FILTER (WHERE CAST(vals AS TEXT) COLLATE "C" ILIKE ?), count(*) FROM (`+
+		strings.Join(parts, ` UNION ALL `)+`) s`, args...).Scan(&matches, &n)
 	return err == nil && matches*16 >= n
 }
 
