@@ -265,6 +265,7 @@ func (tx *readCtx) search(rs *recSheet, cols recordColumns, q *RecordQuery) (ffq
 		return ffql.Translate(&ffql.Compare{Field: field, Op: "eq", Value: value[1 : len(value)-1]}, rs.Config.Fields, cols)
 	}
 	needle := records.ASCIILower(value)
+	textPattern := "%" + likeEscaper.Replace(needle) + "%"
 	quoted := string(records.Quote(needle))
 	enc := quoted[1 : len(quoted)-1]
 	// The JSON text of all values is a cheap first pass; the field-by-field test drops rows
@@ -274,17 +275,21 @@ func (tx *readCtx) search(rs *recSheet, cols recordColumns, q *RecordQuery) (ffq
 		if field != "" && r.Key != field {
 			continue
 		}
-		v := cols.Typing().Text(cols.Value(r.Key))
+		// LIKE (PostgreSQL: ILIKE in the "C" collation) folds ASCII case only, as the first
+		// pass does, and costs less than lower() and instr (a field's search over 1,000,000
+		// records: 180 ms instead of 270).
+		v, like := cols.Typing().Text(cols.Value(r.Key)), " LIKE "
 		if rs.d == postgresDialect {
-			v.SQL += ` COLLATE "C"` // lower() folds ASCII only, as SQLite's does
+			v.SQL, like = v.SQL+` COLLATE "C"`, " ILIKE "
 		}
-		parts = append(parts, ffql.Frag{SQL: "instr(lower(" + v.SQL + "), ?) > 0", Args: append(v.Args, needle)})
+		parts = append(parts, ffql.Frag{SQL: v.SQL + like + `? ESCAPE '\'`, Args: append(v.Args, textPattern)})
 	}
 	if len(parts) == 0 {
 		return ffql.Frag{SQL: "FALSE"}, nil
 	}
 	exact := anyOf(parts)
 	var pre ffql.Frag
+	common := false // (PostgreSQL: written for a scan)
 	pattern := "%" + likeEscaper.Replace(enc) + "%"
 	if rs.d == sqliteDialect {
 		// SQLite's LIKE folds ASCII case itself, without lower()'s copy of every row: a
@@ -310,16 +315,13 @@ func (tx *readCtx) search(rs *recSheet, cols recordColumns, q *RecordQuery) (ffq
 		// records). A needle common in the sheet is scanned for: the index would list nearly
 		// every record, each read again and its text made to check (the first page of a
 		// search matching all of 1,000,000 records took 1.5 s, its count 1.3 s; scanning, 1
-		// ms and 0.5 s). Written as a CASE, the test keeps the planner off the index, and
-		// the planner guesses it true for a third of the records rather than a few, so a
-		// page reads the sheet in key order up to its first matches instead of sorting them
-		// all (0.5 s).
+		// ms and 0.5 s). Written as a CASE (below), the search keeps the planner off the
+		// index, and the planner guesses it true for a third of the records rather than a
+		// few, so a page reads the sheet in key order up to its first matches instead of
+		// sorting them all (0.5 s).
 		pre = ffql.Frag{SQL: `CAST(r.vals AS TEXT) COLLATE "C" ILIKE ?`, Args: []any{pattern}}
-		if tx.commonNeedle(rs, pattern) {
-			pre.SQL = `CASE WHEN ` + pre.SQL + ` THEN TRUE ELSE FALSE END`
-		} else {
-			q.looked = true
-		}
+		common = tx.commonNeedle(rs, pattern)
+		q.looked = !common
 	}
 	if lacking, ok := firstPassTrusted(enc, rs.d); searchShortcut && ok && field == "" && rs.layout.settled() {
 		// In a record whose stored values hold none of the kinds of token the needle could
@@ -329,7 +331,11 @@ func (tx *readCtx) search(rs *recSheet, cols recordColumns, q *RecordQuery) (ffq
 		// 0.5 s instead of 0.64-1.1 s).
 		exact = ffql.Frag{SQL: `((r.kinds & ?) = 0 OR ` + exact.SQL + `)`, Args: append([]any{lacking}, exact.Args...)}
 	}
-	return ffql.And(pre, exact), nil
+	f := ffql.And(pre, exact)
+	if common {
+		f = ffql.Frag{SQL: `CASE WHEN ` + f.SQL + ` THEN TRUE ELSE FALSE END`, Args: f.Args}
+	}
+	return f, nil
 }
 
 // searchShortcut: the search trusts its first pass where firstPassTrusted says it may (a
