@@ -112,8 +112,15 @@ func TestSearchShortcutFindsWhatTheFieldTestFinds(t *testing.T) {
 	if n, err := e.db.FillRecordKinds(t.Context()); err != nil || n != int64(len(written)) {
 		t.Fatalf("filled in the kinds of %d records (%v), want %d", n, err, len(written))
 	}
+	// (the two kinds of number taken as one: PostgreSQL writes 1E5 as 100000)
+	numbers := func(k int) int {
+		if k&(8|16) != 0 {
+			k |= 8 | 16
+		}
+		return k
+	}
 	for id, k := range kindsOf() {
-		if k < 0 || k&^written[id] != 0 {
+		if k < 0 || k&^numbers(written[id]) != 0 {
 			t.Errorf("record %s: kinds %d filled in, %d written", id, k, written[id])
 		}
 	}

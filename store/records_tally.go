@@ -66,6 +66,7 @@ type tallyEnt struct {
 type tally struct {
 	ents  []tallyEnt
 	arena []byte
+	quote []byte // quoted's buffer
 }
 
 func (t *tally) value(e tallyEnt) []byte {
@@ -196,17 +197,22 @@ func tallyHalf(ctx context.Context, p *pool, where ffql.Frag, col int, keys [2]i
 // column: both aggregates see the rows in the same order. PostgreSQL takes out the value
 // itself (it finds a jsonb element without parsing) and joins a line for each record of its
 // validity digit and the value's JSON text (one aggregate: those of a query may put together
-// the parts of parallel workers). JSON text has no newline in it.
+// the parts of parallel workers). JSON text has no newline in it. A record whose values are
+// all plain text or empty (records.kinds) gives its value's text (->>, validity digit 2 or 3)
+// rather than its JSON text (0 or 1), which the tally quotes: jsonb's writing of JSON text
+// was a quarter of the query (28 ms instead of 21 per 50,000 records).
 func tallyQuery(d dialect, col int) string {
 	if d == postgresDialect {
-		return `SELECT string_agg(CASE WHEN r.valid <> 0 THEN '1' ELSE '0' END || COALESCE(CAST(r.vals -> ` + strconv.Itoa(col) + ` AS TEXT), 'null'), E'\n') FROM records r WHERE `
+		c := strconv.Itoa(col)
+		return `SELECT string_agg(CASE WHEN (r.kinds & ` + strconv.Itoa(kindsNotText) + `) = 0 THEN (CASE WHEN r.valid <> 0 THEN '3' ELSE '2' END) || COALESCE(r.vals ->> ` + c + `, '')
+			ELSE (CASE WHEN r.valid <> 0 THEN '1' ELSE '0' END) || COALESCE(CAST(r.vals -> ` + c + ` AS TEXT), 'null') END, E'\n') FROM records r WHERE `
 	}
 	return `SELECT CAST(group_concat(r.vals, char(10)) AS BLOB), CAST(group_concat(r.valid <> 0, '') AS BLOB) FROM records r WHERE `
 }
 
 // add tallies a slice's lines (tallyQuery's): on SQLite each a stored array whose element
 // col is the value, valid holding a digit per line; on PostgreSQL each a validity digit
-// and the value.
+// and the value's JSON text (0, 1) or plain text (2, 3).
 func (t *tally) add(d dialect, lines, valid []byte, col int, seed maphash.Seed) error {
 	for n := 0; len(lines) > 0; n++ {
 		line := lines
@@ -218,8 +224,17 @@ func (t *tally) add(d dialect, lines, valid []byte, col int, seed maphash.Seed) 
 		var v []byte
 		ok, isValid := false, false
 		if d == postgresDialect {
-			if ok = len(line) > 1; ok {
+			switch ok = len(line) > 0; {
+			case ok && (line[0] == '2' || line[0] == '3'):
+				if len(line) == 1 {
+					continue // empty
+				}
+				// (no escape in it: quoted, it is the value's JSON text)
+				isValid, v = line[0] == '3', t.quoted(line[1:])
+			case ok && (line[0] == '0' || line[0] == '1') && len(line) > 1:
 				isValid, v = line[0] == '1', line[1:]
+			default:
+				ok = false
 			}
 		} else {
 			v, ok = elementAt(line, col)
@@ -243,6 +258,12 @@ func (t *tally) add(d dialect, lines, valid []byte, col int, seed maphash.Seed) 
 		t.arena = append(t.arena, v...)
 	}
 	return nil
+}
+
+// quoted returns text in quotes, in a buffer of the tally's reused for each value.
+func (t *tally) quoted(text []byte) []byte {
+	t.quote = append(append(append(t.quote[:0], '"'), text...), '"')
+	return t.quote
 }
 
 // isEmptyJSON: an empty cell (null, "" or []), which distinct values leave out.

@@ -59,6 +59,12 @@ func TestTalliedValuesAsGrouped(t *testing.T) {
 		}
 		in = append(in, rec)
 	}
+	// Records of plain text alone (PostgreSQL's tally takes their values' text as is), some
+	// of it looking like other JSON.
+	lookalikes := []string{"12", "12.50", "true", "null", `["a"]`, "{}", "", "ann", "ümlaut", "<tag>&", " spaced "}
+	for i := range 120 {
+		in = append(in, map[string]any{"name": lookalikes[i%len(lookalikes)], "code": fmt.Sprintf("t%d", i), "long": lookalikes[(i/3)%len(lookalikes)]})
+	}
 	e.mustInsertWithHoles(t, sh, in, 5)
 	counted := 0
 	for _, q := range []store.RecordQuery{{}, {Filter: "valid"}, {Filter: "error"}, {Q: `n gt 0`}, {SearchValue: "ann"}, {SearchValue: "nobody"}} {

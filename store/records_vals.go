@@ -107,10 +107,15 @@ func (tx *Tx) assignColumns(rs *recSheet) error {
 // record holds: insertPlain) where a search's first pass, over the values' JSON text, can
 // match while no value's text does (firstPassTrusted).
 const (
-	kindEscape = 1 << iota // a backslash: a string with an escaped character
-	kindNull               // an empty cell before the last value: null, whose text is none
-	kindBool               // true or false (their text on SQLite: 1 and 0)
-	kindNumber             // a number SQLite writes otherwise as text: a fraction or an exponent (12.50 as 12.5), -0, more than 18 digits
+	kindEscape  = 1 << iota // a backslash: a string with an escaped character
+	kindNull                // an empty cell before the last value: null, whose text is none
+	kindBool                // true or false (their text on SQLite: 1 and 0)
+	kindNumber              // a number SQLite writes otherwise as text: a fraction or an exponent (12.50 as 12.5), -0, more than 18 digits
+	kindInteger             // another number
+	kindList                // a list or an object
+	// kindsNotText are the kinds of a record not all of whose values are plain text (a
+	// string without an escape) or empty: the PostgreSQL tally takes such values' text as is.
+	kindsNotText = kindEscape | kindBool | kindNumber | kindInteger | kindList
 )
 
 // kinds returns the kinds of token in the stored form of row (encode's).
@@ -133,17 +138,23 @@ func (rs *recSheet) kinds(row records.Row) int64 {
 
 // valueKinds is the kinds of token in a value (not empty) as stored.
 func valueKinds(v []byte) int64 {
+	var k int64
 	switch c := v[0]; {
 	case c == '"' || c == '[' || c == '{':
+		if c != '"' {
+			k = kindList
+		}
 		if bytes.IndexByte(v, '\\') >= 0 {
-			return kindEscape
+			k |= kindEscape
 		}
 	case c == 't' || c == 'f':
-		return kindBool
+		k = kindBool
 	case bytes.ContainsAny(v, ".eE") || len(bytes.TrimPrefix(v, []byte("-"))) > 18 || string(v) == "-0":
-		return kindNumber
+		k = kindNumber
+	default:
+		k = kindInteger
 	}
-	return 0
+	return k
 }
 
 // kindsOf is kinds of the state's row, taken when it was encoded ahead if it was.
