@@ -9,11 +9,14 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"hash/maphash"
+	"iter"
 	"math"
 	"slices"
 	"strconv"
 
+	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/ffql"
 )
@@ -66,7 +69,6 @@ type tallyEnt struct {
 type tally struct {
 	ents  []tallyEnt
 	arena []byte
-	quote []byte // quoted's buffer
 }
 
 func (t *tally) value(e tallyEnt) []byte {
@@ -137,15 +139,20 @@ func (rc *readCtx) inHalves(ctx context.Context, rs *recSheet, half func(ctx con
 // slice of tallySlice keys per query, handing fn the slice's first key and its row's one
 // column (PostgreSQL) or two (SQLite).
 func eachSlice(ctx context.Context, p *pool, what, query string, where ffql.Frag, keys [2]int64, fn func(from int64, a, b []byte) error) error {
-	for from := keys[0]; from <= keys[1]; from += tallySlice {
-		slice := within(where, [2]int64{from, min(keys[1], from+tallySlice-1)})
+	ranges := func(yield func(from int64, slice ffql.Frag) bool) {
+		for from := keys[0]; from <= keys[1]; from += tallySlice {
+			if !yield(from, within(where, [2]int64{from, min(keys[1], from+tallySlice-1)})) {
+				return
+			}
+		}
+	}
+	if p.d == postgresDialect {
+		return eachSliceRaw(ctx, p, what, query, ranges, fn)
+	}
+	for from, slice := range ranges {
 		err := eachRow(ctx, p, what, query+slice.SQL, slice.Args, func(rows *sql.Rows) error {
 			var a, b sql.RawBytes
-			dest := []any{&a, &b}
-			if p.d == postgresDialect {
-				dest = dest[:1]
-			}
-			if err := rows.Scan(dest...); err != nil {
+			if err := rows.Scan(&a, &b); err != nil {
 				return errs.Wrap(err, "scan values")
 			}
 			return fn(from, a, b)
@@ -155,6 +162,40 @@ func eachSlice(ctx context.Context, p *pool, what, query string, where ffql.Frag
 		}
 	}
 	return nil
+}
+
+// eachSliceRaw is eachSlice on PostgreSQL, on one connection through pgx itself: fn gets
+// each slice's row as it came over the wire, where database/sql would copy it into a string
+// and the string into bytes (1.5 MB a slice of e-mails).
+func eachSliceRaw(ctx context.Context, p *pool, what, query string, ranges iter.Seq2[int64, ffql.Frag], fn func(from int64, a, b []byte) error) error {
+	conn, err := p.DB.Conn(ctx)
+	if err != nil {
+		return errs.Wrap(err, "%s", what)
+	}
+	defer conn.Close()
+	return conn.Raw(func(dc any) error {
+		c, ok := dc.(*stdlib.Conn)
+		if !ok {
+			return fmt.Errorf("%s: unexpected driver connection %T", what, dc)
+		}
+		for from, slice := range ranges {
+			rows, err := c.Conn().Query(ctx, p.d.rebind(query+slice.SQL), p.d.args(slice.Args)...)
+			if err != nil {
+				return errs.Wrap(err, "%s", what)
+			}
+			for rows.Next() {
+				if err := fn(from, rows.RawValues()[0], nil); err != nil {
+					rows.Close()
+					return err
+				}
+			}
+			rows.Close()
+			if err := rows.Err(); err != nil {
+				return errs.Wrap(err, "%s", what)
+			}
+		}
+		return nil
+	})
 }
 
 // keyBounds returns the sheet's least and greatest record keys (found false: no records).
@@ -222,7 +263,7 @@ func (t *tally) add(d dialect, lines, valid []byte, col int, seed maphash.Seed) 
 			lines = nil
 		}
 		var v []byte
-		ok, isValid := false, false
+		ok, isValid, quote := false, false, false
 		if d == postgresDialect {
 			switch ok = len(line) > 0; {
 			case ok && (line[0] == '2' || line[0] == '3'):
@@ -230,7 +271,7 @@ func (t *tally) add(d dialect, lines, valid []byte, col int, seed maphash.Seed) 
 					continue // empty
 				}
 				// (no escape in it: quoted, it is the value's JSON text)
-				isValid, v = line[0] == '3', t.quoted(line[1:])
+				isValid, v, quote = line[0] == '3', line[1:], true
 			case ok && (line[0] == '0' || line[0] == '1') && len(line) > 1:
 				isValid, v = line[0] == '1', line[1:]
 			default:
@@ -244,26 +285,26 @@ func (t *tally) add(d dialect, lines, valid []byte, col int, seed maphash.Seed) 
 		if !ok {
 			return errTallyOff // not values as Sluice stores them: left to SQL
 		}
-		if isEmptyJSON(v) {
+		if !quote && isEmptyJSON(v) {
 			continue
 		}
-		if len(t.arena)+len(v) > tallyMax {
+		if len(t.arena)+len(v)+2 > tallyMax {
 			return errTallyOff
 		}
-		e := tallyEnt{h: maphash.Bytes(seed, v), pre: orderPrefix(v), off: uint32(len(t.arena)), n: uint32(len(v))}
+		off := len(t.arena)
+		if quote {
+			t.arena = append(append(append(t.arena, '"'), v...), '"')
+		} else {
+			t.arena = append(t.arena, v...)
+		}
+		v = t.arena[off:]
+		e := tallyEnt{h: maphash.Bytes(seed, v), pre: orderPrefix(v), off: uint32(off), n: uint32(len(v))}
 		if isValid {
 			e.n |= tallyValid
 		}
 		t.ents = append(t.ents, e)
-		t.arena = append(t.arena, v...)
 	}
 	return nil
-}
-
-// quoted returns text in quotes, in a buffer of the tally's reused for each value.
-func (t *tally) quoted(text []byte) []byte {
-	t.quote = append(append(append(t.quote[:0], '"'), text...), '"')
-	return t.quote
 }
 
 // isEmptyJSON: an empty cell (null, "" or []), which distinct values leave out.
