@@ -104,8 +104,9 @@ func (tx *Tx) assignColumns(rs *recSheet) error {
 }
 
 // Kinds of token in a record's stored values (records.kinds, which may say more than the
-// record holds: insertPlain) where a search's first pass, over the values' JSON text, can
-// match while no value's text does (firstPassTrusted).
+// record holds: insertPlain): the first four are where a search's first pass, over the
+// values' JSON text, can match while no value's text does (firstPassTrusted); with the
+// other two, they tell a record of plain text alone (kindsNotText).
 const (
 	kindEscape  = 1 << iota // a backslash: a string with an escaped character
 	kindNull                // an empty cell before the last value: null, whose text is none
@@ -113,8 +114,9 @@ const (
 	kindNumber              // a number SQLite writes otherwise as text: a fraction or an exponent (12.50 as 12.5), -0, more than 18 digits
 	kindInteger             // another number
 	kindList                // a list or an object
-	// kindsNotText are the kinds of a record not all of whose values are plain text (a
-	// string without an escape) or empty: the PostgreSQL tally takes such values' text as is.
+	// kindsNotText are the kinds a record of plain text alone (strings without an escape,
+	// and empty cells) has none of: PostgreSQL's tally and tallied sort take its values'
+	// text (->>) as their JSON text once quoted.
 	kindsNotText = kindEscape | kindBool | kindNumber | kindInteger | kindList
 )
 
