@@ -256,12 +256,8 @@ func tallyQuery(d dialect, col int) string {
 // and the value's JSON text (0, 1) or plain text (2, 3).
 func (t *tally) add(d dialect, lines, valid []byte, col int, seed maphash.Seed) error {
 	for n := 0; len(lines) > 0; n++ {
-		line := lines
-		if end := bytes.IndexByte(lines, '\n'); end >= 0 {
-			line, lines = lines[:end], lines[end+1:]
-		} else {
-			lines = nil
-		}
+		var line []byte
+		line, lines, _ = bytes.Cut(lines, []byte{'\n'})
 		var v []byte
 		ok, isValid, quote := false, false, false
 		if d == postgresDialect {

@@ -135,25 +135,15 @@ func (h *sortHalf) add(d dialect, lines, rids []byte, col int) error {
 		}
 	}()
 	for len(lines) > 0 {
-		line := lines
-		if end := bytes.IndexByte(lines, '\n'); end >= 0 {
-			line, lines = lines[:end], lines[end+1:]
-		} else {
-			lines = nil
-		}
+		var line []byte
+		line, lines, _ = bytes.Cut(lines, []byte{'\n'})
 		var key, v []byte
 		ok := false
 		if d == postgresDialect {
-			if sp := bytes.IndexByte(line, ' '); sp > 0 {
-				key, v, ok = line[:sp], line[sp+1:], true
-			}
+			key, v, ok = bytes.Cut(line, []byte{' '})
+			ok = ok && len(key) > 0
 		} else {
-			key = rids
-			if end := bytes.IndexByte(rids, ','); end >= 0 {
-				key, rids = rids[:end], rids[end+1:]
-			} else {
-				rids = nil
-			}
+			key, rids, _ = bytes.Cut(rids, []byte{','})
 			v, ok = elementAt(line, col)
 			ok = ok && (len(lines) == 0) == (len(rids) == 0)
 		}
