@@ -118,6 +118,8 @@ const (
 	// and empty cells) has none of: PostgreSQL's tally and tallied sort take its values'
 	// text (->>) as their JSON text once quoted.
 	kindsNotText = kindEscape | kindBool | kindNumber | kindInteger | kindList
+	// kindsAll is every kind at once.
+	kindsAll = kindList<<1 - 1
 )
 
 // kinds returns the kinds of token in the stored form of row (encode's).

@@ -340,7 +340,8 @@ func (tx *Tx) insertRows(rs *recSheet, list []*recState, w *writeCtx) error {
 	}})
 }
 
-// plainSQL are the statements of insertPlain by row count and kinds (count<<4 | kinds).
+// plainSQL are the statements of insertPlain by row count and kinds (count × (kindsAll+1) +
+// kinds).
 var plainSQL = map[int]string{}
 
 // insertPlain inserts valid rows without messages, metadata, config or duplicates: rid and
@@ -358,7 +359,7 @@ func (tx *Tx) insertPlain(rs *recSheet, list []*recState, w *writeCtx) error {
 		err := tx.writeRows(chunk, w, rowWrite{per: per,
 			row: func(args []any, st *recState) []any { return append(args, st.rid, rs.encoded(st)) },
 			sql: func(n int) string {
-				return cachedSQLFull(plainSQL, n<<4|int(k), per<<4|int(k), func(int) string {
+				return cachedSQLFull(plainSQL, n*(kindsAll+1)+int(k), per*(kindsAll+1)+int(k), func(int) string {
 					var b strings.Builder
 					b.WriteString(`INSERT INTO records (rid, vals, x, efs, dups, valid, kinds, vseq) VALUES `)
 					for i := 0; i < n; i++ {
