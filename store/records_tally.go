@@ -427,23 +427,22 @@ func (s *topCells) add(c heldCell) {
 	if s.o.whole > 0 && !s.cut {
 		top = 0 // all of them, until there are more than whole
 	}
-	switch {
-	case top == 0 || len(s.heap.cells) < top:
-		if s.heap.cells = append(s.heap.cells, c); len(s.heap.cells) == top {
-			s.heap.o = s.o
-			heap.Init(&s.heap)
-		} else if top == 0 && s.o.top > 0 && len(s.heap.cells) > s.o.whole {
-			s.cut = true
-			s.order()
-			s.heap.cells = s.heap.cells[:min(s.o.top, len(s.heap.cells))]
-			if len(s.heap.cells) == s.o.top {
-				s.heap.o = s.o
-				heap.Init(&s.heap)
-			}
+	if top > 0 && len(s.heap.cells) == top {
+		if s.o.before(c, s.heap.cells[0]) {
+			s.heap.cells[0] = c
+			heap.Fix(&s.heap, 0)
 		}
-	case s.o.before(c, s.heap.cells[0]):
-		s.heap.cells[0] = c
-		heap.Fix(&s.heap, 0)
+		return
+	}
+	s.heap.cells = append(s.heap.cells, c)
+	if top == 0 && s.o.top > 0 && len(s.heap.cells) > s.o.whole {
+		s.cut, top = true, s.o.top
+		s.order()
+		s.heap.cells = s.heap.cells[:min(top, len(s.heap.cells))]
+	}
+	if top > 0 && len(s.heap.cells) == top {
+		s.heap.o = s.o
+		heap.Init(&s.heap)
 	}
 }
 
