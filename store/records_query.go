@@ -265,7 +265,7 @@ func (tx *readCtx) search(rs *recSheet, cols recordColumns, q *RecordQuery) (ffq
 		return ffql.Translate(&ffql.Compare{Field: field, Op: "eq", Value: value[1 : len(value)-1]}, rs.Config.Fields, cols)
 	}
 	needle := records.ASCIILower(value)
-	textPattern := "%" + likeEscaper.Replace(needle) + "%"
+	textPattern := containing(needle)
 	quoted := string(records.Quote(needle))
 	enc := quoted[1 : len(quoted)-1]
 	// The JSON text of all values is a cheap first pass; the field-by-field test drops rows
@@ -290,7 +290,7 @@ func (tx *readCtx) search(rs *recSheet, cols recordColumns, q *RecordQuery) (ffq
 	exact := anyOf(parts)
 	var pre ffql.Frag
 	common := false // (PostgreSQL: written for a scan)
-	pattern := "%" + likeEscaper.Replace(enc) + "%"
+	pattern := containing(enc)
 	if rs.d == sqliteDialect {
 		// SQLite's LIKE folds ASCII case itself, without lower()'s copy of every row: a
 		// search of 1,000,000 records reads them in about 80 ms instead of 230 (issue 17).
@@ -373,6 +373,9 @@ func firstPassTrusted(enc string, d dialect) (lacking int64, ok bool) {
 
 // likeEscaper escapes LIKE's wildcards and its escape character.
 var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
+
+// containing is the LIKE pattern (escape \) of text holding s.
+func containing(s string) string { return "%" + likeEscaper.Replace(s) + "%" }
 
 // anyOf joins conditions with OR as a balanced tree: SQLite parses "a OR b OR c …" into a
 // tree as deep as the list is long, and refuses past 1,000 (a sheet of 2,000 fields).
