@@ -4,8 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"github.com/sluice/sluice/ffql"
 	"strings"
+
+	"github.com/sluice/sluice/ffql"
 )
 
 // CountedCellValues is CellValues computed by counting the records, never from a kept list.
@@ -169,7 +170,7 @@ func (db *DB) QueryRowForTest(ctx context.Context, q string, dest ...any) error 
 }
 
 // SearchShortcutForTest turns the search's trust in its first pass on or off (records_query.go,
-// inOneValue); the returned func restores it.
+// firstPassTrusted); the returned func restores it.
 func SearchShortcutForTest(on bool) func() {
 	old := searchShortcut
 	searchShortcut = on
