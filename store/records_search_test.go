@@ -10,8 +10,8 @@ import (
 )
 
 // A search trusts its first pass (the needle in the stored JSON text of all values) for
-// needles and records where a match there is a match in one value's text
-// (records_query.go, firstPassTrusted; records.kinds): it finds what testing each field finds, with escapes,
+// needles and records where a match there is a match in one value's text (records_query.go,
+// firstPassTrusted; records.kinds): it finds what testing each field finds, with escapes,
 // empty cells, booleans, numbers, lists, objects and dropped fields in the values, and in
 // records of strings alone.
 func TestSearchShortcutFindsWhatTheFieldTestFinds(t *testing.T) {
