@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"sync"
 	"sync/atomic"
 
 	"github.com/sluice/sluice/errs"
@@ -53,28 +54,42 @@ func (db *DB) InsertStream(ctx context.Context, sheetID string, keys []string, s
 		want[i].Store(k)
 	}
 	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	defer wg.Wait() // (src is not called once InsertStream has returned)
 	defer cancel()
 	type prepared struct {
 		states []*recState
 		pre    *valueDelta
 		err    error
 	}
+	// Reading rows (src: for a file, parsing it) and checking them each run in a goroutine
+	// of their own, so that both cores work beside the writer (issue 17: a file of twelve
+	// columns with dates, quotes and accents spent 4.6 s of its 6.7 s import reading and
+	// checking rows one after the other).
+	raw := make(chan rawBatch, 1)
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		defer close(raw)
+		for {
+			b := readBatch(ctx, src, len(idx), batch)
+			select {
+			case raw <- b:
+			case <-ctx.Done():
+				return
+			}
+			if b.err != nil {
+				return
+			}
+		}
+	}()
 	ch := make(chan prepared, 2)
 	go func() {
+		defer wg.Done()
 		defer close(ch)
-		for {
-			states := make([]*recState, 0, min(batch, 1024))
-			var err error
-			size := 0
-			for len(states) < batch && size < BatchBytes {
-				var vals []json.RawMessage
-				if vals, err = src(); err != nil {
-					break
-				}
-				if len(vals) > len(idx) {
-					err = errs.Invalidf("rows", "A row has %d values for %d keys", len(vals), len(idx))
-					break
-				}
+		for b := range raw {
+			states := make([]*recState, len(b.rows))
+			for n, vals := range b.rows {
 				row := make(records.Row, len(rs.Schema.Rules))
 				for j, v := range vals {
 					row[idx[j]] = v
@@ -82,8 +97,7 @@ func (db *DB) InsertStream(ctx context.Context, sheetID string, keys []string, s
 				st := rs.newState(0, row)
 				st.enc, st.encKinds = rs.encode(row), rs.kinds(row)+1
 				st.precomputeKeys(rs.Schema)
-				states = append(states, st)
-				size += len(st.enc)
+				states[n] = st
 			}
 			if len(states) > 0 {
 				now := make([]bool, len(want))
@@ -96,10 +110,10 @@ func (db *DB) InsertStream(ctx context.Context, sheetID string, keys []string, s
 					return
 				}
 			}
-			if err != nil {
-				if err != io.EOF {
+			if b.err != nil {
+				if b.err != io.EOF {
 					select {
-					case ch <- prepared{err: err}:
+					case ch <- prepared{err: b.err}:
 					case <-ctx.Done():
 					}
 				}
@@ -128,6 +142,40 @@ func (db *DB) InsertStream(ctx context.Context, sheetID string, keys []string, s
 		}
 	}
 	return res, ctx.Err()
+}
+
+// rawBatch is a batch of rows as src yielded them, and the error that ended it (io.EOF
+// after the last row).
+type rawBatch struct {
+	rows [][]json.RawMessage
+	err  error
+}
+
+// readBatch reads up to batch rows of keys values from src, and fewer when they hold
+// BatchBytes of values or ctx ends.
+func readBatch(ctx context.Context, src RowSource, keys, batch int) rawBatch {
+	b := rawBatch{rows: make([][]json.RawMessage, 0, min(batch, 1024))}
+	for size := 0; len(b.rows) < batch && size < BatchBytes; {
+		if len(b.rows)%256 == 255 && ctx.Err() != nil {
+			b.err = ctx.Err()
+			return b
+		}
+		vals, err := src()
+		if err != nil {
+			b.err = err
+			return b
+		}
+		if len(vals) > keys {
+			b.err = errs.Invalidf("rows", "A row has %d values for %d keys", len(vals), keys)
+			return b
+		}
+		b.rows = append(b.rows, vals)
+		size += len(vals) + 1 // (as the stored array: values, commas and brackets)
+		for _, v := range vals {
+			size += len(v)
+		}
+	}
+	return b
 }
 
 // vacuumAfter is how many records a streamed insert adds before PostgreSQL's visibility
