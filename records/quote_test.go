@@ -1,7 +1,10 @@
 package records
 
 import (
+	"bytes"
 	"encoding/json"
+	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -26,4 +29,90 @@ func TestQuoteRowSharesOneBuffer(t *testing.T) {
 			t.Errorf("cell %d: %s decodes to %q (%v), want %q", i, out[i], got, err, s)
 		}
 	}
+}
+
+// encodingJSONQuote is what AppendQuote must write: encoding/json's Encoder, HTML escaping
+// off, without its newline.
+func encodingJSONQuote(s string) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s)
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// quoteSamples are strings over every class of character AppendQuote and canonicalString
+// treat apart: controls with and without short escapes, quote, backslash, HTML characters,
+// DEL, accents, U+2028/9, U+FFFD written out, invalid and cut-off UTF-8.
+func quoteSamples() []string {
+	out := []string{"", "plain", `q"uote`, `back\slash`, "tab\tnew\nret\rbs\bff\f", "\x00\x01\x1f\x7f",
+		"<a href='x'>&amp;</a>", "Müller", "日本語", "\u2028\u2029", "\ufffd", "\xff", "ab\xe2\x80", "\xed\xa0\x80",
+		"emoji 🎉", "\\u00e9", `"\"\\"`}
+	alphabet := []string{"a", "Z", "0", " ", `"`, `\`, "\x00", "\x08", "\x0c", "\n", "\x1b", "\x7f", "é", "€", "\u2028", "\u2029",
+		"\ufffd", "\xff", "\xc3", "🎉", "<", "&", "/"}
+	r := rand.New(rand.NewPCG(17, 1))
+	for range 4000 {
+		var b strings.Builder
+		for range r.IntN(12) {
+			b.WriteString(alphabet[r.IntN(len(alphabet))])
+		}
+		out = append(out, b.String())
+	}
+	return out
+}
+
+func TestAppendQuoteAsEncodingJSON(t *testing.T) {
+	for _, s := range quoteSamples() {
+		if got, want := string(AppendQuote([]byte("x"), s)), "x"+encodingJSONQuote(s); got != want {
+			t.Errorf("AppendQuote(%q) = %s, want %s", s, got, want)
+		}
+	}
+}
+
+// A stored string is kept as given exactly when it is already what Quote writes of its
+// text; any other spelling of it (escapes encoding/json would not write, raw characters it
+// escapes, bad UTF-8, bad escapes) is decoded and quoted again.
+func TestCanonicalKeepsOnlyQuotesForm(t *testing.T) {
+	var spellings []string
+	for _, s := range quoteSamples() {
+		q := encodingJSONQuote(s)
+		m, _ := json.Marshal(s) // HTML escaped: \u003c \u0026 \u003e
+		spellings = append(spellings, q, string(m), `"`+s+`"`, strings.ReplaceAll(q, `\n`, `\u000a`),
+			strings.ReplaceAll(q, `\u001b`, `\u001B`), strings.ReplaceAll(q, "/", `\/`), strings.ReplaceAll(q, "é", `\u00e9`))
+	}
+	spellings = append(spellings, `"\u0008"`, `"\u000c"`, `"\u000d"`, `"\u0009"`, `"\u0020"`, `"\u2028"`, `"\u202a"`, `"\ud83c\udf89"`,
+		`"\x"`, `"\u12"`, `"abc\"`, `"\"`, `"`, `"a"b"`)
+	for _, v := range spellings {
+		var text string
+		decoded := json.Unmarshal([]byte(v), &text) == nil
+		want := decoded && string(Quote(text)) == v
+		if got := canonicalString([]byte(v)); got != want {
+			t.Errorf("canonicalString(%s) = %v, want %v", v, got, want)
+		}
+		got := Canonical(json.RawMessage(v))
+		switch {
+		case want && string(got) != v:
+			t.Errorf("Canonical(%s) = %s, want it kept", v, got)
+		case decoded && string(got) != string(Quote(text)):
+			t.Errorf("Canonical(%s) = %s, want %s", v, got, Quote(text))
+		case !decoded && string(got) != string(Quote(v)):
+			t.Errorf("Canonical(%s) = %s, want its text quoted", v, got)
+		}
+	}
+}
+
+func FuzzCanonicalString(f *testing.F) {
+	for _, s := range quoteSamples()[:40] {
+		f.Add(encodingJSONQuote(s))
+	}
+	f.Fuzz(func(t *testing.T, v string) {
+		var text string
+		want := json.Unmarshal([]byte(v), &text) == nil && string(Quote(text)) == v
+		if got := canonicalString([]byte(v)); got != want {
+			t.Errorf("canonicalString(%q) = %v, want %v", v, got, want)
+		}
+		if got, want := string(AppendQuote(nil, v)), encodingJSONQuote(v); got != want {
+			t.Errorf("AppendQuote(%q) = %s, want %s", v, got, want)
+		}
+	})
 }
