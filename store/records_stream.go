@@ -72,7 +72,7 @@ func (db *DB) InsertStream(ctx context.Context, sheetID string, keys []string, s
 		defer wg.Done()
 		defer close(raw)
 		for {
-			b := readBatch(ctx, src, len(idx), batch)
+			b := readBatch(ctx, src, len(idx), min(batch, rawChunk))
 			select {
 			case raw <- b:
 			case <-ctx.Done():
@@ -83,13 +83,37 @@ func (db *DB) InsertStream(ctx context.Context, sheetID string, keys []string, s
 			}
 		}
 	}()
-	ch := make(chan prepared, 2)
+	ch := make(chan prepared, 1)
 	go func() {
 		defer wg.Done()
 		defer close(ch)
+		var states []*recState
+		size := 0
+		send := func(p prepared) bool {
+			select {
+			case ch <- p:
+				return true
+			case <-ctx.Done():
+				return false
+			}
+		}
+		flush := func() bool {
+			if len(states) == 0 {
+				return true
+			}
+			now := make([]bool, len(want))
+			for i := range want {
+				now[i] = want[i].Load()
+			}
+			p := prepared{states: states, pre: preTally(rs, states, now)}
+			states, size = nil, 0
+			return send(p)
+		}
 		for b := range raw {
-			states := make([]*recState, len(b.rows))
-			for n, vals := range b.rows {
+			for _, vals := range b.rows {
+				if states == nil {
+					states = make([]*recState, 0, min(batch, 1024))
+				}
 				row := make(records.Row, len(rs.Schema.Rules))
 				for j, v := range vals {
 					row[idx[j]] = v
@@ -97,25 +121,16 @@ func (db *DB) InsertStream(ctx context.Context, sheetID string, keys []string, s
 				st := rs.newState(0, row)
 				st.enc, st.encKinds = rs.encode(row), rs.kinds(row)+1
 				st.precomputeKeys(rs.Schema)
-				states[n] = st
-			}
-			if len(states) > 0 {
-				now := make([]bool, len(want))
-				for i := range want {
-					now[i] = want[i].Load()
-				}
-				select {
-				case ch <- prepared{states: states, pre: preTally(rs, states, now)}:
-				case <-ctx.Done():
-					return
+				states = append(states, st)
+				if size += len(st.enc); len(states) >= batch || size >= BatchBytes {
+					if !flush() {
+						return
+					}
 				}
 			}
 			if b.err != nil {
-				if b.err != io.EOF {
-					select {
-					case ch <- prepared{err: b.err}:
-					case <-ctx.Done():
-					}
+				if flush() && b.err != io.EOF {
+					send(prepared{err: b.err})
 				}
 				return
 			}
@@ -144,7 +159,12 @@ func (db *DB) InsertStream(ctx context.Context, sheetID string, keys []string, s
 	return res, ctx.Err()
 }
 
-// rawBatch is a batch of rows as src yielded them, and the error that ended it (io.EOF
+// rawChunk is the most rows the reading goroutine hands on at a time: the checking
+// goroutine makes batches of them, so that few rows wait between the two (a whole batch did:
+// 90 MiB more peak RSS importing a file of twelve columns).
+const rawChunk = 1024
+
+// rawBatch is a chunk of rows as src yielded them, and the error that ended it (io.EOF
 // after the last row).
 type rawBatch struct {
 	rows [][]json.RawMessage
