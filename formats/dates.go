@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Date orders: how the three numbers of 05/08/1963 are read.
@@ -36,8 +37,77 @@ const (
 	mdyBit
 )
 
+// mayBeDate is false for an ASCII text readDate would not read, found without its copies
+// (inference asks it of every value with a digit: issue 17): before its time of day, a
+// date has one to three runs of digits, and its runs of letters are all month names, day
+// names or the words the reader skips.
+func mayBeDate(s string) bool {
+	if i := strings.IndexByte(s, ':'); i >= 0 {
+		// a time of day starts after the last space or T before the first colon; what
+		// comes before is the date (splitTime)
+		start := strings.LastIndexAny(s[:i], " tT")
+		if start < 0 {
+			return false
+		}
+		s = s[:start]
+	}
+	runs := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch {
+		case c >= '0' && c <= '9':
+			if runs++; runs > 3 {
+				return false
+			}
+			for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+				i++
+			}
+		case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
+			j := i
+			for j < len(s) && (s[j] >= 'a' && s[j] <= 'z' || s[j] >= 'A' && s[j] <= 'Z') {
+				j++
+			}
+			var buf [16]byte
+			if j-i > len(buf) {
+				return false // longer than any word of a date
+			}
+			w := buf[:j-i]
+			for k := range w {
+				w[k] = s[i+k] | 0x20
+			}
+			if months[string(w)] == 0 && !weekdays[string(w)] && !dateWords[string(w)] {
+				return false
+			}
+			i = j
+		default:
+			i++
+		}
+	}
+	return true
+}
+
+// dateWords are the words a date may hold besides month and day names (readDate).
+var dateWords = map[string]bool{"de": true, "del": true, "of": true, "the": true, "thg": true}
+
 // readDate reads s as a date in any order it allows.
 func readDate(s string) dateReading {
+	if t := strings.TrimSpace(s); isASCII(t) && !mayBeDate(t) {
+		return dateReading{}
+	}
+	return readAnyDate(s)
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// readAnyDate is readDate without its shortcut.
+func readAnyDate(s string) dateReading {
 	s = strings.TrimSpace(s)
 	if s == "" {
 		return dateReading{}

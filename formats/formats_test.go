@@ -230,3 +230,56 @@ func TestParseBoolShortcutsAreExact(t *testing.T) {
 		}
 	}
 }
+
+// The inference's shortcuts before the date and number readers (mayBeDate, mayBeNumber)
+// turn away only what the readers would not read: texts of date and number words, digits,
+// separators, times, zones, currencies and parentheses, and the month and day names.
+func TestReaderShortcutsAreExact(t *testing.T) {
+	var words []string
+	for w := range months {
+		words = append(words, w, strings.ToUpper(w))
+	}
+	for w := range weekdays {
+		words = append(words, w)
+	}
+	for w := range currencyWords {
+		if strings.ContainsAny(w, "0123456789()") {
+			t.Fatalf("currency word %q has a digit or parenthesis: mayBeNumber assumes none", w)
+		}
+		words = append(words, w)
+	}
+	words = append(words, "de", "del", "of", "the", "thg", "tháng", "am", "PM", "T", "t", "Z", "utc", "GMT", "Main", "note", "x")
+	pieces := []string{"1", "12", "2024", "84", "05", "999", "0", "1,234", "3.5", "19840823", "/", "-", ".", ":", " ", ", ", "(", ")", "+", "$", "€", "%", "'", "\u00a0"}
+	r := rand.New(rand.NewPCG(3, 4))
+	corpus := []string{"+1 (555) 123-4567", `12 "Main" St, Apt 3`, "note 5: call back, maybe", "Company 1234", "(1,234.50)", "(12) usd", "$(12)",
+		"Aug 23, 1984 10:30 pm", "23/08/1984 14:05", "1984-08-23T14:05:00+02:00", "2024-01-02 10:11:12.123 utc", "Mon, 23 Aug 1984", "23 thg 8 2024", "the 5th of May 2024"}
+	for range 60000 {
+		var b strings.Builder
+		for range 1 + r.IntN(7) {
+			if r.IntN(3) == 0 {
+				b.WriteString(words[r.IntN(len(words))])
+			} else {
+				b.WriteString(pieces[r.IntN(len(pieces))])
+			}
+		}
+		corpus = append(corpus, b.String())
+	}
+	dates, numbers := 0, 0
+	for _, s := range corpus {
+		if d := readAnyDate(s); d.ok {
+			dates++
+			if readDate(s) != d {
+				t.Errorf("readDate(%q) = %+v; without its shortcut %+v", s, readDate(s), d)
+			}
+		}
+		if n := readNumber(s); n.point != "" || n.comma != "" {
+			numbers++
+			if !mayBeNumber(s) {
+				t.Errorf("mayBeNumber(%q) is false; readNumber reads it", s)
+			}
+		}
+	}
+	if dates < 500 || numbers < 500 {
+		t.Fatalf("the corpus holds %d dates and %d numbers: too few to tell", dates, numbers)
+	}
+}

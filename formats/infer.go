@@ -68,7 +68,7 @@ func (c *Column) addGeneral(s string) {
 		return
 	}
 	c.addDate(s)
-	if letters <= 6 { // a currency code or symbol at most
+	if letters <= 6 && mayBeNumber(s) { // a currency code or symbol at most
 		c.addNumber(s)
 	}
 	if len(s) == 1 {
@@ -218,6 +218,26 @@ func (c *Column) countDate(d dateReading, s string) {
 		c.DateFixed++
 		setOnce(&c.DateExample, s)
 	}
+}
+
+// mayBeNumber is false for text with a digit before a "(" or after a ")", which readNumber
+// does not read (a phone number: +1 (555) 123-4567): it strips parentheses only around the
+// whole number, and never a digit.
+func mayBeNumber(s string) bool {
+	digit := false
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= '0' && c <= '9':
+			digit = true
+		case c == '(' && digit:
+			return false
+		case c == ')':
+			if strings.IndexAny(s[i:], "0123456789") >= 0 {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 func (c *Column) addNumber(s string) {
