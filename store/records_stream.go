@@ -12,7 +12,7 @@ import (
 )
 
 // RowSource yields rows of values aligned with the keys given to InsertStream, and io.EOF
-// after the last row.
+// after the last row. Each row is a slice of its own, which InsertStream keeps and changes.
 type RowSource func() ([]json.RawMessage, error)
 
 // InsertStream adds every row src yields, batch rows per transaction and version (each
@@ -35,12 +35,14 @@ func (db *DB) InsertStream(ctx context.Context, sheetID string, keys []string, s
 		rs = &c
 	}
 	idx := make([]int, len(keys))
+	inOrder := len(keys) == len(rs.Schema.Rules)
 	for j, k := range keys {
 		i, ok := rs.Schema.Index(k)
 		if !ok {
 			return nil, records.UnknownField(k)
 		}
 		idx[j] = i
+		inOrder = inOrder && i == j
 	}
 	hash := schemaHash(&rs.Config)
 	// The values of each batch are counted for the kept value lists here, ahead of its
@@ -114,9 +116,14 @@ func (db *DB) InsertStream(ctx context.Context, sheetID string, keys []string, s
 				if states == nil {
 					states = make([]*recState, 0, min(batch, 1024))
 				}
-				row := make(records.Row, len(rs.Schema.Rules))
-				for j, v := range vals {
-					row[idx[j]] = v
+				var row records.Row
+				if inOrder && len(vals) == len(idx) {
+					row = vals // (the source's own slice: a file's row, keys in the schema's order)
+				} else {
+					row = make(records.Row, len(rs.Schema.Rules))
+					for j, v := range vals {
+						row[idx[j]] = v
+					}
 				}
 				st := rs.newState(0, row)
 				st.enc, st.encKinds = rs.encode(row), rs.kinds(row)+1

@@ -190,14 +190,33 @@ func (rs *recSheet) encode(row records.Row) string {
 	if last < 0 {
 		return "[]"
 	}
+	if last < len(row) && l.identity(last) {
+		// (each field at its own index: the row is the array, as in a file's sheet)
+		return encodeArray(row[:last+1], size+5*(last+1))
+	}
 	at := make([]json.RawMessage, last+1)
 	for i, v := range row {
 		if v != nil && l.cols[i] >= 0 {
 			at[l.cols[i]] = v
 		}
 	}
+	return encodeArray(at, size+5*(last+1))
+}
+
+// identity reports whether rules 0 to last are stored at positions 0 to last.
+func (l *layout) identity(last int) bool {
+	for i := 0; i <= last; i++ {
+		if l.cols[i] != i {
+			return false
+		}
+	}
+	return true
+}
+
+// encodeArray writes vals as a JSON array, nil as null, in a buffer of size.
+func encodeArray(at []json.RawMessage, size int) string {
 	var b strings.Builder
-	b.Grow(size + 5*(last+1))
+	b.Grow(size)
 	b.WriteByte('[')
 	for p, v := range at {
 		if p > 0 {
