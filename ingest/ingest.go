@@ -127,6 +127,7 @@ func (s *Service) extract(ctx context.Context, j *model.Job, f *model.File) (str
 func (s *Service) load(ctx context.Context, j *model.Job, f *model.File, src *extract.File, t *extract.Table, sheetID string, before int) (int, error) {
 	n := 0
 	infer := startInference(len(t.Headers))
+	var quote records.Quoter
 	batch := s.DB.ImportBatch()
 	report := s.startProgress(ctx, j, src)
 	defer report.stop()
@@ -140,7 +141,7 @@ func (s *Service) load(ctx context.Context, j *model.Job, f *model.File, src *ex
 		if n%batch == 0 {
 			report.send(before + n)
 		}
-		return records.QuoteRow(row), nil
+		return quote.Row(row), nil
 	}
 	_, err := s.DB.InsertStream(ctx, sheetID, t.Headers, rows, batch, store.WriteOptions{Actor: f.CreatedBy, AccountID: f.AccountID, Job: j.ID})
 	cols := infer.done()

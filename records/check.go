@@ -458,22 +458,45 @@ func AppendQuote(dst []byte, s string) []byte {
 // QuoteRow encodes a row of text cells as Quote does, empty cells as null, into one buffer:
 // one allocation a row instead of one a cell (8,000,000 of them in a 1,000,000-row import).
 func QuoteRow(cells []string) []json.RawMessage {
+	var q Quoter
+	return q.Row(cells)
+}
+
+// Quoter is QuoteRow for many rows: they share buffers of quoterChunk bytes and values, two
+// allocations for many rows instead of two a row (issue 17). A row's values stay valid, and
+// unchanged by later rows, for as long as they are kept.
+type Quoter struct {
+	buf  []byte
+	vals []json.RawMessage
+}
+
+const quoterChunk = 64 << 10
+
+// Row is QuoteRow's encoding of cells.
+func (q *Quoter) Row(cells []string) []json.RawMessage {
 	n := 0
 	for _, c := range cells {
 		n += len(c) + 2
 	}
-	buf := make([]byte, 0, n)
-	out := make([]json.RawMessage, len(cells))
-	for i, c := range cells {
+	if cap(q.buf)-len(q.buf) < n {
+		q.buf = make([]byte, 0, max(n, quoterChunk))
+	}
+	if cap(q.vals)-len(q.vals) < len(cells) {
+		q.vals = make([]json.RawMessage, 0, max(len(cells), quoterChunk/24))
+	}
+	start := len(q.vals)
+	for _, c := range cells {
 		if c == "" {
-			out[i] = json.RawMessage("null")
+			q.vals = append(q.vals, json.RawMessage("null"))
 			continue
 		}
-		start := len(buf)
-		buf = AppendQuote(buf, c)
-		out[i] = buf[start:len(buf):len(buf)]
+		from := len(q.buf)
+		// (an escape may outgrow the buffer: append moves on to a new one, and the values
+		// before keep the old)
+		q.buf = AppendQuote(q.buf, c)
+		q.vals = append(q.vals, q.buf[from:len(q.buf):len(q.buf)])
 	}
-	return out
+	return q.vals[start:len(q.vals):len(q.vals)]
 }
 
 // UniqueKey returns the value u compares for row, and false when the record does not take

@@ -3,6 +3,7 @@ package records
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -115,4 +116,50 @@ func FuzzCanonicalString(f *testing.F) {
 			t.Errorf("AppendQuote(%q) = %s, want %s", v, got, want)
 		}
 	})
+}
+
+// Rows quoted one after another share the Quoter's buffers: each keeps its own values,
+// whatever the rows after it hold (escapes that outgrow a buffer, rows longer than one) and
+// whatever is appended to a value.
+func TestQuoterRowsKeepTheirValues(t *testing.T) {
+	var q Quoter
+	r := rand.New(rand.NewPCG(5, 6))
+	var rows [][]string
+	var got [][]json.RawMessage
+	for i := range 3000 {
+		row := make([]string, 1+r.IntN(12))
+		for j := range row {
+			switch r.IntN(6) {
+			case 0: // empty
+			case 1:
+				row[j] = strings.Repeat(`"\`, r.IntN(2000)) // doubles when quoted
+			case 2:
+				row[j] = strings.Repeat("x", r.IntN(quoterChunk+10))
+			default:
+				row[j] = fmt.Sprintf("cell %d.%d Müller\n", i, j)
+			}
+		}
+		rows = append(rows, row)
+		got = append(got, q.Row(row))
+	}
+	for _, vals := range got {
+		_ = append(vals, json.RawMessage("x"))
+		for _, v := range vals {
+			_ = append(v, 'X')
+		}
+	}
+	for i, row := range rows {
+		if len(got[i]) != len(row) {
+			t.Fatalf("row %d: %d values for %d cells", i, len(got[i]), len(row))
+		}
+		for j, c := range row {
+			want := "null"
+			if c != "" {
+				want = string(Quote(c))
+			}
+			if string(got[i][j]) != want {
+				t.Fatalf("row %d cell %d: %.40s…, want %.40s…", i, j, got[i][j], want)
+			}
+		}
+	}
 }
