@@ -123,7 +123,7 @@ func (c *Column) addCommon(s string) bool {
 			c.Bools++
 		}
 		return true
-	case dots == 1 && dashes+slashes == 0 && s[0] != '.' && s[len(s)-1] != '.' && s[0] != '0':
+	case dots == 1 && dashes+slashes == 0 && s[0] != '.' && s[len(s)-1] != '.' && (s[0] != '0' || s[1] == '.'):
 		if frac := len(s) - strings.IndexByte(s, '.') - 1; frac == 3 {
 			return false // 1.234 reads differently with a decimal comma
 		}

@@ -82,6 +82,10 @@ func weekday(w string) bool { return weekdays[w] }
 // Booleans in the UI's languages: yes/no, true/false, 1/0, y/n, ja/nein, oui/non, sí/no …
 var trueWords, falseWords = map[string]bool{}, map[string]bool{}
 
+// boolWords is trueWords and falseWords in one map, each word to its value: a short word
+// of a file is looked up once (inference asks of every one).
+var boolWords = map[string]bool{}
+
 // boolStarts are the first letters of trueWords and falseWords.
 var boolStarts = map[rune]bool{}
 
@@ -96,6 +100,7 @@ func init() {
 	}
 	for _, words := range []map[string]bool{trueWords, falseWords} {
 		for w := range words {
+			boolWords[w] = trueWords[w]
 			r, _ := utf8.DecodeRuneInString(w)
 			boolStarts[r] = true
 		}
@@ -117,13 +122,8 @@ func ParseBool(s string) (value, ok bool) {
 			buf[i], ascii = b, b < 0x80
 		}
 		if ascii {
-			switch k := buf[:len(w)]; {
-			case trueWords[string(k)]:
-				return true, true
-			case falseWords[string(k)]:
-				return false, true
-			}
-			return false, false
+			value, ok = boolWords[string(buf[:len(w)])]
+			return value, ok
 		}
 	}
 	// Not ASCII: lower-cased only when it is one word whose first letter may start an
@@ -131,12 +131,6 @@ func ParseBool(s string) (value, ok bool) {
 	if r, _ := utf8.DecodeRuneInString(w); !boolStarts[unicode.ToLower(r)] || strings.IndexByte(w, ' ') >= 0 {
 		return false, false
 	}
-	w = strings.ToLower(w)
-	switch {
-	case trueWords[w]:
-		return true, true
-	case falseWords[w]:
-		return false, true
-	}
-	return false, false
+	value, ok = boolWords[strings.ToLower(w)]
+	return value, ok
 }
