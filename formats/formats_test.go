@@ -182,7 +182,7 @@ func TestDisplayFollowsTheLanguage(t *testing.T) {
 // takes and their near misses.
 func TestAddCommonIsExact(t *testing.T) {
 	corpus := []string{"0", "1", "2", "7", "12", "007", "0.5", "00.50", "123456", "2958465", "2958466", "99999999999", "19840823", "12345678",
-		"1.5", "1.23", "1.234", "12.345", "0.37", "0.123", "0.1234", "0.0", "0.00", "00.5", "1234.567", "123.4567", ".5", "5.", "1.2.3", "12.05", "31.12", "45292.75", "1e5", "10am", "23rd",
+		"1.5", "1.23", "1.234", "12.345", "412.345", "1234.567", "100.000", "-123", "-12.50", "-12.345", "-19840823", "-0", "-0.50", "-00.5", "-", "-.5", "-5.", "-1-2", "0.37", "0.123", "0.1234", "0.0", "0.00", "00.5", "1234.567", "123.4567", ".5", "5.", "1.2.3", "12.05", "31.12", "45292.75", "1e5", "10am", "23rd",
 		"2024-03-05", "2024-02-30", "2024-13-01", "1984-8-23", "2024-03-05T10:00", "20-03-2024", "2024-03", "-12", "-1.5", "1-2",
 		"First123", "Last9", "Aug2024", "June12", "Sept2024", "usd12", "eur1.5", "Item-42", "abc", "ABCD", "AB12", "abcd12.5", "abcd-12"}
 	r := rand.New(rand.NewPCG(1, 2))
@@ -264,8 +264,17 @@ func TestReaderShortcutsAreExact(t *testing.T) {
 		}
 		corpus = append(corpus, b.String())
 	}
+	for i := range 3000 { // plain numbers, which addDate counts as serial dates without reading them
+		corpus = append(corpus, fmt.Sprint(i*7919%3000000), fmt.Sprintf("%d.%d", i*31, i%1000), fmt.Sprintf("0.%03d", i), fmt.Sprintf("%08d", i*9973))
+	}
 	dates, numbers := 0, 0
 	for _, s := range corpus {
+		var short, full Column
+		short.addDate(strings.TrimSpace(s))
+		full.countDate(readAnyDate(s), strings.TrimSpace(s))
+		if short != full {
+			t.Errorf("addDate(%q) counts %+v; reading the date %+v", s, short, full)
+		}
 		if d := readAnyDate(s); d.ok {
 			dates++
 			if readDate(s) != d {

@@ -124,10 +124,27 @@ func (c *Column) addCommon(s string) bool {
 		}
 		return true
 	case dots == 1 && dashes+slashes == 0 && s[0] != '.' && s[len(s)-1] != '.' && (s[0] != '0' || s[1] == '.'):
-		if frac := len(s) - strings.IndexByte(s, '.') - 1; frac == 3 {
-			return false // 1.234 reads differently with a decimal comma
+		dot := strings.IndexByte(s, '.')
+		if frac := len(s) - dot - 1; frac == 3 && dot <= 3 {
+			if s[0] == '0' {
+				return false
+			}
+			// 412.345 reads differently with a decimal comma (412345): ambiguous
+			c.countSerialWhole(s[:dot])
+			c.NumAmbiguous++
+			setOnce(&c.NumAmbExample, s)
+			return true
 		}
-		c.countSerialWhole(s[:strings.IndexByte(s, '.')])
+		c.countSerialWhole(s[:dot])
+		c.NumPoint++
+		setOnce(&c.NumExample, s)
+		return true
+	case s[0] == '-' && dashes == 1 && dots+slashes == 0 && digits > 0 && digits <= 15 && digits != 8:
+		// -123: a number read alike either way; no date (a serial date is never negative)
+		c.NumEither++
+		return true
+	case s[0] == '-' && dashes == 1 && dots == 1 && slashes == 0 && s[1] != '.' && s[len(s)-1] != '.' && len(s)-strings.IndexByte(s, '.')-1 != 3:
+		// -12.50: a decimal point; two numbers are no date
 		c.NumPoint++
 		setOnce(&c.NumExample, s)
 		return true
@@ -197,7 +214,16 @@ func (c *Column) countSerial(s string) {
 	}
 }
 
-func (c *Column) addDate(s string) { c.countDate(readDate(s), s) }
+func (c *Column) addDate(s string) {
+	if isNumber(s) && !(len(s) == 8 && allDigits(s)) {
+		// readDate reads a plain number as an Excel serial date or not at all: only whether
+		// it does counts here, not the date and time it makes of it (issue 17: 0.3 µs a
+		// value of a column of decimals, most of it writing the time)
+		c.countSerial(s)
+		return
+	}
+	c.countDate(readDate(s), s)
+}
 
 // countDate counts one date reading of s by the orders that read it.
 func (c *Column) countDate(d dateReading, s string) {
