@@ -47,6 +47,9 @@ func (c *Column) addGeneral(s string) {
 		return
 	}
 	c.Values++
+	if len(s) > 48 {
+		return // (long text: no date, number or yes/no)
+	}
 	digits, letters := 0, 0
 	for i := 0; i < len(s); i++ {
 		switch b := s[i]; {
@@ -58,7 +61,7 @@ func (c *Column) addGeneral(s string) {
 			return // e-mail addresses: neither dates nor numbers
 		}
 	}
-	if digits == 0 || len(s) > 48 {
+	if digits == 0 {
 		// no date or number; maybe yes/no
 		if len(s) <= 12 {
 			if _, ok := ParseBool(s); ok {
