@@ -1,11 +1,15 @@
 package store_test
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"reflect"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/model"
@@ -238,5 +242,69 @@ func TestInsertStreamBatchesBySize(t *testing.T) {
 	want := (400*len(val) + store.BatchBytes - 1) / store.BatchBytes
 	if len(res.VersionIDs) < want {
 		t.Fatalf("400 rows of 100 KB went in %d batch(es), want at least %d of at most %d MiB", len(res.VersionIDs), want, store.BatchBytes>>20)
+	}
+}
+
+// A source that fails part way: the rows it gave before the failure are written (in full
+// batches and the part of one), in order, whether its keys are the schema's in order (the
+// source's rows kept as they are) or not, and the failure comes back.
+func TestInsertStreamKeepsRowsBeforeASourceError(t *testing.T) {
+	pair := model.SheetConfig{Name: "Pairs", Fields: []model.Field{{Key: "name", Type: model.FieldString}, {Key: "email", Type: model.FieldString}}}
+	for _, keys := range [][]string{{"name", "email"}, {"email", "name"}} {
+		e := mustOpenDB(t)
+		sh := e.mustCreateSheet(t, pair)
+		broken := errors.New("the file broke off")
+		n := 0
+		src := func() ([]json.RawMessage, error) {
+			if n == 2600 {
+				return nil, broken
+			}
+			n++
+			row := []json.RawMessage{json.RawMessage(fmt.Sprintf(`"n%d"`, n)), json.RawMessage(fmt.Sprintf(`"e%d@x.test"`, n))}
+			if keys[0] == "email" {
+				row[0], row[1] = row[1], row[0]
+			}
+			return row, nil
+		}
+		res, err := e.db.InsertStream(t.Context(), sh, keys, src, 1000, store.WriteOptions{})
+		if !errors.Is(err, broken) {
+			t.Fatalf("keys %v: got %v, want the source's error", keys, err)
+		}
+		if res.Count != 2600 || len(res.VersionIDs) != 3 {
+			t.Fatalf("keys %v: %d records in %d versions, want 2600 in 3", keys, res.Count, len(res.VersionIDs))
+		}
+		recs := e.mustGet(t, sh, store.RecordQuery{Page: model.Page{Size: 3000, Number: 1}})
+		if len(recs) != 2600 || value(recs[0], "name") != `"n1"` || value(recs[2599], "email") != `"e2600@x.test"` {
+			t.Fatalf("keys %v: got %d records, first %s, last %s", keys, len(recs), value(recs[0], "name"), value(recs[len(recs)-1], "email"))
+		}
+	}
+}
+
+// Once InsertStream has returned (here: its context ended part way), it calls the source no
+// more: the caller may read what the source gathered (a file's inferred formats).
+func TestInsertStreamLeavesTheSourceWhenItReturns(t *testing.T) {
+	e := mustOpenDB(t)
+	sh := e.mustCreateSheet(t, contacts)
+	ctx, cancel := context.WithCancel(t.Context())
+	var n, after atomic.Int64
+	var returned atomic.Bool
+	src := func() ([]json.RawMessage, error) {
+		if returned.Load() {
+			after.Add(1)
+		}
+		if n.Add(1) >= 3000 {
+			cancel()
+			time.Sleep(2 * time.Millisecond) // (a slow source: still reading when the writer stops)
+		}
+		return []json.RawMessage{json.RawMessage(`"n"`), json.RawMessage(`"e"`)}, nil
+	}
+	_, err := e.db.InsertStream(ctx, sh, []string{"name", "email"}, src, 500, store.WriteOptions{})
+	returned.Store(true)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("got %v, want the context's end", err)
+	}
+	time.Sleep(100 * time.Millisecond)
+	if after.Load() != 0 {
+		t.Fatalf("the source was called %d times after InsertStream returned", after.Load())
 	}
 }

@@ -183,7 +183,7 @@ type rawBatch struct {
 func readBatch(ctx context.Context, src RowSource, keys, batch int) rawBatch {
 	b := rawBatch{rows: make([][]json.RawMessage, 0, min(batch, 1024))}
 	for size := 0; len(b.rows) < batch && size < BatchBytes; {
-		if len(b.rows)%256 == 255 && ctx.Err() != nil {
+		if len(b.rows)%64 == 63 && ctx.Err() != nil {
 			b.err = ctx.Err()
 			return b
 		}
