@@ -30,24 +30,33 @@ func envInt(key string, def int) int {
 
 // writeCSV writes rows × 8 columns of realistic values and returns the path and size.
 func writeCSV(b *testing.B, dir string, rows int) (string, int64) {
-	p := filepath.Join(dir, "people.csv")
-	f, err := os.Create(p)
+	cities := []string{"Berlin", "São Paulo", "Zürich", "Paris", "Lagos", "Osaka", "Austin", "Kraków"}
+	return writeFile(b, filepath.Join(dir, "people.csv"), func(w *bufio.Writer) {
+		fmt.Fprintln(w, "id,first_name,last_name,email,city,country,amount,signup_date")
+		for i := 0; i < rows; i++ {
+			fmt.Fprintf(w, "%d,First%d,Last%d,user%d@example.com,%s,%s,%d.%02d,2024-%02d-%02d\n",
+				i+1, i%997, i%1009, i, cities[i%8], []string{"DE", "BR", "CH", "FR"}[i%4], i%10000, i%100, i%12+1, i%28+1)
+		}
+	})
+}
+
+// writeFile writes what write writes to path and returns the path and size.
+func writeFile(b *testing.B, path string, write func(w *bufio.Writer)) (string, int64) {
+	f, err := os.Create(path)
 	if err != nil {
 		b.Fatal(err)
 	}
+	defer f.Close()
 	w := bufio.NewWriterSize(f, 1<<20)
-	fmt.Fprintln(w, "id,first_name,last_name,email,city,country,amount,signup_date")
-	cities := []string{"Berlin", "São Paulo", "Zürich", "Paris", "Lagos", "Osaka", "Austin", "Kraków"}
-	for i := 0; i < rows; i++ {
-		fmt.Fprintf(w, "%d,First%d,Last%d,user%d@example.com,%s,%s,%d.%02d,2024-%02d-%02d\n",
-			i+1, i%997, i%1009, i, cities[i%8], []string{"DE", "BR", "CH", "FR"}[i%4], i%10000, i%100, i%12+1, i%28+1)
-	}
+	write(w)
 	if err := w.Flush(); err != nil {
 		b.Fatal(err)
 	}
-	st, _ := f.Stat()
-	f.Close()
-	return p, st.Size()
+	st, err := f.Stat()
+	if err != nil {
+		b.Fatal(err)
+	}
+	return path, st.Size()
 }
 
 func freeAddr(b *testing.B) string {
@@ -78,36 +87,26 @@ func peakRSS(pid int) float64 {
 // names, quoted cells with commas and doubled quotes, phone numbers, booleans, dates, a
 // column empty in three rows of four and a sentence per row.
 func writeWideCSV(b *testing.B, dir string, rows int) (string, int64) {
-	p := filepath.Join(dir, "wide.csv")
-	f, err := os.Create(p)
-	if err != nil {
-		b.Fatal(err)
-	}
-	w := bufio.NewWriterSize(f, 1<<20)
-	fmt.Fprintln(w, "id,name,company,email,phone,address,amount,active,joined,notes,bio,tier")
 	first := []string{"José", "Müller", "Ana", "Łukasz", "Chloé", "Søren", "Ming", "Olu", "Priya", "Zoë", "John", "Mary"}
 	last := []string{"García", "Smith", "O'Brien", "Nguyễn", "Kowalski", "Dubois", "Ivanov", "Tanaka", "Okafor", "Patel"}
 	tiers := []string{"gold", "silver", "bronze", "none"}
-	for i := 0; i < rows; i++ {
-		fn, ln := first[i%len(first)], last[(i/7)%len(last)]
-		company := fmt.Sprintf("Company %d", i%5000)
-		if i%3 == 0 {
-			company = `"` + ln + ` & Sons, Inc."`
+	return writeFile(b, filepath.Join(dir, "wide.csv"), func(w *bufio.Writer) {
+		fmt.Fprintln(w, "id,name,company,email,phone,address,amount,active,joined,notes,bio,tier")
+		for i := 0; i < rows; i++ {
+			fn, ln := first[i%len(first)], last[(i/7)%len(last)]
+			company := fmt.Sprintf("Company %d", i%5000)
+			if i%3 == 0 {
+				company = `"` + ln + ` & Sons, Inc."`
+			}
+			notes := ""
+			if i%4 == 0 {
+				notes = fmt.Sprintf(`"note %d: call back, maybe"`, i)
+			}
+			fmt.Fprintf(w, "%d,%s %s,%s,%s.%d@mail%d.test,+1 (555) %03d-%04d,\"%d \"\"Main\"\" St, Apt %d\",%d.%02d,%t,20%02d-%02d-%02d,%s,Loves %s things; with us for %d years and counting,%s\n",
+				i, fn, ln, company, strings.ToLower(fn), i, i%50, i%1000, i%10000, i%999, i%40, (i*37)%1000, i%100, i%2 == 1,
+				10+i%15, 1+i%12, 1+i%28, notes, tiers[(i/3)%4], i%30, tiers[i%4])
 		}
-		notes := ""
-		if i%4 == 0 {
-			notes = fmt.Sprintf(`"note %d: call back, maybe"`, i)
-		}
-		fmt.Fprintf(w, "%d,%s %s,%s,%s.%d@mail%d.test,+1 (555) %03d-%04d,\"%d \"\"Main\"\" St, Apt %d\",%d.%02d,%t,20%02d-%02d-%02d,%s,Loves %s things; with us for %d years and counting,%s\n",
-			i, fn, ln, company, strings.ToLower(fn), i, i%50, i%1000, i%10000, i%999, i%40, (i*37)%1000, i%100, i%2 == 1,
-			10+i%15, 1+i%12, 1+i%28, notes, tiers[(i/3)%4], i%30, tiers[i%4])
-	}
-	if err := w.Flush(); err != nil {
-		b.Fatal(err)
-	}
-	st, _ := f.Stat()
-	f.Close()
-	return p, st.Size()
+	})
 }
 
 // importRuns uploads csvPath runs times, each into a fresh server beside the sqlite3 shell's
