@@ -14,10 +14,12 @@ import (
 	"github.com/sluice/sluice/limits"
 )
 
-// Limits against zip bombs: the whole unzipped workbook and any one part of it.
+// Limits against zip bombs: the whole unzipped workbook (checkZip). A worksheet or shared
+// strings part bigger than xlsxXMLLimit is unzipped to a temporary file and streamed from
+// there rather than held in memory (a 500,000-row worksheet is about 80 MB of XML).
 const (
 	xlsxUnzipLimit = 2 << 30
-	xlsxXMLLimit   = 512 << 20
+	xlsxXMLLimit   = 16 << 20
 )
 
 // openXLSX reads every worksheet as a table: numbers as written in the file, dates as ISO
@@ -39,7 +41,7 @@ func openXLSX(fh *os.File) (*File, error) {
 	}
 	f := &File{Format: "xlsx", Encoding: &Encoding{Name: "utf-8", FirstInvalid: -1}, closers: []io.Closer{x}}
 	for _, sheet := range x.GetSheetList() {
-		t, err := xlsxTable(x, sheet)
+		t, err := xlsxTable(x, sheet, openCellStyles(fh, sheet))
 		if errors.Is(err, ErrEmpty) {
 			continue
 		}
@@ -56,19 +58,39 @@ func openXLSX(fh *os.File) (*File, error) {
 	return f, nil
 }
 
-func xlsxTable(x *excelize.File, sheet string) (*Table, error) {
+// xlsxTable streams a worksheet's rows; styles (nil: excelize's) tells its date columns.
+func xlsxTable(x *excelize.File, sheet string, styles *cellStyles) (*Table, error) {
 	rows, err := x.Rows(sheet)
 	if err != nil {
+		if styles != nil {
+			styles.Close()
+		}
 		return nil, err
 	}
 	rowNum := 0
 	dates := map[int]bool{}
+	dateStyles := map[int]bool{}
+	isDate := func(col, row int) bool {
+		if styles == nil {
+			return isDateCell(x, sheet, col, row)
+		}
+		id := styles.at(row, col)
+		d, ok := dateStyles[id]
+		if !ok {
+			d = isDateStyle(x, id)
+			dateStyles[id] = d
+		}
+		return d
+	}
 	read := func() ([]string, error) {
 		if !rows.Next() {
 			if err := rows.Error(); err != nil {
 				return nil, err
 			}
 			rows.Close()
+			if styles != nil {
+				styles.Close()
+			}
 			return nil, io.EOF
 		}
 		rowNum++
@@ -84,7 +106,7 @@ func xlsxTable(x *excelize.File, sheet string) (*Table, error) {
 				continue
 			}
 			if _, known := dates[i]; !known || rowNum < 60 {
-				if isDateCell(x, sheet, i+1, rowNum) {
+				if isDate(i+1, rowNum) {
 					dates[i] = true
 				} else if !known {
 					dates[i] = false
@@ -99,14 +121,23 @@ func xlsxTable(x *excelize.File, sheet string) (*Table, error) {
 	return newTable(sheet, read)
 }
 
-// isDateCell reports whether the cell's number format shows a date.
+// isDateCell reports whether the cell's number format shows a date (excelize loads the
+// whole worksheet for it: only for workbooks whose parts cellStyles cannot find).
 func isDateCell(x *excelize.File, sheet string, col, row int) bool {
 	axis, err := excelize.CoordinatesToCellName(col, row)
 	if err != nil {
 		return false
 	}
 	styleID, err := x.GetCellStyle(sheet, axis)
-	if err != nil || styleID == 0 {
+	if err != nil {
+		return false
+	}
+	return isDateStyle(x, styleID)
+}
+
+// isDateStyle reports whether a cell style's number format shows a date.
+func isDateStyle(x *excelize.File, styleID int) bool {
+	if styleID == 0 {
 		return false
 	}
 	st, err := x.GetStyle(styleID)
