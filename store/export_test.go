@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"github.com/sluice/sluice/records"
 	"strings"
 
 	"github.com/sluice/sluice/ffql"
@@ -199,4 +200,18 @@ func SetKindsSlice(n int) func() {
 	old := kindsSlice
 	kindsSlice = n
 	return func() { kindsSlice = old }
+}
+
+// RareStartForTest returns where a scan's first pass of sheetID starts in needle's JSON text
+// (records_split.go, rareStart), and turns the choice on or off for the searches after.
+func (db *DB) RareStartForTest(ctx context.Context, accountID, sheetID, needle string, on bool) (int, func(), error) {
+	old := rareStarts
+	rareStarts = on
+	restore := func() { rareStarts = old }
+	rs, err := loadRecSheet(ctx, db.r, accountID, sheetID)
+	if err != nil {
+		return 0, restore, err
+	}
+	q := string(records.Quote(records.ASCIILower(needle)))
+	return (&readCtx{ctx: ctx, q: db.r, db: db}).rareStart(rs, q[1:len(q)-1]), restore, nil
 }

@@ -142,3 +142,51 @@ func TestSearchShortcutFindsWhatTheFieldTestFinds(t *testing.T) {
 		t.Fatalf("search zebra after its field was dropped: %d records, want none", n)
 	}
 }
+
+// A scan's first pass may start at the needle's rarest character in the sheet (SQLite:
+// rareStart); it finds what the pass from the first character finds, escapes, LIKE's
+// wildcards and letters beyond ASCII included, in split scans and whole ones.
+func TestRareStartFindsWhatTheWholeNeedleFinds(t *testing.T) {
+	e := mustOpenDB(t)
+	if e.db.Postgres() {
+		t.Skip("SQLite's LIKE")
+	}
+	defer store.SetSplitMin(50)()
+	sh := e.mustCreateSheet(t, model.SheetConfig{Name: "S", Fields: []model.Field{{Key: "a", Type: model.FieldString}, {Key: "b", Type: model.FieldString}}})
+	texts := []string{"sessions sass", "season's seas", `say "qz%_x"`, "Zoë.333@mail3.test", "zoë.333@MAIL3.TEST", "ss\nqz\\w", "sq_z%", "ssss.sss@ss.s", "s s s qz"}
+	var in []map[string]any
+	for i := range 400 {
+		in = append(in, map[string]any{"a": texts[i%len(texts)] + fmt.Sprint(i%7), "b": texts[(i*5)%len(texts)]})
+	}
+	e.mustInsert(t, sh, rows(in...))
+	needles := []string{"sessions", "ssion", "zoë.333@mail3", "oë.333@", ".333@mail3.test", `y "qz%_`, "qz%_", "s\nqz", `\w`, "sss.sss@", "s s s qz", "sq_z%3", "sas", "seas"}
+	started := 0
+	for _, n := range needles {
+		at, restore, err := e.db.RareStartForTest(t.Context(), e.account, sh, n, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if at > 0 {
+			started++
+		}
+		for _, q := range []store.RecordQuery{{SearchValue: n}, {SearchValue: n, SearchField: "a"}} {
+			q.Page = model.Page{Size: 1000, Number: 1}
+			var with, without []string
+			for _, r := range e.mustGet(t, sh, q) {
+				with = append(with, r.ID)
+			}
+			_, off, _ := e.db.RareStartForTest(t.Context(), e.account, sh, n, false)
+			for _, r := range e.mustGet(t, sh, q) {
+				without = append(without, r.ID)
+			}
+			off()
+			if !slices.Equal(with, without) || len(without) == 0 {
+				t.Errorf("search %q (field %q), pass from character %d: %d records, from the first %d", n, q.SearchField, at, len(with), len(without))
+			}
+		}
+		restore()
+	}
+	if started < len(needles)/2 {
+		t.Fatalf("only %d of %d needles start past their first character: the test tells nothing", started, len(needles))
+	}
+}
