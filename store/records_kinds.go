@@ -100,5 +100,5 @@ func storedKinds(vals []byte) (int64, error) {
 		}
 		k |= valueKinds(v)
 	})
-	return k, err
+	return settleKinds(k), err
 }

@@ -120,7 +120,9 @@ func TestSearchShortcutFindsWhatTheFieldTestFinds(t *testing.T) {
 		return k
 	}
 	for id, k := range kindsOf() {
-		if k < 0 || k&^numbers(written[id]) != 0 {
+		// (a statement's union of its rows' kinds drops "escaped quotes only" when one row
+		// has another escape: filled in, the record's own may have it)
+		if k < 0 || k&^numbers(written[id])&^64 != 0 {
 			t.Errorf("record %s: kinds %d filled in, %d written", id, k, written[id])
 		}
 	}

@@ -114,12 +114,21 @@ const (
 	kindNumber              // a number SQLite writes otherwise as text: a fraction or an exponent (12.50 as 12.5), -0, more than 18 digits
 	kindInteger             // another number
 	kindList                // a list or an object
+	// kindQuoteEscapes: with kindEscape, every escape in the record is \" or \\ (an escaped
+	// quote or backslash), which no needle a first pass is trusted with can match a part of
+	// (firstPassTrusted): the record's first pass is trusted as one without escapes. A bit
+	// set rather than one for the other escapes, so records written before it are tested
+	// as before.
+	kindQuoteEscapes
+	// kindLetterEscape is valueKinds' note of another escape (\n, \t, \u0001 …); settled
+	// into the absence of kindQuoteEscapes, never stored.
+	kindLetterEscape
 	// kindsNotText are the kinds a record of plain text alone (strings without an escape,
 	// and empty cells) has none of: PostgreSQL's tally and tallied sort take its values'
 	// text (->>) as their JSON text once quoted.
 	kindsNotText = kindEscape | kindBool | kindNumber | kindInteger | kindList
-	// kindsAll is every kind at once.
-	kindsAll = kindList<<1 - 1
+	// kindsAll is every kind stored at once.
+	kindsAll = kindQuoteEscapes<<1 - 1
 )
 
 // kinds returns the kinds of token in the stored form of row (encode's).
@@ -137,7 +146,28 @@ func (rs *recSheet) kinds(row records.Row) int64 {
 	if n < last+1 {
 		k |= kindNull
 	}
+	return settleKinds(k)
+}
+
+// settleKinds turns the kinds of a record's values, put together, into the record's: it
+// has kindQuoteEscapes only if none of its values has another escape.
+func settleKinds(k int64) int64 {
+	if k&kindLetterEscape != 0 {
+		k &^= kindQuoteEscapes | kindLetterEscape
+	}
 	return k
+}
+
+// unionKinds is the kinds of two records together (insertPlain's statements say their
+// rows' union): kindQuoteEscapes only if every one with an escape has it.
+func unionKinds(a, b int64) int64 {
+	u := a | b
+	for _, k := range []int64{a, b} {
+		if k&kindEscape != 0 && k&kindQuoteEscapes == 0 {
+			u &^= kindQuoteEscapes
+		}
+	}
+	return u
 }
 
 // valueKinds is the kinds of token in a value (not empty) as stored.
@@ -149,7 +179,7 @@ func valueKinds(v []byte) int64 {
 			k = kindList
 		}
 		if bytes.IndexByte(v, '\\') >= 0 {
-			k |= kindEscape
+			k |= kindEscape | escapesKind(v)
 		}
 	case c == 't' || c == 'f':
 		k = kindBool
@@ -159,6 +189,21 @@ func valueKinds(v []byte) int64 {
 		k = kindInteger
 	}
 	return k
+}
+
+// escapesKind is kindQuoteEscapes when every escape in v (JSON text) is \" or \\, and
+// kindLetterEscape otherwise.
+func escapesKind(v []byte) int64 {
+	for i := 0; i < len(v); i++ {
+		if v[i] != '\\' {
+			continue
+		}
+		if i+1 >= len(v) || v[i+1] != '"' && v[i+1] != '\\' {
+			return kindLetterEscape
+		}
+		i++
+	}
+	return kindQuoteEscapes
 }
 
 // kindsOf is kinds of the state's row, taken when it was encoded ahead if it was.

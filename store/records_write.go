@@ -354,7 +354,7 @@ func (tx *Tx) insertPlain(rs *recSheet, list []*recState, w *writeCtx) error {
 		chunk := list[start:min(start+per, len(list))]
 		var k int64
 		for _, st := range chunk {
-			k |= rs.kindsOf(st)
+			k = unionKinds(k, rs.kindsOf(st))
 		}
 		err := tx.writeRows(chunk, w, rowWrite{per: per,
 			row: func(args []any, st *recState) []any { return append(args, st.rid, rs.encoded(st)) },
