@@ -61,7 +61,7 @@ func TestTalliedValuesAsGrouped(t *testing.T) {
 	}
 	// Records of plain text alone (PostgreSQL's tally takes their values' text as is), some
 	// of it looking like other JSON.
-	lookalikes := []string{"12", "12.50", "true", "null", `["a"]`, "{}", "", "ann", "ümlaut", "<tag>&", " spaced "}
+	lookalikes := []string{"12", "12.50", "true", "null", `["a"]`, "{}", "", "ann", "ümlaut", "<tag>&", " spaced ", `quote"d0`, `back\slash1`, `"\"`}
 	for i := range 120 {
 		in = append(in, map[string]any{"name": lookalikes[i%len(lookalikes)], "code": fmt.Sprintf("t%d", i), "long": lookalikes[(i/3)%len(lookalikes)]})
 	}
