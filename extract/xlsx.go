@@ -105,12 +105,22 @@ func xlsxTable(x *excelize.File, sheet string, styles *cellStyles) (*Table, erro
 			if c == "" {
 				continue
 			}
-			if _, known := dates[i]; !known || rowNum < 60 {
-				if isDate(i+1, rowNum) {
-					dates[i] = true
-				} else if !known {
-					dates[i] = false
+			date, known := dates[i]
+			if known && rowNum >= 60 {
+				if date {
+					cells[i] = isoDate(c)
 				}
+				continue
+			}
+			// Only a number can be a date cell: text (the header, a note) leaves a column
+			// undecided, so a date column whose first dates come late is still found.
+			if _, err := strconv.ParseFloat(c, 64); err != nil {
+				continue
+			}
+			if isDate(i+1, rowNum) {
+				dates[i] = true
+			} else if !known {
+				dates[i] = false
 			}
 			if dates[i] {
 				cells[i] = isoDate(c)

@@ -10,8 +10,9 @@ import (
 )
 
 // The streamed styles are the ones excelize's GetCellStyle gives, cell for cell, on sheets
-// with skipped rows, a column that starts at row 30, several styles and two sheets; and the
-// date columns (a built-in and a custom date format) come out as ISO dates.
+// with skipped rows, a column that starts at row 100, several styles and two sheets; and the
+// date columns (a built-in and a custom date format) come out as ISO dates, the one whose
+// first date is at row 100 too.
 func TestCellStylesAsExcelize(t *testing.T) {
 	x := excelize.NewFile()
 	x.SetSheetName("Sheet1", "Main")
@@ -29,7 +30,7 @@ func TestCellStylesAsExcelize(t *testing.T) {
 		x.SetSheetRow("Main", cell, &[]any{r, float64(r) / 3})
 		a, _ := excelize.CoordinatesToCellName(2, r)
 		x.SetCellStyle("Main", a, a, money)
-		if r >= 30 {
+		if r >= 100 {
 			c, _ := excelize.CoordinatesToCellName(3, r)
 			x.SetCellValue("Main", c, time.Date(2024, 1, r-99, 0, 0, 0, 0, time.UTC))
 			x.SetCellStyle("Main", c, c, date)
