@@ -178,6 +178,16 @@ func TestGridExport(t *testing.T) {
 	if resp.StatusCode != 200 || string(body) != "Full name\n\"Zoë, \"\"Z\"\"\"\n" || !strings.Contains(resp.Header.Get("Content-Disposition"), "people.csv") {
 		t.Errorf("export: got %d %q %q", resp.StatusCode, body, resp.Header.Get("Content-Disposition"))
 	}
+	// A query the records cannot be read with is refused before the file starts (it streams).
+	req = httptest.NewRequest("GET", "/space/"+sp["id"].(string)+"/sheet/"+sheet+"/export?format=csv&sort=nope", nil)
+	for k, v := range b.cookies {
+		req.Header.Add("Cookie", k+"="+v)
+	}
+	resp, _ = e.app.Test(req, -1)
+	body, _ = io.ReadAll(resp.Body)
+	if resp.StatusCode < 400 || strings.Contains(resp.Header.Get("Content-Disposition"), "people.csv") {
+		t.Errorf("export sorted by an unknown field: got %d %q, want it refused", resp.StatusCode, body)
+	}
 }
 
 // TestGridCellMessageLevels shows each message type an agent writes (Flatfile's error, warn

@@ -1,9 +1,11 @@
 package ui
 
 import (
+	"bufio"
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"net/url"
 	"slices"
 	"sort"
@@ -789,7 +791,20 @@ func (h *Handler) Export(c *fiber.Ctx) error {
 		c.Set(fiber.HeaderContentDisposition, `attachment; filename="`+name+`.xlsx"`)
 		return ingest.WriteXLSX(c.Context(), rr, sc.u.AccountID, []*model.Sheet{sc.sheet}, q, c.Response().BodyWriter())
 	}
+	// The query is checked before the first byte goes out (a bad one still gets its error),
+	// then the file streams: a million rows need not sit in the response's memory first.
+	if err := rr.EachRecord(c.Context(), sc.u.AccountID, sc.sheet.ID, q, func(*store.Record) error { return errFirstRecord }); err != nil && err != errFirstRecord {
+		return err
+	}
 	c.Set(fiber.HeaderContentType, "text/csv; charset=utf-8")
 	c.Set(fiber.HeaderContentDisposition, `attachment; filename="`+name+`.csv"`)
-	return ingest.WriteCSV(c.Context(), rr, sc.u.AccountID, sc.sheet, q, c.Response().BodyWriter())
+	accountID, sheet := sc.u.AccountID, sc.sheet
+	c.Context().SetBodyStreamWriter(func(bw *bufio.Writer) {
+		_ = ingest.WriteCSV(context.Background(), rr, accountID, sheet, q, bw)
+		_ = bw.Flush()
+	})
+	return nil
 }
+
+// errFirstRecord stops a read at its first record.
+var errFirstRecord = errors.New("first record")
