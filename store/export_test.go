@@ -213,5 +213,5 @@ func (db *DB) RareStartForTest(ctx context.Context, accountID, sheetID, needle s
 		return 0, restore, err
 	}
 	q := string(records.Quote(records.ASCIILower(needle)))
-	return (&readCtx{ctx: ctx, q: db.r, db: db}).rareStart(rs, q[1:len(q)-1]), restore, nil
+	return (&readCtx{ctx: ctx, q: db.r, db: db}).rareStart(rs, q[1:len(q)-1], false), restore, nil
 }

@@ -308,7 +308,7 @@ func (tx *readCtx) search(rs *recSheet, cols recordColumns, q *RecordQuery) (ffq
 				q.looked = true
 			}
 		}
-		if i := tx.rareStart(rs, enc); !q.looked && i > 0 {
+		if i := tx.rareStart(rs, enc, q.looked); i > 0 {
 			// SQLite's LIKE hops from one place holding the pattern's first character to the
 			// next (strcspn) and compares the rest there: the part of the needle from its
 			// rarest character on, in a sample of the sheet, finds the few records worth

@@ -109,10 +109,11 @@ func bothHalves(ctx context.Context, fn func(ctx context.Context, i int) error) 
 // pass best starts: at the character least frequent in a sample of the sheet's stored
 // values, when it is less than half as frequent as enc's first and at least three
 // characters of enc follow from it; 0 otherwise, and on sheets too small to split
-// (splitMin), whose scans are quick either way. Any part of enc is in every record enc is
-// in, so the pass with it first finds what the pass without finds.
-func (tx *readCtx) rareStart(rs *recSheet, enc string) int {
-	if !rareStarts || rs.d != sqliteDialect || rs.total < splitMin || len(enc) < 4 {
+// (splitMin), whose scans are quick either way, and for a search the index answers (looked:
+// no sample is read). Any part of enc is in every record enc is in, so the pass with it
+// first finds what the pass without finds.
+func (tx *readCtx) rareStart(rs *recSheet, enc string, looked bool) int {
+	if looked || !rareStarts || rs.d != sqliteDialect || rs.total < splitMin || len(enc) < 4 || enc[0] >= 128 {
 		return 0
 	}
 	lo, hi := ridRange(rs.sk)
@@ -129,7 +130,7 @@ func (tx *readCtx) rareStart(rs *recSheet, enc string) int {
 		}
 		return nil
 	})
-	if err != nil || enc[0] >= 128 {
+	if err != nil {
 		return 0
 	}
 	at, best := 0, freq[enc[0]]
