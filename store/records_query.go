@@ -339,8 +339,7 @@ func (tx *readCtx) search(rs *recSheet, cols recordColumns, q *RecordQuery) (ffq
 		// 0.5 s instead of 0.64-1.1 s).
 		// (An escaped quote or backslash alone, kindQuoteEscapes, is no escape here: the
 		// needle holds neither character, so no match takes in a part of one.)
-		exact = ffql.Frag{SQL: `((r.kinds & ?) IN (0, ?) OR ` + exact.SQL + `)`,
-			Args: append([]any{lacking | kindQuoteEscapes, kindEscape | kindQuoteEscapes}, exact.Args...)}
+		exact = ffql.Frag{SQL: `(` + lacksKinds(lacking) + ` OR ` + exact.SQL + `)`, Args: exact.Args}
 	}
 	f := ffql.And(pre, exact)
 	if common {

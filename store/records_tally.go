@@ -246,7 +246,7 @@ func tallyHalf(ctx context.Context, p *pool, where ffql.Frag, col int, keys [2]i
 func tallyQuery(d dialect, col int) string {
 	if d == postgresDialect {
 		c := strconv.Itoa(col)
-		return `SELECT string_agg(CASE WHEN (r.kinds & ` + strconv.Itoa(kindsNotText|kindQuoteEscapes) + `) IN (0, ` + strconv.Itoa(kindEscape|kindQuoteEscapes) + `) THEN (CASE WHEN r.valid <> 0 THEN '3' ELSE '2' END) || COALESCE(r.vals ->> ` + c + `, '')
+		return `SELECT string_agg(CASE WHEN ` + lacksKinds(kindsNotText) + ` THEN (CASE WHEN r.valid <> 0 THEN '3' ELSE '2' END) || COALESCE(r.vals ->> ` + c + `, '')
 			ELSE (CASE WHEN r.valid <> 0 THEN '1' ELSE '0' END) || COALESCE(CAST(r.vals -> ` + c + ` AS TEXT), 'null') END, E'\n') FROM records r WHERE `
 	}
 	return `SELECT CAST(group_concat(r.vals, char(10)) AS BLOB), CAST(group_concat(r.valid <> 0, '') AS BLOB) FROM records r WHERE `

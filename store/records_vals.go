@@ -149,6 +149,12 @@ func (rs *recSheet) kinds(row records.Row) int64 {
 	return settleKinds(k)
 }
 
+// lacksKinds is the SQL condition that a record's kinds hold none of mask, an escape of
+// quotes and backslashes alone (kindQuoteEscapes) not counting as kindEscape.
+func lacksKinds(mask int64) string {
+	return `(r.kinds & ` + strconv.FormatInt(mask|kindQuoteEscapes, 10) + `) IN (0, ` + strconv.Itoa(kindEscape|kindQuoteEscapes) + `)`
+}
+
 // settleKinds turns the kinds of a record's values, put together, into the record's: it
 // has kindQuoteEscapes only if none of its values has another escape.
 func settleKinds(k int64) int64 {
