@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -19,6 +20,20 @@ import (
 type RecordReader interface {
 	EachRecord(ctx context.Context, accountID, sheetID string, q store.RecordQuery, fn func(*store.Record) error) error
 }
+
+// CheckReadable reads the first record q selects of a sheet and stops: an export checks
+// its query so before the first byte of a streamed file goes out, while an error can still
+// be answered as one.
+func CheckReadable(ctx context.Context, rr RecordReader, accountID, sheetID string, q store.RecordQuery) error {
+	err := rr.EachRecord(ctx, accountID, sheetID, q, func(*store.Record) error { return errFirstRecord })
+	if err == errFirstRecord {
+		return nil
+	}
+	return err
+}
+
+// errFirstRecord stops a read at its first record.
+var errFirstRecord = errors.New("first record")
 
 // header is the export header of a sheet: its field labels (keys where there is none).
 func header(s *model.Sheet) []string {

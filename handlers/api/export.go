@@ -48,7 +48,7 @@ func (h *Export) Download(c *fiber.Ctx) error {
 		return errs.Invalidf("format", "format must be csv or xlsx")
 	}
 	// Check the query before the first byte goes out, so a bad one still gets a JSON error.
-	if err := h.store.EachRecord(c.Context(), p.AccountID, sheet.ID, q, func(*store.Record) error { return errStop }); err != nil && err != errStop {
+	if err := ingest.CheckReadable(c.Context(), h.store, p.AccountID, sheet.ID, q); err != nil {
 		return err
 	}
 	if format == "xlsx" {
@@ -65,5 +65,3 @@ func (h *Export) Download(c *fiber.Ctx) error {
 	})
 	return nil
 }
-
-var errStop = errs.E(errs.Internal, "", "stop")

@@ -5,7 +5,6 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
 	"net/url"
 	"slices"
 	"sort"
@@ -793,7 +792,7 @@ func (h *Handler) Export(c *fiber.Ctx) error {
 	}
 	// The query is checked before the first byte goes out (a bad one still gets its error),
 	// then the file streams: a million rows need not sit in the response's memory first.
-	if err := rr.EachRecord(c.Context(), sc.u.AccountID, sc.sheet.ID, q, func(*store.Record) error { return errFirstRecord }); err != nil && err != errFirstRecord {
+	if err := ingest.CheckReadable(c.Context(), rr, sc.u.AccountID, sc.sheet.ID, q); err != nil {
 		return err
 	}
 	c.Set(fiber.HeaderContentType, "text/csv; charset=utf-8")
@@ -805,6 +804,3 @@ func (h *Handler) Export(c *fiber.Ctx) error {
 	})
 	return nil
 }
-
-// errFirstRecord stops a read at its first record.
-var errFirstRecord = errors.New("first record")
