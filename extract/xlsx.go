@@ -40,8 +40,9 @@ func openXLSX(fh *os.File) (*File, error) {
 		return nil, fmt.Errorf("the Excel file cannot be read (is it damaged or truncated?): %v", err)
 	}
 	f := &File{Format: "xlsx", Encoding: &Encoding{Name: "utf-8", FirstInvalid: -1}, closers: []io.Closer{x}}
+	parts := findWorksheetParts(fh, st.Size())
 	for _, sheet := range x.GetSheetList() {
-		t, err := xlsxTable(x, sheet, openCellStyles(fh, sheet))
+		t, err := xlsxTable(x, sheet, parts.open(sheet))
 		if errors.Is(err, ErrEmpty) {
 			continue
 		}

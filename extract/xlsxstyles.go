@@ -21,36 +21,44 @@ type cellStyles struct {
 	done   bool
 }
 
-// openCellStyles opens the styles of worksheet sheet of the workbook in fh; nil when its part
-// cannot be found (a workbook laid out otherwise), and the caller asks excelize instead.
-func openCellStyles(fh *os.File, sheet string) *cellStyles {
-	st, err := fh.Stat()
+// worksheetParts are a workbook's worksheet parts by sheet name, found once for all its
+// sheets' cellStyles; nil when they cannot be found (a workbook laid out otherwise), and
+// excelize is asked instead.
+type worksheetParts struct {
+	z     *zip.Reader
+	parts map[string]string
+}
+
+func findWorksheetParts(fh *os.File, size int64) *worksheetParts {
+	z, err := zip.NewReader(fh, size)
 	if err != nil {
 		return nil
 	}
-	z, err := zip.NewReader(fh, st.Size())
+	list, err := sheetParts(z)
 	if err != nil {
 		return nil
 	}
-	parts, err := sheetParts(z)
+	wp := &worksheetParts{z: z, parts: map[string]string{}}
+	for _, sp := range list {
+		wp.parts[sp.name] = sp.part
+	}
+	return wp
+}
+
+// open opens the styles of worksheet sheet; nil when its part cannot be found.
+func (wp *worksheetParts) open(sheet string) *cellStyles {
+	if wp == nil {
+		return nil
+	}
+	f := zipFile(wp.z, wp.parts[sheet])
+	if f == nil {
+		return nil
+	}
+	rc, err := f.Open()
 	if err != nil {
 		return nil
 	}
-	for _, sp := range parts {
-		if sp.name != sheet {
-			continue
-		}
-		f := zipFile(z, sp.part)
-		if f == nil {
-			return nil
-		}
-		rc, err := f.Open()
-		if err != nil {
-			return nil
-		}
-		return &cellStyles{rc: rc, dec: xml.NewDecoder(rc), styles: map[int]int{}}
-	}
-	return nil
+	return &cellStyles{rc: rc, dec: xml.NewDecoder(rc), styles: map[int]int{}}
 }
 
 // at returns the style of the cell at col (from 1) of row, reading on to that row.

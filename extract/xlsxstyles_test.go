@@ -57,8 +57,13 @@ func TestCellStylesAsExcelize(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer saved.Close()
+	st, err := fh.Stat()
+	if err != nil {
+		t.Fatal(err)
+	}
+	parts := findWorksheetParts(fh, st.Size())
 	for _, sheet := range []string{"Main", "Other"} {
-		styles := openCellStyles(fh, sheet)
+		styles := parts.open(sheet)
 		if styles == nil {
 			t.Fatalf("%s: no styles part found", sheet)
 		}
