@@ -181,7 +181,7 @@ type rawBatch struct {
 // readBatch reads up to batch rows of keys values from src, and fewer when they hold
 // BatchBytes of values or ctx ends.
 func readBatch(ctx context.Context, src RowSource, keys, batch int) rawBatch {
-	b := rawBatch{rows: make([][]json.RawMessage, 0, min(batch, 1024))}
+	b := rawBatch{rows: make([][]json.RawMessage, 0, batch)}
 	for size := 0; len(b.rows) < batch && size < BatchBytes; {
 		if len(b.rows)%64 == 63 && ctx.Err() != nil {
 			b.err = ctx.Err()
