@@ -215,3 +215,32 @@ func (db *DB) RareStartForTest(ctx context.Context, accountID, sheetID, needle s
 	q := string(records.Quote(records.ASCIILower(needle)))
 	return (&readCtx{ctx: ctx, q: db.r, db: db}).rareStart(rs, q[1:len(q)-1], false), restore, nil
 }
+
+// SearchBloomsForTest turns the search filters of PostgreSQL (search_blooms.go) on or off
+// and has sheets of min records or more use them; the returned func restores both.
+func SearchBloomsForTest(on bool, min int64) func() {
+	if min == 1 {
+		bloomShift = 7 // (blocks of 128 keys: a test's sheet has many)
+	}
+	old, oldMin, oldShift := searchBlooms, bloomSearchMin, bloomShift
+	searchBlooms, bloomSearchMin = on, min
+	return func() { searchBlooms, bloomSearchMin, bloomShift = old, oldMin, oldShift }
+}
+
+// BloomReadsForTest reports how many of the sheet's records a search for needle reads
+// through the filters (-1: it scans the sheet).
+func (db *DB) BloomReadsForTest(ctx context.Context, accountID, sheetID, needle string) (int64, error) {
+	rs, err := db.readSheet(ctx, accountID, sheetID)
+	if err != nil {
+		return 0, err
+	}
+	rc := &readCtx{ctx: ctx, q: db.r, db: db}
+	f, ok := rc.bloomRanges(rs, records.ASCIILower(needle))
+	if !ok {
+		return -1, nil
+	}
+	lo, hi := ridRange(rs.sk)
+	var n int64
+	err = db.r.QueryRowContext(ctx, `SELECT count(*) FROM records r WHERE r.rid BETWEEN ? AND ? AND `+f.SQL, append([]any{lo, hi}, f.Args...)...).Scan(&n)
+	return n, err
+}

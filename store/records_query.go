@@ -328,8 +328,14 @@ func (tx *readCtx) search(rs *recSheet, cols recordColumns, q *RecordQuery) (ffq
 		// few, so a page reads the sheet in key order up to its first matches instead of
 		// sorting them all (0.5 s).
 		pre = ffql.Frag{SQL: `CAST(r.vals AS TEXT) COLLATE "C" ILIKE ?`, Args: []any{pattern}}
-		common = tx.commonNeedle(rs, pattern)
-		q.looked = !common
+		if ranges, ok := tx.bloomRanges(rs, needle); ok {
+			// Only the blocks of records whose filters may hold the needle are read
+			// (search_blooms.go): before the index is built, 10 ms instead of 0.33 s.
+			pre, q.looked = ffql.And(ranges, pre), true
+		} else {
+			common = tx.commonNeedle(rs, pattern)
+			q.looked = !common
+		}
 	}
 	if lacking, ok := firstPassTrusted(enc, rs.d); searchShortcut && ok && field == "" && rs.layout.settled() {
 		// In a record whose stored values hold none of the kinds of token the needle could

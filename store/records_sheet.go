@@ -28,6 +28,7 @@ type recSheet struct {
 	byUC          map[int64]*records.Unique
 	layout        *layout
 	d             dialect // of the database the sheet was read from
+	fresh         int64   // the first record key this transaction reserved (nextRids); 0: none
 }
 
 // recordSheetColumns reads a live sheet with the ids its events need.

@@ -186,6 +186,9 @@ func (tx *Tx) applyChanges(rs *recSheet, changes []*change, w *writeCtx) error {
 	if err := tx.keepFTS(rs, changes); err != nil {
 		return err
 	}
+	if err := tx.keepBlooms(rs, changes); err != nil {
+		return err
+	}
 	if err := tx.applyCounts(rs, d); err != nil {
 		return err
 	}
@@ -437,6 +440,9 @@ func (tx *Tx) nextRids(rs *recSheet, n int) (int64, error) {
 	}
 	if first+int64(n) >= 1<<seqBits {
 		return 0, errs.Invalidf("sheetId", "Sheet has reached the maximum number of records")
+	}
+	if rs.fresh == 0 {
+		rs.fresh = rs.sk<<seqBits | first
 	}
 	return rs.sk<<seqBits | first, nil
 }

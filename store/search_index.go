@@ -160,6 +160,9 @@ func (tx *Tx) dropSearchIndex(sk int64) error {
 		_, err := tx.exec(`DROP TABLE IF EXISTS ` + searchIndexName(sk))
 		return err
 	}
+	if _, err := tx.exec(`DELETE FROM search_blooms WHERE sk = ?`, sk); err != nil {
+		return err
+	}
 	_, err := tx.exec(`DROP INDEX IF EXISTS ` + searchIndexName(sk))
 	return err
 }

@@ -1,0 +1,392 @@
+package store
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"math/bits"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/sluice/sluice/errs"
+	"github.com/sluice/sluice/ffql"
+	"github.com/sluice/sluice/records"
+)
+
+// PostgreSQL turns every record's jsonb into text to scan it for a search: 0.33 s at
+// 1,000,000 records, all the cores can give (issue 17), until the sheet's trigram index is
+// built in the background (search_index.go), which takes ten seconds of a core and waits for
+// the import to end and the node to be idle. In between, a search reads only the records in
+// blocks whose Bloom filter may hold its needle.
+//
+// A block is 1,024 record keys of a sheet (blk: the key's sequence number >> bloomShift).
+// Its filter holds a bit for each trigram (three bytes, ASCII letters lowered, as ILIKE in
+// the "C" collation folds them) of the text of its records' string values, and of the
+// strings and keys inside lists and objects, both as they are and as PostgreSQL writes them
+// in JSON text. It is built as the records are written, in the write's transaction (about
+// 2% of an import), and a block has a row only while its filter holds every record in it: a
+// write that changes a record's text deletes its block's row, and the block is then read by
+// every search, as are blocks that never had one.
+//
+// A needle the filters answer (bloomNeedle) lies, wherever a search finds it, inside the
+// text of one string, key or value: it has three bytes or more, none of JSON's punctuation
+// `"\[]{},:`, no space in front (a list's JSON text has one after each comma), and is not
+// made only of characters of a number, nor a part of true, false or null.
+
+// bloomShift: 1,024 keys a block (a variable for tests, which make blocks smaller).
+var bloomShift = 10
+
+const (
+	// bloomMaxWords is the size a filter is built at (2^18 bits); it is then folded in half
+	// while no more than bloomFill of its bits would be set, down to bloomMinWords.
+	bloomMaxWords = 1 << 12
+	bloomMinWords = 8
+	// bloomMin is the fewest new records a write gives filters to; fewer leave their blocks
+	// without a row (read by every search).
+	bloomMin = 64
+	// bloomNeedleMax is the most trigrams of a needle tested.
+	bloomNeedleMax = 16
+)
+
+// searchBlooms: searches use the filters (a variable for tests, which compare with a scan).
+var searchBlooms = true
+
+// bloomSearchMin is the smallest sheet whose searches look at the filters (a scan of fewer
+// records takes a few milliseconds; a variable for tests).
+var bloomSearchMin int64 = 50000
+
+// bloom is a Bloom filter of trigrams with one hash, built at its largest size.
+type bloom struct {
+	w []uint64
+}
+
+func newBloom() *bloom { return &bloom{w: make([]uint64, bloomMaxWords)} }
+
+// trigramHash spreads a trigram's 24 bits over 32; a filter of 2^n bits uses the low n.
+func trigramHash(t uint32) uint32 { return uint32((uint64(t) * 0x9E3779B97F4A7C15) >> 32) }
+
+// addText adds the trigrams of s, ASCII letters lowered.
+func (b *bloom) addText(s string) {
+	var t uint32
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		t = (t<<8 | uint32(c)) & 0xFFFFFF
+		if i >= 2 {
+			h := trigramHash(t) & (bloomMaxWords*64 - 1)
+			b.w[h>>6] |= 1 << (h & 63)
+		}
+	}
+}
+
+// addValue adds the text of a stored value: a string's; the strings and keys inside a list
+// or an object, as they are and escaped as PostgreSQL writes them in the list's text.
+// Numbers, booleans and empty cells hold nothing a needle the filters answer can match.
+func (b *bloom) addValue(v json.RawMessage) {
+	if len(v) < 2 {
+		return
+	}
+	switch v[0] {
+	case '"':
+		if bytes.IndexByte(v, '\\') < 0 {
+			b.addText(string(v[1 : len(v)-1]))
+			return
+		}
+		var s string
+		if json.Unmarshal(v, &s) == nil {
+			b.addText(s)
+		}
+	case '[', '{':
+		var x any
+		if json.Unmarshal(v, &x) == nil {
+			b.addInside(x)
+		}
+	}
+}
+
+func (b *bloom) addInside(x any) {
+	switch x := x.(type) {
+	case string:
+		b.addText(x)
+		if e := pgEscape(x); e != x {
+			b.addText(e)
+		}
+	case []any:
+		for _, e := range x {
+			b.addInside(e)
+		}
+	case map[string]any:
+		for k, e := range x {
+			b.addInside(k)
+			b.addInside(e)
+		}
+	}
+}
+
+// pgEscape is s as PostgreSQL writes it inside a JSON string (escape_json).
+func pgEscape(s string) string {
+	if strings.IndexFunc(s, func(r rune) bool { return r < 0x20 || r == '"' || r == '\\' }) < 0 {
+		return s
+	}
+	var out strings.Builder
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '\b':
+			out.WriteString(`\b`)
+		case '\f':
+			out.WriteString(`\f`)
+		case '\n':
+			out.WriteString(`\n`)
+		case '\r':
+			out.WriteString(`\r`)
+		case '\t':
+			out.WriteString(`\t`)
+		case '"':
+			out.WriteString(`\"`)
+		case '\\':
+			out.WriteString(`\\`)
+		default:
+			if c < 0x20 {
+				out.WriteString(`\u00`)
+				out.WriteByte("0123456789abcdef"[c>>4])
+				out.WriteByte("0123456789abcdef"[c&15])
+			} else {
+				out.WriteByte(c)
+			}
+		}
+	}
+	return out.String()
+}
+
+// bytes returns the filter, folded (fold) to the smallest size (a power of two) at which no
+// more than two fifths of its bits are set; bit p is bit p&7 of byte p>>3, as PostgreSQL's
+// get_bit reads. A block's records yet to come are added to it unfolded.
+func (b *bloom) bytes(fold bool) []byte {
+	w := b.w
+	for fold && len(w) > bloomMinWords {
+		half, set := len(w)/2, 0
+		for i := range half {
+			set += bits.OnesCount64(w[i] | w[i+half])
+		}
+		if set*5 > half*64*2 {
+			break
+		}
+		for i := range half {
+			w[i] |= w[i+half]
+		}
+		w = w[:half]
+	}
+	out := make([]byte, 8*len(w))
+	for i, x := range w {
+		binary.LittleEndian.PutUint64(out[8*i:], x)
+	}
+	return out
+}
+
+// add adds a filter stored unfolded.
+func (b *bloom) add(stored []byte) {
+	for i := range b.w {
+		b.w[i] |= binary.LittleEndian.Uint64(stored[8*i:])
+	}
+}
+
+// mergeBloom is the filter of a and b together, at the smaller size of the two (a bigger
+// one folds down: the low bits of a hash are all its smaller size reads).
+func mergeBloom(a, b []byte) []byte {
+	if len(a) > len(b) {
+		a, b = b, a
+	}
+	out := slices.Clone(a)
+	for i, c := range b {
+		out[i%len(a)] |= c
+	}
+	return out
+}
+
+// blockOf is the block of a record key.
+func blockOf(rid int64) int64 { return (rid & (1<<seqBits - 1)) >> bloomShift }
+
+// valuesWithin reports whether every string, list and object of row is also in old (the
+// filter of old's block then holds the text of row).
+func valuesWithin(row, old records.Row) bool {
+	for _, v := range row {
+		if len(v) == 0 || (v[0] != '"' && v[0] != '[' && v[0] != '{') {
+			continue
+		}
+		if !slices.ContainsFunc(old, func(o json.RawMessage) bool { return bytes.Equal(o, v) }) {
+			return false
+		}
+	}
+	return true
+}
+
+// keepBlooms brings the sheet's filters in step with a write (PostgreSQL): the blocks of
+// records whose text changed lose their rows, and the new records this transaction reserved
+// keys for (recSheet.fresh) get filters: a new row for a block they start, or added to the
+// block's row when the records before them in the block are in it (an import's batches
+// share a block at each border).
+func (tx *Tx) keepBlooms(rs *recSheet, changes []*change) error {
+	if rs.d != postgresDialect || rs.sk == 0 {
+		return nil
+	}
+	stale := map[int64]bool{}
+	var fresh []*recState
+	for _, c := range changes {
+		switch {
+		case c.kind == kDelete:
+		case c.kind == kInsert && rs.fresh > 0 && c.new.rid >= rs.fresh:
+			fresh = append(fresh, c.new)
+		case c.old != nil && c.new != nil && valuesWithin(c.new.row, c.old.row):
+		default:
+			stale[blockOf(c.rid())] = true
+		}
+	}
+	if len(fresh) < bloomMin {
+		for _, st := range fresh {
+			stale[blockOf(st.rid)] = true
+		}
+		fresh = nil
+	}
+	if len(stale) > 0 {
+		blks := make([]string, 0, len(stale))
+		for blk := range stale {
+			blks = append(blks, strconv.FormatInt(blk, 10))
+		}
+		if _, err := tx.exec(`DELETE FROM search_blooms WHERE sk = ? AND blk IN (`+strings.Join(blks, ",")+`)`, rs.sk); err != nil {
+			return errs.Wrap(err, "update search filters")
+		}
+	}
+	slices.SortFunc(fresh, func(a, b *recState) int { return int(a.rid - b.rid) })
+	lo, _ := ridRange(rs.sk)
+	var rows []any
+	b := newBloom()
+	for i := 0; i < len(fresh); {
+		blk := blockOf(fresh[i].rid)
+		first := fresh[i].rid
+		clear(b.w)
+		for ; i < len(fresh) && blockOf(fresh[i].rid) == blk; i++ {
+			for _, v := range fresh[i].row {
+				b.addValue(v)
+			}
+		}
+		if stale[blk] {
+			continue
+		}
+		start := lo | blk<<bloomShift
+		// A block the write reaches the end of gets no more new records: folded.
+		complete := fresh[i-1].rid == start|(1<<bloomShift-1)
+		if first > start {
+			// Records before these in the block: added to its row, or (none, or some not in it)
+			// a new row only when the block holds no record before them.
+			var old []byte
+			err := tx.queryRow(`SELECT bits FROM search_blooms WHERE sk = ? AND blk = ?`, rs.sk, blk).Scan(&old)
+			if err == nil {
+				merged := mergeBloom(old, b.bytes(true)) // (a folded row: rare, written in full by one write)
+				if len(old) == len(b.w)*8 {
+					b.add(old)
+					merged = b.bytes(complete)
+				}
+				if _, err := tx.exec(`UPDATE search_blooms SET bits = ? WHERE sk = ? AND blk = ?`, merged, rs.sk, blk); err != nil {
+					return errs.Wrap(err, "update search filters")
+				}
+				continue
+			}
+			var before bool
+			if err := tx.queryRow(`SELECT EXISTS (SELECT 1 FROM records WHERE rid BETWEEN ? AND ?)`, start, first-1).Scan(&before); err != nil {
+				return errs.Wrap(err, "update search filters")
+			}
+			if before {
+				continue
+			}
+		}
+		rows = append(rows, rs.sk, blk, b.bytes(complete))
+	}
+	for len(rows) > 0 {
+		n := min(len(rows)/3, 100)
+		if _, err := tx.exec(`INSERT INTO search_blooms (sk, blk, bits) VALUES `+strings.TrimSuffix(strings.Repeat("(?, ?, ?), ", n), ", ")+
+			` ON CONFLICT (sk, blk) DO UPDATE SET bits = excluded.bits`, rows[:3*n]...); err != nil {
+			return errs.Wrap(err, "write search filters")
+		}
+		rows = rows[3*n:]
+	}
+	return nil
+}
+
+// bloomNeedle reports whether a search's needle (ASCII letters lowered) lies, wherever a
+// search finds it, inside the text of one string, key or value the filters hold.
+func bloomNeedle(needle string) bool {
+	if len(needle) < 3 || needle[0] == ' ' || strings.ContainsAny(needle, `"\[]{},:`) {
+		return false
+	}
+	if strings.Contains("true", needle) || strings.Contains("false", needle) || strings.Contains("null", needle) {
+		return false
+	}
+	return strings.IndexFunc(needle, func(r rune) bool { return !strings.ContainsRune("0123456789.eE+-", r) }) >= 0
+}
+
+// needleHashes are the hashes of up to bloomNeedleMax distinct trigrams of needle.
+func needleHashes(needle string) []uint32 {
+	var out []uint32
+	for i := 0; i+3 <= len(needle) && len(out) < bloomNeedleMax; i++ {
+		h := trigramHash(uint32(needle[i])<<16 | uint32(needle[i+1])<<8 | uint32(needle[i+2]))
+		if !slices.Contains(out, h) {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// bloomRanges returns the ranges of the sheet's record keys outside every block whose filter
+// rules the needle out, when the filters rule out half the sheet or more in
+// no more than bloomRangesMax ranges; ok is false otherwise (the search scans the sheet).
+func (tx *readCtx) bloomRanges(rs *recSheet, needle string) (f ffql.Frag, ok bool) {
+	if !searchBlooms || rs.d != postgresDialect || rs.sk == 0 || rs.total < bloomSearchMin || !bloomNeedle(needle) {
+		return ffql.Frag{}, false
+	}
+	hashes := needleHashes(needle)
+	tests := make([]string, len(hashes))
+	args := make([]any, 0, len(hashes)+1)
+	for i, h := range hashes {
+		tests[i] = `get_bit(bits, CAST(? AS BIGINT) & (length(bits) * 8 - 1)) = 1`
+		args = append(args, int64(h))
+	}
+	args = append(args, rs.sk)
+	rows, err := tx.q.QueryContext(tx.ctx, `SELECT blk FROM search_blooms WHERE NOT (`+strings.Join(tests, ` AND `)+`) AND sk = ? ORDER BY blk`, args...)
+	if err != nil {
+		return ffql.Frag{}, false
+	}
+	defer rows.Close()
+	var out []ffql.Frag
+	lo, hi := ridRange(rs.sk)
+	next, ruled := lo, int64(0) // (next: the first key not yet in a range or ruled out)
+	for rows.Next() {
+		var blk int64
+		if err := rows.Scan(&blk); err != nil {
+			return ffql.Frag{}, false
+		}
+		ruled++
+		if start := lo | blk<<bloomShift; start > next {
+			if len(out) == bloomRangesMax {
+				return ffql.Frag{}, false
+			}
+			out = append(out, ffql.Frag{SQL: `r.rid BETWEEN ? AND ?`, Args: []any{next, start - 1}})
+		}
+		next = lo | (blk+1)<<bloomShift
+	}
+	if rows.Err() != nil || ruled*2 < rs.total>>bloomShift+1 {
+		return ffql.Frag{}, false
+	}
+	if next <= hi {
+		out = append(out, ffql.Frag{SQL: `r.rid BETWEEN ? AND ?`, Args: []any{next, hi}})
+	}
+	if len(out) == 0 {
+		return ffql.Frag{SQL: "FALSE"}, true
+	}
+	return anyOf(out), true
+}
+
+// bloomRangesMax is the most ranges of keys a search through the filters reads.
+const bloomRangesMax = 256
