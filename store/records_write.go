@@ -174,6 +174,7 @@ func (tx *Tx) applyChanges(rs *recSheet, changes []*change, w *writeCtx) error {
 	if len(ins) > 0 || len(dels) > 0 {
 		d.shape = 1
 	}
+	blooms := rs.planBlooms(changes)
 	if err := tx.insertRows(rs, ins, w); err != nil {
 		return err
 	}
@@ -186,7 +187,7 @@ func (tx *Tx) applyChanges(rs *recSheet, changes []*change, w *writeCtx) error {
 	if err := tx.keepFTS(rs, changes); err != nil {
 		return err
 	}
-	if err := tx.keepBlooms(rs, changes); err != nil {
+	if err := tx.writeBlooms(rs, blooms); err != nil {
 		return err
 	}
 	if err := tx.applyCounts(rs, d); err != nil {

@@ -21,7 +21,7 @@ import (
 // blocks whose Bloom filter may hold its needle.
 //
 // A block is 1,024 record keys of a sheet (blk: the key's sequence number >> bloomShift).
-// Its filter holds a bit for each trigram (three bytes, ASCII letters lowered, as ILIKE in
+// Its filter holds two bits for each trigram (three bytes, ASCII letters lowered, as ILIKE in
 // the "C" collation folds them) of the text of its records' string values, and of the
 // strings and keys inside lists and objects, both as they are and as PostgreSQL writes them
 // in JSON text. It is built as the records are written, in the write's transaction (about
@@ -63,22 +63,36 @@ type bloom struct {
 
 func newBloom() *bloom { return &bloom{w: make([]uint64, bloomMaxWords)} }
 
-// trigramHash spreads a trigram's 24 bits over 32; a filter of 2^n bits uses the low n.
-func trigramHash(t uint32) uint32 { return uint32((uint64(t) * 0x9E3779B97F4A7C15) >> 32) }
+// trigramHashes are a trigram's two hashes, of 18 bits each from one product of its 24 bits
+// (the high bits of a product are the well mixed ones); a filter of 2^n bits uses the low n.
+func trigramHashes(t uint32) (uint32, uint32) {
+	p := uint64(t) * 0x9E3779B97F4A7C15
+	return uint32(p >> 46), uint32(p>>28) & (bloomMaxWords*64 - 1)
+}
+
+// lowerASCII maps a byte to itself, ASCII capitals to small letters.
+var lowerASCII = func() (t [256]byte) {
+	for i := range t {
+		t[i] = byte(i)
+		if i >= 'A' && i <= 'Z' {
+			t[i] += 'a' - 'A'
+		}
+	}
+	return t
+}()
 
 // addText adds the trigrams of s, ASCII letters lowered.
 func (b *bloom) addText(s string) {
-	var t uint32
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 'A' && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		t = (t<<8 | uint32(c)) & 0xFFFFFF
-		if i >= 2 {
-			h := trigramHash(t) & (bloomMaxWords*64 - 1)
-			b.w[h>>6] |= 1 << (h & 63)
-		}
+	if len(s) < 3 {
+		return
+	}
+	w := b.w[:bloomMaxWords]
+	t := uint32(lowerASCII[s[0]])<<8 | uint32(lowerASCII[s[1]])
+	for i := 2; i < len(s); i++ {
+		t = (t<<8 | uint32(lowerASCII[s[i]])) & 0xFFFFFF
+		h1, h2 := trigramHashes(t)
+		w[h1>>6] |= 1 << (h1 & 63)
+		w[h2>>6] |= 1 << (h2 & 63)
 	}
 }
 
@@ -162,7 +176,8 @@ func pgEscape(s string) string {
 }
 
 // bytes returns the filter, folded (fold) to the smallest size (a power of two) at which no
-// more than two fifths of its bits are set; bit p is bit p&7 of byte p>>3, as PostgreSQL's
+// more than a quarter of its bits are set (a trigram not in it then passes one time in
+// sixteen); bit p is bit p&7 of byte p>>3, as PostgreSQL's
 // get_bit reads. A block's records yet to come are added to it unfolded.
 func (b *bloom) bytes(fold bool) []byte {
 	w := b.w
@@ -171,7 +186,7 @@ func (b *bloom) bytes(fold bool) []byte {
 		for i := range half {
 			set += bits.OnesCount64(w[i] | w[i+half])
 		}
-		if set*5 > half*64*2 {
+		if set*4 > half*64 {
 			break
 		}
 		for i := range half {
@@ -223,16 +238,32 @@ func valuesWithin(row, old records.Row) bool {
 	return true
 }
 
-// keepBlooms brings the sheet's filters in step with a write (PostgreSQL): the blocks of
+// bloomWork is what a write changes in its sheet's filters (PostgreSQL): the blocks of
 // records whose text changed lose their rows, and the new records this transaction reserved
-// keys for (recSheet.fresh) get filters: a new row for a block they start, or added to the
-// block's row when the records before them in the block are in it (an import's batches
-// share a block at each border).
-func (tx *Tx) keepBlooms(rs *recSheet, changes []*change) error {
+// keys for (recSheet.fresh) get filters, worked out beside the write's statements (an
+// import's COPY keeps PostgreSQL busy meanwhile).
+type bloomWork struct {
+	stale  map[int64]bool
+	blocks []freshBlock
+	done   chan struct{}
+}
+
+// freshBlock is the filter of a block's new records: bits when they start the block, else
+// (records before them may be in the block) b, unfolded, and first, their first key.
+type freshBlock struct {
+	blk, first int64
+	complete   bool // the records reach the block's end: no more come
+	bits       []byte
+	b          *bloom
+}
+
+// planBlooms sorts a write's changes out for its sheet's filters and starts working out the
+// new records' (nil: a SQLite sheet).
+func (rs *recSheet) planBlooms(changes []*change) *bloomWork {
 	if rs.d != postgresDialect || rs.sk == 0 {
 		return nil
 	}
-	stale := map[int64]bool{}
+	bw := &bloomWork{stale: map[int64]bool{}, done: make(chan struct{})}
 	var fresh []*recState
 	for _, c := range changes {
 		switch {
@@ -241,68 +272,92 @@ func (tx *Tx) keepBlooms(rs *recSheet, changes []*change) error {
 			fresh = append(fresh, c.new)
 		case c.old != nil && c.new != nil && valuesWithin(c.new.row, c.old.row):
 		default:
-			stale[blockOf(c.rid())] = true
+			bw.stale[blockOf(c.rid())] = true
 		}
 	}
 	if len(fresh) < bloomMin {
 		for _, st := range fresh {
-			stale[blockOf(st.rid)] = true
+			bw.stale[blockOf(st.rid)] = true
 		}
-		fresh = nil
+		close(bw.done)
+		return bw
 	}
-	if len(stale) > 0 {
-		blks := make([]string, 0, len(stale))
-		for blk := range stale {
+	lo, _ := ridRange(rs.sk)
+	go func() {
+		defer close(bw.done)
+		byKey := func(a, b *recState) int { return int(a.rid - b.rid) }
+		if !slices.IsSortedFunc(fresh, byKey) { // (an import's are)
+			slices.SortFunc(fresh, byKey)
+		}
+		b := newBloom()
+		for i := 0; i < len(fresh); {
+			blk, first := blockOf(fresh[i].rid), fresh[i].rid
+			clear(b.w)
+			for ; i < len(fresh) && blockOf(fresh[i].rid) == blk; i++ {
+				for _, v := range fresh[i].row {
+					b.addValue(v)
+				}
+			}
+			start := lo | blk<<bloomShift
+			fb := freshBlock{blk: blk, first: first, complete: fresh[i-1].rid == start|(1<<bloomShift-1)}
+			if first > start {
+				fb.b = &bloom{w: slices.Clone(b.w)}
+			} else {
+				fb.bits = b.bytes(fb.complete)
+			}
+			bw.blocks = append(bw.blocks, fb)
+		}
+	}()
+	return bw
+}
+
+// writeBlooms writes a write's changes to its sheet's filters, once worked out: a new row for
+// a block its new records start; for one they do not, added to the block's row, or a new
+// row when the block holds no record before them.
+func (tx *Tx) writeBlooms(rs *recSheet, bw *bloomWork) error {
+	if bw == nil {
+		return nil
+	}
+	<-bw.done
+	if len(bw.stale) > 0 {
+		blks := make([]string, 0, len(bw.stale))
+		for blk := range bw.stale {
 			blks = append(blks, strconv.FormatInt(blk, 10))
 		}
 		if _, err := tx.exec(`DELETE FROM search_blooms WHERE sk = ? AND blk IN (`+strings.Join(blks, ",")+`)`, rs.sk); err != nil {
 			return errs.Wrap(err, "update search filters")
 		}
 	}
-	slices.SortFunc(fresh, func(a, b *recState) int { return int(a.rid - b.rid) })
 	lo, _ := ridRange(rs.sk)
 	var rows []any
-	b := newBloom()
-	for i := 0; i < len(fresh); {
-		blk := blockOf(fresh[i].rid)
-		first := fresh[i].rid
-		clear(b.w)
-		for ; i < len(fresh) && blockOf(fresh[i].rid) == blk; i++ {
-			for _, v := range fresh[i].row {
-				b.addValue(v)
-			}
-		}
-		if stale[blk] {
+	for _, fb := range bw.blocks {
+		if bw.stale[fb.blk] {
 			continue
 		}
-		start := lo | blk<<bloomShift
-		// A block the write reaches the end of gets no more new records: folded.
-		complete := fresh[i-1].rid == start|(1<<bloomShift-1)
-		if first > start {
-			// Records before these in the block: added to its row, or (none, or some not in it)
-			// a new row only when the block holds no record before them.
+		if fb.b != nil {
 			var old []byte
-			err := tx.queryRow(`SELECT bits FROM search_blooms WHERE sk = ? AND blk = ?`, rs.sk, blk).Scan(&old)
+			err := tx.queryRow(`SELECT bits FROM search_blooms WHERE sk = ? AND blk = ?`, rs.sk, fb.blk).Scan(&old)
 			if err == nil {
-				merged := mergeBloom(old, b.bytes(true)) // (a folded row: rare, written in full by one write)
-				if len(old) == len(b.w)*8 {
-					b.add(old)
-					merged = b.bytes(complete)
+				merged := mergeBloom(old, fb.b.bytes(true)) // (a folded row: rare, written in full by one write)
+				if len(old) == len(fb.b.w)*8 {
+					fb.b.add(old)
+					merged = fb.b.bytes(fb.complete)
 				}
-				if _, err := tx.exec(`UPDATE search_blooms SET bits = ? WHERE sk = ? AND blk = ?`, merged, rs.sk, blk); err != nil {
+				if _, err := tx.exec(`UPDATE search_blooms SET bits = ? WHERE sk = ? AND blk = ?`, merged, rs.sk, fb.blk); err != nil {
 					return errs.Wrap(err, "update search filters")
 				}
 				continue
 			}
 			var before bool
-			if err := tx.queryRow(`SELECT EXISTS (SELECT 1 FROM records WHERE rid BETWEEN ? AND ?)`, start, first-1).Scan(&before); err != nil {
+			if err := tx.queryRow(`SELECT EXISTS (SELECT 1 FROM records WHERE rid BETWEEN ? AND ?)`, lo|fb.blk<<bloomShift, fb.first-1).Scan(&before); err != nil {
 				return errs.Wrap(err, "update search filters")
 			}
 			if before {
 				continue
 			}
+			fb.bits = fb.b.bytes(fb.complete)
 		}
-		rows = append(rows, rs.sk, blk, b.bytes(complete))
+		rows = append(rows, rs.sk, fb.blk, fb.bits)
 	}
 	for len(rows) > 0 {
 		n := min(len(rows)/3, 100)
@@ -330,10 +385,10 @@ func bloomNeedle(needle string) bool {
 // needleHashes are the hashes of up to bloomNeedleMax distinct trigrams of needle.
 func needleHashes(needle string) []uint32 {
 	var out []uint32
-	for i := 0; i+3 <= len(needle) && len(out) < bloomNeedleMax; i++ {
-		h := trigramHash(uint32(needle[i])<<16 | uint32(needle[i+1])<<8 | uint32(needle[i+2]))
-		if !slices.Contains(out, h) {
-			out = append(out, h)
+	for i := 0; i+3 <= len(needle) && len(out) < 2*bloomNeedleMax; i++ {
+		h1, h2 := trigramHashes(uint32(needle[i])<<16 | uint32(needle[i+1])<<8 | uint32(needle[i+2]))
+		if !slices.Contains(out, h1) || !slices.Contains(out, h2) {
+			out = append(out, h1, h2)
 		}
 	}
 	return out
