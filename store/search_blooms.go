@@ -403,13 +403,15 @@ func (tx *readCtx) bloomRanges(rs *recSheet, needle string) (f ffql.Frag, ok boo
 	}
 	hashes := needleHashes(needle)
 	tests := make([]string, len(hashes))
-	args := make([]any, 0, len(hashes)+1)
+	args := make([]any, 0, len(hashes))
 	for i, h := range hashes {
-		tests[i] = `get_bit(bits, CAST(? AS BIGINT) & (length(bits) * 8 - 1)) = 1`
+		tests[i] = `get_bit(b, CAST(? AS BIGINT) & (length(b) * 8 - 1)) = 1`
 		args = append(args, int64(h))
 	}
-	args = append(args, rs.sk)
-	rows, err := tx.q.QueryContext(tx.ctx, `SELECT blk FROM search_blooms WHERE NOT (`+strings.Join(tests, ` AND `)+`) AND sk = ? ORDER BY blk`, args...)
+	// (A filter over 2 KB is stored apart, and each get_bit would read it again: a copy is
+	// made once a row, 21 ms instead of 4 when every block passes.)
+	rows, err := tx.q.QueryContext(tx.ctx, `SELECT blk FROM (SELECT blk, bits || '\x'::bytea AS b FROM search_blooms WHERE sk = ? OFFSET 0) f
+		WHERE NOT (`+strings.Join(tests, ` AND `)+`) ORDER BY blk`, append([]any{rs.sk}, args...)...)
 	if err != nil {
 		return ffql.Frag{}, false
 	}
