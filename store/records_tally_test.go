@@ -65,6 +65,15 @@ func TestTalliedValuesAsGrouped(t *testing.T) {
 	for i := range 120 {
 		in = append(in, map[string]any{"name": lookalikes[i%len(lookalikes)], "code": fmt.Sprintf("t%d", i), "long": lookalikes[(i/3)%len(lookalikes)]})
 	}
+	// A list or an object kept as given in a text field (invalid), beside a number: the
+	// record's kinds send it down the JSON path however plain its number is.
+	for i := range 30 {
+		name := any([]string{"ann", "x"})
+		if i%2 == 1 {
+			name = map[string]any{"k": "ann"}
+		}
+		in = append(in, map[string]any{"name": name, "n": i, "code": fmt.Sprintf("l%d", i), "long": "ann"})
+	}
 	e.mustInsertWithHoles(t, sh, in, 5)
 	counted := 0
 	for _, q := range []store.RecordQuery{{}, {Filter: "valid"}, {Filter: "error"}, {Q: `n gt 0`}, {SearchValue: "ann"}, {SearchValue: "nobody"}} {
