@@ -139,3 +139,41 @@ func TestTopCellsKeepsTheWholeListWhileSmall(t *testing.T) {
 		}
 	}
 }
+
+// Merging the lower and the upper half of the hashes at once selects what one merge of the
+// whole selects: the first values in either order, all of them while no more than whole,
+// and cut when there are more — also when only the upper half alone has more than whole.
+func TestMergeInHalvesAsOneMerge(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for round := range 300 {
+		var ha, hb []uint64
+		var va, vb []string
+		n := 1 + r.IntN(40)
+		upperOnly := round%3 == 0 // (every value's hash in the upper half)
+		for range n {
+			v := r.IntN(25)
+			h := uint64(v)*0x9E3779B97F4A7C15 | 1
+			if upperOnly {
+				h |= 1 << 63
+			}
+			if r.IntN(2) == 0 {
+				ha, va = append(ha, h), append(va, `"v`+string(rune('a'+v))+`"`)
+			} else {
+				hb, vb = append(hb, h), append(vb, `"v`+string(rune('a'+v))+`"`)
+			}
+		}
+		o := tallyOrder{byValue: r.IntN(2) == 0, desc: r.IntN(2) == 0, top: r.IntN(6), whole: r.IntN(12)}
+		if o.top == 0 {
+			o.whole = 0
+		}
+		want := &topCells{o: o}
+		mergeTallies(tallyOf(ha, va...), tallyOf(hb, vb...), want.add)
+		wantCut := want.cut
+		got, cut, _, _ := mergeInHalves(tallyOf(ha, va...), tallyOf(hb, vb...), o)
+		if !slices.EqualFunc(got, want.sorted(), func(a, b CellCount) bool {
+			return string(a.Value) == string(b.Value) && a.Total == b.Total && a.Valid == b.Valid
+		}) || cut != wantCut {
+			t.Fatalf("round %d, order %+v: merged in halves %v (cut %v), at once %v (cut %v)", round, o, got, cut, want.sorted(), wantCut)
+		}
+	}
+}
