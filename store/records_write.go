@@ -175,6 +175,7 @@ func (tx *Tx) applyChanges(rs *recSheet, changes []*change, w *writeCtx) error {
 		d.shape = 1
 	}
 	blooms := rs.planBlooms(changes)
+	defer blooms.wait() // (the rows are left alone once applyChanges returns, whatever it returns)
 	if err := tx.insertRows(rs, ins, w); err != nil {
 		return err
 	}

@@ -311,6 +311,13 @@ func (rs *recSheet) planBlooms(changes []*change) *bloomWork {
 	return bw
 }
 
+// wait returns once the new records' filters are worked out (at once for nil).
+func (bw *bloomWork) wait() {
+	if bw != nil {
+		<-bw.done
+	}
+}
+
 // writeBlooms writes a write's changes to its sheet's filters, once worked out: a new row for
 // a block its new records start; for one they do not, added to the block's row, or a new
 // row when the block holds no record before them.
@@ -318,7 +325,7 @@ func (tx *Tx) writeBlooms(rs *recSheet, bw *bloomWork) error {
 	if bw == nil {
 		return nil
 	}
-	<-bw.done
+	bw.wait()
 	if len(bw.stale) > 0 {
 		blks := make([]string, 0, len(bw.stale))
 		for blk := range bw.stale {
