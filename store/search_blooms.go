@@ -56,9 +56,11 @@ var searchBlooms = true
 // records takes a few milliseconds; a variable for tests).
 var bloomSearchMin int64 = 50000
 
-// bloom is a Bloom filter of trigrams with one hash, built at its largest size.
+// bloom is a Bloom filter of trigrams with two hashes, built at its largest size.
 type bloom struct {
 	w []uint64
+	// inexact: a number's text is not in it (needles of number characters read the block)
+	inexact bool
 }
 
 func newBloom() *bloom { return &bloom{w: make([]uint64, bloomMaxWords)} }
@@ -96,9 +98,10 @@ func (b *bloom) addText(s string) {
 	}
 }
 
-// addValue adds the text of a stored value: a string's; the strings and keys inside a list
-// or an object, as they are and escaped as PostgreSQL writes them in the list's text.
-// Numbers, booleans and empty cells hold nothing a needle the filters answer can match.
+// addValue adds the text of a stored value: a string's; a number's, a boolean's; the
+// strings, keys, numbers, booleans and nulls inside a list or an object, strings as they are
+// and escaped as PostgreSQL writes them in the list's text. A number whose text PostgreSQL
+// writes otherwise (an exponent, a negative zero) marks the filter inexact for numbers.
 func (b *bloom) addValue(v json.RawMessage) {
 	if len(v) < 2 {
 		return
@@ -114,10 +117,18 @@ func (b *bloom) addValue(v json.RawMessage) {
 			b.addText(s)
 		}
 	case '[', '{':
+		d := json.NewDecoder(bytes.NewReader(v))
+		d.UseNumber()
 		var x any
-		if json.Unmarshal(v, &x) == nil {
+		if d.Decode(&x) == nil {
 			b.addInside(x)
 		}
+	case 't', 'f':
+		b.addText(string(v))
+	case 'n':
+		// an empty cell: no text
+	default:
+		b.addNumber(string(v))
 	}
 }
 
@@ -128,6 +139,12 @@ func (b *bloom) addInside(x any) {
 		if e := pgEscape(x); e != x {
 			b.addText(e)
 		}
+	case json.Number:
+		b.addNumber(string(x))
+	case bool:
+		b.addText(strconv.FormatBool(x))
+	case nil:
+		b.addText("null")
 	case []any:
 		for _, e := range x {
 			b.addInside(e)
@@ -138,6 +155,21 @@ func (b *bloom) addInside(x any) {
 			b.addInside(e)
 		}
 	}
+}
+
+// addNumber adds a number's JSON text when PostgreSQL writes it back the same: digits, a
+// point and digits, a minus before anything but zero; else the filter is inexact for
+// numbers (1e3 is written 1000, -0 as 0).
+func (b *bloom) addNumber(n string) {
+	digits := strings.TrimPrefix(n, "-")
+	whole, frac, point := strings.Cut(digits, ".")
+	plain := func(s string) bool { return s != "" && strings.Trim(s, "0123456789") == "" }
+	zero := strings.Trim(whole+frac, "0") == ""
+	if !plain(whole) || (point && !plain(frac)) || (len(whole) > 1 && whole[0] == '0') || (zero && len(digits) < len(n)) {
+		b.inexact = true
+		return
+	}
+	b.addText(n)
 }
 
 // pgEscape is s as PostgreSQL writes it inside a JSON string (escape_json).
@@ -253,6 +285,7 @@ type bloomWork struct {
 type freshBlock struct {
 	blk, first int64
 	complete   bool // the records reach the block's end: no more come
+	nums       bool // every number's text is in the filter
 	bits       []byte
 	b          *bloom
 }
@@ -293,13 +326,14 @@ func (rs *recSheet) planBlooms(changes []*change) *bloomWork {
 		for i := 0; i < len(fresh); {
 			blk, first := blockOf(fresh[i].rid), fresh[i].rid
 			clear(b.w)
+			b.inexact = false
 			for ; i < len(fresh) && blockOf(fresh[i].rid) == blk; i++ {
 				for _, v := range fresh[i].row {
 					b.addValue(v)
 				}
 			}
 			start := lo | blk<<bloomShift
-			fb := freshBlock{blk: blk, first: first, complete: fresh[i-1].rid == start|(1<<bloomShift-1)}
+			fb := freshBlock{blk: blk, first: first, complete: fresh[i-1].rid == start|(1<<bloomShift-1), nums: !b.inexact}
 			if first > start {
 				fb.b = &bloom{w: slices.Clone(b.w)}
 			} else {
@@ -343,14 +377,15 @@ func (tx *Tx) writeBlooms(rs *recSheet, bw *bloomWork) error {
 		}
 		if fb.b != nil {
 			var old []byte
-			err := tx.queryRow(`SELECT bits FROM search_blooms WHERE sk = ? AND blk = ?`, rs.sk, fb.blk).Scan(&old)
+			var nums int
+			err := tx.queryRow(`SELECT bits, nums FROM search_blooms WHERE sk = ? AND blk = ?`, rs.sk, fb.blk).Scan(&old, &nums)
 			if err == nil {
 				merged := mergeBloom(old, fb.b.bytes(true)) // (a folded row: rare, written in full by one write)
 				if len(old) == len(fb.b.w)*8 {
 					fb.b.add(old)
 					merged = fb.b.bytes(fb.complete)
 				}
-				if _, err := tx.exec(`UPDATE search_blooms SET bits = ? WHERE sk = ? AND blk = ?`, merged, rs.sk, fb.blk); err != nil {
+				if _, err := tx.exec(`UPDATE search_blooms SET bits = ?, nums = ? WHERE sk = ? AND blk = ?`, merged, nums&boolInt(fb.nums), rs.sk, fb.blk); err != nil {
 					return errs.Wrap(err, "update search filters")
 				}
 				continue
@@ -364,29 +399,28 @@ func (tx *Tx) writeBlooms(rs *recSheet, bw *bloomWork) error {
 			}
 			fb.bits = fb.b.bytes(fb.complete)
 		}
-		rows = append(rows, rs.sk, fb.blk, fb.bits)
+		rows = append(rows, rs.sk, fb.blk, fb.bits, boolInt(fb.nums))
 	}
 	for len(rows) > 0 {
-		n := min(len(rows)/3, 100)
-		if _, err := tx.exec(`INSERT INTO search_blooms (sk, blk, bits) VALUES `+strings.TrimSuffix(strings.Repeat("(?, ?, ?), ", n), ", ")+
-			` ON CONFLICT (sk, blk) DO UPDATE SET bits = excluded.bits`, rows[:3*n]...); err != nil {
+		n := min(len(rows)/4, 100)
+		if _, err := tx.exec(`INSERT INTO search_blooms (sk, blk, bits, nums) VALUES `+strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?), ", n), ", ")+
+			` ON CONFLICT (sk, blk) DO UPDATE SET bits = excluded.bits, nums = excluded.nums`, rows[:4*n]...); err != nil {
 			return errs.Wrap(err, "write search filters")
 		}
-		rows = rows[3*n:]
+		rows = rows[4*n:]
 	}
 	return nil
 }
 
 // bloomNeedle reports whether a search's needle (ASCII letters lowered) lies, wherever a
-// search finds it, inside the text of one string, key or value the filters hold.
-func bloomNeedle(needle string) bool {
+// search finds it, inside the text of one value, or one string, key, number, boolean or null
+// of a list or an object (the filters hold these); numbers: it may lie in a number's text
+// (only filters that hold every number's text rule it out).
+func bloomNeedle(needle string) (ok, numbers bool) {
 	if len(needle) < 3 || needle[0] == ' ' || strings.ContainsAny(needle, `"\[]{},:`) {
-		return false
+		return false, false
 	}
-	if strings.Contains("true", needle) || strings.Contains("false", needle) || strings.Contains("null", needle) {
-		return false
-	}
-	return strings.IndexFunc(needle, func(r rune) bool { return !strings.ContainsRune("0123456789.eE+-", r) }) >= 0
+	return true, strings.Trim(needle, "0123456789.e+-") == ""
 }
 
 // needleHashes are the hashes of up to bloomNeedleMax distinct trigrams of needle.
@@ -405,7 +439,8 @@ func needleHashes(needle string) []uint32 {
 // rules the needle out, when the filters rule out half the sheet or more in
 // no more than bloomRangesMax ranges; ok is false otherwise (the search scans the sheet).
 func (tx *readCtx) bloomRanges(rs *recSheet, needle string) (f ffql.Frag, ok bool) {
-	if !searchBlooms || rs.d != postgresDialect || rs.sk == 0 || rs.total < bloomSearchMin || !bloomNeedle(needle) {
+	ok, numbers := bloomNeedle(needle)
+	if !searchBlooms || !ok || rs.d != postgresDialect || rs.sk == 0 || rs.total < bloomSearchMin {
 		return ffql.Frag{}, false
 	}
 	hashes := needleHashes(needle)
@@ -417,7 +452,11 @@ func (tx *readCtx) bloomRanges(rs *recSheet, needle string) (f ffql.Frag, ok boo
 	}
 	// (A filter over 2 KB is stored apart, and each get_bit would read it again: a copy is
 	// made once a row, 21 ms instead of 4 when every block passes.)
-	rows, err := tx.q.QueryContext(tx.ctx, `SELECT blk FROM (SELECT blk, bits || '\x'::bytea AS b FROM search_blooms WHERE sk = ? OFFSET 0) f
+	trusted := ""
+	if numbers {
+		trusted = ` AND nums = 1`
+	}
+	rows, err := tx.q.QueryContext(tx.ctx, `SELECT blk FROM (SELECT blk, bits || '\x'::bytea AS b FROM search_blooms WHERE sk = ?`+trusted+` OFFSET 0) f
 		WHERE NOT (`+strings.Join(tests, ` AND `)+`) ORDER BY blk`, append([]any{rs.sk}, args...)...)
 	if err != nil {
 		return ffql.Frag{}, false

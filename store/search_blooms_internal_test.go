@@ -36,11 +36,13 @@ func TestBloomHoldsEveryNeedleOfItsValues(t *testing.T) {
 	var vals records.Row
 	for range 300 {
 		var v any
-		switch r.IntN(4) {
+		switch r.IntN(6) {
 		case 0:
-			v = []any{word(), 12.5, true, nil, word()}
+			v = []any{word(), 12.5, true, nil, word(), -3}
 		case 1:
-			v = map[string]any{word(): word(), "n": 3}
+			v = map[string]any{word(): word(), "n": 3.25, "f": false}
+		case 2:
+			v = []any{12.5, -0.125, 1234567, r.IntN(2) == 0}[r.IntN(4)]
 		default:
 			v = word()
 		}
@@ -67,7 +69,7 @@ func TestBloomHoldsEveryNeedleOfItsValues(t *testing.T) {
 			for i := range len(s) {
 				for j := i + 3; j <= len(s); j++ {
 					needle := records.ASCIILower(s[i:j])
-					if !bloomNeedle(needle) {
+					if ok, _ := bloomNeedle(needle); !ok {
 						continue
 					}
 					n++
@@ -131,16 +133,40 @@ func pgText(v any) string {
 	}
 }
 
-// The needles the filters answer are those that cannot lie across a list's punctuation or in
-// a number, a boolean or null.
+// The needles the filters answer are those that cannot lie across a list's punctuation; a
+// needle of number characters only in filters that hold every number's text.
 func TestBloomNeedle(t *testing.T) {
-	for needle, want := range map[string]bool{
-		"ann": true, "ann lee": true, "user5@example.com": true, "12a": true, "é日": true, "e-mail": true,
-		"an": false, " 12": false, "a,b": false, `a"b`: false, "x]": false, "k:v": false, `a\b`: false,
-		"12.5": false, "1e+5": false, "-0.": false, "rue": false, "alse": false, "nul": false, "true": false,
+	for needle, want := range map[string][2]bool{
+		"ann": {true, false}, "ann lee": {true, false}, "user5@example.com": {true, false}, "12a": {true, false}, "é日": {true, false},
+		"e-mail": {true, false}, "rue": {true, false}, "null": {true, false},
+		"12.5": {true, true}, "1e+5": {true, true}, "-0.": {true, true}, "555-1234": {true, true},
+		"an": {false, false}, " 12": {false, false}, "a,b": {false, false}, `a"b`: {false, false}, "x]": {false, false}, "k:v": {false, false}, `a\b`: {false, false},
 	} {
-		if got := bloomNeedle(needle); got != want {
-			t.Errorf("bloomNeedle(%q) = %v, want %v", needle, got, want)
+		if ok, numbers := bloomNeedle(needle); ok != want[0] || numbers != want[1] {
+			t.Errorf("bloomNeedle(%q) = %v, %v, want %v", needle, ok, numbers, want)
+		}
+	}
+}
+
+// A number PostgreSQL writes back as it is stored goes in a filter's text; any other makes
+// the filter inexact for numbers.
+func TestBloomNumbers(t *testing.T) {
+	for n, exact := range map[string]bool{
+		"12.50": true, "-3": true, "0": true, "0.5": true, "-0.125": true, "11111111111111111999": true, "1234567": true,
+		"1e21": false, "1E5": false, "-0": false, "-0.00": false, "2.5e-3": false,
+	} {
+		b := newBloom()
+		b.addValue(json.RawMessage(n))
+		if b.inexact == exact {
+			t.Errorf("number %s: inexact %v, want %v", n, b.inexact, !exact)
+		}
+		if exact && len(n) >= 3 && !holds(b.bytes(true), n) {
+			t.Errorf("number %s is not in its filter", n)
+		}
+		b = newBloom()
+		b.addValue(json.RawMessage(`["x", ` + n + `]`))
+		if b.inexact == exact {
+			t.Errorf("number %s in a list: inexact %v, want %v", n, b.inexact, !exact)
 		}
 	}
 }
