@@ -21,18 +21,20 @@ import (
 // blocks whose Bloom filter may hold its needle.
 //
 // A block is 1,024 record keys of a sheet (blk: the key's sequence number >> bloomShift).
-// Its filter holds two bits for each trigram (three bytes, ASCII letters lowered, as ILIKE in
-// the "C" collation folds them) of the text of its records' string values, and of the
-// strings and keys inside lists and objects, both as they are and as PostgreSQL writes them
-// in JSON text. It is built as the records are written, in the write's transaction (about
-// 2% of an import), and a block has a row only while its filter holds every record in it: a
-// write that changes a record's text deletes its block's row, and the block is then read by
-// every search, as are blocks that never had one.
+// Its filter holds two bits for each trigram (three bytes, ASCII letters lowered, as ILIKE
+// in the "C" collation folds them) and each four digits in a row of the text of its
+// records' values: strings, numbers and booleans, and the strings, keys, numbers, booleans
+// and nulls inside lists and objects, strings both as they are and as PostgreSQL writes
+// them in JSON text (nums: every number's text went in). It is worked out as the records
+// are written and stored in the write's transaction (about 5% of an import), and a block has
+// a row only while its filter holds every record in it: a write that changes a record's
+// text deletes its block's row, and the block is then read by every search, as are blocks
+// that never had one.
 //
 // A needle the filters answer (bloomNeedle) lies, wherever a search finds it, inside the
-// text of one string, key or value: it has three bytes or more, none of JSON's punctuation
-// `"\[]{},:`, no space in front (a list's JSON text has one after each comma), and is not
-// made only of characters of a number, nor a part of true, false or null.
+// text of one value or one part of a list or an object: it has three bytes or more, none of
+// JSON's punctuation `"\[]{},:` and no space in front (a list's JSON text has one after
+// each comma).
 
 // bloomShift: 1,024 keys a block (a variable for tests, which make blocks smaller).
 var bloomShift = 10
@@ -65,12 +67,16 @@ type bloom struct {
 
 func newBloom() *bloom { return &bloom{w: make([]uint64, bloomMaxWords)} }
 
-// trigramHashes are a trigram's two hashes, of 18 bits each from one product of its 24 bits
-// (the high bits of a product are the well mixed ones); a filter of 2^n bits uses the low n.
-func trigramHashes(t uint32) (uint32, uint32) {
-	p := uint64(t) * 0x9E3779B97F4A7C15
+// gramHashes are the two hashes of a trigram (its 24 bits) or of four digits (digitGram),
+// 18 bits each from one product (the high bits of a product are the well mixed ones); a
+// filter of 2^n bits uses the low n.
+func gramHashes(g uint64) (uint32, uint32) {
+	p := g * 0x9E3779B97F4A7C15
 	return uint32(p >> 46), uint32(p>>28) & (bloomMaxWords*64 - 1)
 }
+
+// digitGram is the gram of four digits (the last four bytes of q), apart from every trigram.
+func digitGram(q uint32) uint64 { return 1<<32 | uint64(q) }
 
 // lowerASCII maps a byte to itself, ASCII capitals to small letters.
 var lowerASCII = func() (t [256]byte) {
@@ -83,18 +89,33 @@ var lowerASCII = func() (t [256]byte) {
 	return t
 }()
 
-// addText adds the trigrams of s, ASCII letters lowered.
+// addText adds the trigrams of s, ASCII letters lowered, and every four digits in a row: in
+// a block of 1,024 numbers that count up every three digits are found, not every four.
 func (b *bloom) addText(s string) {
 	if len(s) < 3 {
 		return
 	}
 	w := b.w[:bloomMaxWords]
-	t := uint32(lowerASCII[s[0]])<<8 | uint32(lowerASCII[s[1]])
+	q := uint32(lowerASCII[s[0]])<<8 | uint32(lowerASCII[s[1]]) // the last four bytes
+	digits := 0                                                 // digits in a row up to here
+	if s[0]-'0' <= 9 && s[1]-'0' <= 9 {
+		digits = 2
+	} else if s[1]-'0' <= 9 {
+		digits = 1
+	}
 	for i := 2; i < len(s); i++ {
-		t = (t<<8 | uint32(lowerASCII[s[i]])) & 0xFFFFFF
-		h1, h2 := trigramHashes(t)
+		c := lowerASCII[s[i]]
+		q = q<<8 | uint32(c)
+		h1, h2 := gramHashes(uint64(q & 0xFFFFFF))
 		w[h1>>6] |= 1 << (h1 & 63)
 		w[h2>>6] |= 1 << (h2 & 63)
+		if c-'0' > 9 {
+			digits = 0
+		} else if digits++; digits >= 4 {
+			h1, h2 := gramHashes(digitGram(q))
+			w[h1>>6] |= 1 << (h1 & 63)
+			w[h2>>6] |= 1 << (h2 & 63)
+		}
 	}
 }
 
@@ -423,13 +444,22 @@ func bloomNeedle(needle string) (ok, numbers bool) {
 	return true, strings.Trim(needle, "0123456789.e+-") == ""
 }
 
-// needleHashes are the hashes of up to bloomNeedleMax distinct trigrams of needle.
+// needleHashes are the hashes of up to bloomNeedleMax distinct trigrams of needle, and of
+// up to bloomNeedleMax runs of four digits in it.
 func needleHashes(needle string) []uint32 {
 	var out []uint32
-	for i := 0; i+3 <= len(needle) && len(out) < 2*bloomNeedleMax; i++ {
-		h1, h2 := trigramHashes(uint32(needle[i])<<16 | uint32(needle[i+1])<<8 | uint32(needle[i+2]))
+	add := func(g uint64) {
+		h1, h2 := gramHashes(g)
 		if !slices.Contains(out, h1) || !slices.Contains(out, h2) {
 			out = append(out, h1, h2)
+		}
+	}
+	for i := 0; i+3 <= len(needle) && len(out) < 2*bloomNeedleMax; i++ {
+		add(uint64(needle[i])<<16 | uint64(needle[i+1])<<8 | uint64(needle[i+2]))
+	}
+	for i, n := 0, len(out); i+4 <= len(needle) && len(out) < n+2*bloomNeedleMax; i++ {
+		if q := needle[i : i+4]; strings.Trim(q, "0123456789") == "" {
+			add(digitGram(uint32(q[0])<<24 | uint32(q[1])<<16 | uint32(q[2])<<8 | uint32(q[3])))
 		}
 	}
 	return out
