@@ -41,13 +41,14 @@ var bloomShift = 10
 
 const (
 	// bloomMaxWords is the size a filter is built at (2^18 bits); it is then folded in half
-	// while no more than bloomFill of its bits would be set, down to bloomMinWords.
+	// while no more than a quarter of its bits would be set, down to bloomMinWords.
 	bloomMaxWords = 1 << 12
 	bloomMinWords = 8
 	// bloomMin is the fewest new records a write gives filters to; fewer leave their blocks
 	// without a row (read by every search).
 	bloomMin = 64
-	// bloomNeedleMax is the most trigrams of a needle tested.
+	// bloomNeedleMax is the most trigrams of a needle tested, and the most runs of four
+	// digits.
 	bloomNeedleMax = 16
 )
 
@@ -277,11 +278,11 @@ func mergeBloom(a, b []byte) []byte {
 // blockOf is the block of a record key.
 func blockOf(rid int64) int64 { return (rid & (1<<seqBits - 1)) >> bloomShift }
 
-// valuesWithin reports whether every string, list and object of row is also in old (the
+// valuesWithin reports whether every value of row but empty ones is also in old (the
 // filter of old's block then holds the text of row).
 func valuesWithin(row, old records.Row) bool {
 	for _, v := range row {
-		if len(v) == 0 || (v[0] != '"' && v[0] != '[' && v[0] != '{') {
+		if len(v) == 0 || string(v) == "null" {
 			continue
 		}
 		if !slices.ContainsFunc(old, func(o json.RawMessage) bool { return bytes.Equal(o, v) }) {

@@ -107,8 +107,8 @@ func TestSearchBloomsFindWhatAScanFinds(t *testing.T) {
 	}
 
 	all := e.mustGet(t, sh, store.RecordQuery{Page: model.Page{Size: 10000, Number: 1}})
-	e.mustUpdate(t, sh, set(all[2100].ID, map[string]any{"name": "Renamed Zebra"}))
-	check("after an update", "zebra", name("Person", 100))
+	e.mustUpdate(t, sh, set(all[2100].ID, map[string]any{"name": "Renamed Zebra"}), set(all[700].ID, map[string]any{"code": 987654321.5}))
+	check("after an update", "zebra", "987654321", name("Person", 100))
 
 	opt := store.WriteOptions{Actor: "us_usr_test", AccountID: e.account, Undo: "delete"}
 	if _, err := e.db.DeleteRecords(t.Context(), sh, []string{all[3000].ID, all[10].ID}, opt); err != nil {
