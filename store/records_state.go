@@ -442,3 +442,12 @@ func placeholders(n int) string {
 	}
 	return strings.Repeat("?, ", n-1) + "?"
 }
+
+// tuples returns n groups "(?, …)" of width parameters each, for a multi-row VALUES.
+func tuples(n, width int) string {
+	if n <= 0 {
+		return ""
+	}
+	t := "(" + placeholders(width) + ")"
+	return strings.Repeat(t+", ", n-1) + t
+}

@@ -109,12 +109,13 @@ func (rc *readCtx) tallied(rs *recSheet, col int, where ffql.Frag, o tallyOrder)
 	if !ok || err != nil {
 		return nil, false, ok, err
 	}
-	return mergeInHalves(halves[0], halves[1], o)
+	vals, cut = mergeInHalves(halves[0], halves[1], o)
+	return vals, cut, true, nil
 }
 
 // mergeInHalves merges two tallies (mergeTallies) into the values of order o, the lower and
 // the upper half of the hashes at once, and puts the two selections together.
-func mergeInHalves(a, b *tally, o tallyOrder) (vals []CellCount, cut, ok bool, err error) {
+func mergeInHalves(a, b *tally, o tallyOrder) (vals []CellCount, cut bool) {
 	mid := uint64(1) << (tallyRadix - 1)
 	ia := sort.Search(len(a.ents), func(i int) bool { return a.ents[i].sortKey() >= mid })
 	ib := sort.Search(len(b.ents), func(i int) bool { return b.ents[i].sortKey() >= mid })
@@ -132,7 +133,7 @@ func mergeInHalves(a, b *tally, o tallyOrder) (vals []CellCount, cut, ok bool, e
 	for _, c := range upper.heap.cells {
 		sel.add(c)
 	}
-	return sel.sorted(), sel.cut, true, nil
+	return sel.sorted(), sel.cut
 }
 
 // inHalves runs half for the two halves of the sheet's keys at once, on a sheet of TallyMin to

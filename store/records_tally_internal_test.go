@@ -169,7 +169,7 @@ func TestMergeInHalvesAsOneMerge(t *testing.T) {
 		want := &topCells{o: o}
 		mergeTallies(tallyOf(ha, va...), tallyOf(hb, vb...), want.add)
 		wantCut := want.cut
-		got, cut, _, _ := mergeInHalves(tallyOf(ha, va...), tallyOf(hb, vb...), o)
+		got, cut := mergeInHalves(tallyOf(ha, va...), tallyOf(hb, vb...), o)
 		if !slices.EqualFunc(got, want.sorted(), func(a, b CellCount) bool {
 			return string(a.Value) == string(b.Value) && a.Total == b.Total && a.Valid == b.Valid
 		}) || cut != wantCut {

@@ -231,8 +231,8 @@ func pgEscape(s string) string {
 
 // bytes returns the filter, folded (fold) to the smallest size (a power of two) at which no
 // more than a quarter of its bits are set (a trigram not in it then passes one time in
-// sixteen); bit p is bit p&7 of byte p>>3, as PostgreSQL's
-// get_bit reads. A block's records yet to come are added to it unfolded.
+// sixteen); bit p is bit p&7 of byte p>>3, as PostgreSQL's get_bit reads. A block's records
+// yet to come are added to it unfolded.
 func (b *bloom) bytes(fold bool) []byte {
 	w := b.w
 	for fold && len(w) > bloomMinWords {
@@ -277,6 +277,9 @@ func mergeBloom(a, b []byte) []byte {
 
 // blockOf is the block of a record key.
 func blockOf(rid int64) int64 { return (rid & (1<<seqBits - 1)) >> bloomShift }
+
+// blockStart is the first record key of sheet sk's block blk.
+func blockStart(sk, blk int64) int64 { return sk<<seqBits | blk<<bloomShift }
 
 // valuesWithin reports whether every value of row but empty ones is also in old (the
 // filter of old's block then holds the text of row).
@@ -337,7 +340,6 @@ func (rs *recSheet) planBlooms(changes []*change) *bloomWork {
 		close(bw.done)
 		return bw
 	}
-	lo, _ := ridRange(rs.sk)
 	go func() {
 		defer close(bw.done)
 		byKey := func(a, b *recState) int { return int(a.rid - b.rid) }
@@ -354,7 +356,7 @@ func (rs *recSheet) planBlooms(changes []*change) *bloomWork {
 					b.addValue(v)
 				}
 			}
-			start := lo | blk<<bloomShift
+			start := blockStart(rs.sk, blk)
 			fb := freshBlock{blk: blk, first: first, complete: fresh[i-1].rid == start|(1<<bloomShift-1), nums: !b.inexact}
 			if first > start {
 				fb.b = &bloom{w: slices.Clone(b.w)}
@@ -391,7 +393,6 @@ func (tx *Tx) writeBlooms(rs *recSheet, bw *bloomWork) error {
 			return errs.Wrap(err, "update search filters")
 		}
 	}
-	lo, _ := ridRange(rs.sk)
 	var rows []any
 	for _, fb := range bw.blocks {
 		if bw.stale[fb.blk] {
@@ -413,7 +414,7 @@ func (tx *Tx) writeBlooms(rs *recSheet, bw *bloomWork) error {
 				continue
 			}
 			var before bool
-			if err := tx.queryRow(`SELECT EXISTS (SELECT 1 FROM records WHERE rid BETWEEN ? AND ?)`, lo|fb.blk<<bloomShift, fb.first-1).Scan(&before); err != nil {
+			if err := tx.queryRow(`SELECT EXISTS (SELECT 1 FROM records WHERE rid BETWEEN ? AND ?)`, blockStart(rs.sk, fb.blk), fb.first-1).Scan(&before); err != nil {
 				return errs.Wrap(err, "update search filters")
 			}
 			if before {
@@ -425,7 +426,7 @@ func (tx *Tx) writeBlooms(rs *recSheet, bw *bloomWork) error {
 	}
 	for len(rows) > 0 {
 		n := min(len(rows)/4, 100)
-		if _, err := tx.exec(`INSERT INTO search_blooms (sk, blk, bits, nums) VALUES `+strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?), ", n), ", ")+
+		if _, err := tx.exec(`INSERT INTO search_blooms (sk, blk, bits, nums) VALUES `+tuples(n, 4)+
 			` ON CONFLICT (sk, blk) DO UPDATE SET bits = excluded.bits, nums = excluded.nums`, rows[:4*n]...); err != nil {
 			return errs.Wrap(err, "write search filters")
 		}
@@ -502,13 +503,13 @@ func (tx *readCtx) bloomRanges(rs *recSheet, needle string) (f ffql.Frag, ok boo
 			return ffql.Frag{}, false
 		}
 		ruled++
-		if start := lo | blk<<bloomShift; start > next {
+		if start := blockStart(rs.sk, blk); start > next {
 			if len(out) == bloomRangesMax {
 				return ffql.Frag{}, false
 			}
 			out = append(out, ffql.Frag{SQL: `r.rid BETWEEN ? AND ?`, Args: []any{next, start - 1}})
 		}
-		next = lo | (blk+1)<<bloomShift
+		next = blockStart(rs.sk, blk+1)
 	}
 	if rows.Err() != nil || ruled*2 < rs.total>>bloomShift+1 {
 		return ffql.Frag{}, false

@@ -5,7 +5,6 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"strings"
 
 	"github.com/sluice/sluice/errs"
 )
@@ -103,7 +102,7 @@ func (tx *Tx) noteUndo(rs *recSheet, w *writeCtx, changes []*change) error {
 			args = append(args, u.uk, u.side, n.rid, n.kind, n.fields, n.vals, n.x)
 		}
 		q := `INSERT INTO undo_records (uk, side, rid, kind, fields, vals, x) VALUES ` +
-			strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?, ?, ?), ", len(chunk)), ", ") + ` ON CONFLICT DO NOTHING`
+			tuples(len(chunk), 7) + ` ON CONFLICT DO NOTHING`
 		if _, err := tx.exec(q, args...); err != nil {
 			return errs.Wrap(err, "note undo")
 		}
