@@ -216,14 +216,12 @@ func (db *DB) RareStartForTest(ctx context.Context, accountID, sheetID, needle s
 	return (&readCtx{ctx: ctx, q: db.r, db: db}).rareStart(rs, q[1:len(q)-1], false), restore, nil
 }
 
-// SearchBloomsForTest turns the search filters of PostgreSQL (search_blooms.go) on or off
-// and has sheets of min records or more use them; the returned func restores both.
-func SearchBloomsForTest(on bool, min int64) func() {
-	if min == 1 {
-		bloomShift = 7 // (blocks of 128 keys: a test's sheet has many)
-	}
+// SearchBloomsForTest turns the search filters of PostgreSQL (search_blooms.go) on or off,
+// has sheets of min records or more use them and makes blocks 1<<shift keys (a test's sheet
+// then has many); the returned func restores all three.
+func SearchBloomsForTest(on bool, min int64, shift int) func() {
 	old, oldMin, oldShift := searchBlooms, bloomSearchMin, bloomShift
-	searchBlooms, bloomSearchMin = on, min
+	searchBlooms, bloomSearchMin, bloomShift = on, min, shift
 	return func() { searchBlooms, bloomSearchMin, bloomShift = old, oldMin, oldShift }
 }
 

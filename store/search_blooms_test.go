@@ -23,7 +23,7 @@ func TestSearchBloomsFindWhatAScanFinds(t *testing.T) {
 	if !e.db.Postgres() {
 		t.Skip("the search filters are PostgreSQL's")
 	}
-	defer store.SearchBloomsForTest(true, 1)()
+	defer store.SearchBloomsForTest(true, 1, 7)() // (blocks of 128 keys)
 	fields := []model.Field{
 		{Key: "name", Type: model.FieldString},
 		{Key: "n", Type: model.FieldNumber},
@@ -75,7 +75,7 @@ func TestSearchBloomsFindWhatAScanFinds(t *testing.T) {
 		"objval", "key", "u001f", "ctl", "tl\u001fx", "x\ty", "tag1", "ag4", "note 1", "ote", "123", "12a", "rue", "true", "nobody", " person", "x\\ty", name("person", 77)[3:9],
 		"0.25", "1000000000000000000000", "00000000", "e+21", "1e21", "nul", "alse"}
 	scan := func(needle string, blooms bool) []string {
-		defer store.SearchBloomsForTest(blooms, 1)()
+		defer store.SearchBloomsForTest(blooms, 1, 7)()
 		var out []string
 		for _, r := range e.mustGet(t, sh, store.RecordQuery{SearchValue: needle, Page: model.Page{Size: 10000, Number: 1}}) {
 			out = append(out, r.ID)
