@@ -19,7 +19,7 @@ func tallyOf(hashes []uint64, vals ...string) *tally {
 		t.ents = append(t.ents, e)
 		t.arena = append(t.arena, v...)
 	}
-	t.ents = radixSort(t.ents)
+	t.ents = radixSort(t.ents, new([]tallyEnt))
 	return t
 }
 
@@ -59,7 +59,7 @@ func TestRadixSortOrdersBySortKey(t *testing.T) {
 		}
 		in = append(in, tallyEnt{h: h, off: uint32(i)})
 	}
-	out := radixSort(slices.Clone(in))
+	out := radixSort(slices.Clone(in), new([]tallyEnt))
 	if !slices.IsSortedFunc(out, func(a, b tallyEnt) int { return cmp.Compare(a.sortKey(), b.sortKey()) }) {
 		t.Fatal("not in sort key order")
 	}

@@ -75,15 +75,14 @@ func (rc *readCtx) tallySorted(ctx context.Context, rs *recSheet, field int, whe
 	}
 	texts := rs.d == postgresDialect && textOnly(rs.Schema.Rules[field])
 	var halves [2]*sortHalf
-	ok, err = rc.inHalves(ctx, rs, func(ctx context.Context, p *pool, i int, keys [2]int64) error {
+	ok, err = rc.inHalves(ctx, rs, false, func(ctx context.Context, p *pool, i int, keys *keySlices) error {
 		var err error
 		halves[i], err = sortHalfOf(ctx, p, where, col, keys, texts)
 		return err
-	})
+	}, func() { rids = mergeSorted(halves[0], halves[1]) })
 	if !ok || err != nil {
 		return nil, ok, err
 	}
-	rids = mergeSorted(halves[0], halves[1])
 	if desc {
 		slices.Reverse(rids)
 	}
@@ -94,10 +93,14 @@ func (rc *readCtx) tallySorted(ctx context.Context, rs *recSheet, field int, whe
 // slice of keys per query, and sorts them. texts: the database sorts the field's values as
 // text (PostgreSQL's order of a text field, orderBy): a number or a boolean in it is left to
 // the database.
-func sortHalfOf(ctx context.Context, p *pool, where ffql.Frag, col int, keys [2]int64, texts bool) (*sortHalf, error) {
+func sortHalfOf(ctx context.Context, p *pool, where ffql.Frag, col int, keys *keySlices, texts bool) (*sortHalf, error) {
 	h := &sortHalf{texts: texts}
-	err := eachSlice(ctx, p, "sort records", sortQuery(p.d, col), where, keys, func(_ int64, lines, rids []byte) error {
-		return h.add(p.d, lines, rids, col)
+	err := eachSlice(ctx, p, "sort records", beforeWhere(sortQuery(p.d, col)), where, keys, func(_ int64, cols [][]byte) error {
+		var rids []byte // (SQLite's second column)
+		if len(cols) > 1 {
+			rids = cols[1]
+		}
+		return h.add(p.d, cols[0], rids, col)
 	})
 	if err != nil {
 		return nil, err
