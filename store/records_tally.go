@@ -17,8 +17,6 @@ import (
 	"sort"
 	"strconv"
 	"sync/atomic"
-	"time"
-	"unsafe"
 
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/sluice/sluice/errs"
@@ -104,7 +102,7 @@ func (rc *readCtx) tallied(rs *recSheet, col int, where ffql.Frag, o tallyOrder)
 	text := in && textOnly(rs.Schema.Rules[i]) && !rs.Schema.Rules[i].List
 	ok, err = rc.inHalves(rc.ctx, rs, true, func(ctx context.Context, p *pool, i int, keys *keySlices) error {
 		var err error
-		halves[i], err = tallyHalf(ctx, p, where, col, text, keys, seed, &tallyScratches[i])
+		halves[i], err = tallyHalf(ctx, p, where, col, text, keys, seed)
 		return err
 	}, func() { vals, cut = mergeInHalves(halves[0], halves[1], o) })
 	return vals, cut, ok, err
@@ -148,10 +146,7 @@ func (rc *readCtx) inHalves(ctx context.Context, rs *recSheet, shared bool, half
 	}
 	select {
 	case tallyTurn <- struct{}{}:
-		defer func() {
-			keepScratch()
-			<-tallyTurn
-		}()
+		defer func() { <-tallyTurn }()
 	case <-ctx.Done():
 		return false, ctx.Err()
 	}
@@ -178,51 +173,6 @@ func (rc *readCtx) inHalves(ctx context.Context, rs *recSheet, shared bool, half
 	return true, nil
 }
 
-// tallyScratch is the memory a tally's half counts in, kept for the next tally (tallies
-// take turns: tallyTurn) for tallyScratchKept: a tally of 1,000,000 e-mails fills 75 MB,
-// which Go clears before handing it out afresh (the first request for the distinct values
-// of another such field: 180 ms instead of 197, medians of 7).
-type tallyScratch struct {
-	ents, tmp []tallyEnt
-	arena     []byte
-}
-
-const (
-	tallyScratchKept = time.Minute
-	// tallyScratchMax is the most scratch memory kept (a bigger tally's is let go at once).
-	tallyScratchMax = 128 << 20
-)
-
-var (
-	tallyScratches [2]tallyScratch // (held with the turn)
-	tallyForget    *time.Timer
-)
-
-// keepScratch, by the tally that holds the turn, keeps the scratch memory for
-// tallyScratchKept from now, then lets it go unless a tally holds the turn again (that one
-// keeps it for its own time).
-func keepScratch() {
-	if tallyForget != nil {
-		tallyForget.Stop()
-	}
-	size := 0
-	for _, sc := range tallyScratches {
-		size += (cap(sc.ents)+cap(sc.tmp))*int(unsafe.Sizeof(tallyEnt{})) + cap(sc.arena)
-	}
-	if size > tallyScratchMax {
-		tallyScratches = [2]tallyScratch{}
-		return
-	}
-	tallyForget = time.AfterFunc(tallyScratchKept, func() {
-		select {
-		case tallyTurn <- struct{}{}:
-			tallyScratches = [2]tallyScratch{}
-			<-tallyTurn
-		default:
-		}
-	})
-}
-
 // keySlices hands out the slices of tallySlice keys from lo to hi in key order, to one
 // reader or, shared, to whichever of two asks first.
 type keySlices struct {
@@ -236,12 +186,12 @@ func newKeySlices(lo, hi int64) *keySlices {
 	return k
 }
 
-// of is the slices still to read of the records where selects, each with its first key.
-func (k *keySlices) of(where ffql.Frag) iter.Seq2[int64, ffql.Frag] {
-	return func(yield func(int64, ffql.Frag) bool) {
+// of is the slices still to read of the records where selects.
+func (k *keySlices) of(where ffql.Frag) iter.Seq[ffql.Frag] {
+	return func(yield func(ffql.Frag) bool) {
 		for {
 			from := k.next.Add(tallySlice) - tallySlice
-			if from > k.hi || !yield(from, within(where, [2]int64{from, min(k.hi, from+tallySlice-1)})) {
+			if from > k.hi || !yield(within(where, [2]int64{from, min(k.hi, from+tallySlice-1)})) {
 				return
 			}
 		}
@@ -250,20 +200,20 @@ func (k *keySlices) of(where ffql.Frag) iter.Seq2[int64, ffql.Frag] {
 
 // eachSlice runs query over the records where selects among keys (query(slice): the
 // statement for the records a slice selects), a slice of tallySlice keys per query, handing
-// fn the slice's first key and its row's columns.
-func eachSlice(ctx context.Context, p *pool, what string, query func(slice ffql.Frag) ffql.Frag, where ffql.Frag, keys *keySlices, fn func(from int64, cols [][]byte) error) error {
+// fn each slice's row's columns.
+func eachSlice(ctx context.Context, p *pool, what string, query func(slice ffql.Frag) ffql.Frag, where ffql.Frag, keys *keySlices, fn func(cols [][]byte) error) error {
 	ranges := keys.of(where)
 	if p.d == postgresDialect {
 		return eachSliceRaw(ctx, p, what, query, ranges, fn)
 	}
-	for from, slice := range ranges {
+	for slice := range ranges {
 		q := query(slice)
 		err := eachRow(ctx, p, what, q.SQL, q.Args, func(rows *sql.Rows) error {
 			var a, b sql.RawBytes
 			if err := rows.Scan(&a, &b); err != nil {
 				return errs.Wrap(err, "scan values")
 			}
-			return fn(from, [][]byte{a, b})
+			return fn([][]byte{a, b})
 		})
 		if err != nil {
 			return err
@@ -279,76 +229,38 @@ func beforeWhere(query string) func(slice ffql.Frag) ffql.Frag {
 
 // eachSliceRaw is eachSlice on PostgreSQL, on one connection through pgx itself: fn gets
 // each slice's row as it came over the wire, where database/sql would copy it into a string
-// and the string into bytes (1.5 MB a slice of e-mails). The next slice's query is sent
-// while fn works on a row (copied into one of two buffers): PostgreSQL reads the next slice
-// while Go counts this one, where each waited for the other before.
-func eachSliceRaw(ctx context.Context, p *pool, what string, query func(slice ffql.Frag) ffql.Frag, ranges iter.Seq2[int64, ffql.Frag], fn func(from int64, cols [][]byte) error) error {
+// and the string into bytes (1.5 MB a slice of e-mails). (Sending the next slice's query
+// while fn counts a row made no difference, measured twice: the cores are busy either way.)
+func eachSliceRaw(ctx context.Context, p *pool, what string, query func(slice ffql.Frag) ffql.Frag, ranges iter.Seq[ffql.Frag], fn func(cols [][]byte) error) error {
 	conn, err := p.DB.Conn(ctx)
 	if err != nil {
 		return errs.Wrap(err, "%s", what)
 	}
 	defer conn.Close()
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	type row struct {
-		from int64
-		buf  []byte
-		cols [][]byte
-	}
-	full, free := make(chan row, 1), make(chan row, 2)
-	free <- row{}
-	free <- row{}
-	var readErr error
-	go func() {
-		defer close(full)
-		readErr = conn.Raw(func(dc any) error {
-			c, ok := dc.(*stdlib.Conn)
-			if !ok {
-				return fmt.Errorf("%s: unexpected driver connection %T", what, dc)
-			}
-			for from, slice := range ranges {
-				q := query(slice)
-				rows, err := c.Conn().Query(ctx, p.d.rebind(q.SQL), p.d.args(q.Args)...)
-				if err != nil {
-					return errs.Wrap(err, "%s", what)
-				}
-				for rows.Next() {
-					var r row
-					select {
-					case r = <-free:
-					case <-ctx.Done():
-						rows.Close()
-						return ctx.Err()
-					}
-					r.from, r.buf, r.cols = from, r.buf[:0], r.cols[:0]
-					for _, v := range rows.RawValues() {
-						r.buf = append(r.buf, v...)
-					}
-					at := 0
-					for _, v := range rows.RawValues() {
-						r.cols = append(r.cols, r.buf[at:at+len(v):at+len(v)])
-						at += len(v)
-					}
-					full <- r
-				}
-				rows.Close()
-				if err := rows.Err(); err != nil {
-					return errs.Wrap(err, "%s", what)
-				}
-			}
-			return nil
-		})
-	}()
-	for r := range full {
-		if err := fn(r.from, r.cols); err != nil {
-			cancel()
-			for range full {
-			}
-			return err
+	return conn.Raw(func(dc any) error {
+		c, ok := dc.(*stdlib.Conn)
+		if !ok {
+			return fmt.Errorf("%s: unexpected driver connection %T", what, dc)
 		}
-		free <- r
-	}
-	return readErr
+		for slice := range ranges {
+			q := query(slice)
+			rows, err := c.Conn().Query(ctx, p.d.rebind(q.SQL), p.d.args(q.Args)...)
+			if err != nil {
+				return errs.Wrap(err, "%s", what)
+			}
+			for rows.Next() {
+				if err := fn(rows.RawValues()); err != nil {
+					rows.Close()
+					return err
+				}
+			}
+			rows.Close()
+			if err := rows.Err(); err != nil {
+				return errs.Wrap(err, "%s", what)
+			}
+		}
+		return nil
+	})
 }
 
 // keyBounds returns the sheet's least and greatest record keys (found false: no records).
@@ -367,10 +279,10 @@ func (rc *readCtx) keyBounds(rs *recSheet) (lo, hi int64, found bool, err error)
 // tallyHalf reads the values at position col of the records where selects among the keys it
 // takes, a slice of keys per query, and returns them in hash order; text: the field's values
 // are text unless invalid (tallyQuery).
-func tallyHalf(ctx context.Context, p *pool, where ffql.Frag, col int, text bool, keys *keySlices, seed maphash.Seed, sc *tallyScratch) (*tally, error) {
-	t := &tally{ents: sc.ents[:0], arena: sc.arena[:0]}
+func tallyHalf(ctx context.Context, p *pool, where ffql.Frag, col int, text bool, keys *keySlices, seed maphash.Seed) (*tally, error) {
+	t := &tally{}
 	read := 0
-	err := eachSlice(ctx, p, "count values", tallyQuery(p.d, col, text), where, keys, func(_ int64, cols [][]byte) error {
+	err := eachSlice(ctx, p, "count values", tallyQuery(p.d, col, text), where, keys, func(cols [][]byte) error {
 		if read++; read == 2 {
 			// Room for the rest, as many values and bytes a slice as the first had, for half
 			// of the sheet's slices (growing by doubling copied each value three times over).
@@ -392,8 +304,7 @@ func tallyHalf(ctx context.Context, p *pool, where ffql.Frag, col int, text bool
 	if err != nil {
 		return nil, err
 	}
-	t.ents = radixSort(t.ents, &sc.tmp)
-	sc.ents, sc.arena = t.ents, t.arena
+	t.ents = radixSort(t.ents)
 	return t, nil
 }
 
@@ -538,15 +449,11 @@ func (e tallyEnt) sortKey() uint64 { return e.h >> (64 - tallyRadix) }
 
 // radixSort orders entries by sortKey, a digit a pass (a digit's counts fit the
 // processor's first cache: 3 passes of 11 bits took half the time of 4 of 16).
-func radixSort(a []tallyEnt, scratch *[]tallyEnt) []tallyEnt {
+func radixSort(a []tallyEnt) []tallyEnt {
 	if len(a) < 2 {
 		return a
 	}
-	if cap(*scratch) < len(a) {
-		*scratch = make([]tallyEnt, len(a))
-	}
-	tmp := (*scratch)[:len(a)]
-	defer func() { *scratch = tmp }()
+	tmp := make([]tallyEnt, len(a))
 	var counts [1 << tallyDigit]int
 	for shift := 0; shift < tallyRadix; shift += tallyDigit {
 		clear(counts[:])

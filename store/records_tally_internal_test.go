@@ -3,9 +3,14 @@ package store
 import (
 	"cmp"
 	"context"
+	"errors"
+	"fmt"
+	"iter"
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/sluice/sluice/ffql"
 )
 
 // tallyOf builds a tally of values with the given hashes (the n-th record valid when n is odd).
@@ -19,7 +24,7 @@ func tallyOf(hashes []uint64, vals ...string) *tally {
 		t.ents = append(t.ents, e)
 		t.arena = append(t.arena, v...)
 	}
-	t.ents = radixSort(t.ents, new([]tallyEnt))
+	t.ents = radixSort(t.ents)
 	return t
 }
 
@@ -59,7 +64,7 @@ func TestRadixSortOrdersBySortKey(t *testing.T) {
 		}
 		in = append(in, tallyEnt{h: h, off: uint32(i)})
 	}
-	out := radixSort(slices.Clone(in), new([]tallyEnt))
+	out := radixSort(slices.Clone(in))
 	if !slices.IsSortedFunc(out, func(a, b tallyEnt) int { return cmp.Compare(a.sortKey(), b.sortKey()) }) {
 		t.Fatal("not in sort key order")
 	}
@@ -174,6 +179,54 @@ func TestMergeInHalvesAsOneMerge(t *testing.T) {
 			return string(a.Value) == string(b.Value) && a.Total == b.Total && a.Valid == b.Valid
 		}) || cut != wantCut {
 			t.Fatalf("round %d, order %+v: merged in halves %v (cut %v), at once %v (cut %v)", round, o, got, cut, want.sorted(), wantCut)
+		}
+	}
+}
+
+// PostgreSQL's slice reader hands over every slice's row, columns apart and in order, and
+// when the caller stops, its error comes back and the connection goes back to the pool in
+// working order.
+func TestEachSliceRawReadsEverySliceAndStops(t *testing.T) {
+	db, err := OpenDSN(TestDatabase(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if db.r.d != postgresDialect {
+		t.Skip("PostgreSQL only")
+	}
+	ctx := t.Context()
+	query := func(slice ffql.Frag) ffql.Frag {
+		return ffql.Frag{SQL: `SELECT CAST(CAST(? AS BIGINT) AS TEXT), left(CAST(CAST(? AS BIGINT) AS TEXT), 0), repeat('x', 100000)`, Args: slice.Args[len(slice.Args)-2:]}
+	}
+	slicesOf := func(n int64) iter.Seq[ffql.Frag] {
+		return newKeySlices(1, n*tallySlice).of(ffql.Frag{SQL: "true"})
+	}
+	for range 3 { // (again and again on the pool's connections)
+		var got []string
+		err := eachSliceRaw(ctx, db.r, "test", query, slicesOf(10), func(cols [][]byte) error {
+			if len(cols) != 3 || len(cols[1]) != 0 || len(cols[2]) != 100000 {
+				return fmt.Errorf("columns %d", len(cols))
+			}
+			got = append(got, string(cols[0]))
+			return nil
+		})
+		want := []string{}
+		for from := int64(1); from <= 10*tallySlice; from += tallySlice {
+			want = append(want, fmt.Sprint(from))
+		}
+		if err != nil || !slices.Equal(got, want) {
+			t.Fatalf("read %v (%v), want %v", got, err, want)
+		}
+		stop, n := errors.New("stop"), 0
+		err = eachSliceRaw(ctx, db.r, "test", query, slicesOf(10), func(cols [][]byte) error {
+			if n++; n == 3 {
+				return stop
+			}
+			return nil
+		})
+		if !errors.Is(err, stop) || n != 3 {
+			t.Fatalf("stopped at %d with %v", n, err)
 		}
 	}
 }

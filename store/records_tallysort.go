@@ -95,7 +95,7 @@ func (rc *readCtx) tallySorted(ctx context.Context, rs *recSheet, field int, whe
 // the database.
 func sortHalfOf(ctx context.Context, p *pool, where ffql.Frag, col int, keys *keySlices, texts bool) (*sortHalf, error) {
 	h := &sortHalf{texts: texts}
-	err := eachSlice(ctx, p, "sort records", beforeWhere(sortQuery(p.d, col)), where, keys, func(_ int64, cols [][]byte) error {
+	err := eachSlice(ctx, p, "sort records", beforeWhere(sortQuery(p.d, col)), where, keys, func(cols [][]byte) error {
 		var rids []byte // (SQLite's second column)
 		if len(cols) > 1 {
 			rids = cols[1]
