@@ -98,8 +98,8 @@ func (rc *readCtx) tallied(rs *recSheet, col int, where ffql.Frag, o tallyOrder)
 	var halves [2]*tally
 	// (a field of one text value a cell: a number or a boolean elsewhere in a record does not
 	// keep its value's text from the tally; an escape, a list or an object does: tallyQuery)
-	i, in := rs.layout.byCol[col]
-	text := in && textOnly(rs.Schema.Rules[i]) && !rs.Schema.Rules[i].List
+	field, in := rs.layout.byCol[col]
+	text := in && textOnly(rs.Schema.Rules[field]) && !rs.Schema.Rules[field].List
 	ok, err = rc.inHalves(rc.ctx, rs, true, func(ctx context.Context, p *pool, i int, keys *keySlices) error {
 		var err error
 		halves[i], err = tallyHalf(ctx, p, where, col, text, keys, seed)
