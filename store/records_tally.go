@@ -549,9 +549,8 @@ func (s *topCells) add(c heldCell) {
 	}
 	s.heap.cells = append(s.heap.cells, c)
 	if top == 0 && s.o.top > 0 && len(s.heap.cells) > s.o.whole {
-		s.cut, top = true, s.o.top
-		s.order()
-		s.heap.cells = s.heap.cells[:min(top, len(s.heap.cells))]
+		s.keepTop()
+		return
 	}
 	if top > 0 && len(s.heap.cells) == top {
 		s.heap.o = s.o
