@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"bufio"
 	"context"
 	"encoding/csv"
 	"encoding/json"
@@ -30,6 +31,16 @@ func CheckReadable(ctx context.Context, rr RecordReader, accountID, sheetID stri
 		return nil
 	}
 	return err
+}
+
+// CSVBody writes the sheet's CSV (WriteCSV) into a streamed response body, once the query
+// has been checked (CheckReadable): the request's context is gone by then, and an error can
+// no longer be answered, only cut the file short.
+func CSVBody(rr RecordReader, accountID string, s *model.Sheet, q store.RecordQuery) func(*bufio.Writer) {
+	return func(bw *bufio.Writer) {
+		_ = WriteCSV(context.Background(), rr, accountID, s, q, bw)
+		_ = bw.Flush()
+	}
 }
 
 // errFirstRecord stops a read at its first record.

@@ -1,7 +1,6 @@
 package api
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 
@@ -58,10 +57,6 @@ func (h *Export) Download(c *fiber.Ctx) error {
 	}
 	c.Set(fiber.HeaderContentType, "text/csv; charset=utf-8")
 	c.Set(fiber.HeaderContentDisposition, fmt.Sprintf(`attachment; filename=%q`, sheet.Slug+".csv"))
-	accountID := p.AccountID
-	c.Context().SetBodyStreamWriter(func(bw *bufio.Writer) {
-		_ = ingest.WriteCSV(context.Background(), h.store, accountID, sheet, q, bw)
-		_ = bw.Flush()
-	})
+	c.Context().SetBodyStreamWriter(ingest.CSVBody(h.store, p.AccountID, sheet, q))
 	return nil
 }

@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"bufio"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -797,10 +796,6 @@ func (h *Handler) Export(c *fiber.Ctx) error {
 	}
 	c.Set(fiber.HeaderContentType, "text/csv; charset=utf-8")
 	c.Set(fiber.HeaderContentDisposition, `attachment; filename="`+name+`.csv"`)
-	accountID, sheet := sc.u.AccountID, sc.sheet
-	c.Context().SetBodyStreamWriter(func(bw *bufio.Writer) {
-		_ = ingest.WriteCSV(context.Background(), rr, accountID, sheet, q, bw)
-		_ = bw.Flush()
-	})
+	c.Context().SetBodyStreamWriter(ingest.CSVBody(rr, sc.u.AccountID, sc.sheet, q))
 	return nil
 }
