@@ -43,9 +43,10 @@ func agentEvent(tx *Tx, topic string, a *model.Agent, actor string) error {
 	return err
 }
 
-func nonNil(v []string) []string {
+// nonNil is v, or an empty slice rather than nil (null in JSON, NULL to the database).
+func nonNil[T any](v []T) []T {
 	if v == nil {
-		return []string{}
+		return []T{}
 	}
 	return v
 }

@@ -104,7 +104,7 @@ func (db *DB) GroupedValuesForTest(ctx context.Context, accountID, sheetID, key 
 	i, _ := rs.Schema.Index(key)
 	if tallied {
 		defer tallyEverySheet(slice)()
-		vals, _, ok, err := rc.tallied(rs, rs.layout.cols[i], where, tallyOrder{top: top})
+		vals, _, ok, err := rc.tallied(rs, rs.layout.cols[i], where, q.plain() && (q.Filter == "" || q.Filter == "all"), tallyOrder{top: top})
 		if err == nil && !ok {
 			err = fmt.Errorf("not tallied")
 		}
@@ -241,4 +241,12 @@ func (db *DB) BloomReadsForTest(ctx context.Context, accountID, sheetID, needle 
 	var n int64
 	err = db.r.QueryRowContext(ctx, `SELECT count(*) FROM records r WHERE r.rid BETWEEN ? AND ? AND `+f.SQL, append([]any{lo, hi}, f.Args...)...).Scan(&n)
 	return n, err
+}
+
+// TallyPacksForTest makes blocks 1<<shift keys (tally packs and search filters) and keeps
+// lists of no more than listMax values; the returned func restores both.
+func TallyPacksForTest(shift, listMax int) func() {
+	oldShift, oldMax := bloomShift, valueListMax
+	bloomShift, valueListMax = shift, listMax
+	return func() { bloomShift, valueListMax = oldShift, oldMax }
 }

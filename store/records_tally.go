@@ -92,17 +92,21 @@ type tallyOrder struct {
 // tallied counts the distinct values at stored position col among the records where selects,
 // as groupedValues does, and returns them in order o; cut: only the first o.top of them
 // (there were more than o.whole). ok false: not a sheet to tally (inHalves); the caller
-// counts with SQL.
-func (rc *readCtx) tallied(rs *recSheet, col int, where ffql.Frag, o tallyOrder) (vals []CellCount, cut, ok bool, err error) {
+// counts with SQL. every: where selects every record of the sheet (tally packs may answer).
+func (rc *readCtx) tallied(rs *recSheet, col int, where ffql.Frag, every bool, o tallyOrder) (vals []CellCount, cut, ok bool, err error) {
 	seed := maphash.MakeSeed()
 	var halves [2]*tally
 	// (a field of one text value a cell: a number or a boolean elsewhere in a record does not
 	// keep its value's text from the tally; an escape, a list or an object does: tallyQuery)
 	field, in := rs.layout.byCol[col]
 	text := in && textOnly(rs.Schema.Rules[field]) && !rs.Schema.Rules[field].List
+	query := tallyQuery(rc.q.dialect(), col, text)
+	if every && rc.q.dialect() == postgresDialect {
+		query = packedTallyQuery(rs.sk, col, text)
+	}
 	ok, err = rc.inHalves(rc.ctx, rs, true, func(ctx context.Context, p *pool, i int, keys *keySlices) error {
 		var err error
-		halves[i], err = tallyHalf(ctx, p, where, col, text, keys, seed)
+		halves[i], err = tallyHalf(ctx, p, query, where, col, keys, seed)
 		return err
 	}, func() { vals, cut = mergeInHalves(halves[0], halves[1], o) })
 	return vals, cut, ok, err
@@ -157,7 +161,10 @@ func (rc *readCtx) inHalves(ctx context.Context, rs *recSheet, shared bool, half
 	if !found {
 		lo, hi = 1, 0 // (no keys)
 	}
-	all, mid := newKeySlices(lo, hi), lo+(hi-lo)/2
+	mid := lo + (hi-lo)/2
+	// (a shared reader's slices start at a block's start: tallySlice is whole blocks, the
+	// tally packs' and the search filters')
+	all := newKeySlices(blockStart(rs.sk, blockOf(lo)), hi)
 	ranges := [2]*keySlices{all, all}
 	if !shared {
 		ranges = [2]*keySlices{newKeySlices(lo, mid), newKeySlices(mid+1, hi)}
@@ -186,12 +193,19 @@ func newKeySlices(lo, hi int64) *keySlices {
 	return k
 }
 
+// keySlice is the records where selects among the keys from to to (where: within).
+type keySlice struct {
+	where    ffql.Frag
+	from, to int64
+}
+
 // of is the slices still to read of the records where selects.
-func (k *keySlices) of(where ffql.Frag) iter.Seq[ffql.Frag] {
-	return func(yield func(ffql.Frag) bool) {
+func (k *keySlices) of(where ffql.Frag) iter.Seq[keySlice] {
+	return func(yield func(keySlice) bool) {
 		for {
 			from := k.next.Add(tallySlice) - tallySlice
-			if from > k.hi || !yield(within(where, [2]int64{from, min(k.hi, from+tallySlice-1)})) {
+			to := min(k.hi, from+tallySlice-1)
+			if from > k.hi || !yield(keySlice{within(where, [2]int64{from, to}), from, to}) {
 				return
 			}
 		}
@@ -201,7 +215,7 @@ func (k *keySlices) of(where ffql.Frag) iter.Seq[ffql.Frag] {
 // eachSlice runs query over the records where selects among keys (query(slice): the
 // statement for the records a slice selects), a slice of tallySlice keys per query, handing
 // fn each slice's row's columns.
-func eachSlice(ctx context.Context, p *pool, what string, query func(slice ffql.Frag) ffql.Frag, where ffql.Frag, keys *keySlices, fn func(cols [][]byte) error) error {
+func eachSlice(ctx context.Context, p *pool, what string, query func(s keySlice) ffql.Frag, where ffql.Frag, keys *keySlices, fn func(cols [][]byte) error) error {
 	ranges := keys.of(where)
 	if p.d == postgresDialect {
 		return eachSliceRaw(ctx, p, what, query, ranges, fn)
@@ -223,15 +237,15 @@ func eachSlice(ctx context.Context, p *pool, what string, query func(slice ffql.
 }
 
 // beforeWhere is query(slice) of a statement that ends with its where.
-func beforeWhere(query string) func(slice ffql.Frag) ffql.Frag {
-	return func(slice ffql.Frag) ffql.Frag { return ffql.Frag{SQL: query + slice.SQL, Args: slice.Args} }
+func beforeWhere(query string) func(s keySlice) ffql.Frag {
+	return func(s keySlice) ffql.Frag { return ffql.Frag{SQL: query + s.where.SQL, Args: s.where.Args} }
 }
 
 // eachSliceRaw is eachSlice on PostgreSQL, on one connection through pgx itself: fn gets
 // each slice's row as it came over the wire, where database/sql would copy it into a string
 // and the string into bytes (1.5 MB a slice of e-mails). (Sending the next slice's query
 // while fn counts a row made no difference, measured twice: the cores are busy either way.)
-func eachSliceRaw(ctx context.Context, p *pool, what string, query func(slice ffql.Frag) ffql.Frag, ranges iter.Seq[ffql.Frag], fn func(cols [][]byte) error) error {
+func eachSliceRaw(ctx context.Context, p *pool, what string, query func(s keySlice) ffql.Frag, ranges iter.Seq[keySlice], fn func(cols [][]byte) error) error {
 	conn, err := p.DB.Conn(ctx)
 	if err != nil {
 		return errs.Wrap(err, "%s", what)
@@ -277,12 +291,12 @@ func (rc *readCtx) keyBounds(rs *recSheet) (lo, hi int64, found bool, err error)
 }
 
 // tallyHalf reads the values at position col of the records where selects among the keys it
-// takes, a slice of keys per query, and returns them in hash order; text: the field's values
-// are text unless invalid (tallyQuery).
-func tallyHalf(ctx context.Context, p *pool, where ffql.Frag, col int, text bool, keys *keySlices, seed maphash.Seed) (*tally, error) {
+// takes, a slice of keys per query (query: tallyQuery's or packedTallyQuery's), and returns
+// them in hash order.
+func tallyHalf(ctx context.Context, p *pool, query func(s keySlice) ffql.Frag, where ffql.Frag, col int, keys *keySlices, seed maphash.Seed) (*tally, error) {
 	t := &tally{}
 	read := 0
-	err := eachSlice(ctx, p, "count values", tallyQuery(p.d, col, text), where, keys, func(cols [][]byte) error {
+	err := eachSlice(ctx, p, "count values", query, where, keys, func(cols [][]byte) error {
 		if read++; read == 2 {
 			// Room for the rest, as many values and bytes a slice as the first had, for half
 			// of the sheet's slices (growing by doubling copied each value three times over).
@@ -324,23 +338,29 @@ func tallyHalf(ctx context.Context, p *pool, where ffql.Frag, col int, text bool
 // byte 1. A plain text holds no quote, backslash or control character (each would be an
 // escape), JSON text no line break. jsonb's writing of JSON text was a quarter of the query
 // (28 ms instead of 21 per 50,000 records), a validity digit before each line 15%.
-func tallyQuery(d dialect, col int, text bool) func(slice ffql.Frag) ffql.Frag {
+func tallyQuery(d dialect, col int, text bool) func(s keySlice) ffql.Frag {
 	if d != postgresDialect {
 		return beforeWhere(`SELECT CAST(group_concat(r.vals, char(10)) AS BLOB), CAST(group_concat(r.valid <> 0, '') AS BLOB) FROM records r WHERE `)
 	}
+	values := tallyValues(col, text)
+	return func(s keySlice) ffql.Frag {
+		return ffql.Frag{
+			SQL:  `SELECT ` + values + `, (SELECT ` + values + ` FROM records r WHERE (` + s.where.SQL + `) AND r.valid = 0) FROM records r WHERE ` + s.where.SQL,
+			Args: append(slices.Clip(s.where.Args), s.where.Args...),
+		}
+	}
+}
+
+// tallyValues is PostgreSQL's aggregate of the lines of the values at position col of the
+// records r (tallyQuery).
+func tallyValues(col int, text bool) string {
 	c := strconv.Itoa(col)
 	notText := int64(kindsNotText)
 	if text {
 		notText = kindEscape | kindList
 	}
-	values := `string_agg(CASE WHEN (r.kinds & ` + strconv.FormatInt(notText, 10) + `) = 0 THEN COALESCE(r.vals ->> ` + c + `, '')
+	return `string_agg(CASE WHEN (r.kinds & ` + strconv.FormatInt(notText, 10) + `) = 0 THEN COALESCE(r.vals ->> ` + c + `, '')
 		ELSE E'\x01' || COALESCE(CAST(r.vals -> ` + c + ` AS TEXT), 'null') END, E'\n')`
-	return func(slice ffql.Frag) ffql.Frag {
-		return ffql.Frag{
-			SQL:  `SELECT ` + values + `, (SELECT ` + values + ` FROM records r WHERE (` + slice.SQL + `) AND r.valid = 0) FROM records r WHERE ` + slice.SQL,
-			Args: append(slices.Clip(slice.Args), slice.Args...),
-		}
-	}
 }
 
 // addLines tallies a column of lines of tallyQuery's on PostgreSQL, each a value's plain text
@@ -692,5 +712,6 @@ func plainString(v []byte) bool {
 	return len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"' && bytes.IndexByte(v, '\\') < 0
 }
 
-// tallySlice is how many keys one query of a tally reads.
-var tallySlice int64 = 50000
+// tallySlice is how many keys one query of a tally reads: 48 blocks of 1,024 (a tally's
+// slices are whole blocks: packedTallyQuery).
+var tallySlice int64 = 48 << 10

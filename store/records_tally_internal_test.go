@@ -196,10 +196,10 @@ func TestEachSliceRawReadsEverySliceAndStops(t *testing.T) {
 		t.Skip("PostgreSQL only")
 	}
 	ctx := t.Context()
-	query := func(slice ffql.Frag) ffql.Frag {
-		return ffql.Frag{SQL: `SELECT CAST(CAST(? AS BIGINT) AS TEXT), left(CAST(CAST(? AS BIGINT) AS TEXT), 0), repeat('x', 100000)`, Args: slice.Args[len(slice.Args)-2:]}
+	query := func(s keySlice) ffql.Frag {
+		return ffql.Frag{SQL: `SELECT CAST(CAST(? AS BIGINT) AS TEXT), left(CAST(CAST(? AS BIGINT) AS TEXT), 0), repeat('x', 100000)`, Args: []any{s.from, s.to}}
 	}
-	slicesOf := func(n int64) iter.Seq[ffql.Frag] {
+	slicesOf := func(n int64) iter.Seq[keySlice] {
 		return newKeySlices(1, n*tallySlice).of(ffql.Frag{SQL: "true"})
 	}
 	for range 3 { // (again and again on the pool's connections)

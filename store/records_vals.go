@@ -78,7 +78,11 @@ func (tx *Tx) assignColumns(rs *recSheet) error {
 		if _, err := tx.exec(`UPDATE record_columns SET retired = 1 WHERE sk = ? AND col = ?`, rs.sk, col); err != nil {
 			return errs.Wrap(err, "retire record column")
 		}
-		for _, table := range []string{"record_values", "value_counts"} {
+		tables := []string{"record_values", "value_counts"}
+		if rs.d == postgresDialect {
+			tables = append(tables, "tally_packs")
+		}
+		for _, table := range tables {
 			if _, err := tx.exec(`DELETE FROM `+table+` WHERE sk = ? AND col = ?`, rs.sk, col); err != nil {
 				return errs.Wrap(err, "retire value list")
 			}

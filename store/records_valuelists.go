@@ -23,9 +23,10 @@ import (
 // a count that did not add up). Counting the whole sheet with few enough values keeps the
 // list again (keepValues).
 
+// valueListMax is the most distinct values a kept list holds (a variable for tests).
+var valueListMax = 4096
+
 const (
-	// valueListMax is the most distinct values a kept list holds.
-	valueListMax = 4096
 	// valueListBytes is the most bytes a kept list takes.
 	valueListBytes = 256 << 10
 )

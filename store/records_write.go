@@ -174,8 +174,9 @@ func (tx *Tx) applyChanges(rs *recSheet, changes []*change, w *writeCtx) error {
 	if len(ins) > 0 || len(dels) > 0 {
 		d.shape = 1
 	}
-	blooms := rs.planBlooms(changes)
+	blooms, packs := rs.planBlooms(changes), rs.planPacks(changes)
 	defer blooms.wait() // (the rows are left alone once applyChanges returns, whatever it returns)
+	defer packs.wait()
 	if err := tx.insertRows(rs, ins, w); err != nil {
 		return err
 	}
@@ -195,6 +196,9 @@ func (tx *Tx) applyChanges(rs *recSheet, changes []*change, w *writeCtx) error {
 		return err
 	}
 	w.keptAfter = d.values.keptRules(len(rs.Schema.Rules))
+	if err := tx.writePacks(rs, packs, w.keptAfter); err != nil {
+		return err
+	}
 	return tx.staleReferrers(rs)
 }
 

@@ -85,6 +85,12 @@ func (db *DB) purgeSpace(ctx context.Context, spaceID string) ([]string, error) 
 			var n int64
 			err := db.Update(ctx, func(tx *Tx) error {
 				tx.touch(sk)
+				if tx.dialect() == postgresDialect {
+					// (the packs go with the first records: a tally must not find them alone)
+					if _, err := tx.exec(`DELETE FROM tally_packs WHERE sk = ?`, sk); err != nil {
+						return errs.Wrap(err, "purge tally packs")
+					}
+				}
 				res, err := tx.exec(`DELETE FROM records WHERE rid IN (SELECT rid FROM records WHERE rid >= ? AND rid < ? LIMIT ?)`,
 					sk<<seqBits, (sk+1)<<seqBits, purgeBatch)
 				if err != nil {

@@ -179,19 +179,24 @@ func (b *bloom) addInside(x any) {
 	}
 }
 
-// addNumber adds a number's JSON text when PostgreSQL writes it back the same: digits, a
-// point and digits, a minus before anything but zero; else the filter is inexact for
-// numbers (1e3 is written 1000, -0 as 0).
+// addNumber adds a number's JSON text when PostgreSQL writes it back the same; else the
+// filter is inexact for numbers.
 func (b *bloom) addNumber(n string) {
-	digits := strings.TrimPrefix(n, "-")
-	whole, frac, point := strings.Cut(digits, ".")
-	plain := func(s string) bool { return s != "" && strings.Trim(s, "0123456789") == "" }
-	zero := strings.Trim(whole+frac, "0") == ""
-	if !plain(whole) || (point && !plain(frac)) || (len(whole) > 1 && whole[0] == '0') || (zero && len(digits) < len(n)) {
+	if !pgWritesNumber(n) {
 		b.inexact = true
 		return
 	}
 	b.addText(n)
+}
+
+// pgWritesNumber: PostgreSQL writes the JSON number n back as it is (digits, a point and
+// digits, a minus before anything but zero; not 1e3, written 1000, nor -0, written 0).
+func pgWritesNumber(n string) bool {
+	digits := strings.TrimPrefix(n, "-")
+	whole, frac, point := strings.Cut(digits, ".")
+	plain := func(s string) bool { return s != "" && strings.Trim(s, "0123456789") == "" }
+	zero := strings.Trim(whole+frac, "0") == ""
+	return plain(whole) && (!point || plain(frac)) && (len(whole) == 1 || whole[0] != '0') && (!zero || len(digits) == len(n))
 }
 
 // pgEscape is s as PostgreSQL writes it inside a JSON string (escape_json).

@@ -1,0 +1,186 @@
+package store_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/sluice/sluice/model"
+	"github.com/sluice/sluice/store"
+)
+
+var packsSheet = model.SheetConfig{Name: "Packs", Fields: []model.Field{
+	{Key: "email", Type: model.FieldString, Constraints: []model.FieldConstraint{{Type: "unique"}}},
+	{Key: "code", Type: model.FieldNumber},
+	{Key: "name", Type: model.FieldString, Constraints: []model.FieldConstraint{{Type: "required"}}},
+	{Key: "tier", Type: model.FieldEnum, Config: &model.FieldConfig{Options: []model.EnumOption{{Value: json.RawMessage(`"gold"`)}, {Value: json.RawMessage(`"silver"`)}}}},
+	{Key: "tags", Type: model.FieldStringList},
+}}
+
+// packValues are a record's values: e-mails and codes mostly one a record (their lists are
+// dropped: packed), some escapes and numbers in a text field and text in a number field
+// (blocks without a pack, or with num set), tiers few (kept: never packed).
+func packValues(r *rand.Rand, n int) map[string]any {
+	out := map[string]any{
+		"email": fmt.Sprintf("user%d@example.com", n),
+		"code":  n,
+		"name":  fmt.Sprintf("name %d", r.IntN(90)),
+		"tier":  []string{"gold", "silver", "bronze", ""}[r.IntN(4)],
+	}
+	switch r.IntN(40) {
+	case 0:
+		out["email"] = fmt.Sprintf(`q"uote%d`, r.IntN(5))
+	case 1:
+		out["email"] = r.IntN(7) // a number in a text field
+	case 2:
+		out["code"] = fmt.Sprintf("text %d", r.IntN(5))
+	case 3:
+		out["code"] = 1e21
+	case 4:
+		out["email"] = "" // (an empty value: no line)
+	case 5:
+		out["name"] = "" // required: an invalid record
+	case 6:
+		out["email"] = "user1@example.com" // a duplicate: both invalid
+	}
+	if r.IntN(3) == 0 {
+		out["tags"] = []string{"a", "b"}[:1+r.IntN(2)]
+	}
+	return out
+}
+
+// checkTallies compares every field's tally (whole sheet, slices of whole blocks and not;
+// every record and valid ones) with the database's GROUP BY.
+func checkTallies(t *testing.T, e *sheetEnv, sh, step string) {
+	t.Helper()
+	for _, q := range []store.RecordQuery{{}, {Filter: "valid"}} {
+		for _, f := range packsSheet.Fields {
+			for _, top := range []int{0, 7} {
+				want, err := e.db.GroupedValuesForTest(t.Context(), e.account, sh, f.Key, q, top, false, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, slice := range []int64{32, 20} {
+					got, err := e.db.GroupedValuesForTest(t.Context(), e.account, sh, f.Key, q, top, true, slice)
+					if err != nil {
+						t.Fatalf("%s: %s: %v", step, f.Key, err)
+					}
+					if cellsText(got) != cellsText(want) {
+						t.Fatalf("%s: %+v %s top %d slice %d:\ntallied %s\ngrouped %s", step, q, f.Key, top, slice, cellsText(got), cellsText(want))
+					}
+				}
+			}
+		}
+	}
+}
+
+// Tally packs (tally_packs.go) are read by a tally of every record and kept exact by every
+// kind of write: imports in batches that start blocks and add to them, small inserts,
+// edits, deletes, bulk updates, clearing a column, undo.
+func TestTallyPacksFollowEveryWrite(t *testing.T) {
+	defer store.TallyPacksForTest(3, 50)() // (blocks of 8 keys; lists of 50 values)
+	e := mustOpenDB(t)
+	if !e.db.Postgres() {
+		t.Skip("PostgreSQL only")
+	}
+	sh := e.mustCreateSheet(t, packsSheet)
+	r := rand.New(rand.NewPCG(43, 2026))
+	opt := store.WriteOptions{Actor: "us_usr_test", AccountID: e.account}
+	var ids []string
+	n := 0
+	ins := func(k int) {
+		var in []map[string]any
+		for range k {
+			n++
+			in = append(in, packValues(r, n))
+		}
+		for _, rec := range e.mustInsert(t, sh, rows(in...)).Records {
+			ids = append(ids, rec.ID)
+		}
+	}
+	ins(300)
+	ins(101) // (starts in the first insert's last block: added to its packs)
+	packs := func() map[string]int {
+		out := map[string]int{}
+		for _, f := range packsSheet.Fields {
+			var c int
+			if err := e.db.QueryRowForTest(t.Context(), fmt.Sprintf(`SELECT count(*) FROM tally_packs p JOIN record_columns c ON c.sk = p.sk AND c.col = p.col WHERE c.field_key = '%s'`, f.Key), &c); err != nil {
+				t.Fatal(err)
+			}
+			out[f.Key] = c
+		}
+		return out
+	}
+	got := packs()
+	// 401 records from key 1: blocks 0 to 50; tier's list is kept, tags' values are lists.
+	if got["name"] < 45 || got["email"] < 20 || got["code"] < 20 || got["tier"] != 0 || got["tags"] != 0 {
+		t.Fatalf("packs after the import: %v", got)
+	}
+	checkTallies(t, e, sh, "import")
+
+	// A tally of every record reads the packs: a line put into one shows.
+	if err := e.db.ExecForTest(t.Context(), `UPDATE tally_packs SET lines = lines || E'\nplanted' WHERE blk = 3 AND col = (SELECT col FROM record_columns WHERE field_key = 'name')`); err != nil {
+		t.Fatal(err)
+	}
+	planted, err := e.db.GroupedValuesForTest(t.Context(), e.account, sh, "name", store.RecordQuery{}, 0, true, 32)
+	if err != nil || !strings.Contains(cellsText(planted), `"planted"=1/1`) {
+		t.Fatalf("the planted line is not counted (%v): %s", err, cellsText(planted))
+	}
+	if err := e.db.ExecForTest(t.Context(), `DELETE FROM tally_packs WHERE blk = 3`); err != nil {
+		t.Fatal(err)
+	}
+	checkTallies(t, e, sh, "a block without packs")
+
+	for step := range 40 {
+		var what string
+		switch op := r.IntN(8); {
+		case op == 0:
+			what = "small insert"
+			ins(1 + r.IntN(5))
+		case op == 1:
+			what = "big insert"
+			ins(64 + r.IntN(40))
+		case op < 4:
+			what = "update"
+			var in []store.RecordIn
+			for range 1 + r.IntN(3) {
+				vals := packValues(r, n+1000+r.IntN(50))
+				delete(vals, []string{"email", "code", "name", "tier"}[r.IntN(4)])
+				in = append(in, set(ids[r.IntN(len(ids))], vals))
+			}
+			edit := opt
+			edit.Undo = "edit"
+			if _, err := e.db.UpdateRecords(t.Context(), sh, dedupe(in), edit); err != nil {
+				t.Fatal(err)
+			}
+		case op == 4:
+			what = "delete"
+			i := r.IntN(len(ids))
+			if _, err := e.db.DeleteRecords(t.Context(), sh, []string{ids[i]}, opt); err != nil {
+				t.Fatal(err)
+			}
+			ids = slices.Delete(ids, i, i+1)
+		case op == 5:
+			what = "bulk update of invalid records"
+			v, _ := json.Marshal(fmt.Sprintf("fixed %d", step))
+			if _, err := e.db.BulkUpdate(t.Context(), sh, store.RecordQuery{Filter: "error"}, map[string]store.CellIn{"name": {Value: v, HasValue: true}}, opt); err != nil {
+				t.Fatal(err)
+			}
+		case op == 6:
+			what = "undo"
+			_, _ = e.db.Undo(t.Context(), sh, opt) // nothing to undo is fine
+		default:
+			what = "clear column"
+			if _, err := e.db.ClearColumn(t.Context(), sh, []string{"code", "tags"}[r.IntN(2)], opt); err != nil {
+				t.Fatal(err)
+			}
+		}
+		checkTallies(t, e, sh, fmt.Sprintf("step %d (%s)", step, what))
+	}
+	if got := packs(); got["email"] == 0 || got["name"] == 0 {
+		t.Fatalf("no packs left to read after the writes: %v", got)
+	}
+}
