@@ -101,8 +101,14 @@ func (rc *readCtx) tallied(rs *recSheet, col int, where ffql.Frag, every bool, o
 	field, in := rs.layout.byCol[col]
 	text := in && textOnly(rs.Schema.Rules[field]) && !rs.Schema.Rules[field].List
 	query := tallyQuery(rc.q.dialect(), col, text)
-	if every && rc.q.dialect() == postgresDialect {
-		query = packedTallyQuery(rs.sk, col, text)
+	if every && rc.q.dialect() == postgresDialect && rs.total >= TallyMin {
+		packed, err := rc.hasPacks(rs.sk, col)
+		if err != nil {
+			return nil, false, false, err
+		}
+		if packed {
+			query = packedTallyQuery(rs.sk, col, text)
+		}
 	}
 	ok, err = rc.inHalves(rc.ctx, rs, true, func(ctx context.Context, p *pool, i int, keys *keySlices) error {
 		var err error

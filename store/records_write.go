@@ -174,7 +174,7 @@ func (tx *Tx) applyChanges(rs *recSheet, changes []*change, w *writeCtx) error {
 	if len(ins) > 0 || len(dels) > 0 {
 		d.shape = 1
 	}
-	blooms, packs := rs.planBlooms(changes), rs.planPacks(changes)
+	blooms, packs := rs.planBlooms(changes), rs.planPacks(changes, d.values)
 	defer blooms.wait() // (the rows are left alone once applyChanges returns, whatever it returns)
 	defer packs.wait()
 	if err := tx.insertRows(rs, ins, w); err != nil {

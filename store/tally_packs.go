@@ -98,9 +98,11 @@ func valueAt(row []json.RawMessage, i int) json.RawMessage {
 }
 
 // planPacks sorts a write's changes out for its sheet's packs and starts working out its
-// new records' lines (nil: a SQLite sheet). Like the search filters, a write of fewer than
-// bloomMin new records leaves their blocks without rows.
-func (rs *recSheet) planPacks(changes []*change) *packWork {
+// new records' lines (nil: a SQLite sheet) for the fields whose values are not kept in a
+// list before the write (vd: a field whose list this write drops gets rows from the next
+// write on). Like the search filters, a write of fewer than bloomMin new records leaves
+// their blocks without rows.
+func (rs *recSheet) planPacks(changes []*change, vd *valueDelta) *packWork {
 	if rs.d != postgresDialect || rs.sk == 0 {
 		return nil
 	}
@@ -134,13 +136,20 @@ func (rs *recSheet) planPacks(changes []*change) *packWork {
 		if !slices.IsSortedFunc(fresh, byKey) { // (an import's are)
 			slices.SortFunc(fresh, byKey)
 		}
+		var want []int // (rule indexes)
+		for r, col := range rs.layout.cols {
+			if col >= 0 && (vd == nil || vd.at[r] == nil || vd.counted(r) != 0) {
+				want = append(want, r)
+			}
+		}
 		for i := 0; i < len(fresh); {
 			pb := packBlock{blk: blockOf(fresh[i].rid), first: fresh[i].rid, rules: make([]packLines, len(rs.layout.cols))}
+			for r := range pb.rules {
+				pb.rules[r].off = !slices.Contains(want, r)
+			}
 			for ; i < len(fresh) && blockOf(fresh[i].rid) == pb.blk; i++ {
-				for r, col := range rs.layout.cols {
-					if col >= 0 {
-						pb.rules[r].add(valueAt(fresh[i].row, r))
-					}
+				for _, r := range want {
+					pb.rules[r].add(valueAt(fresh[i].row, r))
 				}
 			}
 			pw.blocks = append(pw.blocks, pb)
@@ -275,6 +284,19 @@ func (tx *Tx) dropPacks(sk int64, keys map[packKey]bool) error {
 		return errs.Wrap(err, "update tally packs")
 	}
 	return nil
+}
+
+// hasPacks reports whether position col of sheet sk has a pack: a sheet without (written
+// before them, or whose blocks hold values no pack takes) is read by tallyQuery's
+// statement, a range of keys at a time rather than a block (10-15% faster). A pack
+// written or dropped after this answer is read or not by either statement as it should.
+func (rc *readCtx) hasPacks(sk int64, col int) (bool, error) {
+	var ok bool
+	err := rc.q.QueryRowContext(rc.ctx, `SELECT EXISTS (SELECT 1 FROM tally_packs WHERE sk = ? AND col = ?)`, sk, col).Scan(&ok)
+	if err != nil {
+		return false, errs.Wrap(err, "read tally packs")
+	}
+	return ok, nil
 }
 
 // packedTallyQuery is tallyQuery's on PostgreSQL for a tally of every record of sheet sk:
