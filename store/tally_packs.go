@@ -2,11 +2,13 @@ package store
 
 import (
 	"bytes"
+	"context"
 	"database/sql"
 	"encoding/json"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/ffql"
@@ -286,7 +288,7 @@ func (tx *Tx) repackDropped(rs *recSheet, pw *packWork, kept []bool) error {
 			continue
 		}
 		slices.Sort(blks)
-		if err := tx.repack(rs.sk, col, slices.Compact(blks)); err != nil {
+		if _, err := tx.repack(rs.sk, col, slices.Compact(blks)); err != nil {
 			return err
 		}
 	}
@@ -297,10 +299,10 @@ func (tx *Tx) repackDropped(rs *recSheet, pw *packWork, kept []bool) error {
 // which the transaction must keep from changing (a write's, or one holding the write lock),
 // as PostgreSQL writes their values: a string without an escape as its text, a number or a
 // boolean as its JSON text after a byte 1, no line for an empty value; a block with any other
-// value gets no row. A block with a row already keeps it.
-func (tx *Tx) repack(sk int64, col int, blks []int64) error {
+// value gets no row. A block with a row already keeps it. It returns how many rows it wrote.
+func (tx *Tx) repack(sk int64, col int, blks []int64) (int64, error) {
 	c := strconv.Itoa(col)
-	_, err := tx.exec(`INSERT INTO tally_packs (sk, col, blk, lines, num)
+	res, err := tx.exec(`INSERT INTO tally_packs (sk, col, blk, lines, num)
 		SELECT ?, ?, g.b, COALESCE(x.lines, ''), x.num FROM unnest(CAST(? AS BIGINT[])) g(b),
 		LATERAL (SELECT string_agg(CASE WHEN e.t = 'string' THEN r.vals ->> `+c+` WHEN e.t IN ('number', 'boolean') THEN E'\x01' || CAST(e.v AS TEXT) END, E'\n') AS lines,
 				COALESCE(max(CASE WHEN e.t IN ('number', 'boolean') THEN 1 ELSE 0 END), 0) AS num,
@@ -311,9 +313,10 @@ func (tx *Tx) repack(sk int64, col int, blks []int64) error {
 		ON CONFLICT (sk, col, blk) DO NOTHING`,
 		sk, col, pgInt8Array(blks), blockStart(sk, 0), int64(1)<<bloomShift, blockStart(sk, 0), int64(1)<<bloomShift, int64(1)<<bloomShift-1)
 	if err != nil {
-		return errs.Wrap(err, "pack values")
+		return 0, errs.Wrap(err, "pack values")
 	}
-	return nil
+	n, err := res.RowsAffected()
+	return n, err
 }
 
 // pgInt8Array is PostgreSQL's text of an array of integers.
@@ -397,4 +400,98 @@ func packedTallyQuery(sk int64, col int, text bool) func(s keySlice) ffql.Frag {
 			Args: args,
 		}
 	}
+}
+
+// FillTallyPacks packs, on PostgreSQL, the blocks without a pack of every sheet of TallyMin
+// records or more, for the positions of fields whose values are not kept in a list (nor
+// lists themselves): sheets imported before migration 043, and blocks whose rows edits of
+// a few records dropped. It works a slice of 48 blocks a transaction under the write lock
+// (so no write changes a block between its reading and its row), each once nothing has read
+// or written records for a moment, as FillRecordKinds does; it returns how many blocks it
+// packed. A block holding a value no pack takes is read again by every call.
+func (db *DB) FillTallyPacks(ctx context.Context) (int64, error) {
+	if !db.Postgres() {
+		return 0, nil
+	}
+	type sheet struct{ account, id string }
+	var sheets []sheet
+	err := eachRow(ctx, db.r, "list sheets to pack", `SELECT w.account_id, sh.id FROM record_sheets rs JOIN sheets sh ON sh.id = rs.sheet_id
+		JOIN workbooks w ON w.id = sh.workbook_id WHERE rs.total >= ? AND sh.deleted_at IS NULL AND w.deleted_at IS NULL ORDER BY rs.sk`, []any{TallyMin},
+		func(rows *sql.Rows) error {
+			var s sheet
+			if err := rows.Scan(&s.account, &s.id); err != nil {
+				return errs.Wrap(err, "scan sheet to pack")
+			}
+			sheets = append(sheets, s)
+			return nil
+		})
+	if err != nil {
+		return 0, err
+	}
+	var packed int64
+	for _, s := range sheets {
+		n, err := db.fillSheetPacks(ctx, s.account, s.id)
+		if packed += n; err != nil && errs.CodeOf(err) != errs.NotFound {
+			return packed, err
+		}
+	}
+	return packed, nil
+}
+
+// packSlice is how many blocks one transaction of FillTallyPacks looks at.
+const packSlice = 48
+
+// fillSheetPacks is FillTallyPacks for one sheet.
+func (db *DB) fillSheetPacks(ctx context.Context, accountID, sheetID string) (int64, error) {
+	rs, err := loadRecSheet(ctx, db.r, accountID, sheetID)
+	if err != nil || rs.sk == 0 {
+		return 0, err
+	}
+	kept, _, err := keptFields(ctx, db.r, rs)
+	if err != nil {
+		return 0, err
+	}
+	lo, hi, found, err := (&readCtx{ctx: ctx, q: db.r, db: db}).keyBounds(rs)
+	if err != nil || !found {
+		return 0, err
+	}
+	var packed int64
+	for r, col := range rs.layout.cols {
+		if col < 0 || kept[r] || rs.Schema.Rules[r].List {
+			continue
+		}
+		for b := blockOf(lo); b <= blockOf(hi); b += packSlice {
+			if err := db.writes.wait(ctx, writesQuiet, time.Minute); err != nil {
+				return packed, err
+			}
+			if err := db.reads.wait(ctx, readsQuiet, readsWaitMax); err != nil {
+				return packed, err
+			}
+			err := db.Update(ctx, func(tx *Tx) error {
+				var blks []int64
+				err := eachRow(ctx, tx, "find blocks to pack", `SELECT g.b FROM generate_series(CAST(? AS BIGINT), CAST(? AS BIGINT)) g(b)
+					WHERE NOT EXISTS (SELECT 1 FROM tally_packs WHERE sk = ? AND col = ? AND blk = g.b)
+					AND EXISTS (SELECT 1 FROM records WHERE rid BETWEEN CAST(? AS BIGINT) + g.b * CAST(? AS BIGINT) AND CAST(? AS BIGINT) + g.b * CAST(? AS BIGINT) + CAST(? AS BIGINT))`,
+					[]any{b, b + packSlice - 1, rs.sk, col, blockStart(rs.sk, 0), int64(1) << bloomShift, blockStart(rs.sk, 0), int64(1) << bloomShift, int64(1)<<bloomShift - 1},
+					func(rows *sql.Rows) error {
+						var blk int64
+						if err := rows.Scan(&blk); err != nil {
+							return errs.Wrap(err, "scan block to pack")
+						}
+						blks = append(blks, blk)
+						return nil
+					})
+				if err != nil || len(blks) == 0 {
+					return err
+				}
+				n, err := tx.repack(rs.sk, col, blks)
+				packed += n
+				return err
+			})
+			if err != nil {
+				return packed, err
+			}
+		}
+	}
+	return packed, nil
 }

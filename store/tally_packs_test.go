@@ -203,3 +203,63 @@ func TestTallyPacksFollowEveryWrite(t *testing.T) {
 		t.Fatalf("%d blocks, e-mails packed in %d after the find & replace", blocks, got["email"])
 	}
 }
+
+// FillTallyPacks packs the blocks a sheet has no pack for (a sheet from before the packs,
+// blocks whose packs edits dropped), for fields whose lists are not kept, as a write would.
+func TestFillTallyPacks(t *testing.T) {
+	defer store.TallyPacksForTest(3, 50)()
+	e := mustOpenDB(t)
+	if !e.db.Postgres() {
+		t.Skip("PostgreSQL only")
+	}
+	sh := e.mustCreateSheet(t, packsSheet)
+	r := rand.New(rand.NewPCG(7, 2026))
+	var in []map[string]any
+	for i := range 400 {
+		in = append(in, packValues(r, i))
+	}
+	e.mustInsert(t, sh, rows(in[:100]...)) // (lists dropped: the rest packed)
+	e.mustInsert(t, sh, rows(in[100:]...))
+	count := func() (n map[int]int) {
+		n = map[int]int{}
+		for col := range len(packsSheet.Fields) {
+			var c int
+			if err := e.db.QueryRowForTest(t.Context(), fmt.Sprintf(`SELECT count(*) FROM tally_packs WHERE col = %d`, col), &c); err != nil {
+				t.Fatal(err)
+			}
+			n[col] = c
+		}
+		return n
+	}
+	written := count()
+	if err := e.db.ExecForTest(t.Context(), `DELETE FROM tally_packs`); err != nil {
+		t.Fatal(err)
+	}
+	defer func(n int64) { store.TallyMin = n }(store.TallyMin)
+	store.TallyMin = 1000
+	if n, err := e.db.FillTallyPacks(t.Context()); err != nil || n != 0 {
+		t.Fatalf("a sheet smaller than TallyMin: %d packed (%v)", n, err)
+	}
+	store.TallyMin = 1
+	n, err := e.db.FillTallyPacks(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	filled := count()
+	// e-mails, codes, names: every block the writes packed, and those of the first insert,
+	// whose lists were still kept; tiers (kept) and tags (lists) none
+	total := 0
+	for col, c := range filled {
+		total += c
+		if (col <= 2 && c <= written[col]) || (col > 2 && c != 0) {
+			t.Fatalf("packed by the writes %v, filled in %v", written, filled)
+		}
+	}
+	if int(n) != total {
+		t.Fatalf("FillTallyPacks says %d, %d rows", n, total)
+	}
+	checkTallies(t, e, sh, "packs filled in")
+	if n, err := e.db.FillTallyPacks(t.Context()); err != nil || n != 0 {
+		t.Fatalf("filled in again: %d (%v)", n, err)
+	}
+}

@@ -251,7 +251,9 @@ func (a *automation) nodeStep(ctx context.Context, db *store.DB, id string, time
 // data, and their files' bytes are removed; events stay. With PostgreSQL it also removes
 // bytes an upload stored without its file being recorded (a node stopped between the two)
 // and local copies of uploads an hour old (another node extracted them). After the first
-// purge it fills in the kinds of records written before they were kept (FillRecordKinds).
+// purge it fills in the kinds of records written before they were kept (FillRecordKinds);
+// after each, on PostgreSQL, the tally packs of blocks that have none (FillTallyPacks:
+// sheets from before them, blocks whose packs edits dropped).
 func (a *automation) startRetention(db *store.DB, every time.Duration, bytes blobs.Store, log *slog.Logger) {
 	ctx, cancel := context.WithCancel(context.Background())
 	a.stopPurge, a.purged = cancel, make(chan struct{})
@@ -278,6 +280,11 @@ func (a *automation) startRetention(db *store.DB, every time.Duration, bytes blo
 				} else if n > 0 {
 					log.Info("filled in the kinds of records written before they were kept", "records", n)
 				}
+			}
+			if n, err := db.FillTallyPacks(ctx); err != nil && ctx.Err() == nil {
+				log.Error("packing values for distinct-value counts failed", "err", err)
+			} else if n > 0 {
+				log.Info("packed values for distinct-value counts", "blocks", n)
 			}
 			if db.Postgres() {
 				if n, err := db.RemoveOrphanFileBytes(ctx, db.Now().Add(-time.Hour).UnixMilli()); err != nil && ctx.Err() == nil {
