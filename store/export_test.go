@@ -104,7 +104,11 @@ func (db *DB) GroupedValuesForTest(ctx context.Context, accountID, sheetID, key 
 	i, _ := rs.Schema.Index(key)
 	if tallied {
 		defer tallyEverySheet(slice)()
-		vals, _, ok, err := rc.tallied(rs, rs.layout.cols[i], where, q.plain() && (q.Filter == "" || q.Filter == "all"), tallyOrder{top: top})
+		scope, err := rc.tallyScope(rs, q, where)
+		if err != nil {
+			return nil, err
+		}
+		vals, _, ok, err := rc.tallied(rs, rs.layout.cols[i], scope, tallyOrder{top: top})
 		if err == nil && !ok {
 			err = fmt.Errorf("not tallied")
 		}

@@ -87,13 +87,40 @@ func (t *tally) value(e tallyEnt) []byte {
 type tallyOrder struct {
 	byValue, desc bool
 	top, whole    int
+	valid         bool // the valid records' counts only (tallyScope)
 }
 
-// tallied counts the distinct values at stored position col among the records where selects,
+// tallyScope is what a tally of the records q selects (where) reads: where itself; or, for
+// the whole sheet or its valid records on PostgreSQL, every record (every: the tally packs
+// answer, tally_packs.go), of which only the valid records' counts are kept for the valid
+// ones (valid).
+type tallyScope struct {
+	where        ffql.Frag
+	every, valid bool
+}
+
+func (rc *readCtx) tallyScope(rs *recSheet, q RecordQuery, where ffql.Frag) (tallyScope, error) {
+	if !q.plain() {
+		return tallyScope{where: where}, nil
+	}
+	switch {
+	case q.Filter == "" || q.Filter == "all":
+		return tallyScope{where: where, every: true}, nil
+	case q.Filter == "valid" && rs.d == postgresDialect:
+		q.Filter = ""
+		all, err := rc.where(rs, &q)
+		return tallyScope{where: all, every: true, valid: true}, err
+	}
+	return tallyScope{where: where}, nil
+}
+
+// tallied counts the distinct values at stored position col among the records sc selects,
 // as groupedValues does, and returns them in order o; cut: only the first o.top of them
 // (there were more than o.whole). ok false: not a sheet to tally (inHalves); the caller
-// counts with SQL. every: where selects every record of the sheet (tally packs may answer).
-func (rc *readCtx) tallied(rs *recSheet, col int, where ffql.Frag, every bool, o tallyOrder) (vals []CellCount, cut, ok bool, err error) {
+// counts with SQL.
+func (rc *readCtx) tallied(rs *recSheet, col int, sc tallyScope, o tallyOrder) (vals []CellCount, cut, ok bool, err error) {
+	where, every := sc.where, sc.every
+	o.valid = sc.valid
 	seed := maphash.MakeSeed()
 	var halves [2]*tally
 	// (a field of one text value a cell: a number or a boolean elsewhere in a record does not
@@ -561,6 +588,11 @@ type topCells struct {
 }
 
 func (s *topCells) add(c heldCell) {
+	if s.o.valid {
+		if c.c.Total = c.c.Valid; c.c.Total == 0 {
+			return
+		}
+	}
 	c.c.Error = c.c.Total - c.c.Valid
 	top := s.o.top
 	if s.o.whole > 0 && !s.cut {

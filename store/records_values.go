@@ -85,7 +85,6 @@ func (db *DB) cellValues(ctx context.Context, accountID, sheetID, key string, q 
 	}
 	rc := &readCtx{ctx: ctx, q: db.r}
 	whole := q.plain() && (q.Filter == "" || q.Filter == "all" || q.Filter == "valid" || q.Filter == "error")
-	every := q.plain() && (q.Filter == "" || q.Filter == "all") // (every record)
 	tooMany := false
 	if whole && kept {
 		vals, answer, err := keptCells(rc, rs, col, q.Filter, page)
@@ -104,11 +103,15 @@ func (db *DB) cellValues(ctx context.Context, accountID, sheetID, key string, q 
 		return nil, false, err
 	}
 	tally := q.rowWise() // (others are grouped by SQL)
+	scope, err := rc.tallyScope(rs, q, where)
+	if err != nil {
+		return nil, false, err
+	}
 	if tally && tooMany && page != nil && page.ByValue && page.Limit > 0 {
 		// A page in value order: a tally keeps the values up to it and answers the page (SQL
 		// counts them all, sorted below).
 		order := tallyOrder{byValue: true, desc: page.Desc, top: page.Offset + page.Limit}
-		if vals, _, tallied, err := rc.tallied(rs, col, where, every, order); tallied || err != nil {
+		if vals, _, tallied, err := rc.tallied(rs, col, scope, order); tallied || err != nil {
 			return vals[min(page.Offset, len(vals)):], true, err
 		}
 	}
@@ -127,7 +130,7 @@ func (db *DB) cellValues(ctx context.Context, accountID, sheetID, key string, q 
 	}
 	compute := func(ctx context.Context) ([]CellCount, error) {
 		if tally {
-			vals, cut, tallied, err := rc.tallied(rs, col, where, every, order)
+			vals, cut, tallied, err := rc.tallied(rs, col, scope, order)
 			if cut {
 				kept = false
 			}
