@@ -3,6 +3,7 @@ package store
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"iter"
@@ -227,6 +228,53 @@ func TestEachSliceRawReadsEverySliceAndStops(t *testing.T) {
 		})
 		if !errors.Is(err, stop) || n != 3 {
 			t.Fatalf("stopped at %d with %v", n, err)
+		}
+	}
+}
+
+// selectFirst puts the first k values in order at the front, the k-th last among them,
+// whatever the input's order (sorted, reversed, random, few distinct prefixes).
+func TestSelectFirst(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	o := tallyOrder{byValue: true}
+	for round := range 500 {
+		n := 1 + r.IntN(300)
+		in := make([]heldCell, n)
+		for i := range in {
+			v := fmt.Sprintf(`"%05d"`, r.IntN(1000))
+			if round%4 == 0 {
+				v = fmt.Sprintf(`"%05d"`, i) // distinct, in order
+			}
+			in[i] = heldCell{c: CellCount{Value: json.RawMessage(v), Total: 1}, pre: uint64(r.IntN(3))}
+		}
+		if round%8 == 1 {
+			slices.Reverse(in)
+		}
+		want := slices.Clone(in)
+		slices.SortStableFunc(want, func(a, b heldCell) int {
+			if o.before(a, b) {
+				return -1
+			}
+			if o.before(b, a) {
+				return 1
+			}
+			return 0
+		})
+		k := 1 + r.IntN(n)
+		got := slices.Clone(in)
+		selectFirst(got, k, o.before)
+		if o.before(got[k-1], want[k-1]) || o.before(want[k-1], got[k-1]) {
+			t.Fatalf("round %d: the %d-th is %s, want %s", round, k, got[k-1].c.Value, want[k-1].c.Value)
+		}
+		for i := range k {
+			if o.before(got[k-1], got[i]) {
+				t.Fatalf("round %d: %s after the %d-th, %s", round, got[i].c.Value, k, got[k-1].c.Value)
+			}
+		}
+		for i := k; i < n; i++ {
+			if o.before(got[i], got[k-1]) {
+				t.Fatalf("round %d: %s left out, before the %d-th, %s", round, got[i].c.Value, k, got[k-1].c.Value)
+			}
 		}
 	}
 }
