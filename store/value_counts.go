@@ -149,6 +149,11 @@ func (db *DB) startValueCounts(rs *recSheet, col int) {
 		case <-ctx.Done():
 			return
 		}
+		// (after the request that asked, and the requests for the sheet's other fields that
+		// often come with it: a build beside them took their cores)
+		if db.reads.wait(ctx, readsQuiet, readsWaitMax) != nil {
+			return
+		}
 		handed, err := db.buildValueCounts(ctx, rs, col)
 		if err != nil {
 			slog.Warn("field values not stored; the field is counted when asked", "sheet", rs.sk, "col", col, "err", err)
