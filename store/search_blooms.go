@@ -2,6 +2,7 @@ package store
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"encoding/json"
 	"math/bits"
@@ -347,10 +348,7 @@ func (rs *recSheet) planBlooms(changes []*change) *bloomWork {
 	}
 	go func() {
 		defer close(bw.done)
-		byKey := func(a, b *recState) int { return int(a.rid - b.rid) }
-		if !slices.IsSortedFunc(fresh, byKey) { // (an import's are)
-			slices.SortFunc(fresh, byKey)
-		}
+		sortByKey(fresh)
 		b := newBloom()
 		for i := 0; i < len(fresh); {
 			blk, first := blockOf(fresh[i].rid), fresh[i].rid
@@ -372,6 +370,14 @@ func (rs *recSheet) planBlooms(changes []*change) *bloomWork {
 		}
 	}()
 	return bw
+}
+
+// sortByKey sorts states by record key (an import's already are).
+func sortByKey(list []*recState) {
+	byKey := func(a, b *recState) int { return cmp.Compare(a.rid, b.rid) }
+	if !slices.IsSortedFunc(list, byKey) {
+		slices.SortFunc(list, byKey)
+	}
 }
 
 // wait returns once the new records' filters are worked out (at once for nil).

@@ -134,10 +134,7 @@ func (rs *recSheet) planPacks(changes []*change, vd *valueDelta) *packWork {
 	}
 	go func() {
 		defer close(pw.done)
-		byKey := func(a, b *recState) int { return int(a.rid - b.rid) }
-		if !slices.IsSortedFunc(fresh, byKey) { // (an import's are)
-			slices.SortFunc(fresh, byKey)
-		}
+		sortByKey(fresh)
 		var want []int // (rule indexes)
 		for r, col := range rs.layout.cols {
 			if col >= 0 && (vd == nil || vd.at[r] == nil || vd.counted(r) != 0) {

@@ -107,8 +107,8 @@ func TestTallyPacksFollowEveryWrite(t *testing.T) {
 	packs := func() map[string]int {
 		out := map[string]int{}
 		for _, f := range packsSheet.Fields {
-			var c int
-			if err := e.db.QueryRowForTest(t.Context(), fmt.Sprintf(`SELECT count(*) FROM tally_packs p JOIN record_columns c ON c.sk = p.sk AND c.col = p.col WHERE c.field_key = '%s'`, f.Key), &c); err != nil {
+			c, err := e.db.CountForTest(t.Context(), `SELECT count(*) FROM tally_packs p JOIN record_columns c ON c.sk = p.sk AND c.col = p.col WHERE c.field_key = ?`, f.Key)
+			if err != nil {
 				t.Fatal(err)
 			}
 			out[f.Key] = c
@@ -189,8 +189,8 @@ func TestTallyPacksFollowEveryWrite(t *testing.T) {
 	}
 
 	// A find & replace over every e-mail packs again the blocks whose rows it dropped.
-	var blocks int
-	if err := e.db.QueryRowForTest(t.Context(), `SELECT count(DISTINCT (rid & 68719476735) >> 3) FROM records`, &blocks); err != nil {
+	blocks, err := e.db.CountForTest(t.Context(), `SELECT count(DISTINCT (rid & 68719476735) >> 3) FROM records`)
+	if err != nil {
 		t.Fatal(err)
 	}
 	fr := store.FindReplace{FieldKey: "email", Find: json.RawMessage(`"example.com"`), Replace: json.RawMessage(`"example.org"`)}
@@ -223,8 +223,8 @@ func TestFillTallyPacks(t *testing.T) {
 	count := func() (n map[int]int) {
 		n = map[int]int{}
 		for col := range len(packsSheet.Fields) {
-			var c int
-			if err := e.db.QueryRowForTest(t.Context(), fmt.Sprintf(`SELECT count(*) FROM tally_packs WHERE col = %d`, col), &c); err != nil {
+			c, err := e.db.CountForTest(t.Context(), `SELECT count(*) FROM tally_packs WHERE col = ?`, col)
+			if err != nil {
 				t.Fatal(err)
 			}
 			n[col] = c
