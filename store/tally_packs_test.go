@@ -101,9 +101,18 @@ func TestTallyPacksFollowEveryWrite(t *testing.T) {
 			ids = append(ids, rec.ID)
 		}
 	}
-	ins(60)  // (more values than a list keeps: packed from the next write on)
-	ins(300) // (its first block holds records of the first insert: no pack)
+	ins(60) // (more values than a list keeps: packed from the next write on)
+	// Keys 56 to 60 gone, block 7 (keys 56 to 63) is empty: the next insert, which does not
+	// start it, packs it all the same.
+	if _, err := e.db.DeleteRecords(t.Context(), sh, ids[55:60], opt); err != nil {
+		t.Fatal(err)
+	}
+	ids = ids[:55]
+	ins(300) // (its first block, 7, holds no record before it)
 	ins(101) // (starts in the second insert's last block: added to its packs)
+	if n, err := e.db.CountForTest(t.Context(), `SELECT count(*) FROM tally_packs p JOIN record_columns c ON c.sk = p.sk AND c.col = p.col WHERE c.field_key = 'email' AND p.blk = 7`); err != nil || n != 1 {
+		t.Fatalf("block 7's e-mails: %d packs (%v)", n, err)
+	}
 	packs := func() map[string]int {
 		out := map[string]int{}
 		for _, f := range packsSheet.Fields {
@@ -116,7 +125,7 @@ func TestTallyPacksFollowEveryWrite(t *testing.T) {
 		return out
 	}
 	got := packs()
-	// 461 records from key 1: blocks 0 to 57; e-mails and codes packed from block 8 on but
+	// 456 records from key 1: blocks 0 to 57; e-mails and codes packed from block 7 on but
 	// for blocks with a value no pack takes, names (90 values) from block 46 on (the third
 	// insert's first key, 361, shares block 45 with key 360); tier's list is kept, tags'
 	// values are lists.
