@@ -101,9 +101,10 @@ func valueAt(row []json.RawMessage, i int) json.RawMessage {
 
 // planPacks sorts a write's changes out for its sheet's packs and starts working out its
 // new records' lines (nil: a SQLite sheet) for the fields whose values are not kept in a
-// list before the write (vd: a field whose list this write drops gets rows from the next
-// write on). Like the search filters, a write of fewer than bloomMin new records leaves
-// their blocks without rows.
+// list before the write (vd), or whose new values alone are too many to keep (an import's
+// batch counted ahead: its first); another field whose list this write drops gets rows
+// from the next write on. Like the search filters, a write of fewer than bloomMin new
+// records leaves their blocks without rows.
 func (rs *recSheet) planPacks(changes []*change, vd *valueDelta) *packWork {
 	if rs.d != postgresDialect || rs.sk == 0 {
 		return nil
@@ -137,7 +138,7 @@ func (rs *recSheet) planPacks(changes []*change, vd *valueDelta) *packWork {
 		sortByKey(fresh)
 		var want []int // (rule indexes)
 		for r, col := range rs.layout.cols {
-			if col >= 0 && (vd == nil || vd.at[r] == nil || vd.counted(r) != 0) {
+			if col >= 0 && (vd == nil || vd.at[r] == nil || vd.counted(r) != 0 || (vd.over != nil && vd.over[r])) {
 				want = append(want, r)
 			}
 		}

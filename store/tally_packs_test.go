@@ -3,6 +3,7 @@ package store_test
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -271,4 +272,39 @@ func TestFillTallyPacks(t *testing.T) {
 	if n, err := e.db.FillTallyPacks(t.Context()); err != nil || n != 0 {
 		t.Fatalf("filled in again: %d (%v)", n, err)
 	}
+}
+
+// A streamed import's first batch packs the fields its values alone are too many to keep
+// for (counted ahead), though the lists were kept when it began.
+func TestTallyPacksOfAStreamedImport(t *testing.T) {
+	defer store.TallyPacksForTest(3, 50)()
+	e := mustOpenDB(t)
+	if !e.db.Postgres() {
+		t.Skip("PostgreSQL only")
+	}
+	sh := e.mustCreateSheet(t, packsSheet)
+	keys := []string{"email", "code", "name", "tier", "tags"}
+	r := rand.New(rand.NewPCG(9, 2026))
+	n := 0
+	src := func() ([]json.RawMessage, error) {
+		if n == 600 {
+			return nil, io.EOF
+		}
+		n++
+		vals := packValues(r, n)
+		out := make([]json.RawMessage, len(keys))
+		for i, k := range keys {
+			out[i], _ = json.Marshal(vals[k])
+		}
+		return out, nil
+	}
+	if _, err := e.db.InsertStream(t.Context(), sh, keys, src, 200, store.WriteOptions{Actor: "us_usr_test"}); err != nil {
+		t.Fatal(err)
+	}
+	// the first batch: keys 1 to 200, blocks 0 to 25
+	first, err := e.db.CountForTest(t.Context(), `SELECT count(*) FROM tally_packs p JOIN record_columns c ON c.sk = p.sk AND c.col = p.col WHERE c.field_key = 'code' AND p.blk <= 25`)
+	if err != nil || first < 20 {
+		t.Fatalf("the first batch's codes: %d blocks packed of 26 (%v)", first, err)
+	}
+	checkTallies(t, e, sh, "streamed import")
 }
