@@ -111,15 +111,32 @@ func (tx *Tx) selectBatch(rs *recSheet, q *RecordQuery, last int64) ([]*recState
 	if err != nil {
 		return nil, err
 	}
-	args := append(append([]any{}, where.Args...), BatchSize)
 	var out []*recState
-	err = eachRow(tx.ctx, tx, "select batch", `SELECT r.`+strings.ReplaceAll(stateColumns, ", ", ", r.")+` FROM records r WHERE `+where.SQL+` ORDER BY r.rid LIMIT ?`,
-		args, func(rows *sql.Rows) error {
-			st, err := rs.scanState(rows)
-			out = append(out, st)
-			return err
-		})
-	return out, err
+	read := func(where ffql.Frag, limit int) error {
+		return eachRow(tx.ctx, tx, "select batch", `SELECT r.`+strings.ReplaceAll(stateColumns, ", ", ", r.")+` FROM records r WHERE `+where.SQL+` ORDER BY r.rid LIMIT ?`,
+			append(append([]any{}, where.Args...), limit), func(rows *sql.Rows) error {
+				st, err := rs.scanState(rows)
+				out = append(out, st)
+				return err
+			})
+	}
+	if rs.d != postgresDialect {
+		return out, read(where, BatchSize)
+	}
+	// PostgreSQL guesses that a few records of the keys after the last batch pass a filter
+	// (a find & replace's), reads them all and sorts them for each batch (0.36 s at 500,000
+	// keys, 41 s for a find & replace of 1,000,000 e-mails): a window of BatchSize keys a
+	// query is read by its key index, as many windows as the batch needs.
+	lo, hi, found, err := rc.keyBounds(rs)
+	if err != nil || !found {
+		return nil, err
+	}
+	for from := max(lo, last+1); from <= hi && len(out) < BatchSize; from += BatchSize {
+		if err := read(within(where, [2]int64{from, min(hi, from+BatchSize-1)}), BatchSize-len(out)); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // edits turns per-record edits into update changes; edit changes a copy and reports

@@ -91,6 +91,46 @@ func TestFindAndReplaceBatchesAndReadonly(t *testing.T) {
 	}
 }
 
+// A bulk edit finds sparse matches across windows of keys, one of them emptied (PostgreSQL
+// reads a batch BatchSize keys at a time), and batches of every record across them.
+func TestFindAndReplaceAcrossKeyWindows(t *testing.T) {
+	e := mustOpenDB(t)
+	sh := e.mustCreateSheet(t, contacts)
+	var in []map[string]any
+	for i := range 2*store.BatchSize + 7 {
+		tier := "silver"
+		if i%7 == 0 {
+			tier = "gold"
+		}
+		in = append(in, map[string]any{"name": fmt.Sprintf("n%d", i), "tier": tier})
+	}
+	recs := e.mustInsert(t, sh, rows(in...)).Records
+	var gone []string // (keys 10,001 to 20,000: the second window of the first batch)
+	for _, r := range recs[store.BatchSize : 2*store.BatchSize] {
+		gone = append(gone, r.ID)
+	}
+	if _, err := e.db.DeleteRecords(t.Context(), sh, gone, store.WriteOptions{Actor: "us_usr_test"}); err != nil {
+		t.Fatal(err)
+	}
+	left, gold := len(recs)-len(gone), 0
+	for i := range in {
+		if (i < store.BatchSize || i >= 2*store.BatchSize) && i%7 == 0 {
+			gold++
+		}
+	}
+	res, err := e.db.FindAndReplace(t.Context(), sh, store.RecordQuery{}, store.FindReplace{FieldKey: "tier", Find: json.RawMessage(`"\"gold\""`), Replace: json.RawMessage(`"bronze"`)}, store.WriteOptions{})
+	if err != nil || res.Count != gold || len(res.VersionIDs) != 1 {
+		t.Fatalf("gold: %+v (%v), want %d in one version", res, err, gold)
+	}
+	if n, _ := e.db.CountForTest(t.Context(), `SELECT count(*) FROM records WHERE CAST(vals AS TEXT) LIKE '%"gold"%'`); n != 0 {
+		t.Fatalf("%d gold left", n)
+	}
+	res, err = e.db.FindAndReplace(t.Context(), sh, store.RecordQuery{}, store.FindReplace{FieldKey: "name", Find: json.RawMessage(`"n"`), Replace: json.RawMessage(`"m"`)}, store.WriteOptions{})
+	if err != nil || res.Count != left || len(res.VersionIDs) != 2 {
+		t.Fatalf("names: %+v (%v), want %d in two versions", res, err, left)
+	}
+}
+
 func TestClearColumn(t *testing.T) {
 	e := mustOpenDB(t)
 	cfg := contacts
