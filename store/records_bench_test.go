@@ -155,12 +155,13 @@ func storeImport(b *testing.B, e *sheetEnv, sheetID, csvPath string) time.Durati
 	start := time.Now()
 	r := csv.NewReader(bufio.NewReaderSize(f, 1<<20))
 	r.ReuseRecord = true
+	var quote records.Quoter // (as the server's import quotes its cells)
 	src := func() ([]json.RawMessage, error) {
 		rec, err := r.Read()
 		if err != nil {
 			return nil, err
 		}
-		return records.QuoteRow(rec), nil
+		return quote.Row(rec), nil
 	}
 	res, err := e.db.InsertStream(context.Background(), sheetID, keys, src, benchEnvInt("SLUICE_BENCH_BATCH", 10000), store.WriteOptions{Actor: "bench", DisableHooks: true})
 	if err != nil {
