@@ -16,6 +16,7 @@ import (
 	"github.com/sluice/sluice/mapping"
 	"github.com/sluice/sluice/model"
 	"github.com/sluice/sluice/schema"
+	"github.com/sluice/sluice/records"
 	"github.com/sluice/sluice/store"
 )
 
@@ -233,10 +234,10 @@ func (s *Service) countColumns(ctx context.Context, accountID string, p *Plan, c
 	if len(need) == 0 {
 		return nil
 	}
-	err := s.DB.EachRecord(ctx, accountID, p.Source.ID, store.RecordQuery{}, func(r *store.Record) error {
-		for _, c := range r.Cells {
-			if col := need[c.Key]; col != nil {
-				col.Add(CellText(c.Value))
+	err := s.DB.EachValues(ctx, accountID, p.Source.ID, func(keys []string, _ string, row records.Row) error {
+		for i, v := range row {
+			if col := need[keys[i]]; col != nil && v != nil {
+				col.Add(CellText(v))
 			}
 		}
 		return nil
@@ -350,7 +351,13 @@ func (s *Service) Map(ctx context.Context, j *model.Job) (jobs.Outcome, error) {
 	done := make(chan struct{})
 	defer close(done)
 	go func() {
-		errc <- s.DB.EachRecord(ctx, j.AccountID, p.Source.ID, store.RecordQuery{}, func(r *store.Record) error {
+		errc <- s.DB.EachValues(ctx, j.AccountID, p.Source.ID, func(keys []string, id string, row records.Row) error {
+			r := &store.Record{ID: id, Cells: make([]store.Cell, 0, len(row))}
+			for i, v := range row {
+				if v != nil {
+					r.Cells = append(r.Cells, store.Cell{Key: keys[i], Value: v})
+				}
+			}
 			select {
 			case recs <- r:
 				return nil

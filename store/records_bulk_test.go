@@ -13,6 +13,7 @@ import (
 
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/model"
+	"github.com/sluice/sluice/records"
 	"github.com/sluice/sluice/store"
 )
 
@@ -346,5 +347,60 @@ func TestInsertStreamLeavesTheSourceWhenItReturns(t *testing.T) {
 	time.Sleep(100 * time.Millisecond)
 	if after.Load() != 0 {
 		t.Fatalf("the source was called %d times after InsertStream returned", after.Load())
+	}
+}
+
+// EachValues (a map job's reading of its source) hands over every record's values as
+// EachRecord does — across a page boundary, holes in the keys, empty values and a field the
+// schema dropped.
+func TestEachValuesAsEachRecord(t *testing.T) {
+	e := mustOpenDB(t)
+	sh := e.mustCreateSheet(t, contacts)
+	var in []map[string]any
+	for i := range 5600 {
+		rec := map[string]any{"name": fmt.Sprintf("n%d", i), "age": i % 90, "tier": []string{"gold", "silver", ""}[i%3]}
+		if i%11 == 0 {
+			rec["email"] = fmt.Sprintf(`e"%d@x.io`, i)
+		}
+		in = append(in, rec)
+	}
+	e.mustInsertWithHoles(t, sh, in, 13)
+	cfg := contacts
+	cfg.Fields = append([]model.Field{}, contacts.Fields[:3]...) // (vip and tier dropped)
+	cfg.Fields = append(cfg.Fields, contacts.Fields[4])          // (tier back, empty: a new position)
+	e.setConfig(t, sh, cfg)
+	type rec struct {
+		id   string
+		vals map[string]string
+	}
+	var want, got []rec
+	err := e.db.EachRecord(t.Context(), e.account, sh, store.RecordQuery{}, func(r *store.Record) error {
+		vals := map[string]string{}
+		for _, c := range r.Cells {
+			if c.Value != nil {
+				vals[c.Key] = string(c.Value)
+			}
+		}
+		want = append(want, rec{r.ID, vals})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = e.db.EachValues(t.Context(), e.account, sh, func(keys []string, id string, row records.Row) error {
+		vals := map[string]string{}
+		for i, v := range row {
+			if v != nil {
+				vals[keys[i]] = string(v)
+			}
+		}
+		got = append(got, rec{id, vals})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(want) < 5100 || !reflect.DeepEqual(got, want) {
+		t.Fatalf("EachValues read %d records, EachRecord %d (first: %v / %v)", len(got), len(want), got[:1], want[:1])
 	}
 }

@@ -2,8 +2,11 @@ package store
 
 import (
 	"context"
+	"database/sql"
 
+	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/model"
+	"github.com/sluice/sluice/records"
 )
 
 // exportPage is how many records EachRecord reads at a time.
@@ -36,5 +39,58 @@ func (db *DB) EachRecord(ctx context.Context, accountID, sheetID string, q Recor
 			return err
 		}
 		q.after = rid
+	}
+}
+
+// EachValues calls fn with the id and the values (by field index of keys, the sheet's
+// field keys in schema order, nil where empty) of every record of the sheet in key order,
+// exportPage records a query: what a map job reads of its source. GetRecords built a whole
+// Record for each, with its cells' validity and messages, in two queries a page: 3.1 s of
+// CPU for 1,000,000 records of 8 fields.
+func (db *DB) EachValues(ctx context.Context, accountID, sheetID string, fn func(keys []string, id string, row records.Row) error) error {
+	rs, err := db.readSheet(ctx, accountID, sheetID)
+	if err != nil || rs.sk == 0 {
+		return err
+	}
+	keys := make([]string, len(rs.Schema.Rules))
+	for i, r := range rs.Schema.Rules {
+		keys[i] = r.Key
+	}
+	rc := &readCtx{ctx: ctx, q: db.r, db: db}
+	where, err := rc.where(rs, &RecordQuery{})
+	if err != nil {
+		return err
+	}
+	_, hi := ridRange(rs.sk)
+	for from := int64(0); ; {
+		var rids []int64
+		var rows []records.Row
+		err := func() error {
+			defer db.reads.reading()()
+			w := within(where, [2]int64{from, hi})
+			return eachRow(ctx, db.r, "read records", `SELECT r.rid, r.vals FROM records r WHERE `+w.SQL+` ORDER BY r.rid LIMIT ?`, append(w.Args, exportPage),
+				func(sr *sql.Rows) error {
+					var rid int64
+					var vals []byte
+					if err := sr.Scan(&rid, &vals); err != nil {
+						return errs.Wrap(err, "scan record")
+					}
+					row, err := rs.decode(vals)
+					rids, rows = append(rids, rid), append(rows, row)
+					return err
+				})
+		}()
+		if err != nil {
+			return err
+		}
+		for i, row := range rows {
+			if err := fn(keys, RecordID(rids[i]), row); err != nil {
+				return err
+			}
+		}
+		if len(rows) < exportPage {
+			return nil
+		}
+		from = rids[len(rids)-1] + 1
 	}
 }
