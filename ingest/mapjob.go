@@ -15,8 +15,8 @@ import (
 	"github.com/sluice/sluice/jobs"
 	"github.com/sluice/sluice/mapping"
 	"github.com/sluice/sluice/model"
-	"github.com/sluice/sluice/schema"
 	"github.com/sluice/sluice/records"
+	"github.com/sluice/sluice/schema"
 	"github.com/sluice/sluice/store"
 )
 
