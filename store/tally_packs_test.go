@@ -53,6 +53,17 @@ func packValues(r *rand.Rand, n int) map[string]any {
 	return out
 }
 
+// packsEnv is a PostgreSQL database (the test is skipped on SQLite) with a sheet of
+// packsSheet, blocks of 8 keys and lists of no more than 50 values until the test ends.
+func packsEnv(t *testing.T) (*sheetEnv, string) {
+	t.Cleanup(store.TallyPacksForTest(3, 50))
+	e := mustOpenDB(t)
+	if !e.db.Postgres() {
+		t.Skip("PostgreSQL only")
+	}
+	return e, e.mustCreateSheet(t, packsSheet)
+}
+
 // checkTallies compares every field's tally (whole sheet, slices of whole blocks and not;
 // every record and valid ones) with the database's GROUP BY.
 func checkTallies(t *testing.T, e *sheetEnv, sh, step string) {
@@ -82,12 +93,7 @@ func checkTallies(t *testing.T, e *sheetEnv, sh, step string) {
 // kind of write: imports in batches that start blocks and add to them, small inserts,
 // edits, deletes, bulk updates, clearing a column, undo.
 func TestTallyPacksFollowEveryWrite(t *testing.T) {
-	defer store.TallyPacksForTest(3, 50)() // (blocks of 8 keys; lists of 50 values)
-	e := mustOpenDB(t)
-	if !e.db.Postgres() {
-		t.Skip("PostgreSQL only")
-	}
-	sh := e.mustCreateSheet(t, packsSheet)
+	e, sh := packsEnv(t)
 	r := rand.New(rand.NewPCG(43, 2026))
 	opt := store.WriteOptions{Actor: "us_usr_test", AccountID: e.account}
 	var ids []string
@@ -217,12 +223,7 @@ func TestTallyPacksFollowEveryWrite(t *testing.T) {
 // FillTallyPacks packs the blocks a sheet has no pack for (a sheet from before the packs,
 // blocks whose packs edits dropped), for fields whose lists are not kept, as a write would.
 func TestFillTallyPacks(t *testing.T) {
-	defer store.TallyPacksForTest(3, 50)()
-	e := mustOpenDB(t)
-	if !e.db.Postgres() {
-		t.Skip("PostgreSQL only")
-	}
-	sh := e.mustCreateSheet(t, packsSheet)
+	e, sh := packsEnv(t)
 	r := rand.New(rand.NewPCG(7, 2026))
 	var in []map[string]any
 	for i := range 400 {
@@ -277,12 +278,7 @@ func TestFillTallyPacks(t *testing.T) {
 // A streamed import's first batch packs the fields its values alone are too many to keep
 // for (counted ahead), though the lists were kept when it began.
 func TestTallyPacksOfAStreamedImport(t *testing.T) {
-	defer store.TallyPacksForTest(3, 50)()
-	e := mustOpenDB(t)
-	if !e.db.Postgres() {
-		t.Skip("PostgreSQL only")
-	}
-	sh := e.mustCreateSheet(t, packsSheet)
+	e, sh := packsEnv(t)
 	keys := []string{"email", "code", "name", "tier", "tags"}
 	r := rand.New(rand.NewPCG(9, 2026))
 	n := 0
