@@ -12,6 +12,7 @@ import (
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/jobs"
 	"github.com/sluice/sluice/model"
+	"github.com/sluice/sluice/records"
 	"github.com/sluice/sluice/schema"
 	"github.com/sluice/sluice/store"
 )
@@ -125,10 +126,11 @@ func (s *Service) write(ctx context.Context, accountID, path, format string, she
 	}
 	defer out.Close()
 	counter := &countingReader{rr: s.DB}
+	rr := RecordReader(countingValues{counter, s.DB})
 	if format == "csv" {
-		err = WriteCSV(ctx, counter, accountID, sheets[0], q, out)
+		err = WriteCSV(ctx, rr, accountID, sheets[0], q, out)
 	} else {
-		err = WriteXLSX(ctx, counter, accountID, sheets, q, out)
+		err = WriteXLSX(ctx, rr, accountID, sheets, q, out)
 	}
 	if err != nil {
 		return 0, 0, err
@@ -148,4 +150,14 @@ type countingReader struct {
 
 func (c *countingReader) EachRecord(ctx context.Context, accountID, sheetID string, q store.RecordQuery, fn func(*store.Record) error) error {
 	return c.rr.EachRecord(ctx, accountID, sheetID, q, func(r *store.Record) error { c.n++; return fn(r) })
+}
+
+// countingValues is a countingReader over a reader of stored values (valueReader).
+type countingValues struct {
+	*countingReader
+	vr valueReader
+}
+
+func (c countingValues) EachValues(ctx context.Context, accountID, sheetID string, fn func(keys []string, id string, row records.Row) error) error {
+	return c.vr.EachValues(ctx, accountID, sheetID, func(keys []string, id string, row records.Row) error { c.n++; return fn(keys, id, row) })
 }

@@ -2,18 +2,21 @@ package ingest
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/xuri/excelize/v2"
 
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/model"
+	"github.com/sluice/sluice/records"
 	"github.com/sluice/sluice/store"
 )
 
@@ -58,6 +61,38 @@ func header(s *model.Sheet) []string {
 	return out
 }
 
+// valueReader reads the stored values of every record of a sheet (store.DB.EachValues):
+// an export of a whole sheet reads them rather than whole records (1,000,000 records as
+// CSV: 4.3 s through EachRecord).
+type valueReader interface {
+	EachValues(ctx context.Context, accountID, sheetID string, fn func(keys []string, id string, row records.Row) error) error
+}
+
+// eachCells calls fn with the export text of each record q selects, in the sheet's field
+// order.
+func eachCells(ctx context.Context, rr RecordReader, accountID string, s *model.Sheet, q store.RecordQuery, fn func([]string) error) error {
+	vr, ok := rr.(valueReader)
+	if !ok || !q.Whole() {
+		return rr.EachRecord(ctx, accountID, s.ID, q, func(r *store.Record) error { return fn(cells(s, r)) })
+	}
+	var at []int // (field i's place among the reader's keys, -1: none)
+	return vr.EachValues(ctx, accountID, s.ID, func(keys []string, _ string, row records.Row) error {
+		if at == nil {
+			at = make([]int, len(s.Config.Fields))
+			for i, f := range s.Config.Fields {
+				at[i] = slices.Index(keys, f.Key)
+			}
+		}
+		out := make([]string, len(at))
+		for i, k := range at {
+			if k >= 0 && k < len(row) {
+				out[i] = CellText(row[k])
+			}
+		}
+		return fn(out)
+	})
+}
+
 // cells lays a record out in the sheet's field order as export text.
 func cells(s *model.Sheet, r *store.Record) []string {
 	byKey := make(map[string]json.RawMessage, len(r.Cells))
@@ -75,6 +110,15 @@ func cells(s *model.Sheet, r *store.Record) []string {
 func CellText(raw json.RawMessage) string {
 	if len(raw) == 0 || string(raw) == "null" {
 		return ""
+	}
+	switch raw[0] {
+	case '"':
+		if len(raw) >= 2 && raw[len(raw)-1] == '"' && bytes.IndexByte(raw, '\\') < 0 {
+			return string(raw[1 : len(raw)-1]) // (no escape: the text between the quotes)
+		}
+	case '[', '{':
+	default:
+		return string(raw) // a number or a boolean
 	}
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
@@ -97,7 +141,7 @@ func WriteCSV(ctx context.Context, rr RecordReader, accountID string, s *model.S
 	if err := cw.Write(header(s)); err != nil {
 		return err
 	}
-	err := rr.EachRecord(ctx, accountID, s.ID, q, func(r *store.Record) error { return cw.Write(cells(s, r)) })
+	err := eachCells(ctx, rr, accountID, s, q, cw.Write)
 	cw.Flush()
 	if err != nil {
 		return err
@@ -136,7 +180,7 @@ func WriteXLSX(ctx context.Context, rr RecordReader, accountID string, sheets []
 		if err := row(header(s)); err != nil {
 			return errs.Wrap(err, "xlsx header")
 		}
-		if err := rr.EachRecord(ctx, accountID, s.ID, q, func(r *store.Record) error { return row(cells(s, r)) }); err != nil {
+		if err := eachCells(ctx, rr, accountID, s, q, row); err != nil {
 			return err
 		}
 		if err := sw.Flush(); err != nil {

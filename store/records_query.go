@@ -53,6 +53,12 @@ func (q *RecordQuery) plain() bool {
 	return q.SearchValue == "" && q.rowWise() && q.FilterField == "" && q.Q == "" && !q.ExcludeReadOnly && q.pre == "" && q.after == 0 && q.upto == 0
 }
 
+// Whole reports whether the query selects every record of the sheet in key order (what
+// EachValues reads).
+func (q RecordQuery) Whole() bool {
+	return q.plain() && (q.Filter == "" || q.Filter == "all") && q.SortField == ""
+}
+
 // filtering reports whether the query narrows the sheet, which turns ids into exclusions.
 func (q *RecordQuery) filtering() bool {
 	return q.Filter == "valid" || q.Filter == "error" || q.Filter == "all" || q.SearchValue != "" || q.Q != ""
