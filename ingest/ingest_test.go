@@ -2,8 +2,6 @@ package ingest
 
 import (
 	"encoding/json"
-	"fmt"
-	"strings"
 	"testing"
 )
 
@@ -22,24 +20,9 @@ func TestJSONStringRoundTrips(t *testing.T) {
 // CellText's shortcuts (a string without an escape, a number, a boolean) give what decoding
 // the JSON gives.
 func TestCellTextShortcuts(t *testing.T) {
-	decoded := func(raw json.RawMessage) string {
-		var s string
-		if json.Unmarshal(raw, &s) == nil {
-			return s
-		}
-		var list []any
-		if json.Unmarshal(raw, &list) == nil {
-			parts := make([]string, len(list))
-			for i, v := range list {
-				parts[i] = fmt.Sprint(v)
-			}
-			return strings.Join(parts, ", ")
-		}
-		return string(raw)
-	}
 	for _, v := range []string{`"plain"`, `""`, `"Müller 日本"`, `"q\"uote"`, `"back\\slash"`, `"\u00e9"`, `"tab\there"`,
 		`42`, `-0.5`, `1e21`, `true`, `false`, `["a","b"]`, `[1,2.5,true]`, `[]`, `{"k":"v"}`} {
-		if got, want := CellText(json.RawMessage(v)), decoded(json.RawMessage(v)); got != want {
+		if got, want := CellText(json.RawMessage(v)), decodedText(json.RawMessage(v)); got != want {
 			t.Errorf("%s: %q, want %q", v, got, want)
 		}
 	}

@@ -120,6 +120,11 @@ func CellText(raw json.RawMessage) string {
 	default:
 		return string(raw) // a number or a boolean
 	}
+	return decodedText(raw)
+}
+
+// decodedText is CellText of any JSON value, decoded.
+func decodedText(raw json.RawMessage) string {
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
 		return s
