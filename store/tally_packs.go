@@ -306,15 +306,23 @@ func (tx *Tx) repack(sk int64, col int, blks []int64) (int64, error) {
 				COALESCE(max(CASE WHEN e.t IN ('number', 'boolean') THEN 1 ELSE 0 END), 0) AS num,
 				bool_and(e.t IS NULL OR e.t IN ('null', 'number', 'boolean') OR (e.t = 'string' AND strpos(CAST(e.v AS TEXT), '\') = 0) OR e.v = '[]'::jsonb) AS ok
 			FROM records r, LATERAL (SELECT r.vals -> `+c+` AS v, jsonb_typeof(r.vals -> `+c+`) AS t) e
-			WHERE r.rid BETWEEN CAST(? AS BIGINT) + g.b * CAST(? AS BIGINT) AND CAST(? AS BIGINT) + g.b * CAST(? AS BIGINT) + CAST(? AS BIGINT)) x
+			WHERE `+inBlock(sk).SQL+`) x
 		WHERE x.ok IS NOT FALSE
 		ON CONFLICT (sk, col, blk) DO NOTHING`,
-		sk, col, pgInt8Array(blks), blockStart(sk, 0), int64(1)<<bloomShift, blockStart(sk, 0), int64(1)<<bloomShift, int64(1)<<bloomShift-1)
+		append([]any{sk, col, pgInt8Array(blks)}, inBlock(sk).Args...)...)
 	if err != nil {
 		return 0, errs.Wrap(err, "pack values")
 	}
 	n, err := res.RowsAffected()
 	return n, err
+}
+
+// inBlock is the condition that a record r lies in block g.b of sheet sk (g(b): the block
+// numbers a statement goes through).
+func inBlock(sk int64) ffql.Frag {
+	base, size := blockStart(sk, 0), int64(1)<<bloomShift
+	return ffql.Frag{SQL: `r.rid BETWEEN CAST(? AS BIGINT) + g.b * CAST(? AS BIGINT) AND CAST(? AS BIGINT) + g.b * CAST(? AS BIGINT) + CAST(? AS BIGINT)`,
+		Args: []any{base, size, base, size, size - 1}}
 }
 
 // pgInt8Array is PostgreSQL's text of an array of integers.
@@ -469,8 +477,8 @@ func (db *DB) fillSheetPacks(ctx context.Context, accountID, sheetID string) (in
 				var blks []int64
 				err := eachRow(ctx, tx, "find blocks to pack", `SELECT g.b FROM generate_series(CAST(? AS BIGINT), CAST(? AS BIGINT)) g(b)
 					WHERE NOT EXISTS (SELECT 1 FROM tally_packs WHERE sk = ? AND col = ? AND blk = g.b)
-					AND EXISTS (SELECT 1 FROM records WHERE rid BETWEEN CAST(? AS BIGINT) + g.b * CAST(? AS BIGINT) AND CAST(? AS BIGINT) + g.b * CAST(? AS BIGINT) + CAST(? AS BIGINT))`,
-					[]any{b, b + packSlice - 1, rs.sk, col, blockStart(rs.sk, 0), int64(1) << bloomShift, blockStart(rs.sk, 0), int64(1) << bloomShift, int64(1)<<bloomShift - 1},
+					AND EXISTS (SELECT 1 FROM records r WHERE `+inBlock(rs.sk).SQL+`)`,
+					append([]any{b, b + packSlice - 1, rs.sk, col}, inBlock(rs.sk).Args...),
 					func(rows *sql.Rows) error {
 						var blk int64
 						if err := rows.Scan(&blk); err != nil {
