@@ -119,7 +119,6 @@ func (rc *readCtx) tallyScope(rs *recSheet, q RecordQuery, where ffql.Frag) (tal
 // (there were more than o.whole). ok false: not a sheet to tally (inHalves); the caller
 // counts with SQL.
 func (rc *readCtx) tallied(rs *recSheet, col int, sc tallyScope, o tallyOrder) (vals []CellCount, cut, ok bool, err error) {
-	where, every := sc.where, sc.every
 	o.valid = sc.valid
 	seed := maphash.MakeSeed()
 	var halves [2]*tally
@@ -128,7 +127,7 @@ func (rc *readCtx) tallied(rs *recSheet, col int, sc tallyScope, o tallyOrder) (
 	field, in := rs.layout.byCol[col]
 	text := in && textOnly(rs.Schema.Rules[field]) && !rs.Schema.Rules[field].List
 	query := tallyQuery(rc.q.dialect(), col, text)
-	if every && rc.q.dialect() == postgresDialect && rs.total >= TallyMin {
+	if sc.every && rc.q.dialect() == postgresDialect && rs.total >= TallyMin {
 		packed, err := rc.hasPacks(rs.sk, col)
 		if err != nil {
 			return nil, false, false, err
@@ -139,7 +138,7 @@ func (rc *readCtx) tallied(rs *recSheet, col int, sc tallyScope, o tallyOrder) (
 	}
 	ok, err = rc.inHalves(rc.ctx, rs, true, func(ctx context.Context, p *pool, i int, keys *keySlices) error {
 		var err error
-		halves[i], err = tallyHalf(ctx, p, query, where, col, keys, seed)
+		halves[i], err = tallyHalf(ctx, p, query, sc.where, col, keys, seed)
 		return err
 	}, func() { vals, cut = mergeInHalves(halves[0], halves[1], o) })
 	return vals, cut, ok, err
@@ -377,11 +376,18 @@ func tallyQuery(d dialect, col int, text bool) func(s keySlice) ffql.Frag {
 	}
 	values := tallyValues(col, text)
 	return func(s keySlice) ffql.Frag {
+		invalid := invalidValues(values, s)
 		return ffql.Frag{
-			SQL:  `SELECT ` + values + `, (SELECT ` + values + ` FROM records r WHERE (` + s.where.SQL + `) AND r.valid = 0) FROM records r WHERE ` + s.where.SQL,
-			Args: append(slices.Clip(s.where.Args), s.where.Args...),
+			SQL:  `SELECT ` + values + `, ` + invalid.SQL + ` FROM records r WHERE ` + s.where.SQL,
+			Args: append(slices.Clip(invalid.Args), s.where.Args...),
 		}
 	}
+}
+
+// invalidValues is the subquery of the invalid records' values among a slice's (values:
+// tallyValues'), through the index of records with errors.
+func invalidValues(values string, s keySlice) ffql.Frag {
+	return ffql.Frag{SQL: `(SELECT ` + values + ` FROM records r WHERE (` + s.where.SQL + `) AND r.valid = 0)`, Args: s.where.Args}
 }
 
 // tallyValues is PostgreSQL's aggregate of the lines of the values at position col of the

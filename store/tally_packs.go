@@ -393,14 +393,15 @@ func packedTallyQuery(sk int64, col int, text bool) func(s keySlice) ffql.Frag {
 		if blockStart(sk, b1+1)-1 > s.to {
 			p1--
 		}
+		invalid := invalidValues(values, s)
 		args := []any{b0, b1, s.from, base, size, s.to, base, size, size - 1}
-		args = append(append(args, s.where.Args...), sk, col, p0, p1)
+		args = append(append(args, invalid.Args...), sk, col, p0, p1)
 		return ffql.Frag{
 			SQL: `SELECT concat_ws(E'\n', p.lines, (SELECT string_agg(x.v, E'\n') FROM generate_series(CAST(? AS BIGINT), CAST(? AS BIGINT)) g(b),
 				LATERAL (SELECT ` + values + ` AS v FROM records r WHERE r.rid BETWEEN greatest(CAST(? AS BIGINT), CAST(? AS BIGINT) + g.b * CAST(? AS BIGINT))
 					AND least(CAST(? AS BIGINT), CAST(? AS BIGINT) + g.b * CAST(? AS BIGINT) + CAST(? AS BIGINT))) x
 				WHERE g.b <> ALL (p.blks))),
-				(SELECT ` + values + ` FROM records r WHERE (` + s.where.SQL + `) AND r.valid = 0)
+				` + invalid.SQL + `
 				FROM (SELECT string_agg(lines, E'\n') AS lines, COALESCE(array_agg(blk), '{}') AS blks FROM tally_packs
 					WHERE sk = ? AND col = ? AND blk BETWEEN ? AND ?` + num + `) p`,
 			Args: args,
