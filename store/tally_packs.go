@@ -209,16 +209,19 @@ func (tx *Tx) writePacks(rs *recSheet, pw *packWork, kept []bool) error {
 		return err
 	}
 	for _, pb := range adds {
-		var vals []string
-		var args []any
+		var more []newRow // (the block's rows to add to)
 		for r, pl := range pb.rules {
 			if col := rs.layout.cols[r]; col >= 0 && !pw.stale[packKey{col, pb.blk}] && !pw.stale[packKey{packAll, pb.blk}] {
-				vals = append(vals, `(CAST(? AS INTEGER), CAST(? AS TEXT), CAST(? AS INTEGER))`)
-				args = append(args, col, nonNil(pl.lines), boolInt(pl.num))
+				more = append(more, newRow{col, pb.blk, pl.lines, pl.num})
 			}
 		}
-		if len(vals) == 0 {
+		if len(more) == 0 {
 			continue
+		}
+		vals, args := make([]string, len(more)), make([]any, 0, 3*len(more)+2)
+		for i, m := range more {
+			vals[i] = `(CAST(? AS INTEGER), CAST(? AS TEXT), CAST(? AS INTEGER))`
+			args = append(args, m.col, nonNil(m.lines), boolInt(m.num))
 		}
 		added := map[int]bool{}
 		err := eachRow(tx.ctx, tx, "update tally packs", `UPDATE tally_packs t SET lines = t.lines || E'\n' || v.column2, num = t.num | v.column3
@@ -234,7 +237,7 @@ func (tx *Tx) writePacks(rs *recSheet, pw *packWork, kept []bool) error {
 		if err != nil {
 			return err
 		}
-		if len(added) == len(vals) {
+		if len(added) == len(more) {
 			continue
 		}
 		var before bool
@@ -244,9 +247,9 @@ func (tx *Tx) writePacks(rs *recSheet, pw *packWork, kept []bool) error {
 		if before {
 			continue // (records before the new ones, in no row of this position)
 		}
-		for i := 0; i < len(args); i += 3 {
-			if col := args[i].(int); !added[col] {
-				fresh = append(fresh, newRow{col, pb.blk, args[i+1].([]byte), args[i+2].(int) == 1})
+		for _, m := range more {
+			if !added[m.col] {
+				fresh = append(fresh, m)
 			}
 		}
 	}
