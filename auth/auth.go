@@ -27,6 +27,7 @@ const (
 	SpaceToken     Kind = "space"    // JWT handed out with a space, scoped to that space
 	PersonalToken  Kind = "personal" // personal access token (issued by a later release)
 	GuestToken     Kind = "guest"    // guest access token (issued by a later release)
+	ClipToken      Kind = "clip"     // a public data clip's link: its clip sheet only
 )
 
 // Principal is who a request acts for and how far it reaches.
@@ -35,6 +36,8 @@ type Principal struct {
 	AccountID     string
 	EnvironmentID string // when set, the principal reaches only this environment
 	SpaceID       string // when set, only this space
+	SheetID       string // when set, only this sheet (a data clip's link)
+	ClipEdit      bool   // a clip link that may change its sheet's records
 	UserID        string
 	Email         string
 	ActorID       string // the id recorded on events and records
@@ -138,7 +141,11 @@ func (a *Authenticator) Authenticate(ctx context.Context, token string) (*Princi
 func (a *Authenticator) Alive(ctx context.Context, p *Principal) error {
 	gone := func(msg string) error { return errs.E(errs.Unauthorized, "Authorization", "%s", msg) }
 	switch {
-	case p.Kind == GuestToken:
+	case p.Kind == GuestToken && strings.HasPrefix(p.Email, "data-clip+"):
+		// A clip link of an earlier version, which reached the whole space: links now reach
+		// the clip sheet only, and the clip's owner renews them.
+		return gone("This data clip link has been replaced: ask its owner for the new link")
+	case p.Kind == GuestToken || p.Kind == ClipToken:
 		if a.Guests == nil || !a.Guests.GuestReaches(ctx, p.ActorID, p.SpaceID) {
 			// Removing a guest or their grant ends their access at once, whatever the token says.
 			return gone("This guest no longer has access to the space")
@@ -172,6 +179,8 @@ type claims struct {
 	AccountID     string `json:"acc"`
 	EnvironmentID string `json:"env,omitempty"`
 	SpaceID       string `json:"spc,omitempty"`
+	SheetID       string `json:"sht,omitempty"`
+	ClipEdit      bool   `json:"ced,omitempty"`
 	Email         string `json:"eml,omitempty"`
 	Actor         string `json:"act,omitempty"`
 	Version       int    `json:"ver,omitempty"`
@@ -188,13 +197,28 @@ func (t *Tokens) Issue(p *Principal) (string, time.Time, error) {
 func (t *Tokens) IssueFor(p *Principal, ttl time.Duration) (string, time.Time, error) {
 	now := t.Now()
 	exp := now.Add(ttl)
-	c := claims{Kind: p.Kind, AccountID: p.AccountID, EnvironmentID: p.EnvironmentID, SpaceID: p.SpaceID, Email: p.Email, Actor: p.ActorID, Version: p.Version,
-		RegisteredClaims: jwt.RegisteredClaims{Subject: p.UserID, IssuedAt: jwt.NewNumericDate(now), ExpiresAt: jwt.NewNumericDate(exp), Issuer: "sluice"}}
+	c := claims{Kind: p.Kind, AccountID: p.AccountID, EnvironmentID: p.EnvironmentID, SpaceID: p.SpaceID, SheetID: p.SheetID, ClipEdit: p.ClipEdit,
+		Email: p.Email, Actor: p.ActorID, Version: p.Version, RegisteredClaims: jwt.RegisteredClaims{Subject: p.UserID, IssuedAt: jwt.NewNumericDate(now), ExpiresAt: jwt.NewNumericDate(exp), Issuer: "sluice"}}
 	s, err := jwt.NewWithClaims(jwt.SigningMethodHS256, c).SignedString(t.Key)
 	if err != nil {
 		return "", time.Time{}, errs.Wrap(err, "sign token")
 	}
 	return s, exp, nil
+}
+
+// ParseExpiry is Parse that also returns when the token expires.
+func (t *Tokens) ParseExpiry(token string) (*Principal, time.Time, error) {
+	p, err := t.Parse(token)
+	if err != nil {
+		return nil, time.Time{}, err
+	}
+	var c claims
+	_, _, _ = jwt.NewParser().ParseUnverified(token, &c) // verified by Parse just now
+	var exp time.Time
+	if c.ExpiresAt != nil {
+		exp = c.ExpiresAt.Time
+	}
+	return p, exp, nil
 }
 
 // Parse verifies a token and returns its principal. Errors: unauthorized.
@@ -205,7 +229,10 @@ func (t *Tokens) Parse(token string) (*Principal, error) {
 	if err != nil {
 		return nil, errs.E(errs.Unauthorized, "Authorization", "Invalid or expired access token")
 	}
-	return &Principal{Kind: c.Kind, AccountID: c.AccountID, EnvironmentID: c.EnvironmentID, SpaceID: c.SpaceID,
+	if c.Kind == ClipToken && c.SheetID == "" {
+		return nil, errs.E(errs.Unauthorized, "Authorization", "Invalid or expired access token")
+	}
+	return &Principal{Kind: c.Kind, AccountID: c.AccountID, EnvironmentID: c.EnvironmentID, SpaceID: c.SpaceID, SheetID: c.SheetID, ClipEdit: c.ClipEdit,
 		UserID: c.Subject, Email: c.Email, ActorID: c.Actor, Version: c.Version}, nil
 }
 

@@ -37,10 +37,11 @@ const (
 	ClassAccountUser Class = "account user" // an account user's JWT, dashboard session or PAT
 	ClassEnvUser     Class = "environment user"
 	ClassGuest       Class = "guest"
+	ClassClip        Class = "clip link" // a public data clip's link: its clip sheet only
 )
 
 // Classes is the table's column order.
-var Classes = []Class{ClassSecretKey, ClassPublishable, ClassSpace, ClassAccountUser, ClassEnvUser, ClassGuest}
+var Classes = []Class{ClassSecretKey, ClassPublishable, ClassSpace, ClassAccountUser, ClassEnvUser, ClassGuest, ClassClip}
 
 // Areas is the table's row order.
 var Areas = []Area{AreaSpaceCreate, AreaSpaceData, AreaDataClips, AreaEnvironment, AreaEnvConfig, AreaUsers, AreaPATs, AreaAccountRead, AreaAccountManage, AreaEnvManage}
@@ -49,7 +50,7 @@ var Areas = []Area{AreaSpaceCreate, AreaSpaceData, AreaDataClips, AreaEnvironmen
 // README ("Security") and every route × class is tested against it.
 var Policy = map[Area][]Class{
 	AreaSpaceCreate:   {ClassSecretKey, ClassPublishable, ClassAccountUser, ClassEnvUser},
-	AreaSpaceData:     {ClassSecretKey, ClassSpace, ClassAccountUser, ClassEnvUser, ClassGuest},
+	AreaSpaceData:     {ClassSecretKey, ClassSpace, ClassAccountUser, ClassEnvUser, ClassGuest, ClassClip},
 	AreaDataClips:     {ClassSecretKey, ClassSpace, ClassAccountUser, ClassEnvUser},
 	AreaEnvironment:   {ClassSecretKey, ClassAccountUser, ClassEnvUser},
 	AreaEnvConfig:     {ClassSecretKey, ClassAccountUser, ClassEnvUser},
@@ -71,6 +72,8 @@ func ClassOf(p *Principal) Class {
 		return ClassSpace
 	case GuestToken:
 		return ClassGuest
+	case ClipToken:
+		return ClassClip
 	case UserToken, PersonalToken:
 		if p.SpaceID != "" {
 			return ClassSpace

@@ -8,20 +8,29 @@ import (
 	"github.com/sluice/sluice/auth"
 )
 
-// The README's permission table is the policy the server enforces: regenerate it with
-// `SLUICE_UPDATE_README=1 go test ./auth -run TestReadmePermissionTable` after changing auth.Policy.
+// The README's permission tables are the policy the server enforces: regenerate them with
+// `SLUICE_UPDATE_README=1 go test ./auth -run TestReadme` after changing auth.Policy or
+// auth.ResourcePolicy.
 func TestReadmePermissionTable(t *testing.T) {
+	readmeBlock(t, "permissions", auth.PolicyMarkdown())
+}
+
+func TestReadmeResourceTable(t *testing.T) {
+	readmeBlock(t, "resources", auth.ResourcePolicyMarkdown())
+}
+
+func readmeBlock(t *testing.T, name, want string) {
+	t.Helper()
 	b, err := os.ReadFile("../README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	readme := string(b)
-	const start, end = "<!-- permissions -->\n", "<!-- /permissions -->"
+	start, end := "<!-- "+name+" -->\n", "<!-- /"+name+" -->"
 	i, j := strings.Index(readme, start), strings.Index(readme, end)
 	if i < 0 || j < i {
-		t.Fatal("README.md has no <!-- permissions --> … <!-- /permissions --> block")
+		t.Fatalf("README.md has no <!-- %s --> … <!-- /%s --> block", name, name)
 	}
-	want := auth.PolicyMarkdown()
 	if got := readme[i+len(start) : j]; got != want {
 		if os.Getenv("SLUICE_UPDATE_README") == "1" {
 			if err := os.WriteFile("../README.md", []byte(readme[:i+len(start)]+want+readme[j:]), 0o644); err != nil {
@@ -29,7 +38,7 @@ func TestReadmePermissionTable(t *testing.T) {
 			}
 			return
 		}
-		t.Fatalf("README.md's permission table differs from auth.Policy; want:\n%s", want)
+		t.Fatalf("README.md's %s table differs from the code; want:\n%s", name, want)
 	}
 }
 

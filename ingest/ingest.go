@@ -41,13 +41,15 @@ func (s *Service) Handle(ctx context.Context, j *model.Job) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	msg, err := s.extract(ctx, j, f)
+	var created string
+	msg, err := s.extract(ctx, j, f, &created)
 	if err != nil {
-		// All or nothing: the file's workbook goes with what had been read into it. The job's
+		// All or nothing: the workbook this extraction made goes with what had been read into
+		// it; nothing else (a file's workbookId may have been set by anyone). The job's
 		// context may be over (canceled, out of time): this cleanup has its own.
 		cctx := context.WithoutCancel(ctx)
-		if f.WorkbookID != "" {
-			if derr := s.DB.DeleteWorkbook(cctx, f.AccountID, f.WorkbookID, jobs.WorkerActor); derr != nil && !errs.Is(derr, errs.NotFound) {
+		if created != "" {
+			if derr := s.DB.DeleteWorkbook(cctx, f.AccountID, created, jobs.WorkerActor); derr != nil && !errs.Is(derr, errs.NotFound) {
 				return "", derr
 			}
 		}
@@ -72,7 +74,7 @@ func userMessage(err error) string {
 	return err.Error()
 }
 
-func (s *Service) extract(ctx context.Context, j *model.Job, f *model.File) (string, error) {
+func (s *Service) extract(ctx context.Context, j *model.Job, f *model.File, created *string) (string, error) {
 	f.Status = model.FileStatusAnalyzing
 	if err := s.DB.SaveFile(ctx, f, jobs.WorkerActor); err != nil {
 		return "", err
@@ -104,6 +106,7 @@ func (s *Service) extract(ctx context.Context, j *model.Job, f *model.File) (str
 	if err := s.DB.CreateWorkbook(ctx, wb, f.CreatedBy); err != nil {
 		return "", err
 	}
+	*created = wb.ID
 	f.WorkbookID, f.SheetID, f.Status = wb.ID, wb.Sheets[0].ID, model.FileStatusAnalyzed
 	if err := s.DB.SaveFile(ctx, f, jobs.WorkerActor); err != nil {
 		return "", err

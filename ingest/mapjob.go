@@ -98,6 +98,9 @@ func (s *Service) sheetOf(ctx context.Context, accountID, sheetID, workbookID, k
 // PlanJob works out how a map job moves values: from the rules of input.programId when given,
 // else from the suggestion engine (with the job creator's mapping history).
 func (s *Service) PlanJob(ctx context.Context, j *model.Job) (*Plan, error) {
+	if err := jobs.CheckScope(ctx, s.DB, j); err != nil { // the sheets it names are its space's
+		return nil, err
+	}
 	var cfg mapConfig
 	var in mapInput
 	if len(j.Config) > 0 {

@@ -286,6 +286,9 @@ func (s *Service) Update(ctx context.Context, accountID, id, actor string, up Up
 				return nil, err
 			}
 			j.Config = up.Config
+			if err := CheckScope(ctx, s.DB, j); err != nil {
+				return nil, err
+			}
 		}
 		if up.Progress != nil {
 			j.Progress = *up.Progress

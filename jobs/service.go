@@ -53,22 +53,7 @@ func (s *Service) Prepare(ctx context.Context, j *model.Job) error {
 	if res.FileID != "" {
 		j.FileID = res.FileID
 	}
-	if store.KindOf(j.Destination) == store.KindWorkbook {
-		if _, err := s.DB.ResolveResource(ctx, j.AccountID, "destination", j.Destination); err != nil {
-			return err
-		}
-	}
-	if j.Operation == OpDeleteRecords {
-		c, _ := ParseDeleteRecordsConfig(j.Config)
-		r, err := s.DB.ResolveResource(ctx, j.AccountID, "config.sheet", c.Sheet)
-		if err != nil {
-			return err
-		}
-		if r.Kind != store.KindSheet || r.EnvironmentID != j.EnvironmentID {
-			return errs.NotFoundf("config.sheet", "Sheet %s not found", c.Sheet)
-		}
-	}
-	return nil
+	return CheckScope(ctx, s.DB, j)
 }
 
 // checkFields validates what a JobConfig carries on its own.

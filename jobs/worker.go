@@ -330,6 +330,7 @@ func (w *Worker) Stop() {
 
 // RecordDeleter deletes the records a query selects; the records store provides it.
 type RecordDeleter interface {
+	Resolver
 	DeleteWhere(ctx context.Context, sheetID string, q store.RecordQuery, opt store.WriteOptions) (*store.BulkResult, error)
 }
 
@@ -341,6 +342,9 @@ func DeleteRecords(d RecordDeleter) Handler {
 	return func(ctx context.Context, j *model.Job) (string, error) {
 		c, err := ParseDeleteRecordsConfig(j.Config)
 		if err != nil {
+			return "", err
+		}
+		if err := CheckScope(ctx, d, j); err != nil { // the stored config, checked again before acting
 			return "", err
 		}
 		q := store.RecordQuery{Filter: c.Filter, FilterField: c.FilterField, SearchValue: c.SearchValue, SearchField: c.SearchField,

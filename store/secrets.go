@@ -87,7 +87,7 @@ func (db *DB) ListSecrets(ctx context.Context, f SecretFilter) ([]*Secret, error
 }
 
 // DeleteSecret removes a secret and returns it. Errors: not_found.
-func (db *DB) DeleteSecret(ctx context.Context, accountID, id string) (*Secret, error) {
+func (db *DB) DeleteSecret(ctx context.Context, accountID, id string, check func(*Secret) error) (*Secret, error) {
 	var s Secret
 	err := db.Update(ctx, func(tx *Tx) error {
 		var c, u int64
@@ -98,6 +98,9 @@ func (db *DB) DeleteSecret(ctx context.Context, accountID, id string) (*Secret, 
 		}
 		if err != nil {
 			return errs.Wrap(err, "find secret")
+		}
+		if err := check(&s); err != nil {
+			return err
 		}
 		_, err = tx.exec(`DELETE FROM secrets WHERE id = ?`, id)
 		return err

@@ -1,6 +1,8 @@
 package web
 
 import (
+	"context"
+
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/sluice/sluice/auth"
@@ -32,7 +34,7 @@ func routes(app *fiber.App, d Deps) {
 		panic(err) // the templates are embedded: this is a build error
 	}
 	users := api.NewUsers(d.Store, mailer, d.BaseURL)
-	clips := api.NewDataClips(d.Store, d.Tokens, d.BaseURL)
+	clips := api.NewDataClips(d.Store, d.Tokens, d.Sealer, d.BaseURL)
 	instructions := api.NewInstructions(d.Store)
 	secrets := api.NewSecrets(d.Store, d.Sealer)
 	guests := api.NewGuests(d.Store, d.Tokens, d.BaseURL)
@@ -44,6 +46,7 @@ func routes(app *fiber.App, d Deps) {
 	plans := api.NewPlans(jobsH, ingestSvc)
 	actions := api.NewActions(d.Store, jobSvc)
 	stream := api.NewStream(d.Store, d.Events, d.StreamHeartbeat)
+	stream.Recheck = func(ctx context.Context, token string) error { _, err := d.Auth.Authenticate(ctx, token); return err }
 	agents := api.NewAgents(d.Store, d.AllowPrivateWebhooks)
 	need := bearer(d.Auth)
 	files := api.NewFiles(d.Store, ingestSvc, ingestSvc.Blobs)

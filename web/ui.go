@@ -163,7 +163,12 @@ func requireUser(s *serverSessions, d Deps, limiter *auth.Limiter) fiber.Handler
 				return err
 			}
 			p, err := d.Auth.Authenticate(c.Context(), tok)
-			linked := err == nil && (p.Kind == auth.GuestToken || p.Kind == auth.SpaceToken) && p.SpaceID != ""
+			linked := err == nil && (p.Kind == auth.GuestToken || p.Kind == auth.SpaceToken || p.Kind == auth.ClipToken) && p.SpaceID != ""
+			if linked && p.Kind == auth.ClipToken {
+				if err := clipReach(c, p); err != nil {
+					return err
+				}
+			}
 			if !linked {
 				limiter.Failed(c.Context(), c.IP(), "") // guessing guest links is throttled per address
 				if header != "" {
@@ -172,7 +177,7 @@ func requireUser(s *serverSessions, d Deps, limiter *auth.Limiter) fiber.Handler
 			}
 			// Inside another site's frame (or with a space token) there are no cookies: the page
 			// works from the token, which every request of the page carries.
-			if linked && (p.Kind == auth.SpaceToken || header != "" || c.Get("Sec-Fetch-Dest") == "iframe") {
+			if linked && (p.Kind == auth.SpaceToken || p.Kind == auth.ClipToken || header != "" || c.Get("Sec-Fetch-Dest") == "iframe") {
 				c.Locals(views.KeyEmbed, tok)
 				ui.SetUser(c, ui.SessionUser{UserID: p.ActorID, AccountID: p.AccountID, Email: p.Email, EnvironmentID: p.EnvironmentID,
 					GuestSpace: p.SpaceID})
@@ -367,4 +372,18 @@ func renderPageError(c *fiber.Ctx, d Deps, status int, e *errs.Error, msg string
 		return c.Status(status).SendString(msg)
 	}
 	return ui.Render(c, status, views.ErrorPage(p))
+}
+
+// clipReach keeps a data clip's link on its clip sheet: its pages and their requests, read
+// only unless the clip lets its link edit. The link never becomes a session: every request
+// carries it, so revoking or renewing the link ends it at once.
+func clipReach(c *fiber.Ctx, p *auth.Principal) error {
+	base := "/space/" + p.SpaceID + "/sheet/" + p.SheetID
+	if path := c.Path(); path != base && !strings.HasPrefix(path, base+"/") {
+		return errs.NotFoundf("sheetId", "This link opens one data clip only")
+	}
+	if c.Method() != fiber.MethodGet && c.Method() != fiber.MethodHead && !p.ClipEdit {
+		return errs.E(errs.Forbidden, "clip", "This data clip's link is read-only")
+	}
+	return nil
 }

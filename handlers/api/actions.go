@@ -79,14 +79,8 @@ func (h *Actions) space(c *fiber.Ctx) (*auth.Principal, *model.Space, error) {
 	if id == "" {
 		return nil, nil, errs.Invalidf("spaceId", "Query parameter spaceId is required")
 	}
-	s, err := h.store.GetSpace(c.Context(), p.AccountID, id)
-	if err != nil {
-		return nil, nil, err
-	}
-	if !p.ReachesSpace(s) {
-		return nil, nil, errs.NotFoundf("spaceId", "Space not found")
-	}
-	return p, s, nil
+	s, err := spaceContent(c, h.store, verbOf(c), id)
+	return p, s, err
 }
 
 // build validates one ApiActionConfig for space s and returns the action to store.
@@ -105,7 +99,7 @@ func (h *Actions) build(c *fiber.Ctx, s *model.Space, in *actionIn) (*model.Acti
 	if err != nil {
 		return nil, err
 	}
-	if r.SpaceID != "" && r.SpaceID != s.ID {
+	if r.SpaceID != s.ID {
 		return nil, errs.NotFoundf("targetId", "%s is not in space %s", in.TargetID, s.ID)
 	}
 	return &model.Action{AccountID: s.AccountID, EnvironmentID: s.EnvironmentID, SpaceID: s.ID, TargetID: in.TargetID, TargetType: kind,
@@ -183,15 +177,8 @@ func (h *Actions) List(c *fiber.Ctx) error {
 
 // action loads the path's action; actions out of reach are not found.
 func (h *Actions) action(c *fiber.Ctx) (*auth.Principal, *model.Action, error) {
-	p := PrincipalOf(c)
-	a, err := h.store.GetAction(c.Context(), p.AccountID, c.Params("actionId"))
-	if err != nil {
-		return nil, nil, err
-	}
-	if !reachesScope(p, a.EnvironmentID, a.SpaceID) {
-		return nil, nil, errs.NotFoundf("actionId", "Action not found")
-	}
-	return p, a, nil
+	a, err := inReach(c, verbOf(c), h.store.GetAction, c.Params("actionId"))
+	return PrincipalOf(c), a, err
 }
 
 // Get handles GET /v1/actions/:actionId.

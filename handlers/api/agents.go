@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/sluice/sluice/netguard"
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/sluice/sluice/auth/place"
+	"github.com/sluice/sluice/netguard"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -81,12 +83,8 @@ func toAgentVersionJSON(v *model.AgentVersion) agentVersionJSON {
 
 // scope checks the principal may manage agents and returns the environment to act in.
 func (h *Agents) scope(c *fiber.Ctx) (*auth.Principal, string, error) {
-	p := PrincipalOf(c)
-	if p.SpaceID != "" {
-		return nil, "", forbidden("A space token may not manage agents")
-	}
-	envID, err := environmentScope(p, c.Query("environmentId"))
-	return p, envID, err
+	envID, _, err := listScope(c, auth.ResEnvConfig, c.Query("environmentId"), "")
+	return PrincipalOf(c), envID, err
 }
 
 // Create handles POST /v1/agents?environmentId=: a new agent, or a new version of the agent
@@ -200,11 +198,11 @@ func (h *Agents) agent(c *fiber.Ctx) (*auth.Principal, *model.Agent, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	a, err := h.store.GetAgent(c.Context(), p.AccountID, c.Params("agentId"))
+	a, err := inReach(c, verbOf(c), h.store.GetAgent, c.Params("agentId"))
 	if err != nil {
 		return nil, nil, err
 	}
-	if !p.ReachesEnvironment(a.EnvironmentID) || (envID != "" && envID != a.EnvironmentID) {
+	if envID != "" && envID != a.EnvironmentID {
 		return nil, nil, errs.NotFoundf("agentId", "Agent not found")
 	}
 	return p, a, nil
@@ -381,7 +379,7 @@ func (h *Agents) EventLog(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if !p.ReachesEnvironment(d.EnvironmentID) || (envID != "" && envID != d.EnvironmentID) {
+	if may(c, auth.Read, place.EnvConfig(d.AccountID, d.EnvironmentID)) != nil || (envID != "" && envID != d.EnvironmentID) {
 		return errs.NotFoundf("eventId", "No agent log for this event")
 	}
 	ctxs, err := h.store.EventContexts(c.Context(), []string{d.EventID})

@@ -11,6 +11,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/sluice/sluice/auth"
+	"github.com/sluice/sluice/auth/place"
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/store"
 )
@@ -128,6 +129,9 @@ func (h *Apps) Create(c *fiber.Ctx) error {
 	if err := in.apply(a); err != nil {
 		return err
 	}
+	if err := may(c, auth.Write, place.Of(a)); err != nil { // a key makes apps of its environment only
+		return err
+	}
 	if err := h.store.SaveApp(c.Context(), a); err != nil {
 		return err
 	}
@@ -141,17 +145,18 @@ func (h *Apps) List(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	out := make([]appJSON, len(list))
-	for i, a := range list {
-		out[i] = toAppJSON(a)
+	out := make([]appJSON, 0, len(list))
+	for _, a := range list {
+		if may(c, auth.Read, place.Of(a)) == nil {
+			out = append(out, toAppJSON(a))
+		}
 	}
 	return data(c, out)
 }
 
 func (h *Apps) app(c *fiber.Ctx) (*auth.Principal, *store.App, error) {
-	p := PrincipalOf(c)
-	a, err := h.store.GetApp(c.Context(), p.AccountID, c.Params("appId"))
-	return p, a, err
+	a, err := inReach(c, verbOf(c), h.store.GetApp, c.Params("appId"))
+	return PrincipalOf(c), a, err
 }
 
 // Get handles GET /v1/apps/:appId.
@@ -177,6 +182,9 @@ func (h *Apps) Update(c *fiber.Ctx) error {
 		return errs.Invalidf("type", "An app's type cannot change; create another app")
 	}
 	if err := in.apply(a); err != nil {
+		return err
+	}
+	if err := may(c, auth.Write, place.Of(a)); err != nil { // nor widen one beyond it
 		return err
 	}
 	if err := h.store.SaveApp(c.Context(), a); err != nil {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/sluice/sluice/auth/place"
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/model"
 )
@@ -34,8 +35,8 @@ func (h *Commits) commit(c *fiber.Ctx) (*model.Commit, error) {
 	if err != nil {
 		return nil, errs.NotFoundf("commitId", "Commit not found")
 	}
-	if _, err := reachSpace(c.Context(), h.store, p, w.SpaceID); err != nil {
-		return nil, errs.NotFoundf("commitId", "Commit not found")
+	if err := may(c, verbOf(c), place.Sheet(w, cm.SheetID)); err != nil {
+		return nil, err
 	}
 	return cm, nil
 }

@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"strconv"
 	"strings"
@@ -244,5 +243,11 @@ func nonEmptyList(v []string) []string {
 	return v
 }
 
-// idFmt names an id for messages.
-func idFmt(kind, id string) string { return fmt.Sprintf("%s %s", kind, id) }
+// bearerOf is the token the request came with.
+func bearerOf(c *fiber.Ctx) string {
+	h := c.Get(fiber.HeaderAuthorization)
+	if len(h) > 7 && strings.EqualFold(h[:7], "bearer ") {
+		return strings.TrimSpace(h[7:])
+	}
+	return ""
+}

@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -11,6 +12,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/sluice/sluice/auth"
+	"github.com/sluice/sluice/auth/place"
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/model"
 	"github.com/sluice/sluice/schema"
@@ -40,17 +42,25 @@ type DataClipStore interface {
 type DataClips struct {
 	store   DataClipStore
 	tokens  *auth.Tokens
+	sealer  *auth.Sealer
 	baseURL string
+	// LinkTTL is how long a public link lasts (SLUICE_CLIP_LINK_TTL, 30 days by default);
+	// renewSharedLink issues a new one and ends the old. Making the clip restricted or
+	// deleting it ends the link at once.
+	LinkTTL time.Duration
 }
 
-// NewDataClips returns the data clip handlers.
-func NewDataClips(s DataClipStore, t *auth.Tokens, baseURL string) *DataClips {
-	return &DataClips{store: s, tokens: t, baseURL: strings.TrimRight(baseURL, "/")}
+// DefaultClipLinkTTL is a public clip link's lifetime unless configured.
+const DefaultClipLinkTTL = 30 * 24 * time.Hour
+
+// NewDataClips returns the data clip handlers; sealer keeps links' tokens unreadable at rest.
+func NewDataClips(s DataClipStore, t *auth.Tokens, sealer *auth.Sealer, baseURL string) *DataClips {
+	return &DataClips{store: s, tokens: t, sealer: sealer, baseURL: strings.TrimRight(baseURL, "/"), LinkTTL: DefaultClipLinkTTL}
 }
 
-// publicLinkTTL is how long a public clip's token is valid: in effect for good; making the
-// clip restricted or deleting it removes its guest, which revokes the token at once.
-const publicLinkTTL = 10 * 365 * 24 * time.Hour
+// sealedPrefix marks a stored link token sealed with the master key. A stored token without
+// it was written by a version whose clip links reached the whole space: it is not honoured.
+const sealedPrefix = "sealed:"
 
 var clipStatuses = []string{"active", "merged", "archived"}
 
@@ -69,19 +79,41 @@ type dataClipJSON struct {
 	GuestLinkURL     string `json:"guestLinkUrl,omitempty"`
 	AccessToken      string `json:"accessToken,omitempty"`
 	SharedLinkAccess string `json:"sharedLinkAccess,omitempty"`
+	SharedLink       string `json:"sharedLink,omitempty"` // the spec's name of sharedLinkAccess
+	SharedLinkEdit   bool   `json:"sharedLinkEdit"`
+	LinkExpiresAt    *Time  `json:"sharedLinkExpiresAt,omitempty"`
 }
 
 func (h *DataClips) toJSON(d *store.DataClip) dataClipJSON {
 	out := dataClipJSON{ID: d.ID, Name: d.Name, Description: d.Description, SourceSheetID: d.SourceSheetID, ClipSheetID: d.ClipSheetID,
 		WorkbookID: d.WorkbookID, Status: d.Status, CreatedBy: d.CreatedBy, MergedAt: wireTime(d.MergedAt), UpdatedAt: Time(d.UpdatedAt),
-		CreatedAt: Time(d.CreatedAt), SharedLinkAccess: d.SharedLinkAccess}
+		CreatedAt: Time(d.CreatedAt), SharedLinkAccess: d.SharedLinkAccess, SharedLink: d.SharedLinkAccess}
 	sheetURL := h.baseURL + "/space/" + d.SpaceID + "/sheet/" + d.ClipSheetID
-	if d.SharedLinkAccess == "public" && d.AccessToken != "" {
-		out.GuestLinkURL, out.AccessToken = h.baseURL+"/space/"+d.SpaceID+"?token="+d.AccessToken, d.AccessToken
-	} else {
-		out.GuestLinkURL = sheetURL
+	out.GuestLinkURL = sheetURL
+	if tok := h.linkToken(d); d.SharedLinkAccess == "public" && tok != "" {
+		out.GuestLinkURL, out.AccessToken = sheetURL+"?token="+tok, tok
+		if p, exp, err := h.tokens.ParseExpiry(tok); err == nil {
+			out.SharedLinkEdit, out.LinkExpiresAt = p.ClipEdit, wireTime(&exp)
+		}
 	}
 	return out
+}
+
+// linkToken opens a clip's stored link token; "" when it has none or an old, unsealed one.
+func (h *DataClips) linkToken(d *store.DataClip) string {
+	raw, ok := strings.CutPrefix(d.AccessToken, sealedPrefix)
+	if !ok || h.sealer == nil {
+		return ""
+	}
+	b, err := base64.StdEncoding.DecodeString(raw)
+	if err != nil {
+		return ""
+	}
+	tok, err := h.sealer.Open(b)
+	if err != nil {
+		return ""
+	}
+	return string(tok)
 }
 
 type dataClipIn struct {
@@ -91,6 +123,9 @@ type dataClipIn struct {
 	Status           *string   `json:"status"`
 	Collaborators    *[]string `json:"collaborators"`
 	SharedLinkAccess *string   `json:"sharedLinkAccess"`
+	SharedLink       *string   `json:"sharedLink"`      // the spec's name for sharedLinkAccess
+	SharedLinkEdit   *bool     `json:"sharedLinkEdit"`  // the public link may change the clip's records
+	RenewSharedLink  bool      `json:"renewSharedLink"` // a new link (the old one ends)
 }
 
 // Create handles POST /v1/data-clips {name, sourceSheetId, description?, collaborators?,
@@ -111,9 +146,15 @@ func (h *DataClips) Create(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	sp, err := reachSpace(c.Context(), h.store, p, w.SpaceID)
+	if err := may(c, auth.Read, place.Sheet(w, src.ID)); err != nil {
+		return err
+	}
+	if err := may(c, auth.Write, place.Of(w)); err != nil {
+		return err
+	}
+	sp, err := spaceOf(c, h.store, auth.Read, w.SpaceID)
 	if err != nil {
-		return errs.NotFoundf("sourceSheetId", "Sheet not found")
+		return err
 	}
 	d := &store.DataClip{AccountID: p.AccountID, EnvironmentID: sp.EnvironmentID, SpaceID: sp.ID, SourceSheetID: src.ID,
 		Name: strings.TrimSpace(*in.Name), Status: "active", SharedLinkAccess: "restricted", Collaborators: []string{}}
@@ -132,7 +173,7 @@ func (h *DataClips) Create(c *fiber.Ctx) error {
 		return err
 	}
 	d.WorkbookID, d.ClipSheetID = clip.ID, clip.Sheets[0].ID
-	if err := h.share(c.Context(), d, p.ActorID); err != nil {
+	if err := h.share(c.Context(), d, &in, p.ActorID); err != nil {
 		return err
 	}
 	if err := h.store.SaveDataClip(c.Context(), d, len(d.Collaborators) > 0, p.ActorID); err != nil {
@@ -155,6 +196,9 @@ func (in *dataClipIn) apply(d *store.DataClip) error {
 	if in.Collaborators != nil {
 		d.Collaborators = *in.Collaborators
 	}
+	if in.SharedLinkAccess == nil {
+		in.SharedLinkAccess = in.SharedLink
+	}
 	if in.SharedLinkAccess != nil {
 		switch *in.SharedLinkAccess {
 		case "public", "restricted":
@@ -168,26 +212,38 @@ func (in *dataClipIn) apply(d *store.DataClip) error {
 	return nil
 }
 
-// share gives a public clip its guest and token (once: later updates keep them) and takes
-// them from a restricted one.
-func (h *DataClips) share(ctx context.Context, d *store.DataClip, actor string) error {
+// share gives a public clip its guest and link (once: later updates keep them, unless they
+// ask for a new link or change whether it may edit) and takes them from a restricted one.
+// The link is a clip token: the clip sheet only, read-only unless sharedLinkEdit.
+func (h *DataClips) share(ctx context.Context, d *store.DataClip, in *dataClipIn, actor string) error {
 	if d.SharedLinkAccess != "public" {
 		return h.unshare(ctx, d, actor)
 	}
-	if d.AccessToken != "" {
-		return nil
+	tok := h.linkToken(d)
+	edit := in.SharedLinkEdit != nil && *in.SharedLinkEdit
+	if tok != "" {
+		cur, _, err := h.tokens.ParseExpiry(tok)
+		if in.SharedLinkEdit == nil && err == nil {
+			edit = cur.ClipEdit
+		}
+		if err == nil && !in.RenewSharedLink && edit == cur.ClipEdit {
+			return nil
+		}
+	}
+	if err := h.unshare(ctx, d, actor); err != nil { // the old link ends with its guest
+		return err
 	}
 	g := &store.Guest{AccountID: d.AccountID, EnvironmentID: d.EnvironmentID, Name: "Data clip: " + d.Name,
 		Email: fmt.Sprintf("data-clip+%s@guests.sluice.invalid", strings.ToLower(d.ClipSheetID)), Spaces: []string{d.SpaceID}}
 	if err := h.store.CreateGuests(ctx, []*store.Guest{g}, actor); err != nil {
 		return err
 	}
-	tok, _, err := h.tokens.IssueFor(&auth.Principal{Kind: auth.GuestToken, AccountID: d.AccountID, EnvironmentID: d.EnvironmentID, SpaceID: d.SpaceID,
-		Email: g.Email, ActorID: g.ID}, publicLinkTTL)
+	tok, _, err := h.tokens.IssueFor(&auth.Principal{Kind: auth.ClipToken, AccountID: d.AccountID, EnvironmentID: d.EnvironmentID, SpaceID: d.SpaceID,
+		SheetID: d.ClipSheetID, ClipEdit: edit, Email: g.Email, ActorID: g.ID}, h.LinkTTL)
 	if err != nil {
 		return err
 	}
-	d.GuestID, d.AccessToken = g.ID, tok
+	d.GuestID, d.AccessToken = g.ID, sealedPrefix+base64.StdEncoding.EncodeToString(h.sealer.Seal([]byte(tok)))
 	return nil
 }
 
@@ -204,15 +260,8 @@ func (h *DataClips) unshare(ctx context.Context, d *store.DataClip, actor string
 }
 
 func (h *DataClips) clip(c *fiber.Ctx) (*auth.Principal, *store.DataClip, error) {
-	p := PrincipalOf(c)
-	d, err := h.store.GetDataClip(c.Context(), p.AccountID, c.Params("dataClipId"))
-	if err != nil {
-		return nil, nil, err
-	}
-	if _, err := reachSpace(c.Context(), h.store, p, d.SpaceID); err != nil {
-		return nil, nil, errs.NotFoundf("dataClipId", "Data clip not found")
-	}
-	return p, d, nil
+	d, err := inReach(c, verbOf(c), h.store.GetDataClip, c.Params("dataClipId"))
+	return PrincipalOf(c), d, err
 }
 
 // Get handles GET /v1/data-clips/:dataClipId.
@@ -227,15 +276,15 @@ func (h *DataClips) Get(c *fiber.Ctx) error {
 // List handles GET /v1/data-clips?spaceId=&sheetId=&status=: a list of {data: DataClip}.
 func (h *DataClips) List(c *fiber.Ctx) error {
 	p := PrincipalOf(c)
-	f := store.DataClipFilter{AccountID: p.AccountID, SpaceID: c.Query("spaceId"), SheetID: c.Query("sheetId"), Status: c.Query("status")}
+	f := store.DataClipFilter{AccountID: p.AccountID, SheetID: c.Query("sheetId"), Status: c.Query("status")}
+	var err error
+	if f.EnvironmentID, f.SpaceID, err = listScope(c, auth.ResContent, "", c.Query("spaceId")); err != nil {
+		return err
+	}
 	if f.SpaceID != "" {
-		if _, err := reachSpace(c.Context(), h.store, p, f.SpaceID); err != nil {
+		if _, err := spaceOf(c, h.store, auth.Read, f.SpaceID); err != nil {
 			return err
 		}
-	} else if p.SpaceID != "" {
-		f.SpaceID = p.SpaceID
-	} else {
-		f.EnvironmentID = p.EnvironmentID
 	}
 	list, err := h.store.ListDataClips(c.Context(), f)
 	if err != nil {
@@ -273,7 +322,7 @@ func (h *DataClips) Update(c *fiber.Ctx) error {
 		now := time.Now().UTC()
 		d.MergedAt = &now
 	}
-	if err := h.share(c.Context(), d, p.ActorID); err != nil {
+	if err := h.share(c.Context(), d, &in, p.ActorID); err != nil {
 		return err
 	}
 	if err := h.store.SaveDataClip(c.Context(), d, !slices.Equal(before, d.Collaborators), p.ActorID); err != nil {

@@ -61,7 +61,7 @@ func (in *documentIn) validate() error {
 
 func (h *Documents) space(c *fiber.Ctx) (*auth.Principal, *model.Space, error) {
 	p := PrincipalOf(c)
-	sp, err := reachSpace(c.Context(), h.store, p, c.Params("spaceId"))
+	sp, err := spaceContent(c, h.store, verbOf(c), c.Params("spaceId"))
 	return p, sp, err
 }
 

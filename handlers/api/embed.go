@@ -118,7 +118,7 @@ func (h *Embed) Init(c *fiber.Ctx) error {
 		}
 		out["document"] = toDocumentJSON(doc)
 	}
-	s, err := h.spaces.withToken(p, sp)
+	s, err := h.spaces.withToken(c, p, sp)
 	if err != nil {
 		return undo(err)
 	}

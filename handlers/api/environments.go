@@ -8,6 +8,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/sluice/sluice/auth"
+	"github.com/sluice/sluice/auth/place"
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/model"
 	"github.com/sluice/sluice/store"
@@ -148,7 +149,7 @@ func (h *Environments) Create(c *fiber.Ctx) error {
 func (h *Environments) reachable(c *fiber.Ctx) (*auth.Principal, string, error) {
 	p := PrincipalOf(c)
 	id := c.Params("environmentId")
-	if !p.ReachesEnvironment(id) {
+	if err := may(c, verbOf(c), place.EnvConfig(p.AccountID, id)); err != nil {
 		return nil, "", errs.NotFoundf("environmentId", "Environment not found")
 	}
 	return p, id, nil

@@ -3,11 +3,13 @@ package api
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/sluice/sluice/auth"
+	"github.com/sluice/sluice/auth/place"
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/model"
 	"github.com/sluice/sluice/store"
@@ -21,6 +23,8 @@ type EventStore interface {
 	CreateEvent(ctx context.Context, ev *model.Event) error
 	GetSpace(ctx context.Context, accountID, id string) (*model.Space, error)
 	GetEnvironment(ctx context.Context, accountID, id string) (*model.Environment, error)
+	ResolveResource(ctx context.Context, accountID, key, id string) (*store.Resource, error)
+	GetJob(ctx context.Context, accountID, id string) (*model.Job, error)
 }
 
 // Events serves /v1/events.
@@ -53,27 +57,43 @@ func toEventJSON(e *model.Event) eventJSON {
 // deliveries send it as their body and the event stream as its data lines.
 func EventBody(e *model.Event) ([]byte, error) { return json.Marshal(toEventJSON(e)) }
 
-// reachable reports whether the principal may see event e.
+// reachable reports whether the principal may see event e: the policy's answer, and for
+// guests and other untrusted callers not the events that name people (guests added and
+// removed carry their e-mails).
 func reachable(p *auth.Principal, e *model.Event) bool {
-	if !p.ReachesEnvironment(e.Context.EnvironmentID) {
+	if auth.Can(p, auth.Read, place.Of(e)) != nil {
 		return false
 	}
-	return p.SpaceID == "" || p.SpaceID == e.Context.SpaceID
+	return trustedClass(p) || !strings.HasPrefix(e.Topic, "space:guest")
+}
+
+// trustedClass: the environment's own credentials (its secret key, its users).
+func trustedClass(p *auth.Principal) bool {
+	switch auth.ClassOf(p) {
+	case auth.ClassSecretKey, auth.ClassAccountUser, auth.ClassEnvUser:
+		return true
+	}
+	return false
+}
+
+// systemDomains are the event domains Sluice itself emits on: only the environment's own
+// credentials (which agents act with) may post events on them.
+var systemDomains = []string{"action", "agent", "commit", "cron", "data-clip", "document", "environment", "file", "job", "layer",
+	"program", "records", "secret", "sheet", "snapshot", "space", "user", "workbook"}
+
+// SystemTopic reports whether topic is one Sluice's own events use ("job:ready").
+func SystemTopic(topic string) bool {
+	d, _, _ := strings.Cut(strings.ToLower(strings.TrimSpace(topic)), ":")
+	return slices.Contains(systemDomains, d)
 }
 
 // List handles GET /v1/events; events come in ascending creation order.
 func (h *Events) List(c *fiber.Ctx) error {
 	p := PrincipalOf(c)
-	f := store.EventFilter{AccountID: p.AccountID, SpaceID: c.Query("spaceId"), Domain: c.Query("domain"), Topic: c.Query("topic")}
+	f := store.EventFilter{AccountID: p.AccountID, Domain: c.Query("domain"), Topic: c.Query("topic")}
 	var err error
-	if f.EnvironmentID, err = environmentScope(p, c.Query("environmentId")); err != nil {
+	if f.EnvironmentID, f.SpaceID, err = listScope(c, auth.ResContent, c.Query("environmentId"), c.Query("spaceId")); err != nil {
 		return err
-	}
-	if p.SpaceID != "" {
-		if f.SpaceID != "" && f.SpaceID != p.SpaceID {
-			return forbidden("This token cannot reach space %s", f.SpaceID)
-		}
-		f.SpaceID = p.SpaceID
 	}
 	if f.Page, err = page(c, 10, 1000); err != nil {
 		return err
@@ -92,14 +112,16 @@ func (h *Events) List(c *fiber.Ctx) error {
 	}
 	out := make([]eventJSON, 0, len(evs))
 	for _, e := range evs {
-		out = append(out, toEventJSON(e))
+		if reachable(p, e) {
+			out = append(out, toEventJSON(e))
+		}
 	}
 	return data(c, out)
 }
 
 func (h *Events) event(c *fiber.Ctx) (*auth.Principal, *model.Event, error) {
 	p := PrincipalOf(c)
-	e, err := h.store.GetEvent(c.Context(), p.AccountID, c.Params("eventId"))
+	e, err := inReach(c, auth.Read, h.store.GetEvent, c.Params("eventId"))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -154,6 +176,9 @@ func (h *Events) Create(c *fiber.Ctx) error {
 	if err := rawObject("payload", in.Payload); err != nil {
 		return err
 	}
+	if !trustedClass(p) && SystemTopic(in.Topic) {
+		return forbidden("A %s may post custom topics only; %q is one of Sluice's own", auth.ClassOf(p), in.Topic)
+	}
 	ctx := in.Context
 	ctx.AccountID = p.AccountID
 	envID, err := environmentScope(p, ctx.EnvironmentID)
@@ -176,10 +201,48 @@ func (h *Events) Create(c *fiber.Ctx) error {
 			return errs.NotFoundf("context.spaceId", "Space not found")
 		}
 	}
+	if err := h.checkContext(c, &ctx); err != nil {
+		return err
+	}
+	if err := may(c, auth.Write, place.Content(ctx.AccountID, ctx.EnvironmentID, ctx.SpaceID)); err != nil {
+		return err
+	}
 	ctx.ActorID = p.ActorID
 	ev := &model.Event{Topic: in.Topic, Domain: in.Domain, Context: ctx, Payload: in.Payload, DataURL: in.DataURL, CallbackURL: in.CallbackURL, Namespaces: in.Namespaces}
 	if err := h.store.CreateEvent(c.Context(), ev); err != nil {
 		return err
 	}
 	return data(c, toEventJSON(ev))
+}
+
+// checkContext refuses an event context whose ids lie outside its environment and space: an
+// agent acting on the event would otherwise work on another space's data.
+func (h *Events) checkContext(c *fiber.Ctx, ctx *model.EventContext) error {
+	p := PrincipalOf(c)
+	ids := map[string]string{"context.workbookId": ctx.WorkbookID, "context.sheetId": ctx.SheetID, "context.fileId": ctx.FileID, "context.documentId": ctx.DocumentID}
+	for key, id := range ids {
+		if id == "" {
+			continue
+		}
+		r, err := h.store.ResolveResource(c.Context(), p.AccountID, key, id)
+		if err == nil && (r.Kind == "" || r.EnvironmentID != ctx.EnvironmentID || (ctx.SpaceID != "" && r.SpaceID != ctx.SpaceID)) {
+			err = errs.NotFoundf(key, "%s not found in the event's space", id)
+		}
+		if err != nil {
+			return err
+		}
+		if ctx.SpaceID == "" {
+			ctx.SpaceID = r.SpaceID
+		}
+	}
+	if ctx.JobID != "" {
+		j, err := h.store.GetJob(c.Context(), p.AccountID, ctx.JobID)
+		if err == nil && (j.EnvironmentID != ctx.EnvironmentID || (ctx.SpaceID != "" && j.SpaceID != ctx.SpaceID)) {
+			err = errs.NotFoundf("context.jobId", "%s not found in the event's space", ctx.JobID)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -6,6 +6,8 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/sluice/sluice/auth"
+	"github.com/sluice/sluice/auth/place"
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/ingest"
 	"github.com/sluice/sluice/model"
@@ -34,8 +36,8 @@ func (h *Export) Download(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if _, err := reachSpace(c.Context(), h.store, p, w.SpaceID); err != nil {
-		return errs.NotFoundf("sheetId", "Sheet not found")
+	if err := may(c, auth.Read, place.Sheet(w, sheet.ID)); err != nil {
+		return err
 	}
 	q, err := recordQuery(c)
 	if err != nil {

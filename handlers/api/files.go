@@ -17,6 +17,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/sluice/sluice/auth"
+	"github.com/sluice/sluice/auth/place"
 	"github.com/sluice/sluice/blobs"
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/extract"
@@ -34,6 +35,7 @@ type FileStore interface {
 	CreateFile(ctx context.Context, f *model.File, actor string) error
 	GetFile(ctx context.Context, accountID, id string) (*model.File, error)
 	ListFiles(ctx context.Context, f store.FileFilter) ([]*model.File, int, error)
+	GetWorkbook(ctx context.Context, accountID, id string) (*model.Workbook, error)
 	SaveFile(ctx context.Context, f *model.File, actor string) error
 	DeleteFile(ctx context.Context, f *model.File, actor string) error
 	GetEnvironment(ctx context.Context, accountID, id string) (*model.Environment, error)
@@ -166,8 +168,11 @@ func (h *Files) newFile(ctx context.Context, p *auth.Principal, up *upload, id s
 	if up.spaceID == "" {
 		return nil, errs.Invalidf("spaceId", "spaceId is required")
 	}
-	sp, err := reachSpace(ctx, h.store, p, up.spaceID)
+	sp, err := h.store.GetSpace(ctx, p.AccountID, up.spaceID)
 	if err != nil {
+		return nil, err
+	}
+	if err := auth.Can(p, auth.Write, place.Content(sp.AccountID, sp.EnvironmentID, sp.ID)); err != nil {
 		return nil, err
 	}
 	if up.environmentID != "" && up.environmentID != sp.EnvironmentID {
@@ -273,15 +278,8 @@ func (h *Files) save(r io.Reader, tmp string) (int64, error) {
 }
 
 func (h *Files) file(c *fiber.Ctx) (*auth.Principal, *model.File, error) {
-	p := PrincipalOf(c)
-	f, err := h.store.GetFile(c.Context(), p.AccountID, c.Params("fileId"))
-	if err != nil {
-		return nil, nil, err
-	}
-	if _, err := reachSpace(c.Context(), h.store, p, f.SpaceID); err != nil {
-		return nil, nil, errs.NotFoundf("fileId", "File not found")
-	}
-	return p, f, nil
+	f, err := inReach(c, verbOf(c), h.store.GetFile, c.Params("fileId"))
+	return PrincipalOf(c), f, err
 }
 
 // Get handles GET /v1/files/:fileId.
@@ -296,17 +294,14 @@ func (h *Files) Get(c *fiber.Ctx) error {
 // List handles GET /v1/files (spaceId, mode, pageSize 20, pageNumber).
 func (h *Files) List(c *fiber.Ctx) error {
 	p := PrincipalOf(c)
-	f := store.FileFilter{AccountID: p.AccountID, EnvironmentID: p.EnvironmentID, SpaceID: c.Query("spaceId"), Mode: c.Query("mode")}
-	if p.SpaceID != "" {
-		if f.SpaceID != "" && f.SpaceID != p.SpaceID {
-			return forbidden("This token cannot reach space %s", f.SpaceID)
-		}
-		f.SpaceID = p.SpaceID
+	f := store.FileFilter{AccountID: p.AccountID, EnvironmentID: p.EnvironmentID, Mode: c.Query("mode")}
+	var err error
+	if _, f.SpaceID, err = listScope(c, auth.ResContent, "", c.Query("spaceId")); err != nil {
+		return err
 	}
 	if f.Mode != "" && f.Mode != "import" && f.Mode != "export" {
 		return errs.Invalidf("mode", "mode must be import or export")
 	}
-	var err error
 	if f.Page, err = page(c, 20, 1000); err != nil {
 		return err
 	}
@@ -345,6 +340,16 @@ func (h *Files) Update(c *fiber.Ctx) error {
 			return errs.Invalidf("name", "name cannot be empty")
 		}
 		f.Name = *in.Name
+	}
+	if in.WorkbookID != nil && *in.WorkbookID != "" {
+		// The workbook a file names is one the caller may write, in the file's own space.
+		w, err := inReach(c, auth.Write, h.store.GetWorkbook, *in.WorkbookID)
+		if errs.Is(err, errs.NotFound) || (err == nil && w.SpaceID != f.SpaceID) {
+			return errs.NotFoundf("workbookId", "Workbook %s is not in the file's space", *in.WorkbookID)
+		}
+		if err != nil {
+			return err
+		}
 	}
 	if in.WorkbookID != nil {
 		f.WorkbookID = *in.WorkbookID

@@ -98,8 +98,8 @@ func (h *Guests) Create(c *fiber.Ctx) error {
 		if g.Name != nil {
 			guest.Name = *g.Name
 		}
-		for _, sp := range g.Spaces {
-			guest.Spaces = append(guest.Spaces, sp.ID)
+		if guest.Spaces, err = h.grants(c, env, g.Spaces); err != nil {
+			return err
 		}
 		gs = append(gs, guest)
 	}
@@ -122,11 +122,15 @@ func (h *Guests) List(c *fiber.Ctx) error {
 	p := PrincipalOf(c)
 	spaceID := c.Query("spaceId")
 	if spaceID != "" {
-		if _, err := reachSpace(c.Context(), h.store, p, spaceID); err != nil {
+		if _, err := spaceOf(c, h.store, auth.Manage, spaceID); err != nil {
 			return err
 		}
 	}
-	list, err := h.store.ListGuests(c.Context(), p.AccountID, p.EnvironmentID, spaceID, c.Query("email"))
+	envID, _, err := listScope(c, auth.ResEnvConfig, c.Query("environmentId"), "")
+	if err != nil {
+		return err
+	}
+	list, err := h.store.ListGuests(c.Context(), p.AccountID, envID, spaceID, c.Query("email"))
 	if err != nil {
 		return err
 	}
@@ -138,15 +142,8 @@ func (h *Guests) List(c *fiber.Ctx) error {
 }
 
 func (h *Guests) guest(c *fiber.Ctx) (*auth.Principal, *store.Guest, error) {
-	p := PrincipalOf(c)
-	g, err := h.store.GetGuest(c.Context(), p.AccountID, c.Params("guestId"))
-	if err != nil {
-		return nil, nil, err
-	}
-	if !p.ReachesEnvironment(g.EnvironmentID) {
-		return nil, nil, errs.NotFoundf("guestId", "Guest not found")
-	}
-	return p, g, nil
+	g, err := inReach(c, verbOf(c), h.store.GetGuest, c.Params("guestId"))
+	return PrincipalOf(c), g, err
 }
 
 // Get handles GET /v1/guests/:guestId.
@@ -179,9 +176,11 @@ func (h *Guests) Update(c *fiber.Ctx) error {
 	}
 	var spaces []string
 	if in.Spaces != nil {
-		spaces = []string{}
-		for _, sp := range in.Spaces {
-			spaces = append(spaces, sp.ID)
+		if spaces, err = h.grants(c, g.EnvironmentID, in.Spaces); err != nil {
+			return err
+		}
+		if spaces == nil {
+			spaces = []string{}
 		}
 	}
 	if err := h.store.UpdateGuest(c.Context(), g, spaces, p.ActorID); err != nil {
@@ -195,6 +194,11 @@ func (h *Guests) Delete(c *fiber.Ctx) error {
 	p, g, err := h.guest(c)
 	if err != nil {
 		return err
+	}
+	if id := c.Query("spaceId"); id != "" {
+		if _, err := spaceOf(c, h.store, auth.Manage, id); err != nil {
+			return err
+		}
 	}
 	if err := h.store.RemoveGuest(c.Context(), g, c.Query("spaceId"), p.ActorID); err != nil {
 		return err
@@ -215,6 +219,9 @@ func (h *Guests) Token(c *fiber.Ctx) error {
 	}
 	if !g.Granted(spaceID) {
 		return errs.Invalidf("spaceId", "spaceId must be one of the guest's spaces")
+	}
+	if _, err := spaceOf(c, h.store, auth.Manage, spaceID); err != nil {
+		return err
 	}
 	tok, exp, err := h.tokens.Issue(&auth.Principal{Kind: auth.GuestToken, AccountID: g.AccountID, EnvironmentID: g.EnvironmentID, SpaceID: spaceID, Email: g.Email, ActorID: g.ID})
 	if err != nil {
@@ -249,14 +256,14 @@ func (h *Guests) Invite(c *fiber.Ctx) error {
 		return errs.Invalidf("body", "Send an array of {guestId, spaceId}")
 	}
 	for i, inv := range in {
-		g, err := h.store.GetGuest(c.Context(), p.AccountID, inv.GuestID)
+		g, err := inReach(c, auth.Write, h.store.GetGuest, inv.GuestID)
 		if err != nil {
 			return err
 		}
 		if !g.Granted(inv.SpaceID) {
 			return errs.Invalidf("spaceId", "Invite %d: guest %s has no access to space %s", i, g.ID, inv.SpaceID)
 		}
-		sp, err := h.store.GetSpace(c.Context(), p.AccountID, inv.SpaceID)
+		sp, err := spaceOf(c, h.store, auth.Manage, inv.SpaceID)
 		if err != nil {
 			return err
 		}
@@ -290,4 +297,21 @@ func (h *Guests) Invite(c *fiber.Ctx) error {
 		}
 	}
 	return success(c)
+}
+
+// grants checks the spaces a guest is given: each one the caller may manage, in the guest's
+// environment.
+func (h *Guests) grants(c *fiber.Ctx, envID string, in []guestSpaceJSON) ([]string, error) {
+	var ids []string
+	for i, ref := range in {
+		sp, err := spaceOf(c, h.store, auth.Manage, ref.ID)
+		if errs.Is(err, errs.NotFound) || (err == nil && sp.EnvironmentID != envID) {
+			return nil, errs.NotFoundf(fmt.Sprintf("spaces[%d].id", i), "Space %s not found in the guest's environment", ref.ID)
+		}
+		if err != nil {
+			return nil, err
+		}
+		ids = append(ids, sp.ID)
+	}
+	return ids, nil
 }

@@ -9,6 +9,8 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/sluice/sluice/auth"
+	"github.com/sluice/sluice/auth/place"
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/mapping"
 	"github.com/sluice/sluice/model"
@@ -82,6 +84,9 @@ func (h *Instructions) Create(c *fiber.Ctx) error {
 	if envID == "" {
 		return errs.Invalidf("environmentId", "environmentId is required")
 	}
+	if err := may(c, auth.Write, place.EnvConfig(p.AccountID, envID)); err != nil {
+		return err
+	}
 	if _, err := h.store.GetEnvironment(c.Context(), p.AccountID, envID); err != nil {
 		return err
 	}
@@ -102,8 +107,8 @@ func (h *Instructions) ForSheet(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if _, err := reachSpace(c.Context(), h.store, p, w.SpaceID); err != nil {
-		return errs.NotFoundf("sheetId", "Sheet not found")
+	if err := may(c, auth.Read, place.Sheet(w, sheet.ID)); err != nil {
+		return err
 	}
 	threshold := InstructionThreshold
 	if t := sheet.Config.MappingConfidenceThreshold; t != nil {
@@ -131,15 +136,7 @@ func (h *Instructions) ForSheet(c *fiber.Ctx) error {
 }
 
 func (h *Instructions) instruction(c *fiber.Ctx) (*store.Instruction, error) {
-	p := PrincipalOf(c)
-	in, err := h.store.GetInstruction(c.Context(), p.AccountID, c.Params("instructionId"))
-	if err != nil {
-		return nil, err
-	}
-	if !p.ReachesEnvironment(in.EnvironmentID) {
-		return nil, errs.NotFoundf("instructionId", "Instruction not found")
-	}
-	return in, nil
+	return inReach(c, verbOf(c), h.store.GetInstruction, c.Params("instructionId"))
 }
 
 // Update handles PATCH /v1/instructions/:instructionId.

@@ -8,6 +8,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/sluice/sluice/auth"
+	"github.com/sluice/sluice/auth/place"
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/jobs"
 	"github.com/sluice/sluice/model"
@@ -115,12 +116,6 @@ type jobIn struct {
 	Metadata       json.RawMessage `json:"metadata"`
 }
 
-// reachesScope reports whether p may see something in environment envID and space spaceID
-// (empty for environment-level things).
-func reachesScope(p *auth.Principal, envID, spaceID string) bool {
-	return p.ReachesEnvironment(envID) && (p.SpaceID == "" || p.SpaceID == spaceID)
-}
-
 // Create handles POST /v1/jobs.
 func (h *Jobs) Create(c *fiber.Ctx) error {
 	p := PrincipalOf(c)
@@ -139,11 +134,14 @@ func (h *Jobs) Create(c *fiber.Ctx) error {
 	if in.Progress != nil {
 		j.Progress = *in.Progress
 	}
-	if err := h.svc.Prepare(c.Context(), j); err != nil {
+	if err := h.svc.Prepare(c.Context(), j); err != nil { // every id it names is in its space
 		return err
 	}
-	if !reachesScope(p, j.EnvironmentID, j.SpaceID) {
-		return errs.NotFoundf("source", "%s not found", j.Source)
+	if err := may(c, auth.Write, place.Of(j)); err != nil {
+		if errs.Is(err, errs.NotFound) {
+			return errs.NotFoundf("source", "%s not found", j.Source)
+		}
+		return err
 	}
 	if err := h.svc.Create(c.Context(), j, p.ActorID); err != nil {
 		return err
@@ -164,17 +162,11 @@ func (h *Jobs) Create(c *fiber.Ctx) error {
 // List handles GET /v1/jobs.
 func (h *Jobs) List(c *fiber.Ctx) error {
 	p := PrincipalOf(c)
-	f := store.JobFilter{AccountID: p.AccountID, SpaceID: c.Query("spaceId"), WorkbookID: c.Query("workbookId"), FileID: c.Query("fileId"),
+	f := store.JobFilter{AccountID: p.AccountID, WorkbookID: c.Query("workbookId"), FileID: c.Query("fileId"),
 		ParentID: c.Query("parentId"), Source: c.Query("source")}
 	var err error
-	if f.EnvironmentID, err = environmentScope(p, c.Query("environmentId")); err != nil {
+	if f.EnvironmentID, f.SpaceID, err = listScope(c, auth.ResContent, c.Query("environmentId"), c.Query("spaceId")); err != nil {
 		return err
-	}
-	if p.SpaceID != "" {
-		if f.SpaceID != "" && f.SpaceID != p.SpaceID {
-			return forbidden("This token cannot reach space %s", f.SpaceID)
-		}
-		f.SpaceID = p.SpaceID
 	}
 	if f.Page, err = page(c, 20, 1000); err != nil {
 		return err
@@ -200,15 +192,8 @@ func (h *Jobs) List(c *fiber.Ctx) error {
 
 // job loads the path's job; jobs out of the principal's reach are not found.
 func (h *Jobs) job(c *fiber.Ctx) (*auth.Principal, *model.Job, error) {
-	p := PrincipalOf(c)
-	j, err := h.store.GetJob(c.Context(), p.AccountID, c.Params("jobId"))
-	if err != nil {
-		return nil, nil, err
-	}
-	if !reachesScope(p, j.EnvironmentID, j.SpaceID) {
-		return nil, nil, errs.NotFoundf("jobId", "Job not found")
-	}
-	return p, j, nil
+	j, err := inReach(c, verbOf(c), h.store.GetJob, c.Params("jobId"))
+	return PrincipalOf(c), j, err
 }
 
 // Get handles GET /v1/jobs/:jobId.

@@ -11,6 +11,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/sluice/sluice/auth"
+	"github.com/sluice/sluice/auth/place"
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/mapping"
 	"github.com/sluice/sluice/model"
@@ -170,6 +171,9 @@ func (h *Mapping) Create(c *fiber.Ctx) error {
 	if envID == "" {
 		return errs.Invalidf("environmentId", "environmentId is required")
 	}
+	if err := may(c, auth.Write, place.EnvConfig(p.AccountID, envID)); err != nil {
+		return err
+	}
 	if _, err := h.store.GetEnvironment(c.Context(), p.AccountID, envID); err != nil {
 		return err
 	}
@@ -203,7 +207,7 @@ func (h *Mapping) suggest(ctx context.Context, p *auth.Principal, envID string, 
 		cols = append(cols, mapping.Column{Header: header})
 		keys = append(keys, mapping.Normalize(f.Key), mapping.Normalize(header))
 	}
-	mine, others, err := h.store.MappingHistory(ctx, envID, p.ActorID, keys)
+	mine, others, err := h.store.MappingHistory(ctx, envID, auth.HistoryOwner(p), keys)
 	if err != nil {
 		return nil, err
 	}
@@ -221,15 +225,8 @@ func (h *Mapping) suggest(ctx context.Context, p *auth.Principal, envID string, 
 }
 
 func (h *Mapping) program(c *fiber.Ctx) (*auth.Principal, *model.MappingProgram, error) {
-	p := PrincipalOf(c)
-	prog, err := h.store.GetProgram(c.Context(), p.AccountID, c.Params("programId"))
-	if err != nil {
-		return nil, nil, err
-	}
-	if !p.ReachesEnvironment(prog.EnvironmentID) {
-		return nil, nil, errs.NotFoundf("programId", "Mapping program not found")
-	}
-	return p, prog, nil
+	prog, err := inReach(c, verbOf(c), h.store.GetProgram, c.Params("programId"))
+	return PrincipalOf(c), prog, err
 }
 
 // Get handles GET /v1/mapping/:programId.
@@ -268,7 +265,7 @@ func (h *Mapping) Versions(c *fiber.Ctx) error {
 // List handles GET /v1/mapping (environmentId, pageSize, pageNumber).
 func (h *Mapping) List(c *fiber.Ctx) error {
 	p := PrincipalOf(c)
-	envID, err := environmentScope(p, c.Query("environmentId"))
+	envID, _, err := listScope(c, auth.ResEnvConfig, c.Query("environmentId"), "")
 	if err != nil {
 		return err
 	}
@@ -375,7 +372,12 @@ func (h *Mapping) Forget(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if err := h.store.ForgetMappings(c.Context(), p.AccountID, envID, p.ActorID); err != nil {
+	// One's own history only: an embedded visitor forgets its space's, not every visitor's.
+	owner := auth.HistoryOwner(p)
+	if err := may(c, auth.Write, auth.Resource{Kind: auth.ResHistory, AccountID: p.AccountID, EnvironmentID: cmp.Or(envID, p.EnvironmentID), SpaceID: p.SpaceID, SheetID: p.SheetID, OwnerID: owner}); err != nil {
+		return err
+	}
+	if err := h.store.ForgetMappings(c.Context(), p.AccountID, envID, owner); err != nil {
 		return err
 	}
 	return success(c)

@@ -52,7 +52,7 @@ func (h *Platform) Subscription(c *fiber.Ctx) error {
 	case scope == "":
 		return errs.Invalidf("scope", "Name the environment (us_env_…) or space (us_sp_…) to subscribe to with scope")
 	case strings.HasPrefix(scope, "us_env_"):
-		if !p.ReachesEnvironment(scope) {
+		if p.SpaceID != "" || !p.ReachesEnvironment(scope) {
 			return errs.NotFoundf("scope", "Environment not found")
 		}
 		q.Set("environmentId", scope)

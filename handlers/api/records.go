@@ -11,6 +11,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/sluice/sluice/auth"
+	"github.com/sluice/sluice/auth/place"
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/model"
 	"github.com/sluice/sluice/store"
@@ -46,15 +47,8 @@ const maxIDs = 100
 // sheet loads the path's sheet and checks the principal reaches its space; sheets out of
 // reach are not found.
 func (h *Records) sheet(c *fiber.Ctx) (*auth.Principal, *store.SheetScope, error) {
-	p := PrincipalOf(c)
-	sc, err := h.store.RecordSheetScope(c.Context(), p.AccountID, c.Params("sheetId"))
-	if err != nil {
-		return nil, nil, err
-	}
-	if !p.ReachesSpace(&model.Space{ID: sc.SpaceID, AccountID: sc.AccountID, EnvironmentID: sc.EnvironmentID}) {
-		return nil, nil, errs.NotFoundf("sheetId", "Sheet not found")
-	}
-	return p, sc, nil
+	sc, err := sheetScope(c, h.store, verbOf(c), c.Params("sheetId"))
+	return PrincipalOf(c), sc, err
 }
 
 // writeOptions builds the store options of a write request. The SDK always sends
@@ -148,6 +142,9 @@ func (h *Records) forEvent(c *fiber.Ctx, p *auth.Principal, q *store.RecordQuery
 		return nil
 	}
 	ev, err := h.store.GetEvent(c.Context(), p.AccountID, id)
+	if err == nil {
+		err = may(c, auth.Read, place.Of(ev))
+	}
 	if err != nil {
 		return errs.Invalidf("for", "Unknown event %q", id)
 	}

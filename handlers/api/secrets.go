@@ -7,6 +7,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/sluice/sluice/auth"
+	"github.com/sluice/sluice/auth/place"
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/model"
 	"github.com/sluice/sluice/store"
@@ -18,7 +19,7 @@ type SecretStore interface {
 	GetSpace(ctx context.Context, accountID, id string) (*model.Space, error)
 	UpsertSecret(ctx context.Context, s *store.Secret) error
 	ListSecrets(ctx context.Context, f store.SecretFilter) ([]*store.Secret, error)
-	DeleteSecret(ctx context.Context, accountID, id string) (*store.Secret, error)
+	DeleteSecret(ctx context.Context, accountID, id string, check func(*store.Secret) error) (*store.Secret, error)
 }
 
 // Secrets serves /v1/secrets; values are sealed with the server's key before they are stored.
@@ -44,7 +45,7 @@ type secretJSON struct {
 // scope resolves the environment (and space) a secret request is about.
 func (h *Secrets) scope(c *fiber.Ctx, p *auth.Principal, envID, spaceID string) (string, error) {
 	if spaceID != "" {
-		sp, err := reachSpace(c.Context(), h.store, p, spaceID)
+		sp, err := spaceOf(c, h.store, auth.Read, spaceID)
 		if err != nil {
 			return "", err
 		}
@@ -59,6 +60,9 @@ func (h *Secrets) scope(c *fiber.Ctx, p *auth.Principal, envID, spaceID string) 
 	}
 	if env == "" {
 		return "", errs.Invalidf("environmentId", "environmentId (or spaceId) is required")
+	}
+	if err := may(c, verbOf(c), place.EnvConfig(p.AccountID, env)); err != nil {
+		return "", err
 	}
 	if _, err := h.store.GetEnvironment(c.Context(), p.AccountID, env); err != nil {
 		return "", err
@@ -126,7 +130,9 @@ func (h *Secrets) Upsert(c *fiber.Ctx) error {
 // Delete handles DELETE /v1/secrets/:secretId; the answer lists the secrets left in its scope.
 func (h *Secrets) Delete(c *fiber.Ctx) error {
 	p := PrincipalOf(c)
-	s, err := h.store.DeleteSecret(c.Context(), p.AccountID, c.Params("secretId"))
+	s, err := h.store.DeleteSecret(c.Context(), p.AccountID, c.Params("secretId"), func(s *store.Secret) error {
+		return may(c, auth.Write, place.Of(s))
+	})
 	if err != nil {
 		return err
 	}

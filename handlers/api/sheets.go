@@ -8,6 +8,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/sluice/sluice/auth"
+	"github.com/sluice/sluice/auth/place"
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/model"
 	"github.com/sluice/sluice/schema"
@@ -64,21 +65,21 @@ func toSheetJSON(s *model.Sheet, counts *store.Counts) sheetJSON {
 	return out
 }
 
-func (h *Sheets) sheet(c *fiber.Ctx) (*auth.Principal, *model.Sheet, *model.Workbook, error) {
+func (h *Sheets) sheet(c *fiber.Ctx, v auth.Verb) (*auth.Principal, *model.Sheet, *model.Workbook, error) {
 	p := PrincipalOf(c)
 	s, w, err := h.store.GetSheet(c.Context(), p.AccountID, c.Params("sheetId"))
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	if _, err := reachSpace(c.Context(), h.store, p, w.SpaceID); err != nil {
-		return nil, nil, nil, errs.NotFoundf("sheetId", "Sheet not found")
+	if err := may(c, v, place.Sheet(w, s.ID)); err != nil {
+		return nil, nil, nil, err
 	}
 	return p, s, w, nil
 }
 
 // Get handles GET /v1/sheets/:sheetId; recordCounts come from the kept counts, not a scan.
 func (h *Sheets) Get(c *fiber.Ctx) error {
-	p, s, _, err := h.sheet(c)
+	p, s, _, err := h.sheet(c, auth.Read)
 	if err != nil {
 		return err
 	}
@@ -100,8 +101,8 @@ func (h *Sheets) List(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if _, err := reachSpace(c.Context(), h.store, p, w.SpaceID); err != nil {
-		return errs.NotFoundf("workbookId", "Workbook not found")
+	if err := may(c, auth.Read, place.Of(w)); err != nil {
+		return err
 	}
 	out := make([]sheetJSON, 0, len(sheets))
 	for _, s := range sheets {
@@ -112,7 +113,7 @@ func (h *Sheets) List(c *fiber.Ctx) error {
 
 // Update handles PATCH /v1/sheets/:sheetId (name, slug, metadata).
 func (h *Sheets) Update(c *fiber.Ctx) error {
-	p, s, _, err := h.sheet(c)
+	p, s, _, err := h.sheet(c, auth.Manage)
 	if err != nil {
 		return err
 	}
@@ -147,7 +148,7 @@ func (h *Sheets) Update(c *fiber.Ctx) error {
 
 // Delete handles DELETE /v1/sheets/:sheetId.
 func (h *Sheets) Delete(c *fiber.Ctx) error {
-	p, s, _, err := h.sheet(c)
+	p, s, _, err := h.sheet(c, auth.Manage)
 	if err != nil {
 		return err
 	}
@@ -164,7 +165,7 @@ func (h *Sheets) Lock(c *fiber.Ctx) error { return h.setLocked(c, true) }
 func (h *Sheets) Unlock(c *fiber.Ctx) error { return h.setLocked(c, false) }
 
 func (h *Sheets) setLocked(c *fiber.Ctx, locked bool) error {
-	p, s, _, err := h.sheet(c)
+	p, s, _, err := h.sheet(c, auth.Manage)
 	if err != nil {
 		return err
 	}
@@ -176,7 +177,7 @@ func (h *Sheets) setLocked(c *fiber.Ctx, locked bool) error {
 
 // AddField handles POST /v1/sheets/:sheetId/fields?insertAtIndex=: body is a field (Property).
 func (h *Sheets) AddField(c *fiber.Ctx) error {
-	p, s, _, err := h.sheet(c)
+	p, s, _, err := h.sheet(c, auth.Manage)
 	if err != nil {
 		return err
 	}
@@ -227,7 +228,7 @@ func referencesOf(w *model.Workbook, s *model.Sheet) error {
 
 // RemoveField handles DELETE /v1/sheets/:sheetId/fields/:fieldKey.
 func (h *Sheets) RemoveField(c *fiber.Ctx) error {
-	p, s, _, err := h.sheet(c)
+	p, s, _, err := h.sheet(c, auth.Manage)
 	if err != nil {
 		return err
 	}
@@ -260,7 +261,7 @@ func (h *Sheets) RemoveField(c *fiber.Ctx) error {
 
 // Commits handles GET /v1/sheets/:sheetId/commits?completed=.
 func (h *Sheets) Commits(c *fiber.Ctx) error {
-	_, s, _, err := h.sheet(c)
+	_, s, _, err := h.sheet(c, auth.Read)
 	if err != nil {
 		return err
 	}

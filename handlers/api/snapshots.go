@@ -66,18 +66,11 @@ func toSnapshotJSON(s *store.Snapshot) snapshotJSON {
 
 // reach checks the principal may touch sheetID's space; other sheets are not found.
 func (h *Snapshots) reach(c *fiber.Ctx, sheetID, key string) error {
-	p := PrincipalOf(c)
-	sc, err := h.store.RecordSheetScope(c.Context(), p.AccountID, sheetID)
-	if err != nil {
-		return err
+	_, err := sheetScope(c, h.store, verbOf(c), sheetID)
+	if errs.Is(err, errs.NotFound) && key == "snapshotId" {
+		return errs.NotFoundf(key, "Snapshot not found")
 	}
-	if !p.ReachesSpace(&model.Space{ID: sc.SpaceID, AccountID: sc.AccountID, EnvironmentID: sc.EnvironmentID}) {
-		if key == "snapshotId" {
-			return errs.NotFoundf(key, "Snapshot not found")
-		}
-		return errs.NotFoundf(key, "Sheet not found")
-	}
-	return nil
+	return err
 }
 
 // snapshot loads the path's snapshot after checking access to its sheet.

@@ -125,10 +125,18 @@ func CheckNamespace(env *model.Environment, ns string) error {
 	return errs.Invalidf("namespace", "Namespace %q is not one of the environment's namespaces (%s)", ns, strings.Join(env.Namespaces, ", "))
 }
 
-func (h *Spaces) withToken(p *auth.Principal, s *model.Space) (spaceJSON, error) {
+// withToken adds the space's access token to its JSON for those a space token is for: a fresh
+// one for the key or user that owns the environment, a space token's own (not renewed: it ends
+// when it expires). Guests and clip links get none: their access is their grant's.
+func (h *Spaces) withToken(c *fiber.Ctx, p *auth.Principal, s *model.Space) (spaceJSON, error) {
 	out := toSpaceJSON(s)
-	tok, _, err := h.tokens.Issue(&auth.Principal{Kind: auth.SpaceToken, AccountID: s.AccountID, EnvironmentID: s.EnvironmentID, SpaceID: s.ID, ActorID: p.ActorID})
-	out.AccessToken = tok
+	var err error
+	switch auth.ClassOf(p) {
+	case auth.ClassSecretKey, auth.ClassAccountUser, auth.ClassEnvUser, auth.ClassPublishable:
+		out.AccessToken, _, err = h.tokens.Issue(&auth.Principal{Kind: auth.SpaceToken, AccountID: s.AccountID, EnvironmentID: s.EnvironmentID, SpaceID: s.ID, ActorID: p.ActorID})
+	case auth.ClassSpace:
+		out.AccessToken = bearerOf(c)
+	}
 	return out, err
 }
 
@@ -147,7 +155,7 @@ func (h *Spaces) Create(c *fiber.Ctx) error {
 	if err := h.store.CreateSpace(c.Context(), s, p.ActorID); err != nil {
 		return err
 	}
-	out, err := h.withToken(p, s)
+	out, err := h.withToken(c, p, s)
 	if err != nil {
 		return err
 	}
@@ -157,6 +165,9 @@ func (h *Spaces) Create(c *fiber.Ctx) error {
 // newSpace checks a space's input and builds it in the principal's environment.
 func (h *Spaces) newSpace(ctx context.Context, p *auth.Principal, in *spaceIn) (*model.Space, error) {
 	if err := in.validate(); err != nil {
+		return nil, err
+	}
+	if err := checkAppClaim(p, in); err != nil {
 		return nil, err
 	}
 	envID, err := environmentScope(p, in.EnvironmentID)
@@ -252,27 +263,19 @@ func spaceFilter(c *fiber.Ctx, p *auth.Principal) (store.SpaceFilter, error) {
 	return f, nil
 }
 
-// space loads the path's space and checks the principal reaches it; spaces out of reach are
-// reported as not found so their existence does not leak.
-func (h *Spaces) space(c *fiber.Ctx) (*auth.Principal, *model.Space, error) {
-	p := PrincipalOf(c)
-	s, err := h.store.GetSpace(c.Context(), p.AccountID, c.Params("spaceId"))
-	if err != nil {
-		return nil, nil, err
-	}
-	if !p.ReachesSpace(s) {
-		return nil, nil, errs.NotFoundf("spaceId", "Space not found")
-	}
-	return p, s, nil
+// space loads the path's space for verb v.
+func (h *Spaces) space(c *fiber.Ctx, v auth.Verb) (*auth.Principal, *model.Space, error) {
+	s, err := spaceOf(c, h.store, v, c.Params("spaceId"))
+	return PrincipalOf(c), s, err
 }
 
 // Get handles GET /v1/spaces/:spaceId (also served at /spaces/:spaceId).
 func (h *Spaces) Get(c *fiber.Ctx) error {
-	p, s, err := h.space(c)
+	p, s, err := h.space(c, auth.Read)
 	if err != nil {
 		return err
 	}
-	out, err := h.withToken(p, s)
+	out, err := h.withToken(c, p, s)
 	if err != nil {
 		return err
 	}
@@ -282,7 +285,7 @@ func (h *Spaces) Get(c *fiber.Ctx) error {
 // Update handles PATCH /v1/spaces/:spaceId (also /spaces/:spaceId). `archivedAt: null`
 // unarchives the space.
 func (h *Spaces) Update(c *fiber.Ctx) error {
-	p, s, err := h.space(c)
+	p, s, err := h.space(c, auth.Manage)
 	if err != nil {
 		return err
 	}
@@ -295,6 +298,9 @@ func (h *Spaces) Update(c *fiber.Ctx) error {
 	}
 	if in.EnvironmentID != "" && in.EnvironmentID != s.EnvironmentID {
 		return errs.Invalidf("environmentId", "A space cannot move to another environment")
+	}
+	if err := checkAppClaim(p, &in); err != nil {
+		return err
 	}
 	up := store.SpaceUpdate{Name: in.Name, AppID: in.AppID, Namespace: in.Namespace, IsAppTemplate: in.IsAppTemplate, Metadata: in.Metadata,
 		Settings: in.Settings, Actions: in.Actions, Access: in.Access, Labels: in.Labels, GuestAuthentication: in.GuestAuthentication,
@@ -320,7 +326,7 @@ func (h *Spaces) Update(c *fiber.Ctx) error {
 
 // Delete handles DELETE /v1/spaces/:spaceId.
 func (h *Spaces) Delete(c *fiber.Ctx) error {
-	p, s, err := h.space(c)
+	p, s, err := h.space(c, auth.Manage)
 	if err != nil {
 		return err
 	}
@@ -337,7 +343,7 @@ func (h *Spaces) Archive(c *fiber.Ctx) error { return h.setArchived(c, true) }
 func (h *Spaces) Unarchive(c *fiber.Ctx) error { return h.setArchived(c, false) }
 
 func (h *Spaces) setArchived(c *fiber.Ctx, archived bool) error {
-	p, s, err := h.space(c)
+	p, s, err := h.space(c, auth.Manage)
 	if err != nil {
 		return err
 	}
@@ -345,4 +351,20 @@ func (h *Spaces) setArchived(c *fiber.Ctx, archived bool) error {
 		return err
 	}
 	return success(c)
+}
+
+// checkAppClaim keeps credentials anyone may hold (a publishable key, a space token) from
+// making a space an app's template or placing it under an app: that is the app builder's.
+func checkAppClaim(p *auth.Principal, in *spaceIn) error {
+	switch auth.ClassOf(p) {
+	case auth.ClassSecretKey, auth.ClassAccountUser, auth.ClassEnvUser:
+		return nil
+	}
+	if in.IsAppTemplate != nil && *in.IsAppTemplate {
+		return forbidden("A %s may not make a space an app template", auth.ClassOf(p))
+	}
+	if in.AppID != nil && *in.AppID != "" {
+		return forbidden("A %s may not place a space under an app", auth.ClassOf(p))
+	}
+	return nil
 }

@@ -3,6 +3,7 @@ package api
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"net"
 	"strings"
 	"time"
@@ -28,7 +29,14 @@ type Stream struct {
 	store     StreamStore
 	notifier  *events.Notifier
 	heartbeat time.Duration
+	// Recheck authenticates the stream's token again: at every heartbeat and before an event
+	// when a second has passed since the last check. A revoked credential (deleted user or
+	// PAT, removed guest, rotated key) ends the stream with an error event.
+	Recheck func(ctx context.Context, token string) error
 }
+
+// recheckEvery bounds how long a revoked credential may still receive events.
+const recheckEvery = time.Second
 
 // NewStream returns the stream handler; heartbeat is the interval of keep-alive comments
 // (default 15 s). A nil notifier makes the endpoint answer 500.
@@ -65,16 +73,10 @@ func (f *streamFilter) match(e *model.Event) bool {
 
 func (h *Stream) filter(c *fiber.Ctx) (*streamFilter, error) {
 	p := PrincipalOf(c)
-	f := &streamFilter{p: p, spaceID: c.Query("spaceId"), domain: c.Query("domain")}
+	f := &streamFilter{p: p, domain: c.Query("domain")}
 	var err error
-	if f.envID, err = environmentScope(p, c.Query("environmentId")); err != nil {
+	if f.envID, f.spaceID, err = listScope(c, auth.ResContent, c.Query("environmentId"), c.Query("spaceId")); err != nil {
 		return nil, err
-	}
-	if p.SpaceID != "" {
-		if f.spaceID != "" && f.spaceID != p.SpaceID {
-			return nil, forbidden("This token cannot reach space %s", f.spaceID)
-		}
-		f.spaceID = p.SpaceID
 	}
 	for _, t := range strings.Split(c.Query("topic"), ",") {
 		if t = strings.TrimSpace(t); t != "" {
@@ -129,8 +131,9 @@ func (h *Stream) Serve(c *fiber.Ctx) error {
 	c.Set(fiber.HeaderConnection, "keep-alive")
 	c.Set("X-Accel-Buffering", "no")
 	conn := c.Context().Conn()
+	token := bearerOf(c)
 	c.Context().SetBodyStreamWriter(func(w *bufio.Writer) {
-		s := &streamer{h: h, w: w, conn: conn, f: f, sub: sub, cursor: from}
+		s := &streamer{h: h, w: w, conn: conn, f: f, sub: sub, cursor: from, token: token, checked: time.Now()}
 		s.run()
 	})
 	return nil
@@ -139,12 +142,34 @@ func (h *Stream) Serve(c *fiber.Ctx) error {
 // streamer writes one client's stream; it runs after the handler returned, so it holds no
 // fiber context.
 type streamer struct {
-	h      *Stream
-	w      *bufio.Writer
-	conn   net.Conn
-	f      *streamFilter
-	sub    *events.Subscription
-	cursor int64
+	h       *Stream
+	w       *bufio.Writer
+	conn    net.Conn
+	f       *streamFilter
+	sub     *events.Subscription
+	cursor  int64
+	token   string
+	checked time.Time // the last time the token was found good
+}
+
+// alive checks the stream's credential again (at most once a second unless forced); when it
+// is gone it sends an error event and reports false.
+func (s *streamer) alive(force bool) bool {
+	if s.h.Recheck == nil || (!force && time.Since(s.checked) < recheckEvery) {
+		return true
+	}
+	err := s.h.Recheck(context.Background(), s.token)
+	if err == nil {
+		s.checked = time.Now()
+		return true
+	}
+	msg := "This stream's credential is no longer valid"
+	if e, ok := err.(*errs.Error); ok && e.Code == errs.Unauthorized {
+		msg = e.Message
+	}
+	body, _ := json.Marshal(map[string]any{"errors": []map[string]string{{"key": "Authorization", "message": msg}}})
+	s.write("event: error\ndata: " + string(body) + "\n\n")
+	return false
 }
 
 func (s *streamer) write(text string) bool {
@@ -160,6 +185,9 @@ func (s *streamer) send(e store.SeqEvent) bool {
 	s.cursor = e.Seq
 	if !s.f.match(e.Event) {
 		return true
+	}
+	if !s.alive(false) {
+		return false
 	}
 	body, err := EventBody(e.Event)
 	if err != nil {
@@ -219,7 +247,7 @@ func (s *streamer) run() {
 				return
 			}
 		case <-hb.C:
-			if !s.write(": ping\n\n") {
+			if !s.alive(true) || !s.write(": ping\n\n") {
 				return
 			}
 		}

@@ -82,6 +82,9 @@ func scope(p *auth.Principal) store.UserScope {
 // List handles GET /v1/users (email, search, sortField, sortDirection, pageSize, pageNumber).
 func (h *Users) List(c *fiber.Ctx) error {
 	p := PrincipalOf(c)
+	if _, err := environmentScope(p, c.Query("environmentId")); err != nil { // another environment's: refused, not ignored
+		return err
+	}
 	pg, err := page(c, 50, 1000)
 	if err != nil {
 		return err

@@ -8,6 +8,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/sluice/sluice/auth"
+	"github.com/sluice/sluice/auth/place"
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/model"
 	"github.com/sluice/sluice/store"
@@ -50,10 +51,7 @@ func (h *Views) sheet(c *fiber.Ctx, p *auth.Principal, id string) error {
 	if err != nil {
 		return err
 	}
-	if _, err := reachSpace(c.Context(), h.store, p, w.SpaceID); err != nil {
-		return errs.NotFoundf("sheetId", "Sheet not found")
-	}
-	return nil
+	return may(c, verbOf(c), place.Sheet(w, id))
 }
 
 // List handles GET /v1/views?sheetId=&pageSize=&pageNumber= (createdBy narrows to one
@@ -121,7 +119,7 @@ func (h *Views) view(c *fiber.Ctx) (*store.View, error) {
 		return nil, err
 	}
 	if err := h.sheet(c, p, v.SheetID); err != nil {
-		return nil, errs.NotFoundf("viewId", "View not found")
+		return nil, err
 	}
 	return v, nil
 }

@@ -133,20 +133,6 @@ func (in *workbookIn) validate() error {
 	return nil
 }
 
-// space loads a space the principal may reach; out of reach is not found.
-func reachSpace(ctx context.Context, s interface {
-	GetSpace(ctx context.Context, accountID, id string) (*model.Space, error)
-}, p *auth.Principal, spaceID string) (*model.Space, error) {
-	sp, err := s.GetSpace(ctx, p.AccountID, spaceID)
-	if err != nil {
-		return nil, err
-	}
-	if !p.ReachesSpace(sp) {
-		return nil, errs.NotFoundf("spaceId", "Space not found")
-	}
-	return sp, nil
-}
-
 // Create handles POST /v1/workbooks.
 func (h *Workbooks) Create(c *fiber.Ctx) error {
 	p := PrincipalOf(c)
@@ -160,7 +146,7 @@ func (h *Workbooks) Create(c *fiber.Ctx) error {
 	if in.SpaceID == "" {
 		return errs.Invalidf("spaceId", "spaceId is required")
 	}
-	sp, err := reachSpace(c.Context(), h.store, p, in.SpaceID)
+	sp, err := spaceOf(c, h.store, auth.Write, in.SpaceID)
 	if err != nil {
 		return err
 	}
@@ -199,15 +185,8 @@ func (in *workbookIn) build(p *auth.Principal, sp *model.Space) (*model.Workbook
 }
 
 func (h *Workbooks) workbook(c *fiber.Ctx) (*auth.Principal, *model.Workbook, error) {
-	p := PrincipalOf(c)
-	w, err := h.store.GetWorkbook(c.Context(), p.AccountID, c.Params("workbookId"))
-	if err != nil {
-		return nil, nil, err
-	}
-	if _, err := reachSpace(c.Context(), h.store, p, w.SpaceID); err != nil {
-		return nil, nil, errs.NotFoundf("workbookId", "Workbook not found")
-	}
-	return p, w, nil
+	w, err := inReach(c, verbOf(c), h.store.GetWorkbook, c.Params("workbookId"))
+	return PrincipalOf(c), w, err
 }
 
 // Get handles GET /v1/workbooks/:workbookId.
@@ -222,13 +201,11 @@ func (h *Workbooks) Get(c *fiber.Ctx) error {
 // List handles GET /v1/workbooks.
 func (h *Workbooks) List(c *fiber.Ctx) error {
 	p := PrincipalOf(c)
-	f := store.WorkbookFilter{AccountID: p.AccountID, EnvironmentID: p.EnvironmentID, SpaceID: c.Query("spaceId"), Name: c.Query("name"),
+	f := store.WorkbookFilter{AccountID: p.AccountID, EnvironmentID: p.EnvironmentID, Name: c.Query("name"),
 		Namespace: c.Query("namespace"), Label: c.Query("label"), Treatment: normTreatment(c.Query("treatment")), IncludeSheets: true}
-	if p.SpaceID != "" {
-		if f.SpaceID != "" && f.SpaceID != p.SpaceID {
-			return forbidden("This token cannot reach space %s", f.SpaceID)
-		}
-		f.SpaceID = p.SpaceID
+	var err error
+	if _, f.SpaceID, err = listScope(c, auth.ResContent, "", c.Query("spaceId")); err != nil {
+		return err
 	}
 	inc, err := queryBool(c, "includeSheets")
 	if err != nil {

@@ -41,7 +41,7 @@ type AdminStore interface {
 	DeletePAT(ctx context.Context, userID, id string) error
 	ListSecrets(ctx context.Context, f store.SecretFilter) ([]*store.Secret, error)
 	UpsertSecret(ctx context.Context, s *store.Secret) error
-	DeleteSecret(ctx context.Context, accountID, id string) (*store.Secret, error)
+	DeleteSecret(ctx context.Context, accountID, id string, check func(*store.Secret) error) (*store.Secret, error)
 	ListEnvironments(ctx context.Context, accountID, envID string, p model.Page) ([]*model.Environment, int, error)
 	ListAudit(ctx context.Context, f store.AuditFilter) ([]*store.AuditEntry, error)
 	GetAccount(ctx context.Context, id string) (*model.Account, error)
@@ -256,7 +256,7 @@ func (h *Admin) AddGuest(c *fiber.Ctx) error {
 	if !strings.Contains(email, "@") {
 		return errs.Invalidf("email", "Enter the guest's e-mail address").WithMsg("admin.guest_email", nil)
 	}
-	if _, err := h.store.GetSpace(c.Context(), u.AccountID, spaceID); err != nil {
+	if err := h.spaceOfEnv(c, env, spaceID); err != nil {
 		return err
 	}
 	g := &store.Guest{AccountID: u.AccountID, EnvironmentID: env.ID, Email: email, Name: strings.TrimSpace(c.FormValue("name")), Spaces: []string{spaceID}}
@@ -273,12 +273,18 @@ func (h *Admin) GuestLink(c *fiber.Ctx) error {
 		return err
 	}
 	g, err := h.store.GetGuest(c.Context(), u.AccountID, c.Params("guestId"))
+	if err == nil {
+		err = may(c, auth.Write, g)
+	}
 	if err != nil {
 		return err
 	}
 	spaceID := c.FormValue("space")
 	if !g.Granted(spaceID) {
 		return errs.Invalidf("space", "The guest has no access to that space")
+	}
+	if err := h.spaceOfEnv(c, &model.Environment{ID: g.EnvironmentID}, spaceID); err != nil {
+		return err
 	}
 	tok, exp, err := h.tokens.Issue(&auth.Principal{Kind: auth.GuestToken, AccountID: g.AccountID, EnvironmentID: g.EnvironmentID, SpaceID: spaceID, Email: g.Email, ActorID: g.ID})
 	if err != nil {
@@ -295,6 +301,9 @@ func (h *Admin) RemoveGuest(c *fiber.Ctx) error {
 		return err
 	}
 	g, err := h.store.GetGuest(c.Context(), u.AccountID, c.Params("guestId"))
+	if err == nil {
+		err = may(c, auth.Write, g)
+	}
 	if err != nil {
 		return err
 	}
@@ -385,6 +394,11 @@ func (h *Admin) SaveSecret(c *fiber.Ctx) error {
 	if name == "" || c.FormValue("value") == "" {
 		return errs.Invalidf("name", "A secret needs a name and a value").WithMsg("admin.secret_required", nil)
 	}
+	if id := c.FormValue("space"); id != "" {
+		if err := h.spaceOfEnv(c, env, id); err != nil {
+			return err
+		}
+	}
 	s := &store.Secret{AccountID: u.AccountID, EnvironmentID: env.ID, SpaceID: c.FormValue("space"), Name: name, Sealed: h.sealer.Seal([]byte(c.FormValue("value")))}
 	if err := h.store.UpsertSecret(c.Context(), s); err != nil {
 		return err
@@ -398,7 +412,7 @@ func (h *Admin) DeleteSecret(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	s, err := h.store.DeleteSecret(c.Context(), u.AccountID, c.Params("secretId"))
+	s, err := h.store.DeleteSecret(c.Context(), u.AccountID, c.Params("secretId"), func(s *store.Secret) error { return may(c, auth.Write, s) })
 	if err != nil {
 		return err
 	}
@@ -520,6 +534,9 @@ func (h *Admin) Theme(c *fiber.Ctx) error {
 	var current map[string]string
 	if p.Space != "" {
 		sp, err := h.store.GetSpace(c.Context(), u.AccountID, p.Space)
+		if err == nil {
+			err = may(c, auth.Read, sp)
+		}
 		if err != nil {
 			return err
 		}
@@ -539,6 +556,9 @@ func (h *Admin) SaveTheme(c *fiber.Ctx) error {
 		return err
 	}
 	sp, err := h.store.GetSpace(c.Context(), u.AccountID, c.FormValue("space"))
+	if err == nil {
+		err = may(c, auth.Manage, sp)
+	}
 	if err != nil {
 		return err
 	}
@@ -567,4 +587,16 @@ func (h *Admin) SaveTheme(c *fiber.Ctx) error {
 		return err
 	}
 	return hxRedirect(c, fmt.Sprintf("/admin/theme?space=%s&saved=1", sp.ID))
+}
+
+// spaceOfEnv checks a space named by a form: one the admin may manage, in environment env.
+func (h *Admin) spaceOfEnv(c *fiber.Ctx, env *model.Environment, spaceID string) error {
+	sp, err := h.store.GetSpace(c.Context(), userOf(c).AccountID, spaceID)
+	if err == nil {
+		err = may(c, auth.Manage, sp)
+	}
+	if err == nil && sp.EnvironmentID != env.ID {
+		err = errs.NotFoundf("space", "Space not found in this environment")
+	}
+	return err
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/sluice/sluice/auth"
 	"github.com/sluice/sluice/model"
 	"github.com/sluice/sluice/store"
 	"github.com/sluice/sluice/views"
@@ -16,6 +17,7 @@ import (
 // AgentAdminStore is what the agents and apps pages read and write (part of AdminStore).
 type AgentAdminStore interface {
 	ListAgents(ctx context.Context, f store.AgentFilter) ([]*model.Agent, int, error)
+	GetAgent(ctx context.Context, accountID, id string) (*model.Agent, error)
 	ListAgentVersions(ctx context.Context, agentID string) ([]*model.AgentVersion, error)
 	RevertAgent(ctx context.Context, accountID, agentID, versionID, actor string) (*model.AgentVersion, error)
 	ListDeliveries(ctx context.Context, f store.DeliveryFilter) ([]*model.Delivery, int, error)
@@ -64,6 +66,13 @@ func (h *Admin) RevertAgent(c *fiber.Ctx) error {
 		return err
 	}
 	as := h.store
+	ag, err := as.GetAgent(c.Context(), u.AccountID, c.Params("agentId"))
+	if err == nil {
+		err = may(c, auth.Write, ag)
+	}
+	if err != nil {
+		return err
+	}
 	if _, err := as.RevertAgent(c.Context(), u.AccountID, c.Params("agentId"), c.FormValue("version"), u.UserID); err != nil {
 		return err
 	}

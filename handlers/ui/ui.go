@@ -4,8 +4,10 @@ package ui
 
 import (
 	"context"
-	"github.com/sluice/sluice/auth"
 	"time"
+
+	"github.com/sluice/sluice/auth"
+	"github.com/sluice/sluice/auth/place"
 
 	"github.com/a-h/templ"
 	"github.com/gofiber/fiber/v2"
@@ -27,6 +29,21 @@ type SessionUser struct {
 	// environment only.
 	EnvironmentID string
 	Since         time.Time // when the session was issued
+}
+
+// Principal is the session's principal for the resource policy (auth.Can): the user, with
+// their environment, or a guest of one space.
+func (u SessionUser) Principal() *auth.Principal {
+	if u.GuestSpace != "" {
+		return &auth.Principal{Kind: auth.GuestToken, AccountID: u.AccountID, EnvironmentID: u.EnvironmentID, SpaceID: u.GuestSpace, Email: u.Email, ActorID: u.UserID}
+	}
+	return &auth.Principal{Kind: auth.UserToken, AccountID: u.AccountID, EnvironmentID: u.EnvironmentID, UserID: u.UserID, Email: u.Email, ActorID: u.UserID}
+}
+
+// may asks the resource policy whether the signed-in user may do v on a loaded thing: the
+// one check every page and form makes on an id it was given.
+func may(c *fiber.Ctx, v auth.Verb, thing any) error {
+	return auth.Can(userOf(c).Principal(), v, place.Of(thing))
 }
 
 // guard keeps guests inside their space: other spaces do not exist for them.
