@@ -51,6 +51,8 @@ func buildAuthzWorld(t *testing.T, e *apiEnv) *authzWorld {
 		"spaces": []any{map[string]any{"id": w.ids["A"]["spaceId"]}}}}))[0].(map[string]any)
 	w.ids["A"]["guestId"] = g["id"].(string)
 	w.tokens["guest of A"] = dataOf(e.mustCall(t, "GET", "/v1/guests/"+g["id"].(string)+"/token?spaceId="+w.ids["A"]["spaceId"], testSecret, nil))["token"].(string)
+	w.tokens["clip link of A"] = e.mustCallRaw(t, "POST", "/v1/data-clips", map[string]any{"name": "public A", "sourceSheetId": w.ids["A"]["sheetId"],
+		"sharedLinkAccess": "public"})["accessToken"].(string)
 	w.tokens["admin JWT"] = jwtFor(t, e)
 	w.tokens["user PAT"] = dataOf(e.mustCall(t, "POST", "/v1/auth/personal-access-tokens", w.tokens["admin JWT"], map[string]any{"name": "matrix"}))["token"].(string)
 	return w
@@ -70,6 +72,12 @@ func (e *apiEnv) mustCallRaw(t *testing.T, method, path string, body any) map[st
 // uploadNoWait sends a file over the API and returns its id without waiting for extraction.
 func (e *apiEnv) uploadNoWait(t *testing.T, spaceID, name, content string) string {
 	t.Helper()
+	return e.uploadWith(t, testSecret, spaceID, name, content)
+}
+
+// uploadWith uploads with a given token; "" when the upload was refused.
+func (e *apiEnv) uploadWith(t *testing.T, token, spaceID, name, content string) string {
+	t.Helper()
 	var body bytes.Buffer
 	mw := multipart.NewWriter(&body)
 	_ = mw.WriteField("spaceId", spaceID)
@@ -78,10 +86,13 @@ func (e *apiEnv) uploadNoWait(t *testing.T, spaceID, name, content string) strin
 	_ = mw.Close()
 	req := httptest.NewRequest("POST", "/v1/files", &body)
 	req.Header.Set("Content-Type", mw.FormDataContentType())
-	req.Header.Set("Authorization", "Bearer "+testSecret)
+	req.Header.Set("Authorization", "Bearer "+token)
 	resp, err := e.app.Test(req, -1)
-	if err != nil || resp.StatusCode != 200 {
-		t.Fatalf("upload: %v %v", err, resp)
+	if err != nil {
+		t.Fatalf("upload: %v", err)
+	}
+	if resp.StatusCode != 200 {
+		return ""
 	}
 	var out struct{ Data struct{ ID string } }
 	_ = json.NewDecoder(resp.Body).Decode(&out)
@@ -161,6 +172,7 @@ var matrixKinds = []struct {
 	{"admin JWT", auth.ClassAccountUser, true},
 	{"user PAT", auth.ClassAccountUser, true},
 	{"guest of A", auth.ClassGuest, false},
+	{"clip link of A", auth.ClassClip, false},
 	{"environment 2 secret key", auth.ClassSecretKey, false},
 	{"environment 2 user", auth.ClassEnvUser, false},
 }

@@ -32,7 +32,7 @@ func newStreamServer(t *testing.T) *streamServer {
 		t.Fatal(err)
 	}
 	tokens := &auth.Tokens{Key: []byte("test-signing-key"), TTL: time.Hour, Now: e.db.Now}
-	app := web.New(web.Deps{Store: e.db, Auth: &auth.Authenticator{Keys: e.db, Tokens: tokens, Live: e.db}, Tokens: tokens, Log: log,
+	app := web.New(web.Deps{Store: e.db, Auth: &auth.Authenticator{Keys: e.db, Tokens: tokens, PATs: e.db, Guests: e.db, Live: e.db}, Tokens: tokens, Log: log,
 		SessionSecret: []byte("0123456789abcdef0123456789abcdef"), Events: n, StreamHeartbeat: 30 * time.Millisecond})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

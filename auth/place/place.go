@@ -64,12 +64,15 @@ func sheetResource(x *store.SheetScope) auth.Resource {
 	return auth.Resource{Kind: auth.ResSheet, AccountID: x.AccountID, EnvironmentID: x.EnvironmentID, SpaceID: x.SpaceID, SheetID: x.SheetID}
 }
 
-// appEnvironment is the one environment an app is limited to, or "" when it may be used in
-// several (or all): such an app belongs to the account and only account users manage it.
+// appEnvironment is the one environment an app is limited to (environmentFilters
+// {"environmentIds": [one]}), or "" when it may be used in several or all: such an app belongs
+// to the account and only account users manage it.
 func appEnvironment(filters json.RawMessage) string {
-	var envs []string
-	if json.Unmarshal(filters, &envs) == nil && len(envs) == 1 {
-		return envs[0]
+	var f struct {
+		EnvironmentIDs []string `json:"environmentIds"`
+	}
+	if json.Unmarshal(filters, &f) == nil && len(f.EnvironmentIDs) == 1 {
+		return f.EnvironmentIDs[0]
 	}
 	return ""
 }

@@ -129,7 +129,11 @@ func (h *Apps) Create(c *fiber.Ctx) error {
 	if err := in.apply(a); err != nil {
 		return err
 	}
-	if err := may(c, auth.Write, place.Of(a)); err != nil { // a key makes apps of its environment only
+	if len(in.EnvironmentFilters) == 0 && p.EnvironmentID != "" {
+		// A key or environment user makes apps of its own environment.
+		a.EnvironmentFilters, _ = json.Marshal(map[string][]string{"environmentIds": {p.EnvironmentID}})
+	}
+	if err := may(c, auth.Write, place.Of(a)); err != nil { // and of no other
 		return err
 	}
 	if err := h.store.SaveApp(c.Context(), a); err != nil {
