@@ -8,6 +8,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/sluice/sluice/auth"
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/handlers/api"
 	"github.com/sluice/sluice/store"
@@ -17,16 +18,19 @@ import (
 // key from the same principal gets the first request's answer back, marked
 // Idempotent-Replayed, instead of a second write. The key's row is marked in the transaction
 // of the request's first write, so a retry after a crash that lost the answer is told the
-// write happened rather than repeating it.
+// write happened rather than repeating it. Kept answers are sealed with the master key:
+// they may carry credentials (a new space's token, a PAT, a secret's value), and a copied
+// database must not hand them out.
 type idempotency struct {
-	db   *store.DB
-	node string // this process; a key in flight under another was left by a stopped one
+	db     *store.DB
+	sealer *auth.Sealer
+	node   string // this process; a key in flight under another was left by a stopped one
 }
 
-func newIdempotency(db *store.DB) *idempotency {
+func newIdempotency(db *store.DB, sealer *auth.Sealer) *idempotency {
 	b := make([]byte, 12)
 	_, _ = rand.Read(b)
-	return &idempotency{db: db, node: hex.EncodeToString(b)}
+	return &idempotency{db: db, sealer: sealer, node: hex.EncodeToString(b)}
 }
 
 // handler is the middleware; it runs after authentication. With body, the request's body
@@ -44,7 +48,9 @@ func (m *idempotency) handle(c *fiber.Ctx, hashBody bool) error {
 		return errs.Invalidf("Idempotency-Key", "Idempotency-Key must be 1 to 255 visible ASCII characters")
 	}
 	p := api.PrincipalOf(c)
-	if p == nil {
+	if p == nil || p.Kind == auth.PublishableKey {
+		// Everyone who embeds the importer holds the same publishable key: one visitor's key
+		// must never replay another's answer (a space and its token), so it is not honoured.
 		return c.Next()
 	}
 	scope := strings.Join([]string{p.AccountID, string(p.Kind), p.EnvironmentID, p.SpaceID, p.UserID, p.ActorID, key}, "\x00")
@@ -64,11 +70,15 @@ func (m *idempotency) handle(c *fiber.Ctx, hashBody bool) error {
 	}
 	switch claim.State {
 	case store.IdemDone:
+		body, err := m.sealer.Open(claim.Body)
+		if err != nil { // kept by an earlier version, unsealed, or under another master key
+			return errs.E(errs.Conflict, "Idempotency-Key", "The request with this Idempotency-Key was carried out; its answer can no longer be replayed: read the resource to see its result")
+		}
 		c.Set("Idempotent-Replayed", "true")
 		if claim.ContentType != "" {
 			c.Set(fiber.HeaderContentType, claim.ContentType)
 		}
-		return c.Status(claim.Status).Send(claim.Body)
+		return c.Status(claim.Status).Send(body)
 	case store.IdemInFlight:
 		return errs.E(errs.Conflict, "Idempotency-Key", "A request with this Idempotency-Key is still being carried out; retry when it has finished")
 	case store.IdemLost:
@@ -84,7 +94,7 @@ func (m *idempotency) handle(c *fiber.Ctx, hashBody bool) error {
 	resp := c.Response()
 	status := resp.StatusCode()
 	keep := status < 500 && !resp.IsBodyStream()
-	body := append([]byte(nil), resp.Body()...)
+	body := m.sealer.Seal(resp.Body())
 	if ferr := m.db.FinishIdempotencyKey(c.Context(), rowID, keep, status, string(resp.Header.ContentType()), body); ferr != nil {
 		return ferr
 	}

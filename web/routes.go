@@ -62,7 +62,7 @@ func routes(app *fiber.App, d Deps) {
 	app.Post("/v1/internal/spaces/init", limitBody, embed.Init)
 
 	// Uploads stream up to 1 GiB, so they skip the 10 MiB cap of the JSON routes.
-	idem := newIdempotency(d.Store)
+	idem := newIdempotency(d.Store, d.Sealer)
 	app.Post("/v1/files", need, can(auth.AreaSpaceData), idem.handler(false), files.Upload).Name(string(auth.AreaSpaceData))
 
 	v1 := app.Group("/v1", need, limitBody, gunzip, idem.handler(true)) // the token before any byte of the body

@@ -1,5 +1,6 @@
-// Issue 8: data clips through the official client; a public clip's guest link opens the
-// space with a token that stays the same across updates and stops working when restricted.
+// Issue 8: data clips through the official client; a public clip's link opens the clip sheet
+// (and nothing else of the space) with a token that stays the same across updates and stops
+// working when restricted (issue 38).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { useServer, rejectsWith, raw } from "./lib.mjs";
@@ -33,15 +34,22 @@ test("data clips: create, add records, list, update, shared links, delete", asyn
   assert.deepEqual(listed.map((e) => e.data.id), [clip.id]);
   assert.equal((await ctx.api.dataClips.list({ sheetId: sheet.id })).data.length, 1);
 
-  // Public: a guest link with a token, kept on later updates.
+  // Public: a link to the clip sheet with a token, kept on later updates.
   const pub = (await ctx.api.dataClips.update(clip.id, { name: "Disputed orders", sharedLinkAccess: "public", collaborators: ["us_usr_x"] })).data;
-  assert.ok(pub.accessToken && pub.guestLinkUrl.endsWith(`/space/${space.id}?token=${pub.accessToken}`), pub.guestLinkUrl);
+  assert.ok(pub.accessToken && pub.guestLinkUrl.endsWith(`/space/${space.id}/sheet/${clip.clipSheetId}?token=${pub.accessToken}`), pub.guestLinkUrl);
   const again = (await ctx.api.dataClips.update(clip.id, { name: "Disputed orders Q3", status: "merged" })).data;
   assert.equal(again.accessToken, pub.accessToken, "the token is reused, not regenerated");
   assert.ok(again.mergedAt instanceof Date);
   const asGuest = await raw(ctx.srv.baseURL, "GET", `/v1/sheets/${clip.clipSheetId}/records`, { token: pub.accessToken });
   assert.equal(asGuest.status, 200);
   assert.equal(asGuest.body.data.records.length, 2);
+  // The link reads its clip sheet only, and does not write it unless the clip says so.
+  for (const [method, path] of [["GET", `/v1/sheets/${sheet.id}/records`], ["GET", `/v1/spaces/${space.id}`], ["DELETE", `/v1/workbooks/${wb.id}`],
+    ["GET", `/v1/events?spaceId=${space.id}`], ["POST", `/v1/sheets/${clip.clipSheetId}/records`]]) {
+    const r = await raw(ctx.srv.baseURL, method, path, { token: pub.accessToken, body: method === "POST" ? [] : undefined });
+    assert.ok(r.status === 403 || r.status === 404, `${method} ${path} with the clip link: ${r.status}`);
+  }
+  assert.equal((await ctx.api.records.get(sheet.id)).data.records.length, 3, "the source sheet is untouched");
 
   // Restricted again: the token stops working at once; the link is the sheet's address.
   const restricted = (await ctx.api.dataClips.update(clip.id, { name: "Disputed orders Q3", sharedLinkAccess: "restricted" })).data;
