@@ -272,3 +272,34 @@ func frameContext(t *testing.T, ctx context.Context, urlPart string) context.Con
 	t.Fatalf("no frame showing %s", urlPart)
 	return nil
 }
+
+// A page whose origin is not on the allowlist: /embed.js says what to do through onError,
+// its ready promise rejects, and no space is made.
+func TestBrowserEmbedScriptReportsUnlistedOrigin(t *testing.T) {
+	e := newAPI(t)
+	ctx := browser(t)
+	base := serve(t, e)
+	e.allowOrigins(t, "https://only.example")
+	host := hostPage(t, `<!doctype html><html><head><title>Customer app</title></head><body><h1>Customer app</h1>
+<script src="`+base+`/embed.js"></script>
+<script>
+window.results = { errors: [], rejected: "" };
+window.start = (publishableKey) => {
+  const h = Sluice.open({ publishableKey, name: "Refused", sheet: { name: "S", slug: "s", fields: [{ key: "a", type: "string" }] }, onError: (err) => window.results.errors.push(String(err.message || err)) });
+  h.ready.catch((err) => { window.results.rejected = String(err.message || err); });
+};
+</script></body></html>`)
+	var onError, rejected string
+	if err := chromedp.Run(ctx, chromedp.Navigate(host), chromedp.Poll(`typeof window.start === "function"`, nil),
+		chromedp.Evaluate(`window.start("`+testPublic+`"); true`, nil),
+		chromedp.Poll(`window.results.rejected !== ""`, nil, chromedp.WithPollingTimeout(10*time.Second)),
+		chromedp.Evaluate(`window.results.errors.join("; ")`, &onError), chromedp.Evaluate(`window.results.rejected`, &rejected)); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(onError, "Admin → Environment → Embedding") || !strings.Contains(rejected, "not allowed") {
+		t.Fatalf("onError %q, ready rejected with %q; want the allowlist's explanation", onError, rejected)
+	}
+	if n := len(listOf(e.mustCall(t, "GET", "/v1/spaces", testSecret, nil))); n != 0 {
+		t.Fatalf("%d spaces were made from an unlisted origin", n)
+	}
+}

@@ -255,3 +255,36 @@ func TestEmbeddingAllowlistOnTheEnvironmentPage(t *testing.T) {
 		t.Errorf("the form does not show the saved list")
 	}
 }
+
+// An embedding site not on the allowlist is refused by the server, not only by the browser:
+// its text/plain space init (a CORS simple request) creates nothing, and the refusal is
+// readable by the page so /embed.js can say what to do.
+func TestUnlistedOriginCreatesNoSpace(t *testing.T) {
+	e := newAPI(t)
+	e.allowOrigins(t, hostOrigin)
+	count := func() int { return len(listOf(e.mustCall(t, "GET", "/v1/spaces?pageSize=100", testSecret, nil))) }
+	before := count()
+	body := `{"space":{"name":"drive-by"}}`
+	resp := e.raw(t, "POST", "/v1/internal/spaces/init?publishableKey="+testPublic, map[string]string{"Content-Type": "text/plain", "Origin": "http://evil.example"}, body)
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 403 || !strings.Contains(string(b), "Admin → Environment → Embedding") || resp.Header.Get("Access-Control-Allow-Origin") != "http://evil.example" {
+		t.Fatalf("init from an unlisted origin: %d ACAO %q %s", resp.StatusCode, resp.Header.Get("Access-Control-Allow-Origin"), b)
+	}
+	resp = e.raw(t, "POST", "/v1/spaces", map[string]string{"Content-Type": "application/json", "Origin": "http://evil.example", "Authorization": "Bearer " + testPublic}, body)
+	if resp.StatusCode != 403 {
+		t.Fatalf("POST /v1/spaces with the publishable key from an unlisted origin: %d", resp.StatusCode)
+	}
+	if n := count(); n != before {
+		t.Fatalf("%d spaces were created from an unlisted origin", n-before)
+	}
+	// Server-side integrations (no Origin) and listed origins still work.
+	for _, origin := range []string{"", hostOrigin} {
+		h := map[string]string{"Content-Type": "text/plain"}
+		if origin != "" {
+			h["Origin"] = origin
+		}
+		if resp := e.raw(t, "POST", "/v1/internal/spaces/init?publishableKey="+testPublic, h, body); resp.StatusCode != 200 {
+			t.Errorf("init with Origin %q: %d", origin, resp.StatusCode)
+		}
+	}
+}

@@ -7,7 +7,9 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/sluice/sluice/auth"
 	"github.com/sluice/sluice/errs"
+	"github.com/sluice/sluice/handlers/api"
 	"github.com/sluice/sluice/store"
 )
 
@@ -74,5 +76,27 @@ func cors(list allowlist) fiber.Handler {
 		c.Set(fiber.HeaderAccessControlAllowHeaders, strings.Join(allowed, ", "))
 		c.Set(fiber.HeaderAccessControlMaxAge, "600")
 		return c.SendStatus(fiber.StatusNoContent)
+	}
+}
+
+// originGate refuses on the server, not only by withholding CORS headers, a browser request
+// from a site that is not on the embedding allowlist when it comes with the publishable key
+// (the space init, or a call made with the key): such a request can be a CORS "simple request"
+// whose side effect (a new space) happens even though the browser hides the answer. Requests
+// without an Origin (server-side integrations) and from Sluice's own pages pass. The refusal
+// carries Access-Control-Allow-Origin so the embedding page can read and show why.
+func originGate(list allowlist, baseURL string) fiber.Handler {
+	own := strings.TrimRight(baseURL, "/")
+	return func(c *fiber.Ctx) error {
+		origin := c.Get(fiber.HeaderOrigin)
+		if origin == "" || strings.EqualFold(origin, own) || strings.EqualFold(origin, c.BaseURL()) || list.has(c.Context(), origin) {
+			return c.Next()
+		}
+		if p := api.PrincipalOf(c); p != nil && p.Kind != auth.PublishableKey {
+			return c.Next()
+		}
+		c.Set(fiber.HeaderAccessControlAllowOrigin, origin)
+		c.Vary(fiber.HeaderOrigin)
+		return errs.E(errs.Forbidden, "Origin", "This origin (%s) is not allowed to embed Sluice: add it under Admin → Environment → Embedding", origin)
 	}
 }

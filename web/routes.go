@@ -59,13 +59,14 @@ func routes(app *fiber.App, d Deps) {
 
 	// The browser SDKs' space init: a publishable key in the query, JSON sent as text/plain.
 	embed := api.NewEmbed(d.Store, d.Tokens, d.BaseURL)
-	app.Post("/v1/internal/spaces/init", limitBody, embed.Init)
+	gate := originGate(allowlist{d.Store}, d.BaseURL)
+	app.Post("/v1/internal/spaces/init", gate, limitBody, embed.Init)
 
 	// Uploads stream up to 1 GiB, so they skip the 10 MiB cap of the JSON routes.
 	idem := newIdempotency(d.Store, d.Sealer)
 	app.Post("/v1/files", need, can(auth.AreaSpaceData), idem.handler(false), files.Upload).Name(string(auth.AreaSpaceData))
 
-	v1 := app.Group("/v1", need, limitBody, gunzip, idem.handler(true)) // the token before any byte of the body
+	v1 := app.Group("/v1", need, gate, limitBody, gunzip, idem.handler(true)) // the token before any byte of the body
 	v := guarded{r: v1, audit: auditor{d.Store}}
 	v.get(auth.AreaEnvironment, "/auth/api-keys", authH.ListKeys)
 	v.get(auth.AreaPATs, "/auth/personal-access-tokens", authH.ListPATs)

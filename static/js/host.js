@@ -201,8 +201,8 @@
         },
         function (err) {
           close();
-          if (!options.onError) throw err;
-          options.onError(err);
+          if (options.onError) options.onError(err);
+          throw err; // ready rejects too, whether or not onError is given
         },
       );
     return handle;
