@@ -34,6 +34,8 @@ type exportConfig struct {
 		SortDirection string   `json:"sortDirection"`
 	} `json:"options"`
 	Format string `json:"format"`
+	// KeepFormulas writes cells that start like a formula as they are (CSV only).
+	KeepFormulas bool `json:"keepFormulas"`
 }
 
 // Export is the built-in export job: a sheet (source us_sh_…) as CSV, or a workbook (source
@@ -90,7 +92,7 @@ func (s *Service) Export(ctx context.Context, j *model.Job) (jobs.Outcome, error
 		name = schema.Slugify(wb.Name) + "." + format
 	}
 	tmp := filepath.Join(s.Blobs.Staging(), id+".part")
-	n, size, err := s.write(ctx, j.AccountID, tmp, format, sheets, q)
+	n, size, err := s.write(ctx, j.AccountID, tmp, format, sheets, q, cfg.KeepFormulas)
 	if err == nil {
 		err = s.Blobs.Put(ctx, id, tmp)
 	}
@@ -116,7 +118,7 @@ func (s *Service) Export(ctx context.Context, j *model.Job) (jobs.Outcome, error
 }
 
 // write renders the export into the file at path and returns the record count and byte size.
-func (s *Service) write(ctx context.Context, accountID, path, format string, sheets []*model.Sheet, q store.RecordQuery) (int, int64, error) {
+func (s *Service) write(ctx context.Context, accountID, path, format string, sheets []*model.Sheet, q store.RecordQuery, keepFormulas bool) (int, int64, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return 0, 0, errs.Wrap(err, "files directory")
 	}
@@ -128,7 +130,7 @@ func (s *Service) write(ctx context.Context, accountID, path, format string, she
 	counter := &countingReader{rr: s.DB}
 	rr := RecordReader(countingValues{counter, s.DB})
 	if format == "csv" {
-		err = WriteCSV(ctx, rr, accountID, sheets[0], q, out)
+		err = WriteCSV(ctx, rr, accountID, sheets[0], q, out, keepFormulas)
 	} else {
 		err = WriteXLSX(ctx, rr, accountID, sheets, q, out)
 	}

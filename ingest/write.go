@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/xuri/excelize/v2"
@@ -39,9 +40,9 @@ func CheckReadable(ctx context.Context, rr RecordReader, accountID, sheetID stri
 // CSVBody writes the sheet's CSV (WriteCSV) into a streamed response body, once the query
 // has been checked (CheckReadable): the request's context is gone by then, and an error can
 // no longer be answered, only cut the file short.
-func CSVBody(rr RecordReader, accountID string, s *model.Sheet, q store.RecordQuery) func(*bufio.Writer) {
+func CSVBody(rr RecordReader, accountID string, s *model.Sheet, q store.RecordQuery, keepFormulas bool) func(*bufio.Writer) {
 	return func(bw *bufio.Writer) {
-		_ = WriteCSV(context.Background(), rr, accountID, s, q, bw)
+		_ = WriteCSV(context.Background(), rr, accountID, s, q, bw, keepFormulas)
 		_ = bw.Flush()
 	}
 }
@@ -140,13 +141,25 @@ func decodedText(raw json.RawMessage) string {
 	return string(raw)
 }
 
-// WriteCSV writes a sheet's selected records as CSV with a header row.
-func WriteCSV(ctx context.Context, rr RecordReader, accountID string, s *model.Sheet, q store.RecordQuery, w io.Writer) error {
+// WriteCSV writes a sheet's selected records as CSV with a header row. Unless keepFormulas,
+// a cell a spreadsheet would take for a formula (it starts with = + - @, a tab or a carriage
+// return, and is not a number) is written with a leading ' (OWASP's advice against CSV
+// injection): whoever opens the export runs nothing an importer typed.
+func WriteCSV(ctx context.Context, rr RecordReader, accountID string, s *model.Sheet, q store.RecordQuery, w io.Writer, keepFormulas bool) error {
 	cw := csv.NewWriter(w)
-	if err := cw.Write(header(s)); err != nil {
+	write := cw.Write
+	if !keepFormulas {
+		write = func(row []string) error {
+			for i, v := range row {
+				row[i] = NeutralizeFormula(v)
+			}
+			return cw.Write(row)
+		}
+	}
+	if err := write(header(s)); err != nil {
 		return err
 	}
-	err := eachCells(ctx, rr, accountID, s, q, cw.Write)
+	err := eachCells(ctx, rr, accountID, s, q, write)
 	cw.Flush()
 	if err != nil {
 		return err
@@ -221,4 +234,15 @@ func worksheetName(name string, used map[string]bool) string {
 	}
 	used[strings.ToLower(out)] = true
 	return out
+}
+
+// NeutralizeFormula prefixes ' to text a spreadsheet would run as a formula.
+func NeutralizeFormula(v string) string {
+	if v == "" || !strings.ContainsRune("=+-@\t\r", rune(v[0])) {
+		return v
+	}
+	if _, err := strconv.ParseFloat(v, 64); err == nil {
+		return v // -5, +3.2: numbers stay numbers
+	}
+	return "'" + v
 }

@@ -426,3 +426,26 @@ func TestAdminFormsStayInTheirEnvironment(t *testing.T) {
 		t.Errorf("environment 1's guest is gone: %d", st)
 	}
 }
+
+// CSV exports neutralise cells that a spreadsheet would run as formulas, unless asked not to;
+// numbers stay numbers and XLSX cells are text anyway.
+func TestCSVExportNeutralisesFormulas(t *testing.T) {
+	e := newAPI(t)
+	sp := e.mustCreateSpace(t, testSecret, map[string]any{"name": "A"})["id"].(string)
+	sheet := e.mustCreateWorkbook(t, map[string]any{"name": "W", "spaceId": sp, "sheets": []any{map[string]any{"name": "S", "slug": "s",
+		"fields": []any{map[string]any{"key": "a", "type": "string"}, map[string]any{"key": "n", "type": "number"}}}}})["sheets"].([]any)[0].(map[string]any)["id"].(string)
+	var rows []any
+	for _, v := range []string{`=HYPERLINK("http://evil.example","x")`, "+1+cmd|' /C calc'!A0", "-2+3", "@SUM(A1)", "plain"} {
+		rows = append(rows, map[string]any{"a": map[string]any{"value": v}, "n": map[string]any{"value": -5}})
+	}
+	e.mustCall(t, "POST", "/v1/sheets/"+sheet+"/records", testSecret, rows)
+	_, body := e.request(t, "GET", "/v1/sheets/"+sheet+"/download", testSecret)
+	for _, want := range []string{`"'=HYPERLINK(""http://evil.example"",""x"")"`, "'+1+cmd", "'-2+3", "'@SUM(A1)", "plain,-5"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the CSV lacks %q:\n%s", want, body)
+		}
+	}
+	if _, body := e.request(t, "GET", "/v1/sheets/"+sheet+"/download?keepFormulas=true", testSecret); !strings.Contains(body, `"=HYPERLINK(`) {
+		t.Errorf("keepFormulas=true still changed the cells:\n%s", body)
+	}
+}

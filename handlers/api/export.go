@@ -59,6 +59,10 @@ func (h *Export) Download(c *fiber.Ctx) error {
 	}
 	c.Set(fiber.HeaderContentType, "text/csv; charset=utf-8")
 	c.Set(fiber.HeaderContentDisposition, fmt.Sprintf(`attachment; filename=%q`, sheet.Slug+".csv"))
-	c.Context().SetBodyStreamWriter(ingest.CSVBody(h.store, p.AccountID, sheet, q))
+	keep, err := queryBool(c, "keepFormulas") // cells like =HYPERLINK(…) get a leading ' unless true
+	if err != nil {
+		return err
+	}
+	c.Context().SetBodyStreamWriter(ingest.CSVBody(h.store, p.AccountID, sheet, q, keep != nil && *keep))
 	return nil
 }

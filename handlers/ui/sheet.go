@@ -796,6 +796,6 @@ func (h *Handler) Export(c *fiber.Ctx) error {
 	}
 	c.Set(fiber.HeaderContentType, "text/csv; charset=utf-8")
 	c.Set(fiber.HeaderContentDisposition, `attachment; filename="`+name+`.csv"`)
-	c.Context().SetBodyStreamWriter(ingest.CSVBody(rr, sc.u.AccountID, sc.sheet, q))
+	c.Context().SetBodyStreamWriter(ingest.CSVBody(rr, sc.u.AccountID, sc.sheet, q, c.Query("keepFormulas") == "true"))
 	return nil
 }
