@@ -76,7 +76,7 @@ test-upstream: build $(UPSTREAM_STAMP)
 # no failing input written that is reported, not failed. The corpus in testdata/
 # also runs as plain tests in test-go.
 FUZZTIME ?= 10s
-FUZZ_TARGETS := extract:FuzzDelimited extract:FuzzJSON extract:FuzzXLSX extract:FuzzDetectHeader ffql:FuzzFFQL records:FuzzCanonicalString
+FUZZ_TARGETS := handlers/api:FuzzDetectHeaderRequest extract:FuzzDelimited extract:FuzzJSON extract:FuzzXLSX extract:FuzzDetectHeader ffql:FuzzFFQL records:FuzzCanonicalString
 test-fuzz:
 	@for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; fn=$${t##*:}; echo "fuzz $$pkg $$fn for $(FUZZTIME)"; \
 	  if ! $(GO) test ./$$pkg/ -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZTIME) -parallel 2 >/tmp/sluice-fuzz.log 2>&1; then \

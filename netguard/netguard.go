@@ -6,6 +6,7 @@ package netguard
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -16,7 +17,12 @@ import (
 	"time"
 )
 
-var cgnat = netip.MustParsePrefix("100.64.0.0/10")
+var (
+	cgnat      = netip.MustParsePrefix("100.64.0.0/10")
+	nat64      = netip.MustParsePrefix("64:ff9b::/96")   // well-known NAT64: the IPv4 address in the last 32 bits
+	nat64Local = netip.MustParsePrefix("64:ff9b:1::/48") // local-use NAT64: a private network's by definition
+	sixToFour  = netip.MustParsePrefix("2002::/16")      // 6to4: the IPv4 address in bits 16 to 48
+)
 
 // Private reports whether ip is an address a webhook must not reach.
 func Private(ip net.IP) bool {
@@ -28,6 +34,17 @@ func Private(ip net.IP) bool {
 		return true
 	}
 	a = a.Unmap()
+	// Addresses that carry an IPv4 address reach that address through a translator.
+	switch {
+	case nat64Local.Contains(a):
+		return true
+	case nat64.Contains(a):
+		b := a.As16()
+		return Private(net.IP(b[12:16]))
+	case sixToFour.Contains(a):
+		b := a.As16()
+		return Private(net.IP(b[2:6]))
+	}
 	return a.IsLoopback() || a.IsPrivate() || a.IsLinkLocalUnicast() || a.IsLinkLocalMulticast() || a.IsInterfaceLocalMulticast() ||
 		a.IsUnspecified() || a.IsMulticast() || cgnat.Contains(a) || (a.Is4() && a.As4()[0] == 0)
 }
@@ -66,7 +83,14 @@ func Client(timeout time.Duration) *http.Client {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.Proxy = nil // a proxy would dial for us, past the check
 	tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
-		return d.DialContext(ctx, network, addr)
+		conn, err := d.DialContext(ctx, network, addr)
+		var dns *net.DNSError
+		if errors.As(err, &dns) {
+			// The resolver's own address (an internal one) stays out of agents' logs.
+			host, _, _ := net.SplitHostPort(addr)
+			return nil, fmt.Errorf("could not resolve %s", host)
+		}
+		return conn, err
 	}
 	return &http.Client{Timeout: timeout, Transport: tr}
 }

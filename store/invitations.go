@@ -163,6 +163,15 @@ func (db *DB) ResendInvitation(ctx context.Context, scope UserScope, userID, act
 	return u, raw, err
 }
 
+// InvitationLive reports whether an invitation link can still be accepted: not used, not
+// replaced by a newer one, not expired.
+func (db *DB) InvitationLive(ctx context.Context, raw string) bool {
+	var expires int64
+	err := db.r.QueryRowContext(ctx, `SELECT expires_at FROM invitations WHERE token_hash = ? AND accepted_at IS NULL AND revoked_at IS NULL`,
+		hashToken(raw)).Scan(&expires)
+	return err == nil && expires >= ms(db.Now())
+}
+
 // AcceptInvitation sets the password of an invited user. Errors: not_found (unknown,
 // expired, used or replaced link).
 func (db *DB) AcceptInvitation(ctx context.Context, raw, passwordHash string) (*model.User, error) {

@@ -13,8 +13,9 @@ import (
 // contentSecurityPolicy allows scripts only from Sluice itself (no inline scripts, no on*=
 // handlers, no eval: static/js wires behaviour from data- attributes), pages framed only by
 // Sluice, and forms posted only to Sluice. Styles may be inline: a space's theme is a <style>
-// block. Images may come from https (theme logos).
-const contentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: https:; " +
+// block. Images come from Sluice or data: URLs only: a document or field description written
+// by anyone cannot make an admin's browser call a third party (tracking pixels).
+const contentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; " +
 	"font-src 'self' data:; connect-src 'self'; frame-ancestors 'self'; base-uri 'self'; form-action 'self'; object-src 'none'"
 
 // securityHeaders sets the browser's protections on every answer (through gofiber's helmet):

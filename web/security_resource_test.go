@@ -449,3 +449,29 @@ func TestCSVExportNeutralisesFormulas(t *testing.T) {
 		t.Errorf("keepFormulas=true still changed the cells:\n%s", body)
 	}
 }
+
+// Pages load images from Sluice and data: URLs only (no tracking pixels in documents).
+func TestPagesLoadNoThirdPartyImages(t *testing.T) {
+	e := newAPI(t)
+	resp := e.raw(t, "GET", "/login", nil, "")
+	if csp := resp.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "img-src 'self' data:;") {
+		t.Fatalf("CSP %q lets images come from elsewhere", csp)
+	}
+}
+
+// A replaced invitation link says so when it is opened, without a password form.
+func TestReplacedInvitationLinkSaysSo(t *testing.T) {
+	e := newAPI(t)
+	e.mustCall(t, "POST", "/v1/users/invite", testSecret, map[string]any{"email": "new@example.com", "name": "New"})
+	first := lastInvite(t, e, "new@example.com")
+	id := listOf(e.mustCall(t, "GET", "/v1/users?email=new%40example.com", testSecret, nil))[0].(map[string]any)["id"].(string)
+	e.mustCall(t, "POST", "/v1/users/"+id+"/resend-invite", testSecret, nil)
+	b := loggedOut(t, e)
+	resp, doc := b.do(t, "GET", first, nil, false)
+	if resp.StatusCode != http.StatusNotFound || doc.Find(`[data-testid="invite-form"]`).Length() != 0 || doc.Find(`[data-testid="invite-dead"]`).Length() != 1 {
+		t.Fatalf("the replaced link: %d, form shown %v", resp.StatusCode, doc.Find(`[data-testid="invite-form"]`).Length() > 0)
+	}
+	if resp, doc := b.do(t, "GET", lastInvite(t, e, "new@example.com"), nil, false); resp.StatusCode != http.StatusOK || doc.Find(`[data-testid="invite-form"]`).Length() != 1 {
+		t.Fatalf("the new link: %d", resp.StatusCode)
+	}
+}

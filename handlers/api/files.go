@@ -12,6 +12,7 @@ import (
 	"mime/multipart"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
@@ -427,6 +428,16 @@ func (h *Files) DetectHeader(c *fiber.Ctx) error {
 	if err := bind(c, &in); err != nil {
 		return err
 	}
+	switch {
+	case len(in.Data) == 0:
+		return errs.Invalidf("data", "data must hold the file's first rows: an array of at least one row of strings")
+	case in.Options.RowsToSearch < 0:
+		return errs.Invalidf("options.rowsToSearch", "options.rowsToSearch must be 0 (all rows) or more")
+	case in.Options.Algorithm == "specificRows" && (len(in.Options.RowNumbers) == 0 || in.Options.RowNumbers[0] < 0 || in.Options.RowNumbers[0] >= len(in.Data)):
+		return errs.Invalidf("options.rowNumbers", "options.rowNumbers must name a row of data (0 to %d)", len(in.Data)-1)
+	case !slices.Contains([]string{"", "default", "aiDetection", "dataRowAndSubHeaderDetection", "explicitHeaders", "specificRows"}, in.Options.Algorithm):
+		return errs.Invalidf("options.algorithm", "options.algorithm must be default, aiDetection, dataRowAndSubHeaderDetection, explicitHeaders or specificRows")
+	}
 	rows := in.Data
 	if n := in.Options.RowsToSearch; n > 0 && n < len(rows) {
 		rows = rows[:n]
@@ -436,11 +447,10 @@ func (h *Files) DetectHeader(c *fiber.Ctx) error {
 	case "explicitHeaders":
 		idx, header = -1, in.Options.Headers
 	case "specificRows":
-		if len(in.Options.RowNumbers) > 0 && in.Options.RowNumbers[0] < len(in.Data) {
-			idx = in.Options.RowNumbers[0]
-			_, header = extract.DetectHeader(in.Data[idx : idx+1])
-		}
+		idx = in.Options.RowNumbers[0]
+		_, header = extract.DetectHeader(in.Data[idx : idx+1])
 	}
+	idx = min(max(idx, -1), len(in.Data)-1)
 	if header == nil {
 		header = []string{}
 	}

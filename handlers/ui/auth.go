@@ -81,6 +81,9 @@ func (h *Handler) Language(c *fiber.Ctx) error {
 
 // InvitePage handles GET /invite/:token: the form that sets an invited user's password.
 func (h *Handler) InvitePage(c *fiber.Ctx) error {
+	if !h.store.InvitationLive(c.Context(), c.Params("token")) {
+		return Render(c, fiber.StatusNotFound, views.Invite(views.InviteProps{Dead: true}))
+	}
 	return Render(c, fiber.StatusOK, views.Invite(views.InviteProps{Token: c.Params("token")}))
 }
 

@@ -122,6 +122,7 @@ type Store interface {
 	ListJobs(ctx context.Context, f store.JobFilter) ([]*model.Job, int, error)
 	EachRecord(ctx context.Context, accountID, sheetID string, q store.RecordQuery, fn func(*store.Record) error) error
 	AcceptInvitation(ctx context.Context, raw, passwordHash string) (*model.User, error)
+	InvitationLive(ctx context.Context, raw string) bool
 }
 
 // Handler serves the pages.
