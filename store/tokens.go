@@ -22,6 +22,7 @@ type PersonalAccessToken struct {
 	Name       string
 	CreatedAt  time.Time
 	LastUsedAt *time.Time
+	ExpiresAt  *time.Time // nil: until revoked
 }
 
 func hashToken(raw string) string {
@@ -30,13 +31,18 @@ func hashToken(raw string) string {
 }
 
 // CreatePAT makes a token for a user and returns it with its value, which is never stored.
-func (db *DB) CreatePAT(ctx context.Context, u *model.User, name string) (*PersonalAccessToken, string, error) {
+func (db *DB) CreatePAT(ctx context.Context, u *model.User, name string, ttl time.Duration) (*PersonalAccessToken, string, error) {
 	raw := "pat_" + RandomString(40)
 	t := &PersonalAccessToken{ID: NewID(PrefixPAT), AccountID: u.AccountID, UserID: u.ID, Name: name}
 	err := db.Update(ctx, func(tx *Tx) error {
 		t.CreatedAt = tx.now
-		_, err := tx.exec(`INSERT INTO personal_access_tokens (id, account_id, user_id, name, token_hash, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
-			t.ID, t.AccountID, t.UserID, name, hashToken(raw), ms(tx.now))
+		var expiresAt *time.Time
+		if ttl > 0 {
+			e := tx.now.Add(ttl)
+			expiresAt, t.ExpiresAt = &e, &e
+		}
+		_, err := tx.exec(`INSERT INTO personal_access_tokens (id, account_id, user_id, name, token_hash, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+			t.ID, t.AccountID, t.UserID, name, hashToken(raw), ms(tx.now), msPtr(expiresAt))
 		if err != nil {
 			return errs.Wrap(err, "insert token")
 		}
@@ -47,7 +53,7 @@ func (db *DB) CreatePAT(ctx context.Context, u *model.User, name string) (*Perso
 
 // ListPATs returns a user's live tokens, newest first.
 func (db *DB) ListPATs(ctx context.Context, userID string) ([]*PersonalAccessToken, error) {
-	rows, err := db.r.QueryContext(ctx, `SELECT id, account_id, user_id, name, created_at, last_used_at FROM personal_access_tokens
+	rows, err := db.r.QueryContext(ctx, `SELECT id, account_id, user_id, name, created_at, last_used_at, expires_at FROM personal_access_tokens
 		WHERE user_id = ? AND deleted_at IS NULL ORDER BY created_at DESC, id`, userID)
 	if err != nil {
 		return nil, errs.Wrap(err, "list tokens")
@@ -57,11 +63,11 @@ func (db *DB) ListPATs(ctx context.Context, userID string) ([]*PersonalAccessTok
 	for rows.Next() {
 		var t PersonalAccessToken
 		var c int64
-		var used sql.NullInt64
-		if err := rows.Scan(&t.ID, &t.AccountID, &t.UserID, &t.Name, &c, &used); err != nil {
+		var used, exp sql.NullInt64
+		if err := rows.Scan(&t.ID, &t.AccountID, &t.UserID, &t.Name, &c, &used, &exp); err != nil {
 			return nil, errs.Wrap(err, "scan token")
 		}
-		t.CreatedAt, t.LastUsedAt = fromMS(c), fromNullMS(used)
+		t.CreatedAt, t.LastUsedAt, t.ExpiresAt = fromMS(c), fromNullMS(used), fromNullMS(exp)
 		out = append(out, &t)
 	}
 	return out, rows.Err()
@@ -85,10 +91,10 @@ func (db *DB) DeletePAT(ctx context.Context, userID, id string) error {
 // Errors: not_found.
 func (db *DB) UserByPAT(ctx context.Context, raw string) (*model.User, error) {
 	var id, userID string
-	var used sql.NullInt64
-	err := db.r.QueryRowContext(ctx, `SELECT id, user_id, last_used_at FROM personal_access_tokens WHERE token_hash = ? AND deleted_at IS NULL`, hashToken(raw)).
-		Scan(&id, &userID, &used)
-	if err == sql.ErrNoRows {
+	var used, exp sql.NullInt64
+	err := db.r.QueryRowContext(ctx, `SELECT id, user_id, last_used_at, expires_at FROM personal_access_tokens WHERE token_hash = ? AND deleted_at IS NULL`, hashToken(raw)).
+		Scan(&id, &userID, &used, &exp)
+	if err == sql.ErrNoRows || (err == nil && exp.Valid && exp.Int64 <= ms(db.Now())) {
 		return nil, errs.NotFoundf("token", "Personal access token not found")
 	}
 	if err != nil {

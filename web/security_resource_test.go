@@ -475,3 +475,27 @@ func TestReplacedInvitationLinkSaysSo(t *testing.T) {
 		t.Fatalf("the new link: %d", resp.StatusCode)
 	}
 }
+
+// A PAT cannot mint PATs (revoking a stolen one ends its access), and may expire.
+func TestPATsComeFromPasswordsAndMayExpire(t *testing.T) {
+	e := newAPI(t)
+	admin := jwtFor(t, e)
+	pat := dataOf(e.mustCall(t, "POST", "/v1/auth/personal-access-tokens", admin, map[string]any{"name": "ci", "expiresInDays": 7}))
+	tok := pat["token"].(string)
+	if st, _ := e.call(t, "POST", "/v1/auth/personal-access-tokens", tok, map[string]any{"name": "spawn"}); st != http.StatusForbidden {
+		t.Fatalf("a PAT minting a PAT: %d, want 403", st)
+	}
+	if exp, _ := pat["personalAccessToken"].(map[string]any)["expiresAt"].(string); !strings.HasPrefix(exp, "2026-01-09") {
+		t.Errorf("expiresAt %q, want 7 days after 2026-01-02", exp)
+	}
+	if st, _ := e.call(t, "GET", "/v1/spaces", tok, nil); st != http.StatusOK {
+		t.Fatalf("the PAT before it expires: %d", st)
+	}
+	if st, _ := e.call(t, "POST", "/v1/auth/personal-access-tokens", admin, map[string]any{"name": "x", "expiresInDays": 0}); st != http.StatusBadRequest {
+		t.Errorf("expiresInDays 0: %d, want 400", st)
+	}
+	e.now = e.now.Add(8 * 24 * time.Hour)
+	if st, _ := e.call(t, "GET", "/v1/spaces", tok, nil); st != http.StatusUnauthorized {
+		t.Fatalf("the PAT after it expired: %d, want 401", st)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -20,7 +21,7 @@ type AuthStore interface {
 	GetEnvironment(ctx context.Context, accountID, id string) (*model.Environment, error)
 	ListKeys(ctx context.Context, accountID, envID string, reveal bool) ([]*model.APIKey, error)
 	GetUser(ctx context.Context, id string) (*model.User, error)
-	CreatePAT(ctx context.Context, u *model.User, name string) (*store.PersonalAccessToken, string, error)
+	CreatePAT(ctx context.Context, u *model.User, name string, ttl time.Duration) (*store.PersonalAccessToken, string, error)
 	ListPATs(ctx context.Context, userID string) ([]*store.PersonalAccessToken, error)
 	DeletePAT(ctx context.Context, userID, id string) error
 }
@@ -176,10 +177,11 @@ type patJSON struct {
 	Name       string `json:"name"`
 	CreatedAt  Time   `json:"createdAt"`
 	LastUsedAt *Time  `json:"lastUsedAt,omitempty"`
+	ExpiresAt  *Time  `json:"expiresAt,omitempty"`
 }
 
 func toPATJSON(t *store.PersonalAccessToken) patJSON {
-	return patJSON{ID: t.ID, Name: t.Name, CreatedAt: Time(t.CreatedAt), LastUsedAt: wireTime(t.LastUsedAt)}
+	return patJSON{ID: t.ID, Name: t.Name, CreatedAt: Time(t.CreatedAt), LastUsedAt: wireTime(t.LastUsedAt), ExpiresAt: wireTime(t.ExpiresAt)}
 }
 
 // tokenOwner is the user a personal-access-token request acts for: only people have them.
@@ -191,14 +193,20 @@ func (h *Auth) tokenOwner(c *fiber.Ctx) (*model.User, error) {
 	return h.store.GetUser(c.Context(), p.UserID)
 }
 
-// CreatePAT handles POST /v1/auth/personal-access-tokens {name}; the value is shown only here.
+// CreatePAT handles POST /v1/auth/personal-access-tokens {name, expiresInDays?}; the value is
+// shown only here. Only a password sign-in (a user's JWT or dashboard session) makes one: a
+// PAT that could mint PATs would outlive its own revocation.
 func (h *Auth) CreatePAT(c *fiber.Ctx) error {
 	u, err := h.tokenOwner(c)
 	if err != nil {
 		return err
 	}
+	if PrincipalOf(c).Kind == auth.PersonalToken {
+		return forbidden("A personal access token cannot make another: sign in with your password (POST /v1/auth) or use the dashboard")
+	}
 	var in struct {
-		Name string `json:"name"`
+		Name          string `json:"name"`
+		ExpiresInDays *int   `json:"expiresInDays"`
 	}
 	if err := bind(c, &in); err != nil {
 		return err
@@ -206,7 +214,14 @@ func (h *Auth) CreatePAT(c *fiber.Ctx) error {
 	if strings.TrimSpace(in.Name) == "" {
 		return errs.Invalidf("name", "name is required")
 	}
-	t, raw, err := h.store.CreatePAT(c.Context(), u, strings.TrimSpace(in.Name))
+	var ttl time.Duration
+	if in.ExpiresInDays != nil {
+		if *in.ExpiresInDays < 1 || *in.ExpiresInDays > 3650 {
+			return errs.Invalidf("expiresInDays", "expiresInDays must be between 1 and 3650 (leave it out for a token that lasts until revoked)")
+		}
+		ttl = time.Duration(*in.ExpiresInDays) * 24 * time.Hour
+	}
+	t, raw, err := h.store.CreatePAT(c.Context(), u, strings.TrimSpace(in.Name), ttl)
 	if err != nil {
 		return err
 	}

@@ -372,7 +372,7 @@ func outcomeNext(ctx context.Context, spaceID string, raw json.RawMessage) *view
 	switch n.Type {
 	case "id":
 		switch {
-		case n.Path != "" && strings.HasPrefix(n.Path, "/"):
+		case localPath(n.Path):
 			next.URL = n.Path
 		case store.KindOf(n.ID) == store.KindSheet:
 			next.URL = "/space/" + spaceID + "/sheet/" + n.ID
@@ -384,10 +384,10 @@ func outcomeNext(ctx context.Context, spaceID string, raw json.RawMessage) *view
 		}
 		next.Label = cmp.Or(n.Label, views.T(ctx, "action.open"))
 	case "url", "download":
-		if !strings.HasPrefix(n.URL, "https://") && !strings.HasPrefix(n.URL, "http://") && !strings.HasPrefix(n.URL, "/") {
-			return nil // javascript: and other schemes are not followed
+		if !strings.HasPrefix(n.URL, "https://") && !strings.HasPrefix(n.URL, "http://") && !localPath(n.URL) {
+			return nil // javascript:, //other-host and other schemes are not followed
 		}
-		next.URL, next.External, next.Download = n.URL, !strings.HasPrefix(n.URL, "/"), n.Type == "download"
+		next.URL, next.External, next.Download = n.URL, !localPath(n.URL), n.Type == "download"
 		next.Label = cmp.Or(n.Label, n.FileName, views.T(ctx, "action.open_link"))
 	case "files":
 		if len(n.Files) == 0 {
@@ -408,4 +408,10 @@ func outcomeNext(ctx context.Context, spaceID string, raw json.RawMessage) *view
 		return nil
 	}
 	return next
+}
+
+// localPath reports whether u is a path on Sluice itself: "/…", but not "//host" or "/\\host",
+// which browsers take for another site.
+func localPath(u string) bool {
+	return strings.HasPrefix(u, "/") && !strings.HasPrefix(u, "//") && !strings.HasPrefix(u, "/\\")
 }

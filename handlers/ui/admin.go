@@ -36,7 +36,7 @@ type AdminStore interface {
 	ListSpaces(ctx context.Context, f store.SpaceFilter) ([]*model.Space, int, error)
 	GetSpace(ctx context.Context, accountID, id string) (*model.Space, error)
 	UpdateSpace(ctx context.Context, accountID, id string, up store.SpaceUpdate, actor string, check func(*model.Space) error) (*model.Space, error)
-	CreatePAT(ctx context.Context, u *model.User, name string) (*store.PersonalAccessToken, string, error)
+	CreatePAT(ctx context.Context, u *model.User, name string, ttl time.Duration) (*store.PersonalAccessToken, string, error)
 	ListPATs(ctx context.Context, userID string) ([]*store.PersonalAccessToken, error)
 	DeletePAT(ctx context.Context, userID, id string) error
 	ListSecrets(ctx context.Context, f store.SecretFilter) ([]*store.Secret, error)
@@ -348,7 +348,7 @@ func (h *Admin) CreateToken(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	_, raw, err := h.store.CreatePAT(c.Context(), user, name)
+	_, raw, err := h.store.CreatePAT(c.Context(), user, name, 0)
 	if err != nil {
 		return err
 	}
