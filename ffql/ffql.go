@@ -19,6 +19,8 @@ package ffql
 import (
 	"fmt"
 	"strings"
+
+	"github.com/sluice/sluice/limits"
 )
 
 // Expr is a parsed query: *Binary, *Compare or *Is.
@@ -160,9 +162,10 @@ func lexQuoted(rs []rune, i int) (string, int, error) {
 }
 
 type parser struct {
-	toks []token
-	i    int
-	q    string
+	toks  []token
+	i     int
+	q     string
+	terms int // conditions read so far
 }
 
 // Parse parses q. An empty or blank query is an error; callers treat an absent q as no filter.
@@ -254,6 +257,11 @@ func (p *parser) primary() (Expr, error) {
 func (p *parser) condition() (Expr, error) {
 	field := ""
 	t := p.peek()
+	// Each condition costs a comparison per record: a filter of hundreds would hold a core
+	// for minutes on a large sheet.
+	if p.terms++; p.terms > limits.FFQLTerms {
+		return nil, &Error{Pos: t.pos, Msg: fmt.Sprintf("the filter has more than %d conditions; the limit is %d (SLUICE_MAX_FFQL_TERMS)", limits.FFQLTerms, limits.FFQLTerms)}
+	}
 	// A bare operator word starts a condition without a field; anything else is the field.
 	if t.kind == tQuoted || !(isOperator(t.text) || strings.EqualFold(t.text, "is")) {
 		if t.kind == tWord && (strings.EqualFold(t.text, "and") || strings.EqualFold(t.text, "or")) {

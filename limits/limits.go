@@ -14,6 +14,8 @@ var (
 	NameLength = 1000    // characters of a header, field key or label (SLUICE_MAX_NAME_LENGTH)
 	CellLength = 100_000 // characters of one value (SLUICE_MAX_CELL_LENGTH)
 	JSONDepth  = 64      // nesting of one object of a JSON upload (SLUICE_JSON_MAX_DEPTH)
+	Records    = 10_000  // records one write request may carry (SLUICE_MAX_RECORDS_PER_REQUEST)
+	FFQLTerms  = 50      // comparisons one FFQL filter may make (SLUICE_MAX_FFQL_TERMS)
 )
 
 // Excel's own sheet size: a worksheet claiming more is not one Excel wrote, and reading it
@@ -45,6 +47,11 @@ func Name(what string, s string) string {
 // Width is the refusal of a table or sheet wider than Columns.
 func Width(what string, n int) string {
 	return fmt.Sprintf("%s %s columns; the limit is %s (SLUICE_MAX_COLUMNS)", what, Count(n), Count(Columns))
+}
+
+// TooManyRecords is the refusal of a write of more than Records records.
+func TooManyRecords() string {
+	return fmt.Sprintf("A request may write at most %s records (SLUICE_MAX_RECORDS_PER_REQUEST); send them in batches, or upload them as a file", Count(Records))
 }
 
 // Count writes n with thousands separators: 100000 → "100,000".

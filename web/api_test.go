@@ -43,6 +43,7 @@ type apiEnv struct {
 	envID    string
 	account  string
 	now      time.Time
+	tune     func(*web.Deps) // changes the settings of the next newApp
 }
 
 func newAPI(t testing.TB) *apiEnv {
@@ -71,10 +72,14 @@ func newAPI(t testing.TB) *apiEnv {
 // newApp builds the web app over e's store, as a server start does.
 func (e *apiEnv) newApp(sealer *auth.Sealer) *fiber.App {
 	tokens := &auth.Tokens{Key: []byte("test-signing-key"), TTL: time.Hour, Now: e.db.Now}
-	return web.New(web.Deps{Store: e.db, Auth: &auth.Authenticator{Keys: e.db, Tokens: tokens, PATs: e.db, Guests: e.db, Live: e.db}, Tokens: tokens,
+	d := web.Deps{Store: e.db, Auth: &auth.Authenticator{Keys: e.db, Tokens: tokens, PATs: e.db, Guests: e.db, Live: e.db}, Tokens: tokens,
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), SessionSecret: []byte("0123456789abcdef0123456789abcdef"),
 		Sealer: sealer, FilesDir: e.filesDir, AllowPrivateWebhooks: allowPrivateWebhooks, BaseURL: testBaseURL, Events: e.events,
-		StreamHeartbeat: time.Second})
+		StreamHeartbeat: time.Second}
+	if e.tune != nil {
+		e.tune(&d)
+	}
+	return web.New(d)
 }
 
 // withStreams restarts e's app with a running event notifier, so /v1/events/stream works.

@@ -50,6 +50,8 @@ type Deps struct {
 	Sealer *auth.Sealer
 	// SMTP sends mail (invitations); without a host mail stays in the outbox.
 	SMTP mail.SMTP
+	// QueryTimeout and WriteTimeout bound an API read and write (0: 10 s and 2 minutes).
+	QueryTimeout, WriteTimeout time.Duration
 }
 
 // New returns the configured fiber app.

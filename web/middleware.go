@@ -2,6 +2,7 @@ package web
 
 import (
 	"bytes"
+	"cmp"
 	"compress/gzip"
 	"io"
 	"log/slog"
@@ -135,4 +136,25 @@ func gunzip(c *fiber.Ctx) error {
 	c.Request().SetBody(body)
 	c.Request().Header.Del(fiber.HeaderContentEncoding)
 	return c.Next()
+}
+
+// deadline bounds the store work of an API request: reads by read, writes by write. A
+// request past it is interrupted (a write rolls back) and answers 503 with the setting to
+// raise, so one costly filter cannot hold the server's cores or its writer.
+func deadline(read, write time.Duration) fiber.Handler {
+	read, write = cmp.Or(read, 10*time.Second), cmp.Or(write, 2*time.Minute)
+	return func(c *fiber.Ctx) error {
+		d, setting := write, "SLUICE_WRITE_TIMEOUT"
+		if c.Method() == fiber.MethodGet || c.Method() == fiber.MethodHead {
+			d, setting = read, "SLUICE_QUERY_TIMEOUT"
+		}
+		start := time.Now()
+		cancel := api.SetDeadline(c, d)
+		defer cancel()
+		err := c.Next()
+		if err != nil && time.Since(start) >= d {
+			return errs.E(errs.Unavailable, "timeout", "The request took longer than %s (%s) and was stopped: narrow the filter or search, or ask in smaller parts", d, setting)
+		}
+		return err
+	}
 }

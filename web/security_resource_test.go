@@ -7,6 +7,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sluice/sluice/auth"
+	"github.com/sluice/sluice/web"
 )
 
 // The findings of issue 38's outside probe, each replayed by name: what a credential anyone
@@ -497,5 +500,39 @@ func TestPATsComeFromPasswordsAndMayExpire(t *testing.T) {
 	e.now = e.now.Add(8 * 24 * time.Hour)
 	if st, _ := e.call(t, "GET", "/v1/spaces", tok, nil); st != http.StatusUnauthorized {
 		t.Fatalf("the PAT after it expired: %d, want 401", st)
+	}
+}
+
+// One request's cost is bounded: record writes by count (with a 400 naming the cap and its
+// setting), FFQL filters by their conditions, every read by SLUICE_QUERY_TIMEOUT.
+func TestRequestCostIsBounded(t *testing.T) {
+	e := newAPI(t)
+	w := newResWorld(t, e)
+	_, guest := e.guestToken(t, w.spaceA, "guest@partner.io")
+	many := make([]any, 10_001)
+	for i := range many {
+		many[i] = map[string]any{}
+	}
+	st, out := e.call(t, "POST", "/v1/sheets/"+w.sheetA+"/records", guest, many)
+	if st != http.StatusBadRequest || !strings.Contains(fmt.Sprint(out), "SLUICE_MAX_RECORDS_PER_REQUEST") {
+		t.Fatalf("10,001 records in one insert: %d %v", st, out)
+	}
+	if n := e.recordCount(t, w.sheetA); n != 1 {
+		t.Fatalf("the refused insert wrote: %d records", n)
+	}
+	terms := make([]string, 60)
+	for i := range terms {
+		terms[i] = fmt.Sprintf(`email like "%%x%d%%"`, i)
+	}
+	st, out = e.call(t, "GET", "/v1/sheets/"+w.sheetA+"/records?q="+url.QueryEscape(strings.Join(terms, " or ")), guest, nil)
+	if st != http.StatusBadRequest || !strings.Contains(fmt.Sprint(out), "SLUICE_MAX_FFQL_TERMS") {
+		t.Fatalf("a 60-condition filter: %d %v", st, out)
+	}
+	// A read that outlasts the deadline is stopped with a 503 that says why.
+	e.tune = func(d *web.Deps) { d.QueryTimeout = time.Nanosecond }
+	e.app = e.newApp(e.db.Sealer.(*auth.Sealer))
+	st, out = e.call(t, "GET", "/v1/sheets/"+w.sheetA+"/records?q="+url.QueryEscape(`email like "%victim%"`), guest, nil)
+	if st != http.StatusServiceUnavailable || !strings.Contains(fmt.Sprint(out), "SLUICE_QUERY_TIMEOUT") {
+		t.Fatalf("a read past the deadline: %d %v", st, out)
 	}
 }

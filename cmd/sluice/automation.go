@@ -33,8 +33,10 @@ type automationConfig struct {
 	// Workers is how many built-in jobs run at once; JobBudget how long one may run (issue 13).
 	Workers   int
 	JobBudget time.Duration
+	// QueryTimeout bounds an API read, WriteTimeout an API write (issue 38).
+	QueryTimeout, WriteTimeout time.Duration
 	// Limits are the caps on uploads and writes (columns, name and cell length, JSON depth).
-	Limits struct{ Columns, NameLength, CellLength, JSONDepth int }
+	Limits struct{ Columns, NameLength, CellLength, JSONDepth, Records, FFQLTerms int }
 	// AllowPrivateWebhooks lets webhooks reach loopback and private addresses (development).
 	AllowPrivateWebhooks bool
 	// NodeID names this node among nodes sharing a PostgreSQL database; a node silent for
@@ -71,6 +73,8 @@ func automationFlags(fs *flag.FlagSet, getenv func(string) string, c *automation
 		{&c.RetentionEvery, "retention-every", "SLUICE_RETENTION_EVERY", time.Hour, "routine purge of spaces past their environment's retention period"},
 		{&c.NodeTimeout, "node-timeout", "SLUICE_NODE_TIMEOUT", 30 * time.Second, "with PostgreSQL: a node silent this long is taken to have stopped, and its running jobs fail"},
 		{&c.JobBudget, "job-budget", "SLUICE_JOB_BUDGET", 2 * time.Hour, "a built-in job (extraction, mapping, export) running longer is stopped and fails, keeping none of its records"},
+		{&c.QueryTimeout, "query-timeout", "SLUICE_QUERY_TIMEOUT", 10 * time.Second, "an API read (GET) running longer is stopped and answers 503"},
+		{&c.WriteTimeout, "write-timeout", "SLUICE_WRITE_TIMEOUT", 2 * time.Minute, "an API write running longer is stopped, rolled back, and answers 503"},
 	} {
 		if err := dur(d.dst, d.name, d.key, d.def, d.usage); err != nil {
 			return err
@@ -88,6 +92,8 @@ func automationFlags(fs *flag.FlagSet, getenv func(string) string, c *automation
 		{&c.Limits.NameLength, "max-name-length", "SLUICE_MAX_NAME_LENGTH", limits.NameLength, "characters of a header, field key or label"},
 		{&c.Limits.CellLength, "max-cell-length", "SLUICE_MAX_CELL_LENGTH", limits.CellLength, "characters of one value"},
 		{&c.Limits.JSONDepth, "json-max-depth", "SLUICE_JSON_MAX_DEPTH", limits.JSONDepth, "how deeply a JSON upload's objects may nest"},
+		{&c.Limits.Records, "max-records-per-request", "SLUICE_MAX_RECORDS_PER_REQUEST", limits.Records, "records one API write may carry"},
+		{&c.Limits.FFQLTerms, "max-ffql-terms", "SLUICE_MAX_FFQL_TERMS", limits.FFQLTerms, "comparisons one FFQL filter may make"},
 	} {
 		if v := getenv(n.key); v != "" {
 			i, err := strconv.Atoi(v)
@@ -140,6 +146,7 @@ func startAutomation(ctx context.Context, db *store.DB, c automationConfig, file
 	a.worker = jobs.NewWorker(svc, 200*time.Millisecond, log) // a cheap indexed query; uploads start extracting within 0.2 s
 	a.worker.Size, a.worker.Budget = c.Workers, c.JobBudget
 	limits.Columns, limits.NameLength, limits.CellLength, limits.JSONDepth = c.Limits.Columns, c.Limits.NameLength, c.Limits.CellLength, c.Limits.JSONDepth
+	limits.Records, limits.FFQLTerms = c.Limits.Records, c.Limits.FFQLTerms
 	store.SearchIndexMin = c.SearchIndexMin
 	a.worker.Handle(jobs.OpDeleteRecords, jobs.DeleteRecords(db))
 	var live []string // other nodes' extractions go on

@@ -42,7 +42,7 @@ func toAccountJSON(a *model.Account) accountJSON {
 // Get handles GET /v1/accounts/current.
 func (h *Accounts) Get(c *fiber.Ctx) error {
 	p := PrincipalOf(c)
-	a, err := h.store.GetAccount(c.Context(), p.AccountID)
+	a, err := h.store.GetAccount(ctxOf(c), p.AccountID)
 	if err != nil {
 		return err
 	}
@@ -74,7 +74,7 @@ func (h *Accounts) Update(c *fiber.Ctx) error {
 		}
 		up.EmbeddedDomains = origins
 	}
-	a, err := h.store.UpdateAccount(c.Context(), p.AccountID, up)
+	a, err := h.store.UpdateAccount(ctxOf(c), p.AccountID, up)
 	if err != nil {
 		return err
 	}

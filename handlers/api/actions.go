@@ -95,7 +95,7 @@ func (h *Actions) build(c *fiber.Ctx, s *model.Space, in *actionIn) (*model.Acti
 	if kind == "" {
 		return nil, errs.Invalidf("targetId", "targetId must name a workbook, sheet, file, document or space, got %q", in.TargetID)
 	}
-	r, err := h.store.ResolveResource(c.Context(), s.AccountID, "targetId", in.TargetID)
+	r, err := h.store.ResolveResource(ctxOf(c), s.AccountID, "targetId", in.TargetID)
 	if err != nil {
 		return nil, err
 	}
@@ -120,7 +120,7 @@ func (h *Actions) Create(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if err := h.store.CreateActions(c.Context(), []*model.Action{a}, p.ActorID); err != nil {
+	if err := h.store.CreateActions(ctxOf(c), []*model.Action{a}, p.ActorID); err != nil {
 		return err
 	}
 	return data(c, toActionJSON(a))
@@ -148,7 +148,7 @@ func (h *Actions) BulkCreate(c *fiber.Ctx) error {
 		}
 		list = append(list, a)
 	}
-	if err := h.store.CreateActions(c.Context(), list, p.ActorID); err != nil {
+	if err := h.store.CreateActions(ctxOf(c), list, p.ActorID); err != nil {
 		return err
 	}
 	return c.JSON(actionList(list))
@@ -168,7 +168,7 @@ func (h *Actions) List(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	list, err := h.store.ListActions(c.Context(), p.AccountID, s.ID)
+	list, err := h.store.ListActions(ctxOf(c), p.AccountID, s.ID)
 	if err != nil {
 		return err
 	}
@@ -202,7 +202,7 @@ func (h *Actions) Update(c *fiber.Ctx) error {
 		return err
 	}
 	delete(patch, "targetId")
-	a, err = h.store.UpdateAction(c.Context(), p.AccountID, a.ID, p.ActorID, func(a *model.Action) error {
+	a, err = h.store.UpdateAction(ctxOf(c), p.AccountID, a.ID, p.ActorID, func(a *model.Action) error {
 		cur, _ := json.Marshal(a.Config)
 		merged := map[string]json.RawMessage{}
 		_ = json.Unmarshal(cur, &merged)
@@ -244,7 +244,7 @@ func (h *Actions) Delete(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if err := h.store.DeleteAction(c.Context(), p.AccountID, a.ID, p.ActorID); err != nil {
+	if err := h.store.DeleteAction(ctxOf(c), p.AccountID, a.ID, p.ActorID); err != nil {
 		return err
 	}
 	return success(c)
@@ -263,7 +263,7 @@ func (h *Actions) Run(c *fiber.Ctx) error {
 	if err := bind(c, &in); err != nil {
 		return err
 	}
-	j, err := h.runner.RunAction(c.Context(), a, in.Input, p.ActorID)
+	j, err := h.runner.RunAction(ctxOf(c), a, in.Input, p.ActorID)
 	if err != nil {
 		return err
 	}

@@ -97,7 +97,7 @@ func (h *Agents) Create(c *fiber.Ctx) error {
 	if envID == "" {
 		return errs.Invalidf("environmentId", "Query parameter environmentId is required")
 	}
-	if _, err := h.store.GetEnvironment(c.Context(), p.AccountID, envID); err != nil {
+	if _, err := h.store.GetEnvironment(ctxOf(c), p.AccountID, envID); err != nil {
 		return err
 	}
 	var cfg model.AgentConfig
@@ -112,7 +112,7 @@ func (h *Agents) Create(c *fiber.Ctx) error {
 		return err
 	}
 	a := &model.Agent{AccountID: p.AccountID, EnvironmentID: envID, Config: cfg}
-	if _, err := h.store.DeployAgent(c.Context(), a, p.ActorID); err != nil {
+	if _, err := h.store.DeployAgent(ctxOf(c), a, p.ActorID); err != nil {
 		return err
 	}
 	return data(c, toAgentJSON(a))
@@ -181,7 +181,7 @@ func (h *Agents) List(c *fiber.Ctx) error {
 	if f.Page, err = page(c, 20, 1000); err != nil {
 		return err
 	}
-	list, total, err := h.store.ListAgents(c.Context(), f)
+	list, total, err := h.store.ListAgents(ctxOf(c), f)
 	if err != nil {
 		return err
 	}
@@ -223,7 +223,7 @@ func (h *Agents) Delete(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if err := h.store.DeleteAgent(c.Context(), p.AccountID, a.ID, p.ActorID); err != nil {
+	if err := h.store.DeleteAgent(ctxOf(c), p.AccountID, a.ID, p.ActorID); err != nil {
 		return err
 	}
 	return success(c)
@@ -235,7 +235,7 @@ func (h *Agents) Versions(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	list, err := h.store.ListAgentVersions(c.Context(), a.ID)
+	list, err := h.store.ListAgentVersions(ctxOf(c), a.ID)
 	if err != nil {
 		return err
 	}
@@ -253,7 +253,7 @@ func (h *Agents) Revert(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	v, err := h.store.RevertAgent(c.Context(), p.AccountID, a.ID, c.Params("agentVersionId"), p.ActorID)
+	v, err := h.store.RevertAgent(ctxOf(c), p.AccountID, a.ID, c.Params("agentVersionId"), p.ActorID)
 	if err != nil {
 		return err
 	}
@@ -323,7 +323,7 @@ func (h *Agents) logs(c *fiber.Ctx, f store.DeliveryFilter, detailed bool) error
 	if f.Success, err = queryBool(c, "success"); err != nil {
 		return err
 	}
-	list, total, err := h.store.ListDeliveries(c.Context(), f)
+	list, total, err := h.store.ListDeliveries(ctxOf(c), f)
 	if err != nil {
 		return err
 	}
@@ -331,7 +331,7 @@ func (h *Agents) logs(c *fiber.Ctx, f store.DeliveryFilter, detailed bool) error
 	for _, d := range list {
 		ids = append(ids, d.EventID)
 	}
-	ctxs, err := h.store.EventContexts(c.Context(), ids)
+	ctxs, err := h.store.EventContexts(ctxOf(c), ids)
 	if err != nil {
 		return err
 	}
@@ -375,14 +375,14 @@ func (h *Agents) EventLog(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	d, err := h.store.DeliveryForEvent(c.Context(), p.AccountID, c.Params("eventId"))
+	d, err := h.store.DeliveryForEvent(ctxOf(c), p.AccountID, c.Params("eventId"))
 	if err != nil {
 		return err
 	}
 	if may(c, auth.Read, place.EnvConfig(d.AccountID, d.EnvironmentID)) != nil || (envID != "" && envID != d.EnvironmentID) {
 		return errs.NotFoundf("eventId", "No agent log for this event")
 	}
-	ctxs, err := h.store.EventContexts(c.Context(), []string{d.EventID})
+	ctxs, err := h.store.EventContexts(ctxOf(c), []string{d.EventID})
 	if err != nil {
 		return err
 	}

@@ -136,7 +136,7 @@ func (h *Apps) Create(c *fiber.Ctx) error {
 	if err := may(c, auth.Write, place.Of(a)); err != nil { // and of no other
 		return err
 	}
-	if err := h.store.SaveApp(c.Context(), a); err != nil {
+	if err := h.store.SaveApp(ctxOf(c), a); err != nil {
 		return err
 	}
 	return data(c, toAppJSON(a))
@@ -145,7 +145,7 @@ func (h *Apps) Create(c *fiber.Ctx) error {
 // List handles GET /v1/apps.
 func (h *Apps) List(c *fiber.Ctx) error {
 	p := PrincipalOf(c)
-	list, err := h.store.ListApps(c.Context(), p.AccountID)
+	list, err := h.store.ListApps(ctxOf(c), p.AccountID)
 	if err != nil {
 		return err
 	}
@@ -191,7 +191,7 @@ func (h *Apps) Update(c *fiber.Ctx) error {
 	if err := may(c, auth.Write, place.Of(a)); err != nil { // nor widen one beyond it
 		return err
 	}
-	if err := h.store.SaveApp(c.Context(), a); err != nil {
+	if err := h.store.SaveApp(ctxOf(c), a); err != nil {
 		return err
 	}
 	return data(c, toAppJSON(a))
@@ -203,7 +203,7 @@ func (h *Apps) Delete(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if err := h.store.DeleteApp(c.Context(), p.AccountID, a.ID); err != nil {
+	if err := h.store.DeleteApp(ctxOf(c), p.AccountID, a.ID); err != nil {
 		return err
 	}
 	return c.JSON(fiber.Map{"success": true}) // the client's SuccessResponse, not the usual {data: {success}}
@@ -273,7 +273,7 @@ func (h *Apps) Constraints(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	list, err := h.store.ListConstraints(c.Context(), a.ID)
+	list, err := h.store.ListConstraints(ctxOf(c), a.ID)
 	if err != nil {
 		return err
 	}
@@ -313,13 +313,13 @@ func (h *Apps) CreateConstraint(c *fiber.Ctx) error {
 		k.Validator = strings.Trim(nonSlug.ReplaceAllString(strings.ToLower(k.Label), "_"), "_")
 	}
 	if k.Validator == "" {
-		list, err := h.store.ListConstraints(c.Context(), a.ID)
+		list, err := h.store.ListConstraints(ctxOf(c), a.ID)
 		if err != nil {
 			return err
 		}
 		k.Validator = "constraint_" + strconv.Itoa(len(list)+1)
 	}
-	if err := h.store.SaveConstraint(c.Context(), k); err != nil {
+	if err := h.store.SaveConstraint(ctxOf(c), k); err != nil {
 		return err
 	}
 	return data(c, toConstraintJSON(k, false))
@@ -330,7 +330,7 @@ func (h *Apps) constraint(c *fiber.Ctx) (*store.Constraint, error) {
 	if err != nil {
 		return nil, err
 	}
-	return h.store.GetConstraint(c.Context(), a.ID, c.Params("constraintId"))
+	return h.store.GetConstraint(ctxOf(c), a.ID, c.Params("constraintId"))
 }
 
 // Constraint handles GET /v1/apps/:appId/constraints/:constraintId.
@@ -357,7 +357,7 @@ func (h *Apps) UpdateConstraint(c *fiber.Ctx) error {
 		return errs.Invalidf("validator", "A constraint's validator cannot change; create another constraint")
 	}
 	in.apply(k)
-	if err := h.store.SaveConstraint(c.Context(), k); err != nil {
+	if err := h.store.SaveConstraint(ctxOf(c), k); err != nil {
 		return err
 	}
 	return data(c, toConstraintJSON(k, false))
@@ -369,7 +369,7 @@ func (h *Apps) ConstraintVersions(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	list, err := h.store.ConstraintVersions(c.Context(), k, 0)
+	list, err := h.store.ConstraintVersions(ctxOf(c), k, 0)
 	if err != nil {
 		return err
 	}
@@ -390,7 +390,7 @@ func (h *Apps) ConstraintVersion(c *fiber.Ctx) error {
 	if err != nil || v < 1 {
 		return errs.Invalidf("version", "version must be a positive whole number")
 	}
-	list, err := h.store.ConstraintVersions(c.Context(), k, v)
+	list, err := h.store.ConstraintVersions(ctxOf(c), k, v)
 	if err != nil {
 		return err
 	}
@@ -403,7 +403,7 @@ func (h *Apps) DeleteConstraint(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if err := h.store.DeleteConstraint(c.Context(), k.AppID, k.ID); err != nil {
+	if err := h.store.DeleteConstraint(ctxOf(c), k.AppID, k.ID); err != nil {
 		return err
 	}
 	return c.JSON(fiber.Map{"success": true})

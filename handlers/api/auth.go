@@ -67,26 +67,26 @@ func (h *Auth) Exchange(c *fiber.Ctx) error {
 	if account == "" {
 		account = in.ClientID
 	}
-	if err := h.Limiter.Check(c.Context(), c.IP(), account); err != nil {
+	if err := h.Limiter.Check(ctxOf(c), c.IP(), account); err != nil {
 		return err
 	}
 	switch {
 	case in.Type == "userCredentials" || (in.Type == "" && in.Email != ""):
-		p, err = h.userPrincipal(c.Context(), in)
+		p, err = h.userPrincipal(ctxOf(c), in)
 	case in.Type == "apiCredentials" || (in.Type == "" && in.ClientID != ""):
-		p, err = h.apiPrincipal(c.Context(), in)
+		p, err = h.apiPrincipal(ctxOf(c), in)
 	case in.Type != "":
 		return errs.Invalidf("type", "type must be userCredentials or apiCredentials")
 	default:
 		return errs.Invalidf("body", "Send email and password, or clientId and secret")
 	}
 	if errs.Is(err, errs.Unauthorized) {
-		h.Limiter.Failed(c.Context(), c.IP(), account)
+		h.Limiter.Failed(ctxOf(c), c.IP(), account)
 	}
 	if err != nil {
 		return err
 	}
-	h.Limiter.Succeeded(c.Context(), account)
+	h.Limiter.Succeeded(ctxOf(c), account)
 	tok, exp, err := h.tokens.Issue(p)
 	if err != nil {
 		return err
@@ -154,10 +154,10 @@ func (h *Auth) ListKeys(c *fiber.Ctx) error {
 	if envID == "" {
 		return errs.Invalidf("environmentId", "environmentId is required")
 	}
-	if _, err := h.store.GetEnvironment(c.Context(), p.AccountID, envID); err != nil {
+	if _, err := h.store.GetEnvironment(ctxOf(c), p.AccountID, envID); err != nil {
 		return err
 	}
-	keys, err := h.store.ListKeys(c.Context(), p.AccountID, envID, true)
+	keys, err := h.store.ListKeys(ctxOf(c), p.AccountID, envID, true)
 	if err != nil {
 		return err
 	}
@@ -190,7 +190,7 @@ func (h *Auth) tokenOwner(c *fiber.Ctx) (*model.User, error) {
 	if p.UserID == "" || (p.Kind != auth.UserToken && p.Kind != auth.PersonalToken) {
 		return nil, forbidden("Personal access tokens belong to users: sign in with a user's access token")
 	}
-	return h.store.GetUser(c.Context(), p.UserID)
+	return h.store.GetUser(ctxOf(c), p.UserID)
 }
 
 // CreatePAT handles POST /v1/auth/personal-access-tokens {name, expiresInDays?}; the value is
@@ -221,7 +221,7 @@ func (h *Auth) CreatePAT(c *fiber.Ctx) error {
 		}
 		ttl = time.Duration(*in.ExpiresInDays) * 24 * time.Hour
 	}
-	t, raw, err := h.store.CreatePAT(c.Context(), u, strings.TrimSpace(in.Name), ttl)
+	t, raw, err := h.store.CreatePAT(ctxOf(c), u, strings.TrimSpace(in.Name), ttl)
 	if err != nil {
 		return err
 	}
@@ -234,7 +234,7 @@ func (h *Auth) ListPATs(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	list, err := h.store.ListPATs(c.Context(), u.ID)
+	list, err := h.store.ListPATs(ctxOf(c), u.ID)
 	if err != nil {
 		return err
 	}
@@ -251,7 +251,7 @@ func (h *Auth) DeletePAT(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if err := h.store.DeletePAT(c.Context(), u.ID, c.Params("accessTokenId")); err != nil {
+	if err := h.store.DeletePAT(ctxOf(c), u.ID, c.Params("accessTokenId")); err != nil {
 		return err
 	}
 	return success(c)

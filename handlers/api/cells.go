@@ -67,7 +67,7 @@ func (h *Records) Cells(c *fiber.Ctx) error {
 		if paged {
 			part.Offset, part.Limit = pg.Offset(), pg.Size
 		}
-		vals, err := h.store.CellValuesPage(c.Context(), p.AccountID, sc.SheetID, key, q, part)
+		vals, err := h.store.CellValuesPage(ctxOf(c), p.AccountID, sc.SheetID, key, q, part)
 		if err != nil {
 			return err
 		}

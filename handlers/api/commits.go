@@ -27,11 +27,11 @@ func NewCommits(s CommitStore) *Commits { return &Commits{store: s} }
 
 func (h *Commits) commit(c *fiber.Ctx) (*model.Commit, error) {
 	p := PrincipalOf(c)
-	cm, err := h.store.GetCommit(c.Context(), c.Params("commitId"))
+	cm, err := h.store.GetCommit(ctxOf(c), c.Params("commitId"))
 	if err != nil {
 		return nil, err
 	}
-	w, err := h.store.GetWorkbook(c.Context(), p.AccountID, cm.WorkbookID)
+	w, err := h.store.GetWorkbook(ctxOf(c), p.AccountID, cm.WorkbookID)
 	if err != nil {
 		return nil, errs.NotFoundf("commitId", "Commit not found")
 	}
@@ -57,7 +57,7 @@ func (h *Commits) Complete(c *fiber.Ctx) error {
 		return err
 	}
 	p := PrincipalOf(c)
-	if _, err := h.store.CompleteCommit(c.Context(), p.AccountID, cm.ID, p.ActorID); err != nil {
+	if _, err := h.store.CompleteCommit(ctxOf(c), p.AccountID, cm.ID, p.ActorID); err != nil {
 		return err
 	}
 	return success(c)
@@ -70,7 +70,7 @@ func (h *Commits) Replay(c *fiber.Ctx) error {
 		return err
 	}
 	p := PrincipalOf(c)
-	if err := h.store.ReplayCommit(c.Context(), p.AccountID, cm.ID, p.ActorID); err != nil {
+	if err := h.store.ReplayCommit(ctxOf(c), p.AccountID, cm.ID, p.ActorID); err != nil {
 		return err
 	}
 	return success(c)

@@ -4,6 +4,7 @@ package api
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -250,4 +251,23 @@ func bearerOf(c *fiber.Ctx) string {
 		return strings.TrimSpace(h[7:])
 	}
 	return ""
+}
+
+// deadlineKey holds a request's context with its deadline (SetDeadline).
+const deadlineKey = "sluice.deadline"
+
+// SetDeadline gives the request's store calls a deadline: past it, a query is interrupted and
+// the request answers 503. The context keeps the request's values (an Idempotency-Key).
+func SetDeadline(c *fiber.Ctx, d time.Duration) context.CancelFunc {
+	ctx, cancel := context.WithTimeout(c.Context(), d)
+	c.Locals(deadlineKey, ctx)
+	return cancel
+}
+
+// ctxOf is the context a handler passes to the store: the request's, with its deadline.
+func ctxOf(c *fiber.Ctx) context.Context {
+	if ctx, ok := c.Locals(deadlineKey).(context.Context); ok {
+		return ctx
+	}
+	return c.Context()
 }

@@ -142,7 +142,7 @@ func (h *DataClips) Create(c *fiber.Ctx) error {
 	if in.SourceSheetID == "" {
 		return errs.Invalidf("sourceSheetId", "sourceSheetId is required")
 	}
-	src, w, err := h.store.GetSheet(c.Context(), p.AccountID, in.SourceSheetID)
+	src, w, err := h.store.GetSheet(ctxOf(c), p.AccountID, in.SourceSheetID)
 	if err != nil {
 		return err
 	}
@@ -169,14 +169,14 @@ func (h *DataClips) Create(c *fiber.Ctx) error {
 	}
 	clip := &model.Workbook{AccountID: p.AccountID, EnvironmentID: sp.EnvironmentID, SpaceID: sp.ID, Name: "Clip: " + d.Name,
 		Labels: []string{"data-clip"}, Sheets: []*model.Sheet{{Config: cfg}}}
-	if err := h.store.CreateWorkbook(c.Context(), clip, p.ActorID); err != nil {
+	if err := h.store.CreateWorkbook(ctxOf(c), clip, p.ActorID); err != nil {
 		return err
 	}
 	d.WorkbookID, d.ClipSheetID = clip.ID, clip.Sheets[0].ID
-	if err := h.share(c.Context(), d, &in, p.ActorID); err != nil {
+	if err := h.share(ctxOf(c), d, &in, p.ActorID); err != nil {
 		return err
 	}
-	if err := h.store.SaveDataClip(c.Context(), d, len(d.Collaborators) > 0, p.ActorID); err != nil {
+	if err := h.store.SaveDataClip(ctxOf(c), d, len(d.Collaborators) > 0, p.ActorID); err != nil {
 		return err
 	}
 	return c.JSON(h.toJSON(d))
@@ -286,7 +286,7 @@ func (h *DataClips) List(c *fiber.Ctx) error {
 			return err
 		}
 	}
-	list, err := h.store.ListDataClips(c.Context(), f)
+	list, err := h.store.ListDataClips(ctxOf(c), f)
 	if err != nil {
 		return err
 	}
@@ -322,10 +322,10 @@ func (h *DataClips) Update(c *fiber.Ctx) error {
 		now := time.Now().UTC()
 		d.MergedAt = &now
 	}
-	if err := h.share(c.Context(), d, &in, p.ActorID); err != nil {
+	if err := h.share(ctxOf(c), d, &in, p.ActorID); err != nil {
 		return err
 	}
-	if err := h.store.SaveDataClip(c.Context(), d, !slices.Equal(before, d.Collaborators), p.ActorID); err != nil {
+	if err := h.store.SaveDataClip(ctxOf(c), d, !slices.Equal(before, d.Collaborators), p.ActorID); err != nil {
 		return err
 	}
 	return data(c, h.toJSON(d))
@@ -337,10 +337,10 @@ func (h *DataClips) Delete(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if err := h.unshare(c.Context(), d, p.ActorID); err != nil {
+	if err := h.unshare(ctxOf(c), d, p.ActorID); err != nil {
 		return err
 	}
-	if err := h.store.DeleteDataClip(c.Context(), d, p.ActorID); err != nil {
+	if err := h.store.DeleteDataClip(ctxOf(c), d, p.ActorID); err != nil {
 		return err
 	}
 	return success(c)
@@ -366,7 +366,7 @@ func (h *DataClips) AddRecords(c *fiber.Ctx) error {
 	if len(in.RecordIDs) > 10000 {
 		return errs.Invalidf("recordIds", "At most 10,000 records at a time")
 	}
-	recs, _, err := h.store.GetRecords(c.Context(), p.AccountID, d.SourceSheetID, store.RecordQuery{IDs: in.RecordIDs, Page: model.Page{Size: len(in.RecordIDs), Number: 1}}, false)
+	recs, _, err := h.store.GetRecords(ctxOf(c), p.AccountID, d.SourceSheetID, store.RecordQuery{IDs: in.RecordIDs, Page: model.Page{Size: len(in.RecordIDs), Number: 1}}, false)
 	if err != nil {
 		return err
 	}
@@ -388,7 +388,7 @@ func (h *DataClips) AddRecords(c *fiber.Ctx) error {
 			return errs.NotFoundf("recordIds", "Record %s is not in the clip's source sheet", id)
 		}
 	}
-	res, err := h.store.InsertRecords(c.Context(), d.ClipSheetID, copies, store.WriteOptions{Actor: p.ActorID, AccountID: p.AccountID})
+	res, err := h.store.InsertRecords(ctxOf(c), d.ClipSheetID, copies, store.WriteOptions{Actor: p.ActorID, AccountID: p.AccountID})
 	if err != nil {
 		return err
 	}

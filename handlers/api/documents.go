@@ -71,7 +71,7 @@ func (h *Documents) List(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	docs, err := h.store.ListDocuments(c.Context(), sp.ID)
+	docs, err := h.store.ListDocuments(ctxOf(c), sp.ID)
 	if err != nil {
 		return err
 	}
@@ -96,7 +96,7 @@ func (h *Documents) Create(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if err := h.store.CreateDocument(c.Context(), d, p.ActorID); err != nil {
+	if err := h.store.CreateDocument(ctxOf(c), d, p.ActorID); err != nil {
 		return err
 	}
 	return data(c, toDocumentJSON(d))
@@ -122,7 +122,7 @@ func (h *Documents) document(c *fiber.Ctx) (*auth.Principal, *model.Document, er
 	if err != nil {
 		return nil, nil, err
 	}
-	d, err := h.store.GetDocument(c.Context(), sp.ID, c.Params("documentId"))
+	d, err := h.store.GetDocument(ctxOf(c), sp.ID, c.Params("documentId"))
 	return p, d, err
 }
 
@@ -160,7 +160,7 @@ func (h *Documents) Update(c *fiber.Ctx) error {
 	if len(in.Actions) > 0 {
 		d.Actions = in.Actions
 	}
-	if err := h.store.UpdateDocument(c.Context(), d, p.ActorID); err != nil {
+	if err := h.store.UpdateDocument(ctxOf(c), d, p.ActorID); err != nil {
 		return err
 	}
 	return data(c, toDocumentJSON(d))
@@ -172,7 +172,7 @@ func (h *Documents) Delete(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if err := h.store.DeleteDocument(c.Context(), d, p.ActorID); err != nil {
+	if err := h.store.DeleteDocument(ctxOf(c), d, p.ActorID); err != nil {
 		return err
 	}
 	return success(c)

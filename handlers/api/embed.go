@@ -53,7 +53,7 @@ func (h *Embed) Init(c *fiber.Ctx) error {
 	if pk == "" {
 		return errs.E(errs.Unauthorized, "publishableKey", "The publishableKey query parameter is required")
 	}
-	k, err := h.store.KeyByRaw(c.Context(), pk)
+	k, err := h.store.KeyByRaw(ctxOf(c), pk)
 	if errs.Is(err, errs.NotFound) || (err == nil && k.Type != model.KeyPublishable) {
 		return errs.E(errs.Unauthorized, "publishableKey", "Invalid or rotated publishable key")
 	}
@@ -76,7 +76,7 @@ func (h *Embed) Init(c *fiber.Ctx) error {
 		name := "Embedded Space"
 		in.Space.Name = &name
 	}
-	sp, err := h.spaces.newSpace(c.Context(), p, in.Space)
+	sp, err := h.spaces.newSpace(ctxOf(c), p, in.Space)
 	if err != nil {
 		return err
 	}
@@ -96,24 +96,24 @@ func (h *Embed) Init(c *fiber.Ctx) error {
 			return err
 		}
 	}
-	if err := h.store.CreateSpace(c.Context(), sp, p.ActorID); err != nil {
+	if err := h.store.CreateSpace(ctxOf(c), sp, p.ActorID); err != nil {
 		return err
 	}
 	undo := func(cause error) error {
-		_ = h.store.DeleteSpace(context.WithoutCancel(c.Context()), sp.AccountID, sp.ID, p.ActorID)
+		_ = h.store.DeleteSpace(context.WithoutCancel(ctxOf(c)), sp.AccountID, sp.ID, p.ActorID)
 		return cause
 	}
 	out := fiber.Map{}
 	if wb != nil {
 		wb.SpaceID = sp.ID
-		if err := h.store.CreateWorkbook(c.Context(), wb, p.ActorID); err != nil {
+		if err := h.store.CreateWorkbook(ctxOf(c), wb, p.ActorID); err != nil {
 			return undo(err)
 		}
 		out["workbook"] = toWorkbookJSON(wb, true)
 	}
 	if doc != nil {
 		doc.SpaceID = sp.ID
-		if err := h.store.CreateDocument(c.Context(), doc, p.ActorID); err != nil {
+		if err := h.store.CreateDocument(ctxOf(c), doc, p.ActorID); err != nil {
 			return undo(err)
 		}
 		out["document"] = toDocumentJSON(doc)

@@ -105,7 +105,7 @@ func (h *Environments) List(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	envs, total, err := h.store.ListEnvironments(c.Context(), p.AccountID, p.EnvironmentID, pg)
+	envs, total, err := h.store.ListEnvironments(ctxOf(c), p.AccountID, p.EnvironmentID, pg)
 	if err != nil {
 		return err
 	}
@@ -140,7 +140,7 @@ func (h *Environments) Create(c *fiber.Ctx) error {
 	if in.LanguageOverride != nil {
 		env.LanguageOverride = *in.LanguageOverride
 	}
-	if err := h.store.CreateEnvironment(c.Context(), env, p.ActorID); err != nil {
+	if err := h.store.CreateEnvironment(ctxOf(c), env, p.ActorID); err != nil {
 		return err
 	}
 	return data(c, toEnvironmentJSON(env))
@@ -161,7 +161,7 @@ func (h *Environments) Get(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	env, err := h.store.GetEnvironment(c.Context(), p.AccountID, id)
+	env, err := h.store.GetEnvironment(ctxOf(c), p.AccountID, id)
 	if err != nil {
 		return err
 	}
@@ -181,7 +181,7 @@ func (h *Environments) Update(c *fiber.Ctx) error {
 	if err := in.validate(); err != nil {
 		return err
 	}
-	env, err := h.store.UpdateEnvironment(c.Context(), p.AccountID, id, store.EnvironmentUpdate{Name: in.Name, IsProd: in.IsProd,
+	env, err := h.store.UpdateEnvironment(ctxOf(c), p.AccountID, id, store.EnvironmentUpdate{Name: in.Name, IsProd: in.IsProd,
 		GuestAuthentication: in.GuestAuthentication, Metadata: in.Metadata, TranslationsPath: in.TranslationsPath,
 		Namespaces: in.Namespaces, LanguageOverride: in.LanguageOverride}, p.ActorID)
 	if err != nil {
@@ -193,7 +193,7 @@ func (h *Environments) Update(c *fiber.Ctx) error {
 // Delete handles DELETE /v1/environments/:environmentId.
 func (h *Environments) Delete(c *fiber.Ctx) error {
 	p := PrincipalOf(c)
-	if err := h.store.DeleteEnvironment(c.Context(), p.AccountID, c.Params("environmentId"), p.ActorID); err != nil {
+	if err := h.store.DeleteEnvironment(ctxOf(c), p.AccountID, c.Params("environmentId"), p.ActorID); err != nil {
 		return err
 	}
 	return success(c)

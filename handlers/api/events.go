@@ -106,7 +106,7 @@ func (h *Events) List(c *fiber.Ctx) error {
 		return err
 	}
 	f.IncludeAcknowledged = inc != nil && *inc
-	evs, err := h.store.ListEvents(c.Context(), f)
+	evs, err := h.store.ListEvents(ctxOf(c), f)
 	if err != nil {
 		return err
 	}
@@ -146,7 +146,7 @@ func (h *Events) Ack(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if err := h.store.AckEvent(c.Context(), p.AccountID, e.ID, p.ActorID); err != nil {
+	if err := h.store.AckEvent(ctxOf(c), p.AccountID, e.ID, p.ActorID); err != nil {
 		return err
 	}
 	return success(c)
@@ -188,7 +188,7 @@ func (h *Events) Create(c *fiber.Ctx) error {
 	if envID == "" {
 		return errs.Invalidf("context.environmentId", "context.environmentId is required")
 	}
-	if _, err := h.store.GetEnvironment(c.Context(), p.AccountID, envID); err != nil {
+	if _, err := h.store.GetEnvironment(ctxOf(c), p.AccountID, envID); err != nil {
 		return err
 	}
 	ctx.EnvironmentID = envID
@@ -196,7 +196,7 @@ func (h *Events) Create(c *fiber.Ctx) error {
 		ctx.SpaceID = p.SpaceID
 	}
 	if ctx.SpaceID != "" {
-		s, err := h.store.GetSpace(c.Context(), p.AccountID, ctx.SpaceID)
+		s, err := h.store.GetSpace(ctxOf(c), p.AccountID, ctx.SpaceID)
 		if err != nil || s.EnvironmentID != envID {
 			return errs.NotFoundf("context.spaceId", "Space not found")
 		}
@@ -209,7 +209,7 @@ func (h *Events) Create(c *fiber.Ctx) error {
 	}
 	ctx.ActorID = p.ActorID
 	ev := &model.Event{Topic: in.Topic, Domain: in.Domain, Context: ctx, Payload: in.Payload, DataURL: in.DataURL, CallbackURL: in.CallbackURL, Namespaces: in.Namespaces}
-	if err := h.store.CreateEvent(c.Context(), ev); err != nil {
+	if err := h.store.CreateEvent(ctxOf(c), ev); err != nil {
 		return err
 	}
 	return data(c, toEventJSON(ev))
@@ -224,7 +224,7 @@ func (h *Events) checkContext(c *fiber.Ctx, ctx *model.EventContext) error {
 		if id == "" {
 			continue
 		}
-		r, err := h.store.ResolveResource(c.Context(), p.AccountID, key, id)
+		r, err := h.store.ResolveResource(ctxOf(c), p.AccountID, key, id)
 		if err == nil && (r.Kind == "" || r.EnvironmentID != ctx.EnvironmentID || (ctx.SpaceID != "" && r.SpaceID != ctx.SpaceID)) {
 			err = errs.NotFoundf(key, "%s not found in the event's space", id)
 		}
@@ -236,7 +236,7 @@ func (h *Events) checkContext(c *fiber.Ctx, ctx *model.EventContext) error {
 		}
 	}
 	if ctx.JobID != "" {
-		j, err := h.store.GetJob(c.Context(), p.AccountID, ctx.JobID)
+		j, err := h.store.GetJob(ctxOf(c), p.AccountID, ctx.JobID)
 		if err == nil && (j.EnvironmentID != ctx.EnvironmentID || (ctx.SpaceID != "" && j.SpaceID != ctx.SpaceID)) {
 			err = errs.NotFoundf("context.jobId", "%s not found in the event's space", ctx.JobID)
 		}

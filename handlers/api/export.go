@@ -32,7 +32,7 @@ func NewExport(s ExportStore) *Export { return &Export{store: s} }
 // format=xlsx. The header row carries the field labels.
 func (h *Export) Download(c *fiber.Ctx) error {
 	p := PrincipalOf(c)
-	sheet, w, err := h.store.GetSheet(c.Context(), p.AccountID, c.Params("sheetId"))
+	sheet, w, err := h.store.GetSheet(ctxOf(c), p.AccountID, c.Params("sheetId"))
 	if err != nil {
 		return err
 	}
@@ -49,7 +49,7 @@ func (h *Export) Download(c *fiber.Ctx) error {
 		return errs.Invalidf("format", "format must be csv or xlsx")
 	}
 	// Check the query before the first byte goes out, so a bad one still gets a JSON error.
-	if err := ingest.CheckReadable(c.Context(), h.store, p.AccountID, sheet.ID, q); err != nil {
+	if err := ingest.CheckReadable(ctxOf(c), h.store, p.AccountID, sheet.ID, q); err != nil {
 		return err
 	}
 	if format == "xlsx" {

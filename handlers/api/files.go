@@ -118,25 +118,25 @@ func (h *Files) Upload(c *fiber.Ctx) error {
 		os.Remove(tmp)
 		return err
 	}
-	f, err := h.newFile(c.Context(), p, up, id)
+	f, err := h.newFile(ctxOf(c), p, up, id)
 	if err == nil {
-		err = h.blobs.Put(c.Context(), id, tmp)
+		err = h.blobs.Put(ctxOf(c), id, tmp)
 	}
 	if err != nil {
 		os.Remove(tmp)
 		return err
 	}
-	if err := h.store.CreateFile(c.Context(), f, p.ActorID); err != nil {
-		_ = h.blobs.Remove(context.WithoutCancel(c.Context()), id)
+	if err := h.store.CreateFile(ctxOf(c), f, p.ActorID); err != nil {
+		_ = h.blobs.Remove(context.WithoutCancel(ctxOf(c)), id)
 		return err
 	}
 	if f.Mode == "import" {
-		agent, err := h.agentExtracts(c.Context(), f)
+		agent, err := h.agentExtracts(ctxOf(c), f)
 		if err != nil {
 			return err
 		}
 		if !agent {
-			if err := h.extract.StartExtraction(c.Context(), f, p.ActorID); err != nil {
+			if err := h.extract.StartExtraction(ctxOf(c), f, p.ActorID); err != nil {
 				return err
 			}
 		}
@@ -306,7 +306,7 @@ func (h *Files) List(c *fiber.Ctx) error {
 	if f.Page, err = page(c, 20, 1000); err != nil {
 		return err
 	}
-	files, total, err := h.store.ListFiles(c.Context(), f)
+	files, total, err := h.store.ListFiles(ctxOf(c), f)
 	if err != nil {
 		return err
 	}
@@ -372,7 +372,7 @@ func (h *Files) Update(c *fiber.Ctx) error {
 	if len(in.Actions) > 0 {
 		f.Actions = in.Actions
 	}
-	if err := h.store.SaveFile(c.Context(), f, p.ActorID); err != nil {
+	if err := h.store.SaveFile(ctxOf(c), f, p.ActorID); err != nil {
 		return err
 	}
 	return data(c, toFileJSON(f))
@@ -384,10 +384,10 @@ func (h *Files) Delete(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if err := h.store.DeleteFile(c.Context(), f, p.ActorID); err != nil {
+	if err := h.store.DeleteFile(ctxOf(c), f, p.ActorID); err != nil {
 		return err
 	}
-	_ = h.blobs.Remove(c.Context(), f.ID)
+	_ = h.blobs.Remove(ctxOf(c), f.ID)
 	return success(c)
 }
 
@@ -397,7 +397,7 @@ func (h *Files) Download(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	fh, err := h.blobs.Open(c.Context(), f.ID)
+	fh, err := h.blobs.Open(ctxOf(c), f.ID)
 	if errors.Is(err, fs.ErrNotExist) {
 		return errs.NotFoundf("fileId", "The file's content is gone")
 	}

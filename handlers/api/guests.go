@@ -91,7 +91,7 @@ func (h *Guests) Create(c *fiber.Ctx) error {
 		if env == "" {
 			return errs.Invalidf(key+".environmentId", "environmentId is required")
 		}
-		if _, err := h.store.GetEnvironment(c.Context(), p.AccountID, env); err != nil {
+		if _, err := h.store.GetEnvironment(ctxOf(c), p.AccountID, env); err != nil {
 			return err
 		}
 		guest := &store.Guest{AccountID: p.AccountID, EnvironmentID: env, Email: strings.TrimSpace(*g.Email)}
@@ -103,12 +103,12 @@ func (h *Guests) Create(c *fiber.Ctx) error {
 		}
 		gs = append(gs, guest)
 	}
-	if err := h.store.CreateGuests(c.Context(), gs, p.ActorID); err != nil {
+	if err := h.store.CreateGuests(ctxOf(c), gs, p.ActorID); err != nil {
 		return err
 	}
 	out := make([]guestJSON, 0, len(gs))
 	for _, g := range gs {
-		full, err := h.store.GetGuest(c.Context(), p.AccountID, g.ID)
+		full, err := h.store.GetGuest(ctxOf(c), p.AccountID, g.ID)
 		if err != nil {
 			return err
 		}
@@ -130,7 +130,7 @@ func (h *Guests) List(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	list, err := h.store.ListGuests(c.Context(), p.AccountID, envID, spaceID, c.Query("email"))
+	list, err := h.store.ListGuests(ctxOf(c), p.AccountID, envID, spaceID, c.Query("email"))
 	if err != nil {
 		return err
 	}
@@ -183,7 +183,7 @@ func (h *Guests) Update(c *fiber.Ctx) error {
 			spaces = []string{}
 		}
 	}
-	if err := h.store.UpdateGuest(c.Context(), g, spaces, p.ActorID); err != nil {
+	if err := h.store.UpdateGuest(ctxOf(c), g, spaces, p.ActorID); err != nil {
 		return err
 	}
 	return h.Get(c)
@@ -200,7 +200,7 @@ func (h *Guests) Delete(c *fiber.Ctx) error {
 			return err
 		}
 	}
-	if err := h.store.RemoveGuest(c.Context(), g, c.Query("spaceId"), p.ActorID); err != nil {
+	if err := h.store.RemoveGuest(ctxOf(c), g, c.Query("spaceId"), p.ActorID); err != nil {
 		return err
 	}
 	return success(c)
@@ -267,7 +267,7 @@ func (h *Guests) Invite(c *fiber.Ctx) error {
 		if err != nil {
 			return err
 		}
-		env, err := h.store.GetEnvironment(c.Context(), p.AccountID, sp.EnvironmentID)
+		env, err := h.store.GetEnvironment(ctxOf(c), p.AccountID, sp.EnvironmentID)
 		if err != nil {
 			return err
 		}
@@ -290,7 +290,7 @@ func (h *Guests) Invite(c *fiber.Ctx) error {
 		if h.mailer == nil {
 			continue
 		}
-		if _, err := h.mailer.Send(c.Context(), mail.Invitation{AccountID: p.AccountID, To: g.Email, Subject: from + " invited you to " + sp.Name,
+		if _, err := h.mailer.Send(ctxOf(c), mail.Invitation{AccountID: p.AccountID, To: g.Email, Subject: from + " invited you to " + sp.Name,
 			Title: sp.Name, Body: body, Button: "Open " + sp.Name, Footer: "The link signs you in to this space only.",
 			Link: h.baseURL + "/space/" + sp.ID + "?token=" + tok, Theme: mail.ThemeOf(sp.Metadata, flags.EmailTheming == nil || *flags.EmailTheming)}); err != nil {
 			c.Set("X-Sluice-Mail-Error", err.Error()) // kept in the outbox with its error

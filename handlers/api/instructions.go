@@ -87,12 +87,12 @@ func (h *Instructions) Create(c *fiber.Ctx) error {
 	if err := may(c, auth.Write, place.EnvConfig(p.AccountID, envID)); err != nil {
 		return err
 	}
-	if _, err := h.store.GetEnvironment(c.Context(), p.AccountID, envID); err != nil {
+	if _, err := h.store.GetEnvironment(ctxOf(c), p.AccountID, envID); err != nil {
 		return err
 	}
 	ins := &store.Instruction{AccountID: p.AccountID, EnvironmentID: envID, Scope: c.Query("scope"), Text: *in.Instructions, FieldKeys: in.FieldKeys,
 		Metadata: in.Metadata, CreatedBy: p.ActorID}
-	if err := h.store.SaveInstruction(c.Context(), ins); err != nil {
+	if err := h.store.SaveInstruction(ctxOf(c), ins); err != nil {
 		return err
 	}
 	return data(c, toInstructionJSON(ins))
@@ -103,7 +103,7 @@ func (h *Instructions) Create(c *fiber.Ctx) error {
 // similarity as confidence.
 func (h *Instructions) ForSheet(c *fiber.Ctx) error {
 	p := PrincipalOf(c)
-	sheet, w, err := h.store.GetSheet(c.Context(), p.AccountID, c.Params("sheetId"))
+	sheet, w, err := h.store.GetSheet(ctxOf(c), p.AccountID, c.Params("sheetId"))
 	if err != nil {
 		return err
 	}
@@ -118,7 +118,7 @@ func (h *Instructions) ForSheet(c *fiber.Ctx) error {
 	for _, f := range sheet.Config.Fields {
 		keys = append(keys, f.Key)
 	}
-	list, err := h.store.ListInstructions(c.Context(), w.EnvironmentID)
+	list, err := h.store.ListInstructions(ctxOf(c), w.EnvironmentID)
 	if err != nil {
 		return err
 	}
@@ -167,7 +167,7 @@ func (h *Instructions) Update(c *fiber.Ctx) error {
 	if len(in.Metadata) > 0 {
 		ins.Metadata = in.Metadata
 	}
-	if err := h.store.SaveInstruction(c.Context(), ins); err != nil {
+	if err := h.store.SaveInstruction(ctxOf(c), ins); err != nil {
 		return err
 	}
 	return data(c, toInstructionJSON(ins))
@@ -179,7 +179,7 @@ func (h *Instructions) Delete(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if err := h.store.DeleteInstruction(c.Context(), ins.AccountID, ins.ID); err != nil {
+	if err := h.store.DeleteInstruction(ctxOf(c), ins.AccountID, ins.ID); err != nil {
 		return err
 	}
 	return success(c)

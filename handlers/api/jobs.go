@@ -134,7 +134,7 @@ func (h *Jobs) Create(c *fiber.Ctx) error {
 	if in.Progress != nil {
 		j.Progress = *in.Progress
 	}
-	if err := h.svc.Prepare(c.Context(), j); err != nil { // every id it names is in its space
+	if err := h.svc.Prepare(ctxOf(c), j); err != nil { // every id it names is in its space
 		return err
 	}
 	if err := may(c, auth.Write, place.Of(j)); err != nil {
@@ -143,14 +143,14 @@ func (h *Jobs) Create(c *fiber.Ctx) error {
 		}
 		return err
 	}
-	if err := h.svc.Create(c.Context(), j, p.ActorID); err != nil {
+	if err := h.svc.Create(ctxOf(c), j, p.ActorID); err != nil {
 		return err
 	}
 	if j.Type == "workbook" && j.Operation == "map" && j.Status == model.JobCreated {
 		// Sluice plans map jobs at once (GET /jobs/:id/plan computes the plan): the job moves to
 		// planning with job:updated, which is what Flatfile's automap plugin waits for.
 		planning := model.JobPlanning
-		planned, err := h.svc.Update(c.Context(), j.AccountID, j.ID, p.ActorID, jobs.Update{Status: &planning})
+		planned, err := h.svc.Update(ctxOf(c), j.AccountID, j.ID, p.ActorID, jobs.Update{Status: &planning})
 		if err != nil {
 			return err
 		}
@@ -179,7 +179,7 @@ func (h *Jobs) List(c *fiber.Ctx) error {
 		return err
 	}
 	f.ExcludeChildJobs = ex != nil && *ex
-	list, total, err := h.store.ListJobs(c.Context(), f)
+	list, total, err := h.store.ListJobs(ctxOf(c), f)
 	if err != nil {
 		return err
 	}
@@ -226,7 +226,7 @@ func (h *Jobs) Update(c *fiber.Ctx) error {
 	if in.OutcomeAcknowledgedAt.Set {
 		up.OutcomeAcknowledgedAt = &in.OutcomeAcknowledgedAt.Value
 	}
-	j, err = h.svc.Update(c.Context(), p.AccountID, j.ID, p.ActorID, up)
+	j, err = h.svc.Update(ctxOf(c), p.AccountID, j.ID, p.ActorID, up)
 	if err != nil {
 		return err
 	}
@@ -239,7 +239,7 @@ func (h *Jobs) Delete(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if err := h.svc.Delete(c.Context(), p.AccountID, j.ID, p.ActorID); err != nil {
+	if err := h.svc.Delete(ctxOf(c), p.AccountID, j.ID, p.ActorID); err != nil {
 		return err
 	}
 	return success(c)
@@ -251,7 +251,7 @@ func (h *Jobs) Execute(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if _, err := h.svc.Execute(c.Context(), p.AccountID, j.ID, p.ActorID); err != nil {
+	if _, err := h.svc.Execute(ctxOf(c), p.AccountID, j.ID, p.ActorID); err != nil {
 		return err
 	}
 	return success(c)
@@ -271,7 +271,7 @@ func (h *Jobs) Ack(c *fiber.Ctx) error {
 	if err := bind(c, &in); err != nil {
 		return err
 	}
-	j, err = h.svc.Ack(c.Context(), p.AccountID, j.ID, p.ActorID, in.Info, in.Progress, in.EstimatedCompletionAt.Value)
+	j, err = h.svc.Ack(ctxOf(c), p.AccountID, j.ID, p.ActorID, in.Info, in.Progress, in.EstimatedCompletionAt.Value)
 	if err != nil {
 		return err
 	}
@@ -284,7 +284,7 @@ func (h *Jobs) AckOutcome(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if j, err = h.svc.AckOutcome(c.Context(), p.AccountID, j.ID, p.ActorID); err != nil {
+	if j, err = h.svc.AckOutcome(ctxOf(c), p.AccountID, j.ID, p.ActorID); err != nil {
 		return err
 	}
 	return data(c, toJobJSON(j))
@@ -314,7 +314,7 @@ func (h *Jobs) finish(c *fiber.Ctx, status string) error {
 	if status == model.JobCanceled {
 		in.Outcome = nil
 	}
-	if j, err = h.svc.Finish(c.Context(), p.AccountID, j.ID, p.ActorID, status, in.Outcome, in.Info); err != nil {
+	if j, err = h.svc.Finish(ctxOf(c), p.AccountID, j.ID, p.ActorID, status, in.Outcome, in.Info); err != nil {
 		return err
 	}
 	return data(c, toJobJSON(j))
@@ -326,7 +326,7 @@ func (h *Jobs) Retry(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if j, err = h.svc.Retry(c.Context(), p.AccountID, j.ID, p.ActorID); err != nil {
+	if j, err = h.svc.Retry(ctxOf(c), p.AccountID, j.ID, p.ActorID); err != nil {
 		return err
 	}
 	return data(c, toJobJSON(j))

@@ -174,7 +174,7 @@ func (h *Mapping) Create(c *fiber.Ctx) error {
 	if err := may(c, auth.Write, place.EnvConfig(p.AccountID, envID)); err != nil {
 		return err
 	}
-	if _, err := h.store.GetEnvironment(c.Context(), p.AccountID, envID); err != nil {
+	if _, err := h.store.GetEnvironment(ctxOf(c), p.AccountID, envID); err != nil {
 		return err
 	}
 	prog := &model.MappingProgram{AccountID: p.AccountID, EnvironmentID: envID, Namespace: in.Namespace, FamilyID: in.FamilyID, Source: *in.Source, Destination: *in.Destination}
@@ -186,10 +186,10 @@ func (h *Mapping) Create(c *fiber.Ctx) error {
 			}
 			prog.Rules = append(prog.Rules, rule)
 		}
-	} else if prog.Rules, err = h.suggest(c.Context(), p, envID, *in.Source, *in.Destination); err != nil {
+	} else if prog.Rules, err = h.suggest(ctxOf(c), p, envID, *in.Source, *in.Destination); err != nil {
 		return err
 	}
-	if err := h.store.CreateProgram(c.Context(), prog, p.ActorID, mapping.RuleKeys); err != nil {
+	if err := h.store.CreateProgram(ctxOf(c), prog, p.ActorID, mapping.RuleKeys); err != nil {
 		return err
 	}
 	return data(c, toProgramJSON(prog))
@@ -245,7 +245,7 @@ func (h *Mapping) Versions(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	vs, err := h.store.ProgramVersions(c.Context(), prog.ID)
+	vs, err := h.store.ProgramVersions(ctxOf(c), prog.ID)
 	if err != nil {
 		return err
 	}
@@ -273,7 +273,7 @@ func (h *Mapping) List(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	progs, err := h.store.ListPrograms(c.Context(), p.AccountID, envID, pg)
+	progs, err := h.store.ListPrograms(ctxOf(c), p.AccountID, envID, pg)
 	if err != nil {
 		return err
 	}
@@ -318,11 +318,11 @@ func (h *Mapping) Update(c *fiber.Ctx) error {
 		if in.Destination != nil {
 			prog.Destination = *in.Destination
 		}
-		rules, err := h.suggest(c.Context(), p, prog.EnvironmentID, prog.Source, prog.Destination)
+		rules, err := h.suggest(ctxOf(c), p, prog.EnvironmentID, prog.Source, prog.Destination)
 		if err != nil {
 			return err
 		}
-		if err := h.store.RecomputeProgram(c.Context(), prog, rules, p.ActorID, mapping.RuleKeys); err != nil {
+		if err := h.store.RecomputeProgram(ctxOf(c), prog, rules, p.ActorID, mapping.RuleKeys); err != nil {
 			return err
 		}
 		return data(c, toProgramJSON(prog))
@@ -340,7 +340,7 @@ func (h *Mapping) Update(c *fiber.Ctx) error {
 		for _, r := range prog.Rules {
 			del = append(del, r.ID)
 		}
-		if err := h.store.ChangeRules(c.Context(), prog, add, nil, del, p.ActorID, mapping.RuleKeys); err != nil {
+		if err := h.store.ChangeRules(ctxOf(c), prog, add, nil, del, p.ActorID, mapping.RuleKeys); err != nil {
 			return err
 		}
 	}
@@ -353,7 +353,7 @@ func (h *Mapping) Delete(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if err := h.store.DeleteProgram(c.Context(), prog, p.ActorID); err != nil {
+	if err := h.store.DeleteProgram(ctxOf(c), prog, p.ActorID); err != nil {
 		return err
 	}
 	return success(c)
@@ -377,7 +377,7 @@ func (h *Mapping) Forget(c *fiber.Ctx) error {
 	if err := may(c, auth.Write, auth.Resource{Kind: auth.ResHistory, AccountID: p.AccountID, EnvironmentID: cmp.Or(envID, p.EnvironmentID), SpaceID: p.SpaceID, SheetID: p.SheetID, OwnerID: owner}); err != nil {
 		return err
 	}
-	if err := h.store.ForgetMappings(c.Context(), p.AccountID, envID, owner); err != nil {
+	if err := h.store.ForgetMappings(ctxOf(c), p.AccountID, envID, owner); err != nil {
 		return err
 	}
 	return success(c)
@@ -424,7 +424,7 @@ func (h *Mapping) AddRules(c *fiber.Ctx) error {
 		}
 		add = append(add, rule)
 	}
-	if err := h.store.ChangeRules(c.Context(), prog, add, nil, nil, p.ActorID, mapping.RuleKeys); err != nil {
+	if err := h.store.ChangeRules(ctxOf(c), prog, add, nil, nil, p.ActorID, mapping.RuleKeys); err != nil {
 		return err
 	}
 	return data(c, rulesJSON(add))
@@ -480,7 +480,7 @@ func (h *Mapping) UpdateRules(c *fiber.Ctx) error {
 		rule.Confidence, rule.CreatedBy, rule.CreatedAt = old.Confidence, old.CreatedBy, old.CreatedAt
 		rep = append(rep, rule)
 	}
-	if err := h.store.ChangeRules(c.Context(), prog, nil, rep, nil, p.ActorID, mapping.RuleKeys); err != nil {
+	if err := h.store.ChangeRules(ctxOf(c), prog, nil, rep, nil, p.ActorID, mapping.RuleKeys); err != nil {
 		return err
 	}
 	if one != "" {
@@ -509,7 +509,7 @@ func (h *Mapping) DeleteRules(c *fiber.Ctx) error {
 		}
 		ids = in.RuleIDs
 	}
-	if err := h.store.ChangeRules(c.Context(), prog, nil, nil, ids, p.ActorID, mapping.RuleKeys); err != nil {
+	if err := h.store.ChangeRules(ctxOf(c), prog, nil, nil, ids, p.ActorID, mapping.RuleKeys); err != nil {
 		return err
 	}
 	return success(c)

@@ -52,7 +52,7 @@ func (h *Plans) Get(c *fiber.Ctx) error {
 	if j.Operation != ingest.MapOperation {
 		return errs.Invalidf("jobId", "Only map jobs have a plan; this job's operation is %q", j.Operation)
 	}
-	p, err := h.planner.PlanJob(c.Context(), j)
+	p, err := h.planner.PlanJob(ctxOf(c), j)
 	if err != nil {
 		return err
 	}

@@ -97,7 +97,7 @@ func (h *Platform) RetentionPolicies(c *fiber.Ctx) error {
 	if !p.ReachesEnvironment(envID) {
 		return errs.NotFoundf("environmentId", "Environment not found")
 	}
-	env, err := h.envs.GetEnvironment(c.Context(), p.AccountID, envID)
+	env, err := h.envs.GetEnvironment(ctxOf(c), p.AccountID, envID)
 	if err != nil {
 		return err
 	}

@@ -20,7 +20,7 @@ import (
 // kind of credential).
 func inReach[T any](c *fiber.Ctx, v auth.Verb, get func(context.Context, string, string) (T, error), id string) (T, error) {
 	p := PrincipalOf(c)
-	t, err := get(c.Context(), p.AccountID, id)
+	t, err := get(ctxOf(c), p.AccountID, id)
 	if err != nil {
 		return t, err
 	}

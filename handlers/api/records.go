@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"io"
 	"net/url"
 	"strings"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/sluice/sluice/auth"
 	"github.com/sluice/sluice/auth/place"
 	"github.com/sluice/sluice/errs"
+	"github.com/sluice/sluice/limits"
 	"github.com/sluice/sluice/model"
 	"github.com/sluice/sluice/store"
 )
@@ -115,13 +117,13 @@ func (h *Records) Get(c *fiber.Ctx) error {
 		}
 	}
 	on := func(k string) bool { return flags[k] != nil && *flags[k] }
-	recs, total, err := h.store.GetRecords(c.Context(), p.AccountID, sc.SheetID, q, on("includeLength"))
+	recs, total, err := h.store.GetRecords(ctxOf(c), p.AccountID, sc.SheetID, q, on("includeLength"))
 	if err != nil {
 		return err
 	}
 	var counts *store.Counts
 	if on("includeCounts") {
-		if counts, err = h.store.GetRecordCounts(c.Context(), p.AccountID, sc.SheetID); err != nil {
+		if counts, err = h.store.GetRecordCounts(ctxOf(c), p.AccountID, sc.SheetID); err != nil {
 			return err
 		}
 	}
@@ -141,7 +143,7 @@ func (h *Records) forEvent(c *fiber.Ctx, p *auth.Principal, q *store.RecordQuery
 	if id == "" {
 		return nil
 	}
-	ev, err := h.store.GetEvent(c.Context(), p.AccountID, id)
+	ev, err := h.store.GetEvent(ctxOf(c), p.AccountID, id)
 	if err == nil {
 		err = may(c, auth.Read, place.Of(ev))
 	}
@@ -182,9 +184,9 @@ func (h *Records) Counts(c *fiber.Ctx) error {
 	}
 	var counts *store.Counts
 	if q.Filter == "" && q.SearchValue == "" && q.Q == "" && len(q.IDs) == 0 && q.VersionID == "" && q.SinceVersionID == "" {
-		counts, err = h.store.GetRecordCounts(c.Context(), p.AccountID, sc.SheetID)
+		counts, err = h.store.GetRecordCounts(ctxOf(c), p.AccountID, sc.SheetID)
 	} else {
-		counts, err = h.store.CountRecords(c.Context(), p.AccountID, sc.SheetID, q)
+		counts, err = h.store.CountRecords(ctxOf(c), p.AccountID, sc.SheetID, q)
 	}
 	if err != nil {
 		return err
@@ -210,7 +212,7 @@ func (h *Records) Insert(c *fiber.Ctx) error {
 			in[i].Values[k] = v.CellIn
 		}
 	}
-	res, err := h.store.InsertRecords(c.Context(), sc.SheetID, in, writeOptions(c, p))
+	res, err := h.store.InsertRecords(ctxOf(c), sc.SheetID, in, writeOptions(c, p))
 	if err != nil {
 		return err
 	}
@@ -226,12 +228,37 @@ func fieldKeys(cfg model.SheetConfig) []string {
 	return keys
 }
 
-// bindArray decodes a body that must be a JSON array.
-func bindArray(c *fiber.Ctx, dst any) error {
-	if t := bytes.TrimSpace(c.Body()); len(t) == 0 || t[0] != '[' {
+// bindArray decodes a body that must be a JSON array of at most limits.Records records,
+// element by element: a body of a million tiny records is refused at the cap, before it costs
+// memory for more than the cap.
+func bindArray[T any](c *fiber.Ctx, dst *[]T) error {
+	body := bytes.TrimSpace(c.Body())
+	if len(body) == 0 || body[0] != '[' {
 		return errs.Invalidf("body", "Request body must be a JSON array of records")
 	}
-	return bind(c, dst)
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if _, err := dec.Token(); err != nil {
+		return jsonError(err)
+	}
+	out := make([]T, 0, min(64, limits.Records))
+	for dec.More() {
+		if len(out) == limits.Records {
+			return errs.Invalidf("body", "%s", limits.TooManyRecords())
+		}
+		var v T
+		if err := dec.Decode(&v); err != nil {
+			return jsonError(err)
+		}
+		out = append(out, v)
+	}
+	if _, err := dec.Token(); err != nil {
+		return jsonError(err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return errs.Invalidf("body", "Request body must be a single JSON array")
+	}
+	*dst = out
+	return nil
 }
 
 // Update handles PUT /v1/sheets/:sheetId/records: a JSON array of records with ids; only
@@ -255,7 +282,7 @@ func (h *Records) Update(c *fiber.Ctx) error {
 	// A record hook writes back to its commit's dataUrl (…/records?commitId=…): that
 	// answers the commit.
 	opt.Completes = cmp.Or(c.Query("commitId"), c.Query("versionId"))
-	res, err := h.store.UpdateRecords(c.Context(), sc.SheetID, in, opt)
+	res, err := h.store.UpdateRecords(ctxOf(c), sc.SheetID, in, opt)
 	if err != nil {
 		return err
 	}
@@ -276,9 +303,9 @@ func (h *Records) Delete(c *fiber.Ctx) error {
 	opt := writeOptions(c, p)
 	switch {
 	case q.Filter != "" || q.SearchValue != "" || q.Q != "":
-		_, err = h.store.DeleteWhere(c.Context(), sc.SheetID, q, opt)
+		_, err = h.store.DeleteWhere(ctxOf(c), sc.SheetID, q, opt)
 	case len(q.IDs) > 0:
-		_, err = h.store.DeleteRecords(c.Context(), sc.SheetID, q.IDs, opt)
+		_, err = h.store.DeleteRecords(ctxOf(c), sc.SheetID, q.IDs, opt)
 	default:
 		return errs.Invalidf("ids", "Name the records to delete with ids, or select them with filter, searchValue or q")
 	}
@@ -346,7 +373,7 @@ func (h *Records) FindReplace(c *fiber.Ctx) error {
 	if actor := cmp.Or(in.ActorID, c.Query("actorId")); actor != "" {
 		opt.Actor = actor
 	}
-	res, err := h.store.FindAndReplace(c.Context(), sc.SheetID, q, fr, opt)
+	res, err := h.store.FindAndReplace(ctxOf(c), sc.SheetID, q, fr, opt)
 	if err != nil {
 		return err
 	}
@@ -383,7 +410,7 @@ func (h *Records) BulkUpdate(c *fiber.Ctx) error {
 		return err
 	}
 	opt.Silent = silent != nil && *silent
-	res, err := h.store.BulkUpdate(c.Context(), sc.SheetID, q, cells, opt)
+	res, err := h.store.BulkUpdate(ctxOf(c), sc.SheetID, q, cells, opt)
 	if err != nil {
 		return err
 	}
@@ -402,7 +429,7 @@ func (h *Records) ClearColumn(c *fiber.Ctx) error {
 	if err != nil {
 		return errs.Invalidf("fieldKey", "Malformed field key in the path")
 	}
-	res, err := h.store.ClearColumn(c.Context(), sc.SheetID, key, writeOptions(c, p))
+	res, err := h.store.ClearColumn(ctxOf(c), sc.SheetID, key, writeOptions(c, p))
 	if err != nil {
 		return err
 	}

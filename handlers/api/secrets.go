@@ -64,14 +64,14 @@ func (h *Secrets) scope(c *fiber.Ctx, p *auth.Principal, envID, spaceID string) 
 	if err := may(c, verbOf(c), place.EnvConfig(p.AccountID, env)); err != nil {
 		return "", err
 	}
-	if _, err := h.store.GetEnvironment(c.Context(), p.AccountID, env); err != nil {
+	if _, err := h.store.GetEnvironment(ctxOf(c), p.AccountID, env); err != nil {
 		return "", err
 	}
 	return env, nil
 }
 
 func (h *Secrets) list(c *fiber.Ctx, p *auth.Principal, f store.SecretFilter) error {
-	list, err := h.store.ListSecrets(c.Context(), f)
+	list, err := h.store.ListSecrets(ctxOf(c), f)
 	if err != nil {
 		return err
 	}
@@ -121,7 +121,7 @@ func (h *Secrets) Upsert(c *fiber.Ctx) error {
 		return err
 	}
 	s := &store.Secret{AccountID: p.AccountID, EnvironmentID: env, SpaceID: in.SpaceID, ActorID: in.ActorID, Name: in.Name, Sealed: h.sealer.Seal([]byte(*in.Value))}
-	if err := h.store.UpsertSecret(c.Context(), s); err != nil {
+	if err := h.store.UpsertSecret(ctxOf(c), s); err != nil {
 		return err
 	}
 	return h.list(c, p, store.SecretFilter{AccountID: p.AccountID, EnvironmentID: env, SpaceID: in.SpaceID, ActorID: in.ActorID})
@@ -130,7 +130,7 @@ func (h *Secrets) Upsert(c *fiber.Ctx) error {
 // Delete handles DELETE /v1/secrets/:secretId; the answer lists the secrets left in its scope.
 func (h *Secrets) Delete(c *fiber.Ctx) error {
 	p := PrincipalOf(c)
-	s, err := h.store.DeleteSecret(c.Context(), p.AccountID, c.Params("secretId"), func(s *store.Secret) error {
+	s, err := h.store.DeleteSecret(ctxOf(c), p.AccountID, c.Params("secretId"), func(s *store.Secret) error {
 		return may(c, auth.Write, place.Of(s))
 	})
 	if err != nil {

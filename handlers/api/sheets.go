@@ -67,7 +67,7 @@ func toSheetJSON(s *model.Sheet, counts *store.Counts) sheetJSON {
 
 func (h *Sheets) sheet(c *fiber.Ctx, v auth.Verb) (*auth.Principal, *model.Sheet, *model.Workbook, error) {
 	p := PrincipalOf(c)
-	s, w, err := h.store.GetSheet(c.Context(), p.AccountID, c.Params("sheetId"))
+	s, w, err := h.store.GetSheet(ctxOf(c), p.AccountID, c.Params("sheetId"))
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -83,7 +83,7 @@ func (h *Sheets) Get(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	counts, err := h.store.GetRecordCounts(c.Context(), p.AccountID, s.ID)
+	counts, err := h.store.GetRecordCounts(ctxOf(c), p.AccountID, s.ID)
 	if err != nil {
 		return err
 	}
@@ -97,7 +97,7 @@ func (h *Sheets) List(c *fiber.Ctx) error {
 	if id == "" {
 		return errs.Invalidf("workbookId", "workbookId is required")
 	}
-	sheets, w, err := h.store.ListSheets(c.Context(), p.AccountID, id)
+	sheets, w, err := h.store.ListSheets(ctxOf(c), p.AccountID, id)
 	if err != nil {
 		return err
 	}
@@ -128,7 +128,7 @@ func (h *Sheets) Update(c *fiber.Ctx) error {
 	if err := rawObject("metadata", in.Metadata); err != nil {
 		return err
 	}
-	s, err = h.store.ChangeSheet(c.Context(), p.AccountID, s.ID, p.ActorID, func(s *model.Sheet, _ *model.Workbook) (bool, error) {
+	s, err = h.store.ChangeSheet(ctxOf(c), p.AccountID, s.ID, p.ActorID, func(s *model.Sheet, _ *model.Workbook) (bool, error) {
 		if in.Name != nil {
 			s.Config.Name = *in.Name
 		}
@@ -152,7 +152,7 @@ func (h *Sheets) Delete(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if err := h.store.DeleteSheet(c.Context(), p.AccountID, s.ID, p.ActorID); err != nil {
+	if err := h.store.DeleteSheet(ctxOf(c), p.AccountID, s.ID, p.ActorID); err != nil {
 		return err
 	}
 	return success(c)
@@ -169,7 +169,7 @@ func (h *Sheets) setLocked(c *fiber.Ctx, locked bool) error {
 	if err != nil {
 		return err
 	}
-	if err := h.store.SetSheetLocked(c.Context(), p.AccountID, s.ID, locked, p.ActorID); err != nil {
+	if err := h.store.SetSheetLocked(ctxOf(c), p.AccountID, s.ID, locked, p.ActorID); err != nil {
 		return err
 	}
 	return success(c)
@@ -191,7 +191,7 @@ func (h *Sheets) AddField(c *fiber.Ctx) error {
 			return errs.Invalidf("insertAtIndex", "insertAtIndex must be a whole number of at least 0")
 		}
 	}
-	_, err = h.store.ChangeSheet(c.Context(), p.AccountID, s.ID, p.ActorID, func(s *model.Sheet, w *model.Workbook) (bool, error) {
+	_, err = h.store.ChangeSheet(ctxOf(c), p.AccountID, s.ID, p.ActorID, func(s *model.Sheet, w *model.Workbook) (bool, error) {
 		if at < 0 || at > len(s.Config.Fields) {
 			at = len(s.Config.Fields)
 		}
@@ -233,7 +233,7 @@ func (h *Sheets) RemoveField(c *fiber.Ctx) error {
 		return err
 	}
 	key := c.Params("fieldKey")
-	_, err = h.store.ChangeSheet(c.Context(), p.AccountID, s.ID, p.ActorID, func(s *model.Sheet, w *model.Workbook) (bool, error) {
+	_, err = h.store.ChangeSheet(ctxOf(c), p.AccountID, s.ID, p.ActorID, func(s *model.Sheet, w *model.Workbook) (bool, error) {
 		kept := s.Config.Fields[:0:0]
 		for _, f := range s.Config.Fields {
 			if f.Key != key {

@@ -76,7 +76,7 @@ func (h *Snapshots) reach(c *fiber.Ctx, sheetID, key string) error {
 // snapshot loads the path's snapshot after checking access to its sheet.
 func (h *Snapshots) snapshot(c *fiber.Ctx, withSummary bool) (*store.Snapshot, error) {
 	p := PrincipalOf(c)
-	s, err := h.store.GetSnapshot(c.Context(), p.AccountID, c.Params("snapshotId"), false)
+	s, err := h.store.GetSnapshot(ctxOf(c), p.AccountID, c.Params("snapshotId"), false)
 	if err != nil {
 		return nil, err
 	}
@@ -84,7 +84,7 @@ func (h *Snapshots) snapshot(c *fiber.Ctx, withSummary bool) (*store.Snapshot, e
 		return nil, err
 	}
 	if withSummary {
-		return h.store.GetSnapshot(c.Context(), p.AccountID, s.ID, true)
+		return h.store.GetSnapshot(ctxOf(c), p.AccountID, s.ID, true)
 	}
 	return s, nil
 }
@@ -106,7 +106,7 @@ func (h *Snapshots) Create(c *fiber.Ctx) error {
 		return err
 	}
 	p := PrincipalOf(c)
-	s, err := h.store.CreateSnapshot(c.Context(), p.AccountID, in.SheetID, in.Label, in.ThreadID, p.ActorID)
+	s, err := h.store.CreateSnapshot(ctxOf(c), p.AccountID, in.SheetID, in.Label, in.ThreadID, p.ActorID)
 	if err != nil {
 		return err
 	}
@@ -122,7 +122,7 @@ func (h *Snapshots) List(c *fiber.Ctx) error {
 	if err := h.reach(c, sheetID, "sheetId"); err != nil {
 		return err
 	}
-	list, err := h.store.ListSnapshots(c.Context(), PrincipalOf(c).AccountID, sheetID, c.Query("threadId"))
+	list, err := h.store.ListSnapshots(ctxOf(c), PrincipalOf(c).AccountID, sheetID, c.Query("threadId"))
 	if err != nil {
 		return err
 	}
@@ -152,7 +152,7 @@ func (h *Snapshots) Delete(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if err := h.store.DeleteSnapshot(c.Context(), PrincipalOf(c).AccountID, s.ID); err != nil {
+	if err := h.store.DeleteSnapshot(ctxOf(c), PrincipalOf(c).AccountID, s.ID); err != nil {
 		return err
 	}
 	return success(c)
@@ -183,7 +183,7 @@ func (h *Snapshots) Restore(c *fiber.Ctx) error {
 		}
 	}
 	p := PrincipalOf(c)
-	s, err = h.store.RestoreSnapshot(c.Context(), p.AccountID, s.ID, o, writeOptions(c, p))
+	s, err = h.store.RestoreSnapshot(ctxOf(c), p.AccountID, s.ID, o, writeOptions(c, p))
 	if err != nil {
 		return err
 	}
@@ -201,7 +201,7 @@ func (h *Snapshots) Records(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	diff, err := h.store.GetSnapshotRecords(c.Context(), PrincipalOf(c).AccountID, s.ID, c.Query("changeType"), pg)
+	diff, err := h.store.GetSnapshotRecords(ctxOf(c), PrincipalOf(c).AccountID, s.ID, c.Query("changeType"), pg)
 	if err != nil {
 		return err
 	}

@@ -148,11 +148,11 @@ func (h *Spaces) Create(c *fiber.Ctx) error {
 	if err := bind(c, &in); err != nil {
 		return err
 	}
-	s, err := h.newSpace(c.Context(), p, &in)
+	s, err := h.newSpace(ctxOf(c), p, &in)
 	if err != nil {
 		return err
 	}
-	if err := h.store.CreateSpace(c.Context(), s, p.ActorID); err != nil {
+	if err := h.store.CreateSpace(ctxOf(c), s, p.ActorID); err != nil {
 		return err
 	}
 	out, err := h.withToken(c, p, s)
@@ -216,7 +216,7 @@ func (h *Spaces) List(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	spaces, total, err := h.store.ListSpaces(c.Context(), f)
+	spaces, total, err := h.store.ListSpaces(ctxOf(c), f)
 	if err != nil {
 		return err
 	}
@@ -311,13 +311,13 @@ func (h *Spaces) Update(c *fiber.Ctx) error {
 	}
 	check := func(*model.Space) error { return nil }
 	if in.Namespace != nil {
-		env, err := h.store.GetEnvironment(c.Context(), p.AccountID, s.EnvironmentID)
+		env, err := h.store.GetEnvironment(ctxOf(c), p.AccountID, s.EnvironmentID)
 		if err != nil {
 			return err
 		}
 		check = func(*model.Space) error { return CheckNamespace(env, *in.Namespace) }
 	}
-	s, err = h.store.UpdateSpace(c.Context(), p.AccountID, s.ID, up, p.ActorID, check)
+	s, err = h.store.UpdateSpace(ctxOf(c), p.AccountID, s.ID, up, p.ActorID, check)
 	if err != nil {
 		return err
 	}
@@ -330,7 +330,7 @@ func (h *Spaces) Delete(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if err := h.store.DeleteSpace(c.Context(), p.AccountID, s.ID, p.ActorID); err != nil {
+	if err := h.store.DeleteSpace(ctxOf(c), p.AccountID, s.ID, p.ActorID); err != nil {
 		return err
 	}
 	return success(c)
@@ -347,7 +347,7 @@ func (h *Spaces) setArchived(c *fiber.Ctx, archived bool) error {
 	if err != nil {
 		return err
 	}
-	if _, err := h.store.SetSpaceArchived(c.Context(), p.AccountID, s.ID, archived, p.ActorID); err != nil {
+	if _, err := h.store.SetSpaceArchived(ctxOf(c), p.AccountID, s.ID, archived, p.ActorID); err != nil {
 		return err
 	}
 	return success(c)

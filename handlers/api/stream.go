@@ -94,13 +94,13 @@ func (h *Stream) start(c *fiber.Ctx, p *auth.Principal) (int64, error) {
 		id = c.Query("lastEventId")
 	}
 	if id != "" {
-		return h.store.EventSeq(c.Context(), p.AccountID, id)
+		return h.store.EventSeq(ctxOf(c), p.AccountID, id)
 	}
 	since, err := queryTime(c, "since")
 	if err != nil || since == nil {
 		return -1, err
 	}
-	return h.store.EventSeqAt(c.Context(), *since)
+	return h.store.EventSeqAt(ctxOf(c), *since)
 }
 
 // Serve handles GET /v1/events/stream. Each event is one message: `id:` its event id and

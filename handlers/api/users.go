@@ -93,7 +93,7 @@ func (h *Users) List(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	list, total, err := h.store.ListUsers(c.Context(), scope(p), c.Query("email"), c.Query("search"), c.Query("sortField"), desc, pg)
+	list, total, err := h.store.ListUsers(ctxOf(c), scope(p), c.Query("email"), c.Query("search"), c.Query("sortField"), desc, pg)
 	if err != nil {
 		return err
 	}
@@ -121,7 +121,7 @@ func (h *Users) Invite(c *fiber.Ctx) error {
 	if !strings.Contains(in.Email, "@") || strings.ContainsAny(in.Email, " \r\n") {
 		return errs.Invalidf("email", "email must be an e-mail address")
 	}
-	u, raw, err := h.store.InviteUser(c.Context(), scope(p), in.Email, strings.TrimSpace(in.Name), p.ActorID)
+	u, raw, err := h.store.InviteUser(ctxOf(c), scope(p), in.Email, strings.TrimSpace(in.Name), p.ActorID)
 	if err != nil {
 		return err
 	}
@@ -136,7 +136,7 @@ func (h *Users) mail(c *fiber.Ctx, u *store.UserInfo, raw string) error {
 	if h.mailer == nil {
 		return nil
 	}
-	_, err := h.mailer.Send(c.Context(), mail.Invitation{AccountID: u.AccountID, To: u.Email, Subject: "You are invited to Sluice",
+	_, err := h.mailer.Send(ctxOf(c), mail.Invitation{AccountID: u.AccountID, To: u.Email, Subject: "You are invited to Sluice",
 		Title: "Join your team on Sluice", Body: "You were invited to bring data into Sluice. Set a password to start; the link works for 7 days.",
 		Button: "Accept the invitation", Footer: "If you did not expect this, ignore this mail.", Link: h.baseURL + "/invite/" + raw, Theme: mail.Default})
 	if err != nil {
@@ -150,7 +150,7 @@ func (h *Users) mail(c *fiber.Ctx, u *store.UserInfo, raw string) error {
 // previous one (whose link stops working). Refused once the user has accepted.
 func (h *Users) ResendInvite(c *fiber.Ctx) error {
 	p := PrincipalOf(c)
-	u, raw, err := h.store.ResendInvitation(c.Context(), scope(p), c.Params("userId"), p.ActorID)
+	u, raw, err := h.store.ResendInvitation(ctxOf(c), scope(p), c.Params("userId"), p.ActorID)
 	if err != nil {
 		return err
 	}
@@ -163,7 +163,7 @@ func (h *Users) ResendInvite(c *fiber.Ctx) error {
 // Get handles GET /v1/users/:userId.
 func (h *Users) Get(c *fiber.Ctx) error {
 	p := PrincipalOf(c)
-	u, err := h.store.GetUserInfo(c.Context(), scope(p), c.Params("userId"))
+	u, err := h.store.GetUserInfo(ctxOf(c), scope(p), c.Params("userId"))
 	if err != nil {
 		return err
 	}
@@ -183,7 +183,7 @@ func (h *Users) Update(c *fiber.Ctx) error {
 	if in.Name != nil && strings.TrimSpace(*in.Name) == "" {
 		return errs.Invalidf("name", "name cannot be empty")
 	}
-	u, err := h.store.UpdateUser(c.Context(), scope(p), c.Params("userId"), in.Name, in.Dashboard)
+	u, err := h.store.UpdateUser(ctxOf(c), scope(p), c.Params("userId"), in.Name, in.Dashboard)
 	if err != nil {
 		return err
 	}
@@ -197,7 +197,7 @@ func (h *Users) Delete(c *fiber.Ctx) error {
 	if c.Params("userId") == p.UserID {
 		return errs.E(errs.Conflict, "userId", "You cannot delete yourself")
 	}
-	if err := h.store.DeleteUser(c.Context(), scope(p), c.Params("userId")); err != nil {
+	if err := h.store.DeleteUser(ctxOf(c), scope(p), c.Params("userId")); err != nil {
 		return err
 	}
 	return success(c)
@@ -210,7 +210,7 @@ func (h *Users) Outbox(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	list, err := h.store.ListMail(c.Context(), p.AccountID, pg)
+	list, err := h.store.ListMail(ctxOf(c), p.AccountID, pg)
 	if err != nil {
 		return err
 	}

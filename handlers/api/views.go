@@ -47,7 +47,7 @@ func (h *Views) sheet(c *fiber.Ctx, p *auth.Principal, id string) error {
 	if id == "" {
 		return errs.Invalidf("sheetId", "sheetId is required")
 	}
-	_, w, err := h.store.GetSheet(c.Context(), p.AccountID, id)
+	_, w, err := h.store.GetSheet(ctxOf(c), p.AccountID, id)
 	if err != nil {
 		return err
 	}
@@ -69,7 +69,7 @@ func (h *Views) List(c *fiber.Ctx) error {
 	if createdBy == "me" {
 		createdBy = p.ActorID
 	}
-	list, total, err := h.store.ListViews(c.Context(), c.Query("sheetId"), createdBy, pg)
+	list, total, err := h.store.ListViews(ctxOf(c), c.Query("sheetId"), createdBy, pg)
 	if err != nil {
 		return err
 	}
@@ -106,7 +106,7 @@ func (h *Views) Create(c *fiber.Ctx) error {
 		return err
 	}
 	v := &store.View{AccountID: p.AccountID, SheetID: in.SheetID, Name: *in.Name, Config: in.Config, CreatedBy: p.ActorID}
-	if err := h.store.SaveView(c.Context(), v); err != nil {
+	if err := h.store.SaveView(ctxOf(c), v); err != nil {
 		return err
 	}
 	return data(c, toViewJSON(v))
@@ -114,7 +114,7 @@ func (h *Views) Create(c *fiber.Ctx) error {
 
 func (h *Views) view(c *fiber.Ctx) (*store.View, error) {
 	p := PrincipalOf(c)
-	v, err := h.store.GetView(c.Context(), p.AccountID, c.Params("viewId"))
+	v, err := h.store.GetView(ctxOf(c), p.AccountID, c.Params("viewId"))
 	if err != nil {
 		return nil, err
 	}
@@ -155,7 +155,7 @@ func (h *Views) Update(c *fiber.Ctx) error {
 	if len(in.Config) > 0 {
 		v.Config = in.Config
 	}
-	if err := h.store.SaveView(c.Context(), v); err != nil {
+	if err := h.store.SaveView(ctxOf(c), v); err != nil {
 		return err
 	}
 	return data(c, toViewJSON(v))
@@ -167,7 +167,7 @@ func (h *Views) Delete(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if err := h.store.DeleteView(c.Context(), v.AccountID, v.ID); err != nil {
+	if err := h.store.DeleteView(ctxOf(c), v.AccountID, v.ID); err != nil {
 		return err
 	}
 	return success(c)

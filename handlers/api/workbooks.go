@@ -154,7 +154,7 @@ func (h *Workbooks) Create(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if err := h.store.CreateWorkbook(c.Context(), w, p.ActorID); err != nil {
+	if err := h.store.CreateWorkbook(ctxOf(c), w, p.ActorID); err != nil {
 		return err
 	}
 	return data(c, toWorkbookJSON(w, true))
@@ -214,7 +214,7 @@ func (h *Workbooks) List(c *fiber.Ctx) error {
 	if inc != nil {
 		f.IncludeSheets = *inc
 	}
-	list, err := h.store.ListWorkbooks(c.Context(), f)
+	list, err := h.store.ListWorkbooks(ctxOf(c), f)
 	if err != nil {
 		return err
 	}
@@ -272,7 +272,7 @@ func (h *Workbooks) Update(c *fiber.Ctx) error {
 			return err
 		}
 	}
-	w, err = h.store.UpdateWorkbook(c.Context(), p.AccountID, w.ID, up, p.ActorID)
+	w, err = h.store.UpdateWorkbook(ctxOf(c), p.AccountID, w.ID, up, p.ActorID)
 	if err != nil {
 		return err
 	}
@@ -285,7 +285,7 @@ func (h *Workbooks) Delete(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if err := h.store.DeleteWorkbook(c.Context(), p.AccountID, w.ID, p.ActorID); err != nil {
+	if err := h.store.DeleteWorkbook(ctxOf(c), p.AccountID, w.ID, p.ActorID); err != nil {
 		return err
 	}
 	return success(c)
@@ -298,7 +298,7 @@ func (h *Workbooks) Rebuild(c *fiber.Ctx) error {
 		return err
 	}
 	check := func(cfg *model.SheetConfig) error { return schema.Sheet(cfg, "sheets."+cfg.Slug) }
-	if err := h.store.RebuildWorkbook(c.Context(), p.AccountID, w.ID, p.ActorID, check); err != nil {
+	if err := h.store.RebuildWorkbook(ctxOf(c), p.AccountID, w.ID, p.ActorID, check); err != nil {
 		return err
 	}
 	return success(c)
@@ -333,7 +333,7 @@ func listCommits(c *fiber.Ctx, s interface {
 	if err != nil {
 		return err
 	}
-	list, err := s.ListCommits(c.Context(), column, id, completed)
+	list, err := s.ListCommits(ctxOf(c), column, id, completed)
 	if err != nil {
 		return err
 	}
