@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -534,5 +535,21 @@ func TestRequestCostIsBounded(t *testing.T) {
 	st, out = e.call(t, "GET", "/v1/sheets/"+w.sheetA+"/records?q="+url.QueryEscape(`email like "%victim%"`), guest, nil)
 	if st != http.StatusServiceUnavailable || !strings.Contains(fmt.Sprint(out), "SLUICE_QUERY_TIMEOUT") {
 		t.Fatalf("a read past the deadline: %d %v", st, out)
+	}
+}
+
+// An upload's form may not carry a million fields beside its file.
+func TestUploadFormFieldsAreCapped(t *testing.T) {
+	e := newAPI(t)
+	sp := e.mustCreateSpace(t, testSecret, map[string]any{"name": "A"})["id"].(string)
+	var body strings.Builder
+	body.WriteString("--b\r\nContent-Disposition: form-data; name=\"spaceId\"\r\n\r\n" + sp + "\r\n")
+	for range 200 {
+		body.WriteString("--b\r\nContent-Disposition: form-data; name=\"actions\"\r\n\r\n{}\r\n")
+	}
+	body.WriteString("--b\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.csv\"\r\n\r\na\n1\n\r\n--b--\r\n")
+	resp := e.raw(t, "POST", "/v1/files", map[string]string{"Content-Type": "multipart/form-data; boundary=b", "Authorization": "Bearer " + testSecret}, body.String())
+	if b, _ := io.ReadAll(resp.Body); resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(b), "more than 100 fields") {
+		t.Fatalf("an upload with 200 fields: %d %s", resp.StatusCode, b)
 	}
 }

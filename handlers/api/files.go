@@ -191,9 +191,16 @@ func (h *Files) newFile(ctx context.Context, p *auth.Principal, up *upload, id s
 	return f, nil
 }
 
+// An upload's form beside its file: spaceId, environmentId, mode, origin and a few actions.
+const (
+	maxFormFields = 100
+	maxFormBytes  = 1 << 20
+)
+
 func (h *Files) readForm(mr *multipart.Reader, tmp string) (*upload, error) {
 	up := &upload{mode: "import", origin: "filesystem"}
 	gotFile := false
+	fields, left := 0, int64(maxFormBytes) // what the fields beside the file may hold in all
 	for {
 		part, err := mr.NextPart()
 		if err == io.EOF {
@@ -214,9 +221,15 @@ func (h *Files) readForm(mr *multipart.Reader, tmp string) (*upload, error) {
 			}
 			continue
 		}
-		val, err := io.ReadAll(io.LimitReader(part, 1<<20))
+		if fields++; fields > maxFormFields {
+			return nil, errs.Invalidf("body", "The form has more than %d fields beside the file", maxFormFields)
+		}
+		val, err := io.ReadAll(io.LimitReader(part, left+1))
 		if err != nil {
 			return nil, errs.Invalidf(name, "Could not read form field %q", name)
+		}
+		if left -= int64(len(val)); left < 0 {
+			return nil, errs.E(errs.TooLarge, name, "The form's fields beside the file hold more than %d KiB", maxFormBytes>>10)
 		}
 		if err := up.set(name, string(val)); err != nil {
 			return nil, err
