@@ -88,7 +88,11 @@ func orderedKeys(o map[string]string) []string {
 
 // jsonObjects returns a reader of flattened objects.
 func jsonObjects(fh io.Reader, lines bool) (func() (map[string]string, error), error) {
-	br := bufio.NewReaderSize(fh, 1<<20)
+	top := 1
+	if lines {
+		top = 0
+	}
+	br := bufio.NewReaderSize(&recordGuard{r: fh, json: true, top: top}, 1<<20)
 	dec := json.NewDecoder(br)
 	dec.UseNumber()
 	if !lines {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -152,4 +153,34 @@ func TestXLSXPastExcelLimitsIsRefusedBeforeReading(t *testing.T) {
 	})
 	_, err = extract.Open(p, "big.xlsx")
 	wantRefusal(t, "columns", err, "18,278 columns", "Excel's limit is 16,384")
+}
+
+// A file whose one value runs to 40 MiB is refused once a record passes 32 MiB, without the
+// reader buffering the whole value (CSV quoted over many lines, a JSON string), and its heap
+// stays far below the file's size.
+func TestHugeValueIsRefusedWhileReading(t *testing.T) {
+	big := strings.Repeat("x", 40<<20)
+	for _, c := range []struct{ name, data, want string }{
+		{"one.csv", "a,b\n1,\"" + big + "\"\n", "a row of the file is larger than 32 MiB"},
+		{"lines.csv", "a,b\n1,\"" + strings.Repeat("yyyyyyy\n", 5<<20) + "\"\n", "a row of the file is larger than 32 MiB"},
+		{"one.json", `[{"a":"` + big + `"}]`, "an object of the file is larger than 32 MiB"},
+		{"one.jsonl", `{"a":"` + big + `"}` + "\n", "an object of the file is larger than 32 MiB"},
+	} {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		err := openErr(t, c.name, []byte(c.data))
+		runtime.ReadMemStats(&after)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: got %v, want %q", c.name, err, c.want)
+		}
+		if grown := int64(after.TotalAlloc - before.TotalAlloc); grown > 400<<20 {
+			t.Errorf("%s: reading allocated %d MiB", c.name, grown>>20)
+		}
+	}
+	// Quotes in the middle of a value do not open a quoted value: a long file of such rows is fine.
+	rows := strings.Repeat("1,5\" screen\n", 4<<20)
+	if err := openErr(t, "stray.csv", []byte("a,b\n"+rows)); err != nil {
+		t.Errorf("stray quotes: %v", err)
+	}
 }

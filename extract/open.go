@@ -146,7 +146,7 @@ func binary(sample []byte) bool {
 
 func openDelimited(fh io.Reader, name string) (*File, error) {
 	text, enc := decode(fh)
-	br := bufio.NewReaderSize(text, 1<<20)
+	br := bufio.NewReaderSize(&recordGuard{r: text}, 1<<20)
 	sample, _ := br.Peek(sniffSize)
 	if binary(sample) {
 		return nil, errors.New("the file is not text: it looks like binary data (upload CSV, TSV, Excel or JSON)")
