@@ -288,3 +288,31 @@ func TestUnlistedOriginCreatesNoSpace(t *testing.T) {
 		}
 	}
 }
+
+// The public space init is throttled per address and takes 1 MiB at most: the publishable
+// key is public, and each init stores a space.
+func TestSpaceInitIsThrottled(t *testing.T) {
+	e := newAPI(t)
+	init := func(body string) *http.Response {
+		return e.raw(t, "POST", "/v1/internal/spaces/init?publishableKey="+testPublic, map[string]string{"Content-Type": "text/plain"}, body)
+	}
+	big := `{"space":{"name":"x","metadata":{"blob":"` + strings.Repeat("x", 2<<20) + `"}}}`
+	if resp := init(big); resp.StatusCode != http.StatusRequestEntityTooLarge {
+		t.Fatalf("a 2 MiB init: %d, want 413", resp.StatusCode)
+	}
+	ok := 0
+	for range 25 {
+		resp := init(`{"space":{"name":"x"}}`)
+		if resp.StatusCode == 200 {
+			ok++
+			continue
+		}
+		if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") == "" {
+			t.Fatalf("init %d: %d", ok+1, resp.StatusCode)
+		}
+		break
+	}
+	if ok != 19 && ok != 20 {
+		t.Fatalf("%d inits went through from one address before the throttle, want 20", ok)
+	}
+}

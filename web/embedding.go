@@ -3,9 +3,13 @@ package web
 import (
 	"context"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
+	"golang.org/x/time/rate"
 
 	"github.com/sluice/sluice/auth"
 	"github.com/sluice/sluice/errs"
@@ -99,4 +103,60 @@ func originGate(list allowlist, baseURL string) fiber.Handler {
 		c.Vary(fiber.HeaderOrigin)
 		return errs.E(errs.Forbidden, "Origin", "This origin (%s) is not allowed to embed Sluice: add it under Admin → Environment → Embedding", origin)
 	}
+}
+
+// InitBodyLimit is the largest space init body: a space with its workbook and document, far
+// less than the API's 10 MiB, since anyone holding the public key may send it.
+const InitBodyLimit = 1 << 20
+
+// initThrottle limits how many spaces one client address may make through the public space
+// init: InitsPerMinute a minute (with as many at once), so a script holding the publishable
+// key cannot fill the disk. Per node; each node keeps its own count.
+type initThrottle struct {
+	mu      sync.Mutex
+	clients map[string]*initClient
+	perMin  int
+	now     func() time.Time
+}
+
+type initClient struct {
+	lim  *rate.Limiter
+	seen time.Time
+}
+
+// InitsPerMinute is how many spaces one address may make through the init a minute.
+const InitsPerMinute = 20
+
+func newInitThrottle(perMin int) *initThrottle {
+	return &initThrottle{clients: map[string]*initClient{}, perMin: perMin, now: time.Now}
+}
+
+func (t *initThrottle) handler(c *fiber.Ctx) error {
+	now := t.now()
+	t.mu.Lock()
+	cl := t.clients[c.IP()]
+	if cl == nil {
+		if len(t.clients) > 100_000 {
+			for ip, old := range t.clients {
+				if now.Sub(old.seen) > 10*time.Minute {
+					delete(t.clients, ip)
+				}
+			}
+		}
+		cl = &initClient{lim: rate.NewLimiter(rate.Limit(float64(t.perMin)/60), t.perMin)}
+		t.clients[c.IP()] = cl
+	}
+	cl.seen = now
+	r := cl.lim.ReserveN(now, 1)
+	wait := r.DelayFrom(now)
+	if wait > 0 {
+		r.CancelAt(now)
+	}
+	t.mu.Unlock()
+	if wait > 0 {
+		secs := int(wait/time.Second) + 1
+		c.Set(fiber.HeaderRetryAfter, strconv.Itoa(secs))
+		return errs.E(errs.TooMany, "publishableKey", "Too many importers opened from this address; try again in %d seconds", secs)
+	}
+	return readBody(c, InitBodyLimit)
 }

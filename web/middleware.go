@@ -78,24 +78,27 @@ func refuseUnread(c *fiber.Ctx) {
 // limitBody reads a JSON or form body through a limit: bodies over BodyLimit get a 413 and an
 // errors body, and are never held whole in memory (a chunked body is read only up to the limit).
 // The oversize rest is read and discarded, so the client sees the answer instead of a reset.
-func limitBody(c *fiber.Ctx) error {
-	tooLarge := errs.E(errs.TooLarge, "body", "Request body is larger than the limit of %d MiB", BodyLimit>>20)
+func limitBody(c *fiber.Ctx) error { return readBody(c, BodyLimit) }
+
+// readBody is limitBody with a limit of max bytes.
+func readBody(c *fiber.Ctx, max int) error {
+	tooLarge := errs.E(errs.TooLarge, "body", "Request body is larger than the limit of %d KiB", max>>10)
 	s := c.Context().RequestBodyStream()
-	if n := c.Request().Header.ContentLength(); n > BodyLimit {
+	if n := c.Request().Header.ContentLength(); n > max {
 		discard(s)
 		return tooLarge
 	}
 	if s == nil {
-		if len(c.Request().Body()) > BodyLimit {
+		if len(c.Request().Body()) > max {
 			return tooLarge
 		}
 		return c.Next()
 	}
-	buf, err := io.ReadAll(io.LimitReader(s, BodyLimit+1))
+	buf, err := io.ReadAll(io.LimitReader(s, int64(max)+1))
 	if err != nil {
 		return errs.Invalidf("body", "Could not read the request body: %v", err)
 	}
-	if len(buf) > BodyLimit {
+	if len(buf) > max {
 		discard(s)
 		return tooLarge
 	}

@@ -60,7 +60,7 @@ func routes(app *fiber.App, d Deps) {
 	// The browser SDKs' space init: a publishable key in the query, JSON sent as text/plain.
 	embed := api.NewEmbed(d.Store, d.Tokens, d.BaseURL)
 	gate := originGate(allowlist{d.Store}, d.BaseURL)
-	app.Post("/v1/internal/spaces/init", gate, limitBody, embed.Init)
+	app.Post("/v1/internal/spaces/init", gate, newInitThrottle(InitsPerMinute).handler, embed.Init) // and a 1 MiB body
 
 	// Uploads stream up to 1 GiB, so they skip the 10 MiB cap of the JSON routes.
 	idem := newIdempotency(d.Store, d.Sealer)
