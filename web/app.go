@@ -52,6 +52,8 @@ type Deps struct {
 	SMTP mail.SMTP
 	// QueryTimeout and WriteTimeout bound an API read and write (0: 10 s and 2 minutes).
 	QueryTimeout, WriteTimeout time.Duration
+	// ClipLinkTTL is how long a public data clip's link lasts (0: 30 days).
+	ClipLinkTTL time.Duration
 }
 
 // New returns the configured fiber app.

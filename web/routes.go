@@ -35,6 +35,9 @@ func routes(app *fiber.App, d Deps) {
 	}
 	users := api.NewUsers(d.Store, mailer, d.BaseURL)
 	clips := api.NewDataClips(d.Store, d.Tokens, d.Sealer, d.BaseURL)
+	if d.ClipLinkTTL > 0 {
+		clips.LinkTTL = d.ClipLinkTTL
+	}
 	instructions := api.NewInstructions(d.Store)
 	secrets := api.NewSecrets(d.Store, d.Sealer)
 	guests := api.NewGuests(d.Store, d.Tokens, d.BaseURL)

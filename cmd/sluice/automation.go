@@ -35,6 +35,8 @@ type automationConfig struct {
 	JobBudget time.Duration
 	// QueryTimeout bounds an API read, WriteTimeout an API write (issue 38).
 	QueryTimeout, WriteTimeout time.Duration
+	// ClipLinkTTL is how long a public data clip's link lasts.
+	ClipLinkTTL time.Duration
 	// Limits are the caps on uploads and writes (columns, name and cell length, JSON depth).
 	Limits struct{ Columns, NameLength, CellLength, JSONDepth, Records, FFQLTerms int }
 	// AllowPrivateWebhooks lets webhooks reach loopback and private addresses (development).
@@ -75,6 +77,7 @@ func automationFlags(fs *flag.FlagSet, getenv func(string) string, c *automation
 		{&c.JobBudget, "job-budget", "SLUICE_JOB_BUDGET", 2 * time.Hour, "a built-in job (extraction, mapping, export) running longer is stopped and fails, keeping none of its records"},
 		{&c.QueryTimeout, "query-timeout", "SLUICE_QUERY_TIMEOUT", 10 * time.Second, "an API read (GET) running longer is stopped and answers 503"},
 		{&c.WriteTimeout, "write-timeout", "SLUICE_WRITE_TIMEOUT", 2 * time.Minute, "an API write running longer is stopped, rolled back, and answers 503"},
+		{&c.ClipLinkTTL, "clip-link-ttl", "SLUICE_CLIP_LINK_TTL", 30 * 24 * time.Hour, "how long a public data clip's link lasts (renewSharedLink makes a new one)"},
 	} {
 		if err := dur(d.dst, d.name, d.key, d.def, d.usage); err != nil {
 			return err
