@@ -30,3 +30,21 @@ func TestOutcomeNextStaysLocal(t *testing.T) {
 		}
 	}
 }
+
+// Embedded visitors of one publishable key keep their mapping choices per space; a guest and
+// a user keep theirs as themselves.
+func TestHistoryOwnerOfSessions(t *testing.T) {
+	for _, tt := range []struct {
+		u    SessionUser
+		want string
+	}{
+		{SessionUser{UserID: "us_key_pk", AccountID: "a", GuestSpace: "us_sp_1", Visitor: true}, "us_sp_1"},
+		{SessionUser{UserID: "us_key_pk", AccountID: "a", GuestSpace: "us_sp_2", Visitor: true}, "us_sp_2"},
+		{SessionUser{UserID: "us_g_1", AccountID: "a", GuestSpace: "us_sp_1"}, "us_g_1"},
+		{SessionUser{UserID: "us_usr_1", AccountID: "a"}, "us_usr_1"},
+	} {
+		if got := tt.u.historyOwner(); got != tt.want {
+			t.Errorf("%+v: history of %q, want %q", tt.u, got, tt.want)
+		}
+	}
+}

@@ -224,7 +224,7 @@ func (h *Imports) preview(c *fiber.Ctx, ic *importCtx) (views.ImportPreview, err
 
 // suggestColumns fills the mapping table with the engine's suggestion per column.
 func (h *Imports) suggestColumns(c *fiber.Ctx, ic *importCtx, dst *model.Sheet, p *views.ImportProps) error {
-	cols, plan, err := h.suggest.SuggestSheet(c.Context(), ic.u.AccountID, ic.space.EnvironmentID, ic.u.UserID, ic.src, dst)
+	cols, plan, err := h.suggest.SuggestSheet(c.Context(), ic.u.AccountID, ic.space.EnvironmentID, ic.u.historyOwner(), ic.src, dst)
 	if err != nil {
 		return err
 	}
@@ -336,7 +336,7 @@ func (h *Imports) formatsOf(c *fiber.Ctx, ic *importCtx, dst *model.Sheet) (func
 	for _, f := range ic.src.Config.Fields {
 		keys = append(keys, mapping.Normalize(f.Key)) // as mapping.RuleKeys keeps a rule's source
 	}
-	remembered, err := h.store.MappingFormats(c.Context(), ic.space.EnvironmentID, ic.u.UserID, keys)
+	remembered, err := h.store.MappingFormats(c.Context(), ic.space.EnvironmentID, ic.u.historyOwner(), keys)
 	if err != nil {
 		return nil, err
 	}
@@ -401,11 +401,11 @@ func (h *Imports) Run(c *fiber.Ctx) error {
 	now := c.Context().Time()
 	for _, r := range rules {
 		if r.Type == "assign" {
-			r.AcceptedAt, r.AcceptedBy = &now, ic.u.UserID
+			r.AcceptedAt, r.AcceptedBy = &now, ic.u.historyOwner()
 		}
 	}
 	prog := &model.MappingProgram{AccountID: ic.u.AccountID, EnvironmentID: ic.space.EnvironmentID, Source: ic.src.Config, Destination: dst.Config, Rules: rules}
-	if err := h.store.CreateProgram(c.Context(), prog, ic.u.UserID, mapping.RuleKeys); err != nil {
+	if err := h.store.CreateProgram(c.Context(), prog, ic.u.historyOwner(), mapping.RuleKeys); err != nil {
 		return err
 	}
 	cfg, _ := json.Marshal(map[string]string{"sourceSheetId": ic.src.ID, "destinationSheetId": dst.ID})

@@ -25,6 +25,9 @@ type SessionUser struct {
 	AccountID  string
 	Email      string
 	GuestSpace string
+	// Visitor marks an embedded importer's visitor (a space token made with the publishable
+	// key or by a backend): every visitor acts as the key, so history is kept per space.
+	Visitor bool
 	// EnvironmentID is set for users invited with an environment's key: they see that
 	// environment only.
 	EnvironmentID string
@@ -34,11 +37,17 @@ type SessionUser struct {
 // Principal is the session's principal for the resource policy (auth.Can): the user, with
 // their environment, or a guest of one space.
 func (u SessionUser) Principal() *auth.Principal {
+	if u.GuestSpace != "" && u.Visitor {
+		return &auth.Principal{Kind: auth.SpaceToken, AccountID: u.AccountID, EnvironmentID: u.EnvironmentID, SpaceID: u.GuestSpace, ActorID: u.UserID}
+	}
 	if u.GuestSpace != "" {
 		return &auth.Principal{Kind: auth.GuestToken, AccountID: u.AccountID, EnvironmentID: u.EnvironmentID, SpaceID: u.GuestSpace, Email: u.Email, ActorID: u.UserID}
 	}
 	return &auth.Principal{Kind: auth.UserToken, AccountID: u.AccountID, EnvironmentID: u.EnvironmentID, UserID: u.UserID, Email: u.Email, ActorID: u.UserID}
 }
+
+// historyOwner is whose mapping history the user's choices are kept in (auth.HistoryOwner).
+func (u SessionUser) historyOwner() string { return auth.HistoryOwner(u.Principal()) }
 
 // may asks the resource policy whether the signed-in user may do v on a loaded thing: the
 // one check every page and form makes on an id it was given.
