@@ -553,3 +553,25 @@ func TestUploadFormFieldsAreCapped(t *testing.T) {
 		t.Fatalf("an upload with 200 fields: %d %s", resp.StatusCode, b)
 	}
 }
+
+// A visitor's space token may clip its own sheet for collaborators, but not hand the open web
+// a link to it.
+func TestVisitorsCannotShareClipsPublicly(t *testing.T) {
+	e := newAPI(t)
+	w := newResWorld(t, e)
+	n := len(listOf(e.mustCall(t, "GET", "/v1/workbooks?spaceId="+w.spaceV, testSecret, nil)))
+	if st, _ := e.call(t, "POST", "/v1/data-clips", w.visitor, map[string]any{"name": "open", "sourceSheetId": w.sheetV, "sharedLinkAccess": "public"}); st != http.StatusForbidden {
+		t.Fatalf("a visitor making a public clip: %d, want 403", st)
+	}
+	if got := len(listOf(e.mustCall(t, "GET", "/v1/workbooks?spaceId="+w.spaceV, testSecret, nil))); got != n {
+		t.Fatalf("the refused clip left a workbook behind (%d → %d)", n, got)
+	}
+	st, out := e.callAny(t, "POST", "/v1/data-clips", w.visitor, map[string]any{"name": "team", "sourceSheetId": w.sheetV})
+	if st != http.StatusOK {
+		t.Fatalf("a visitor making a restricted clip: %d %v", st, out)
+	}
+	id := out.(map[string]any)["id"].(string)
+	if st, _ := e.call(t, "PATCH", "/v1/data-clips/"+id, w.visitor, map[string]any{"sharedLinkAccess": "public"}); st != http.StatusForbidden {
+		t.Fatalf("a visitor making its clip public: %d, want 403", st)
+	}
+}
