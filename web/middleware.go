@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -159,5 +160,55 @@ func deadline(read, write time.Duration) fiber.Handler {
 			return errs.E(errs.Unavailable, "timeout", "The request took longer than %s (%s) and was stopped: narrow the filter or search, or ask in smaller parts", d, setting)
 		}
 		return err
+	}
+}
+
+// FairShare is how many API requests one credential anyone can hold (a visitor's space token,
+// a guest, a clip link, the publishable key) may have in flight at once; more wait their turn
+// (within the request's deadline). Such a caller sending costly requests in parallel then holds
+// a few of the database's readers and cores, never all of them. The environment's own keys and
+// users are not queued: a backend's parallel workers are its business.
+const FairShare = 2
+
+// fairShare queues a credential's requests beyond FairShare. The credential is the principal's
+// kind, actor and space: every visitor of an embedded importer has its own space, every guest
+// its own id.
+func fairShare(n int) fiber.Handler {
+	var mu sync.Mutex
+	slots := map[string]chan struct{}{}
+	users := map[string]int{}
+	return func(c *fiber.Ctx) error {
+		p := api.PrincipalOf(c)
+		if p == nil {
+			return c.Next()
+		}
+		switch auth.ClassOf(p) {
+		case auth.ClassSecretKey, auth.ClassAccountUser, auth.ClassEnvUser:
+			return c.Next()
+		}
+		key := string(p.Kind) + "\x00" + p.ActorID + "\x00" + p.SpaceID + "\x00" + p.UserID
+		mu.Lock()
+		ch := slots[key]
+		if ch == nil {
+			ch = make(chan struct{}, n)
+			slots[key] = ch
+		}
+		users[key]++
+		mu.Unlock()
+		defer func() {
+			mu.Lock()
+			if users[key]--; users[key] == 0 {
+				delete(slots, key)
+				delete(users, key)
+			}
+			mu.Unlock()
+		}()
+		select {
+		case ch <- struct{}{}:
+		case <-api.Deadline(c):
+			return errs.E(errs.TooMany, "Authorization", "Too many requests of this credential at once: wait for some to finish")
+		}
+		defer func() { <-ch }()
+		return c.Next()
 	}
 }

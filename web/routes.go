@@ -69,7 +69,7 @@ func routes(app *fiber.App, d Deps) {
 	idem := newIdempotency(d.Store, d.Sealer)
 	app.Post("/v1/files", need, can(auth.AreaSpaceData), idem.handler(false), files.Upload).Name(string(auth.AreaSpaceData))
 
-	v1 := app.Group("/v1", need, gate, deadline(d.QueryTimeout, d.WriteTimeout), limitBody, gunzip, idem.handler(true)) // the token before any byte of the body
+	v1 := app.Group("/v1", need, gate, deadline(d.QueryTimeout, d.WriteTimeout), fairShare(FairShare), limitBody, gunzip, idem.handler(true)) // the token before any byte of the body
 	v := guarded{r: v1, audit: auditor{d.Store}}
 	v.get(auth.AreaEnvironment, "/auth/api-keys", authH.ListKeys)
 	v.get(auth.AreaPATs, "/auth/personal-access-tokens", authH.ListPATs)

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -573,5 +574,30 @@ func TestVisitorsCannotShareClipsPublicly(t *testing.T) {
 	id := out.(map[string]any)["id"].(string)
 	if st, _ := e.call(t, "PATCH", "/v1/data-clips/"+id, w.visitor, map[string]any{"sharedLinkAccess": "public"}); st != http.StatusForbidden {
 		t.Fatalf("a visitor making its clip public: %d, want 403", st)
+	}
+}
+
+// A guest's requests beyond its fair share wait their turn; past the deadline they are told
+// to slow down, not left hanging.
+func TestGuestRequestsQueueBeyondTheirShare(t *testing.T) {
+	e := newAPI(t)
+	w := newResWorld(t, e)
+	_, guest := e.guestToken(t, w.spaceA, "guest@partner.io")
+	e.tune = func(d *web.Deps) { d.QueryTimeout = 2 * time.Second }
+	e.app = e.newApp(e.db.Sealer.(*auth.Sealer))
+	var wg sync.WaitGroup
+	codes := make([]int, 12)
+	for i := range codes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			codes[i], _ = e.request(t, "GET", "/v1/sheets/"+w.sheetA+"/records", guest)
+		}()
+	}
+	wg.Wait()
+	for i, c := range codes {
+		if c != http.StatusOK {
+			t.Errorf("request %d of 12 parallel guest reads: %d", i, c)
+		}
 	}
 }

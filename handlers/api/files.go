@@ -410,7 +410,7 @@ func (h *Files) Download(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	fh, err := h.blobs.Open(ctxOf(c), f.ID)
+	fh, err := h.blobs.Open(c.Context(), f.ID) // read after the handler returns: not under its deadline
 	if errors.Is(err, fs.ErrNotExist) {
 		return errs.NotFoundf("fileId", "The file's content is gone")
 	}
