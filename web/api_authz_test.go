@@ -51,8 +51,8 @@ func buildAuthzWorld(t *testing.T, e *apiEnv) *authzWorld {
 		"spaces": []any{map[string]any{"id": w.ids["A"]["spaceId"]}}}}))[0].(map[string]any)
 	w.ids["A"]["guestId"] = g["id"].(string)
 	w.tokens["guest of A"] = dataOf(e.mustCall(t, "GET", "/v1/guests/"+g["id"].(string)+"/token?spaceId="+w.ids["A"]["spaceId"], testSecret, nil))["token"].(string)
-	w.tokens["clip link of A"] = e.mustCallRaw(t, "POST", "/v1/data-clips", map[string]any{"name": "public A", "sourceSheetId": w.ids["A"]["sheetId"],
-		"sharedLinkAccess": "public"})["accessToken"].(string)
+	clip := e.mustCallRaw(t, "POST", "/v1/data-clips", map[string]any{"name": "public A", "sourceSheetId": w.ids["A"]["sheetId"], "sharedLinkAccess": "public"})
+	w.tokens["clip link of A"], w.ids["A"]["clipSheetId"] = clip["accessToken"].(string), clip["clipSheetId"].(string)
 	w.tokens["admin JWT"] = jwtFor(t, e)
 	w.tokens["user PAT"] = dataOf(e.mustCall(t, "POST", "/v1/auth/personal-access-tokens", w.tokens["admin JWT"], map[string]any{"name": "matrix"}))["token"].(string)
 	return w
@@ -291,4 +291,95 @@ func TestAuthorizationMatrix(t *testing.T) {
 			t.Errorf("GET %s as guest of A: got %d, want 200: %.200s", path, status, body)
 		}
 	}
+}
+
+// resourceOfRoute is the resource policy's view of a route: the kind of resource its path
+// names and the verb its method does to it (reading for GET; managing a space's settings,
+// archive and delete, and a sheet's schema; writing the rest).
+func resourceOfRoute(method, path string) (auth.Res, auth.Verb) {
+	verb := auth.Write
+	if method == "GET" {
+		verb = auth.Read
+	}
+	switch {
+	case strings.HasPrefix(path, "/v1/spaces/:spaceId/documents"):
+		return auth.ResContent, verb
+	case path == "/v1/spaces/:spaceId" || strings.HasSuffix(path, "/archive") || strings.HasSuffix(path, "/unarchive"):
+		if verb == auth.Write {
+			verb = auth.Manage
+		}
+		return auth.ResSpace, verb
+	case strings.HasPrefix(path, "/v1/instructions/sheet/"), strings.HasPrefix(path, "/v1/sheets/:sheetId/records"), strings.HasPrefix(path, "/v1/sheets/:sheetId/cells"),
+		strings.HasPrefix(path, "/v1/sheets/:sheetId/counts"), strings.HasPrefix(path, "/v1/sheets/:sheetId/download"), strings.HasPrefix(path, "/v1/sheets/:sheetId/find-replace"),
+		strings.HasSuffix(path, "/clear"), strings.HasPrefix(path, "/v1/sheets/:sheetId/commits"):
+		return auth.ResSheet, verb
+	case strings.HasPrefix(path, "/v1/sheets/:sheetId"):
+		if verb == auth.Write {
+			verb = auth.Manage
+		}
+		return auth.ResSheet, verb
+	case strings.HasPrefix(path, "/v1/mapping/"), path == "/v1/mapping" && method != "DELETE", strings.HasPrefix(path, "/v1/instructions"),
+		strings.HasPrefix(path, "/v1/secrets"), strings.HasPrefix(path, "/v1/agents"), strings.HasPrefix(path, "/v1/guests"):
+		return auth.ResEnvConfig, verb
+	case path == "/v1/mapping":
+		return auth.ResHistory, verb
+	case strings.HasPrefix(path, "/v1/apps"):
+		return auth.ResApp, verb
+	}
+	return auth.ResContent, verb
+}
+
+// TestResourceMatrix derives, from the resource policy, what a guest of space A and a public
+// clip link of A's sheet get on every route that names A's resources (and for the clip link,
+// its clip sheet): a class the policy leaves out of the route's resource and verb is refused
+// (401, 403 or 404), one it lets in is not refused. Routes the area table already keeps them
+// out of are TestAuthorizationMatrix's; deletes the policy allows are not sent (they would
+// change the world for the routes after them).
+func TestResourceMatrix(t *testing.T) {
+	e := newAPI(t)
+	w := buildAuthzWorld(t, e)
+	a := w.ids["A"]
+	clipIDs := map[string]string{}
+	for k, v := range a {
+		clipIDs[k] = v
+	}
+	clipIDs["sheetId"] = a["clipSheetId"]
+	checked := 0
+	for _, r := range e.app.GetRoutes(true) {
+		if !strings.HasPrefix(r.Path, "/v1/") || r.Name != string(auth.AreaSpaceData) || r.Method == "HEAD" || strings.HasSuffix(r.Path, "/stream") ||
+			!strings.Contains(r.Path, ":") || r.Path == "/v1/internal/spaces/init" {
+			continue
+		}
+		res, verb := resourceOfRoute(r.Method, r.Path)
+		for _, k := range []struct {
+			name  string
+			class auth.Class
+			ids   map[string]string
+		}{{"guest of A", auth.ClassGuest, a}, {"clip link of A", auth.ClassClip, clipIDs}} {
+			path, ok := fill(r.Path, k.ids)
+			if !ok {
+				continue
+			}
+			allowed := auth.Allowed(res, verb, k.class)
+			if k.class == auth.ClassClip && (res != auth.ResSheet || verb == auth.Write) {
+				allowed = false // a clip link reaches its clip sheet only, and this one is read-only
+			}
+			if allowed && r.Method == "DELETE" {
+				continue
+			}
+			status, body := e.request(t, r.Method, path, w.tokens[k.name])
+			checked++
+			refusedNow := status == 401 || status == 403 || status == 404
+			switch {
+			case !allowed && !refusedNow:
+				t.Errorf("%s %s as %s (%s %s): got %d, want it refused: %.200s", r.Method, path, k.name, verb, res, status, body)
+			case allowed && (status == 401 || status == 403):
+				t.Errorf("%s %s as %s (%s %s): got %d, want it allowed: %.200s", r.Method, path, k.name, verb, res, status, body)
+			}
+		}
+	}
+	if checked < 100 {
+		t.Fatalf("only %d calls: the route table is not what this test expects", checked)
+	}
+	t.Logf("%d calls", checked)
 }
