@@ -218,8 +218,14 @@ func TestClipLinkReachesItsSheetOnly(t *testing.T) {
 	}
 	// The link opens the clip sheet's page, and nothing else of the space.
 	b := loggedOut(t, e)
-	if resp, _ := b.do(t, "GET", strings.TrimPrefix(renewed["guestLinkUrl"].(string), testBaseURL), nil, false); resp.StatusCode != http.StatusOK {
+	resp, doc := b.do(t, "GET", strings.TrimPrefix(renewed["guestLinkUrl"].(string), testBaseURL), nil, false)
+	if resp.StatusCode != http.StatusOK {
 		t.Errorf("opening the clip link: %d", resp.StatusCode)
+	}
+	// Its page shows the clip sheet alone: no files, no other workbook, no actions.
+	html, _ := doc.Html()
+	if doc.Find(`[data-testid="sidebar-files"]`).Length() != 0 || strings.Contains(html, "WA") || strings.Contains(html, "/actions?") {
+		t.Errorf("the clip link's page shows more than its sheet: files %d, WA %v, actions %v", doc.Find(`[data-testid="sidebar-files"]`).Length(), strings.Contains(html, "WA"), strings.Contains(html, "/actions?"))
 	}
 	if resp, _ := b.do(t, "GET", "/space/"+w.spaceA+"/sheet/"+w.sheetA+"?token="+renewed["accessToken"].(string), nil, false); resp.StatusCode != http.StatusNotFound {
 		t.Errorf("the clip link opening the source sheet's page: %d, want 404", resp.StatusCode)

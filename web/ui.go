@@ -180,7 +180,7 @@ func requireUser(s *serverSessions, d Deps, limiter *auth.Limiter) fiber.Handler
 			if linked && (p.Kind == auth.SpaceToken || p.Kind == auth.ClipToken || header != "" || c.Get("Sec-Fetch-Dest") == "iframe") {
 				c.Locals(views.KeyEmbed, tok)
 				ui.SetUser(c, ui.SessionUser{UserID: p.ActorID, AccountID: p.AccountID, Email: p.Email, EnvironmentID: p.EnvironmentID,
-					GuestSpace: p.SpaceID, Visitor: p.Kind == auth.SpaceToken})
+					GuestSpace: p.SpaceID, Visitor: p.Kind == auth.SpaceToken, ClipSheet: p.SheetID, ClipEdit: p.ClipEdit})
 				err := c.Next()
 				keepToken(c, tok)
 				return err

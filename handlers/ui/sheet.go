@@ -64,6 +64,8 @@ func (sc *sheetCtx) base() string { return "/space/" + sc.space.ID + "/sheet/" +
 // readonly says why the sheet takes no edits, or "".
 func (sc *sheetCtx) readonly(ctx context.Context) string {
 	switch {
+	case sc.u.ClipSheet != "" && !sc.u.ClipEdit:
+		return views.T(ctx, "grid.readonly_sheet")
 	case sc.space.ArchivedAt != nil:
 		return views.T(ctx, "space.archived_notice")
 	case sc.sheet.LockedAt != nil:
@@ -130,7 +132,7 @@ func (h *Handler) Sheet(c *fiber.Ctx) error {
 	gp := readGridParams(c)
 	p := views.SheetProps{SpaceID: sc.space.ID, SpaceName: sc.space.Name, SheetID: sc.sheet.ID, Name: sc.sheet.Name, WorkbookID: sc.wb.ID,
 		Filter: gp.filter, Search: gp.search, Q: gp.q, Field: gp.field, Sort: gp.sort, Desc: gp.dir == "desc", Page: gp.page, Size: gp.size,
-		Query: gp.values(), Readonly: sc.readonly(c.Context()), Notice: gridNotice(c), Description: sc.sheet.Config.Description}
+		Query: gp.values(), Readonly: sc.readonly(c.Context()), Notice: gridNotice(c), Description: sc.sheet.Config.Description, Clip: sc.u.ClipSheet != ""}
 	if b, err := h.store.BlockingJob(c.Context(), sc.wb.ID); err == nil && b != nil {
 		p.Blocked = b.Name()
 	}

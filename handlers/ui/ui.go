@@ -28,6 +28,10 @@ type SessionUser struct {
 	// Visitor marks an embedded importer's visitor (a space token made with the publishable
 	// key or by a backend): every visitor acts as the key, so history is kept per space.
 	Visitor bool
+	// ClipSheet is set for a public data clip's link: that sheet alone, read-only unless
+	// ClipEdit.
+	ClipSheet string
+	ClipEdit  bool
 	// EnvironmentID is set for users invited with an environment's key: they see that
 	// environment only.
 	EnvironmentID string
@@ -37,6 +41,10 @@ type SessionUser struct {
 // Principal is the session's principal for the resource policy (auth.Can): the user, with
 // their environment, or a guest of one space.
 func (u SessionUser) Principal() *auth.Principal {
+	if u.ClipSheet != "" {
+		return &auth.Principal{Kind: auth.ClipToken, AccountID: u.AccountID, EnvironmentID: u.EnvironmentID, SpaceID: u.GuestSpace, SheetID: u.ClipSheet,
+			ClipEdit: u.ClipEdit, ActorID: u.UserID}
+	}
 	if u.GuestSpace != "" && u.Visitor {
 		return &auth.Principal{Kind: auth.SpaceToken, AccountID: u.AccountID, EnvironmentID: u.EnvironmentID, SpaceID: u.GuestSpace, ActorID: u.UserID}
 	}

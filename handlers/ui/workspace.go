@@ -40,6 +40,18 @@ func (h *Handler) sidebar(c *fiber.Ctx, u SessionUser, sp *model.Space, active s
 	if err != nil {
 		return p, err
 	}
+	if u.ClipSheet != "" {
+		// A data clip's link shows its clip sheet and nothing else of the space.
+		p.Clip, p.ShowInfo = true, false
+		for _, w := range wbs {
+			for _, s := range w.Sheets {
+				if s.ID == u.ClipSheet {
+					p.Workbooks = []views.WorkbookItem{{ID: w.ID, Name: w.Name, Sheets: []views.SheetLink{{ID: s.ID, Name: s.Name}}}}
+				}
+			}
+		}
+		return p, nil
+	}
 	for _, w := range wbs {
 		if isFileWorkbook(w) {
 			p.Files++
