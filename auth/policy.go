@@ -106,15 +106,18 @@ func Allow(p *Principal, a Area) error {
 	return errs.E(errs.Forbidden, "Authorization", "A %s may not do this (%s is for: %s)", c, a, who(a))
 }
 
-func who(a Area) string {
-	s := ""
-	for i, c := range Policy[a] {
-		if i > 0 {
-			s += ", "
-		}
-		s += string(c)
+func who(a Area) string { return joinClasses(Policy[a]) }
+
+// joinClasses names classes for a message: "secret key, guest"; "nobody" for none.
+func joinClasses(cs []Class) string {
+	if len(cs) == 0 {
+		return "nobody"
 	}
-	return s
+	names := make([]string, len(cs))
+	for i, c := range cs {
+		names[i] = string(c)
+	}
+	return strings.Join(names, ", ")
 }
 
 // areaNotes says in words what each area covers, for the README's table.
@@ -134,7 +137,17 @@ var areaNotes = map[Area]string{
 // PolicyMarkdown renders the permission table as the README shows it.
 func PolicyMarkdown() string {
 	var b strings.Builder
-	b.WriteString("| Area | Routes |")
+	tableHead(&b, "Area", "Routes")
+	for _, a := range Areas {
+		b.WriteString("| `" + string(a) + "` | " + areaNotes[a] + " |")
+		tableMarks(&b, func(c Class) bool { return Allows(a, c) })
+	}
+	return b.String()
+}
+
+// tableHead writes a permission table's head: two columns, then one per class.
+func tableHead(b *strings.Builder, first, second string) {
+	b.WriteString("| " + first + " | " + second + " |")
 	for _, c := range Classes {
 		b.WriteString(" " + string(c) + " |")
 	}
@@ -143,16 +156,16 @@ func PolicyMarkdown() string {
 		b.WriteString(":-:|")
 	}
 	b.WriteString("\n")
-	for _, a := range Areas {
-		b.WriteString("| `" + string(a) + "` | " + areaNotes[a] + " |")
-		for _, c := range Classes {
-			mark := "—"
-			if Allows(a, c) {
-				mark = "✓"
-			}
-			b.WriteString(" " + mark + " |")
+}
+
+// tableMarks ends a row with a mark per class: ✓ where allowed.
+func tableMarks(b *strings.Builder, allowed func(Class) bool) {
+	for _, c := range Classes {
+		mark := "—"
+		if allowed(c) {
+			mark = "✓"
 		}
-		b.WriteString("\n")
+		b.WriteString(" " + mark + " |")
 	}
-	return b.String()
+	b.WriteString("\n")
 }

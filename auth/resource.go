@@ -166,43 +166,19 @@ func noun(r Res) string {
 	return "Resource"
 }
 
-func whoMay(r Res, v Verb) string {
-	var names []string
-	for _, c := range ResourcePolicy[r][v] {
-		names = append(names, string(c))
-	}
-	if len(names) == 0 {
-		return "nobody"
-	}
-	return strings.Join(names, ", ")
-}
+func whoMay(r Res, v Verb) string { return joinClasses(ResourcePolicy[r][v]) }
 
 // ResourcePolicyMarkdown renders the resource table as the README shows it.
 func ResourcePolicyMarkdown() string {
 	var b strings.Builder
-	b.WriteString("| Resource | Verb |")
-	for _, c := range Classes {
-		b.WriteString(" " + string(c) + " |")
-	}
-	b.WriteString("\n|---|---|")
-	for range Classes {
-		b.WriteString(":-:|")
-	}
-	b.WriteString("\n")
+	tableHead(&b, "Resource", "Verb")
 	for _, r := range Resources {
 		for _, v := range Verbs {
 			if len(ResourcePolicy[r][v]) == 0 {
 				continue
 			}
 			b.WriteString("| " + string(r) + " | " + string(v) + " |")
-			for _, c := range Classes {
-				mark := "—"
-				if Allowed(r, v, c) {
-					mark = "✓"
-				}
-				b.WriteString(" " + mark + " |")
-			}
-			b.WriteString("\n")
+			tableMarks(&b, func(c Class) bool { return Allowed(r, v, c) })
 		}
 	}
 	b.WriteString("\n")

@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -129,5 +130,59 @@ func TestBrowserWizardDateFormat(t *testing.T) {
 	}
 	if v := cellValue(e.findRecord(t, dest, "name", "P0"), "start"); v != "2020-08-05" {
 		t.Fatalf("05/08/2020 imported as %v", v)
+	}
+}
+
+// A map job that runs for seconds: the wizard's progress keeps polling to the end and lands
+// on the sheet (its first swap once removed its own target, and the page froze at 25%).
+func TestBrowserWizardLongImport(t *testing.T) {
+	e := newAPI(t)
+	ctx := browser(t)
+	base := serve(t, e)
+	startWorker(t, e)
+	sp := e.mustCreateSpace(t, testSecret, map[string]any{"name": "Big import"})
+	e.mustCreateWorkbook(t, map[string]any{"name": "People", "spaceId": sp["id"], "sheets": []any{map[string]any{"name": "People", "fields": []any{
+		map[string]any{"key": "name", "type": "string", "label": "Name"}, map[string]any{"key": "email", "type": "string", "label": "Email"},
+		map[string]any{"key": "age", "type": "number", "label": "Age"}}}}})
+	var b strings.Builder
+	b.WriteString("Name,Email,Age\n")
+	const rows = 200_000
+	for i := range rows {
+		fmt.Fprintf(&b, "Person %d,p%d@example.com,%d\n", i, i, i%90)
+	}
+	csv := filepath.Join(t.TempDir(), "people.csv")
+	if err := os.WriteFile(csv, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var polls int
+	err := chromedp.Run(ctx,
+		logIn(base),
+		chromedp.Navigate(base+"/space/"+sp["id"].(string)),
+		chromedp.WaitVisible(`[data-testid=upload-form]`),
+		htmxReady(),
+		chromedp.SetUploadFiles(`[data-testid=upload-file]`, []string{csv}),
+		chromedp.WaitVisible(`[data-testid=file-import]`),
+		chromedp.Click(`[data-testid=file-import]`),
+		chromedp.WaitVisible(`[data-testid=import-mapping]`),
+		htmxReady(),
+		chromedp.Evaluate(`window.__polls = 0; document.body.addEventListener("htmx:afterRequest", (e) => { if (e.detail.pathInfo.requestPath.includes("/progress")) window.__polls++; }); true`, nil),
+		chromedp.Click(`[data-testid=import-run]`),
+		chromedp.WaitVisible(`[data-testid=grid]`),
+		chromedp.Evaluate(`window.__polls`, &polls),
+	)
+	if err != nil {
+		var html string
+		_ = chromedp.Run(browserDiag(ctx), chromedp.OuterHTML("body", &html))
+		t.Fatalf("browser run: %v\npage: %.2000s", err, html)
+	}
+	t.Logf("the wizard polled the map job's progress %d times", polls)
+	for _, w := range listOf(e.mustCall(t, "GET", "/v1/workbooks?spaceId="+sp["id"].(string), testSecret, nil)) {
+		if wm := w.(map[string]any); wm["name"] == "People" {
+			sheet := wm["sheets"].([]any)[0].(map[string]any)["id"].(string)
+			counts := dataOf(e.mustCall(t, "GET", "/v1/sheets/"+sheet+"/counts", testSecret, nil))["counts"].(map[string]any)
+			if counts["total"] != float64(rows) {
+				t.Fatalf("the sheet holds %v records, want %d", counts["total"], rows)
+			}
+		}
 	}
 }
