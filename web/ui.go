@@ -226,7 +226,7 @@ func uiRoutes(app *fiber.App, d Deps, uploads *api.Files, suggest ui.Suggester, 
 	limiter := &auth.Limiter{Store: d.Store}
 	pages.Limiter = limiter
 	imports := ui.NewImports(d.Store, suggest, jobSvc)
-	actions := ui.NewActionPages(d.Store, jobSvc)
+	actions := ui.NewActionPages(d.Store, jobSvc, d.Store.Now)
 	admin := ui.NewAdmin(d.Store, d.Tokens, d.Sealer, d.BaseURL)
 	bundle := newBundleOnce()
 	protect := csrf.New(csrf.Config{
@@ -316,6 +316,7 @@ func uiRoutes(app *fiber.App, d Deps, uploads *api.Files, suggest ui.Suggester, 
 	app.Post("/space/:spaceId/actions/run", with(signedIn, actions.Run)...)
 	app.Get("/space/:spaceId/jobs/:jobId/panel", with(signedIn, actions.Job)...)
 	app.Post("/space/:spaceId/jobs/:jobId/retry", with(signedIn, actions.Retry)...)
+	app.Post("/space/:spaceId/jobs/:jobId/cancel", with(signedIn, actions.Cancel)...)
 	app.Post("/space/:spaceId/jobs/:jobId/outcome/ack", with(signedIn, actions.AckOutcome)...)
 
 	app.Get("/admin", with(signedIn, func(c *fiber.Ctx) error { return c.Redirect("/admin/events", fiber.StatusSeeOther) })...)

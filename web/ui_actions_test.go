@@ -4,6 +4,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestActionBarAndRuns(t *testing.T) {
@@ -145,5 +146,31 @@ func TestFieldMountedActions(t *testing.T) {
 	_, doc := b.do(t, "GET", "/space/"+spaceID+"/sheet/"+sheet, nil, false)
 	if doc.Find(`[data-testid=field-action-slot]`).Length() != 2 {
 		t.Error("the column menus have no action slot")
+	}
+}
+
+// A submit no agent takes does not spin forever: after a while its panel says no agent is
+// listening and offers to cancel, which cancels the job.
+func TestJobWithoutAgentCanBeCanceled(t *testing.T) {
+	e := newAPI(t)
+	sp := e.mustCreateSpace(t, testSecret, map[string]any{"name": "no agent"})["id"].(string)
+	wb, _ := e.mustCreateSheet(t, sp)
+	job := dataOf(e.mustCall(t, "POST", "/v1/jobs", testSecret, map[string]any{"type": "workbook", "operation": "submitActionFg", "source": wb,
+		"trigger": "immediate", "mode": "foreground"}))
+	b := loggedIn(t, e)
+	panel := "/space/" + sp + "/jobs/" + job["id"].(string) + "/panel"
+	if _, doc := b.do(t, "GET", panel, nil, true); doc.Find(`[data-testid=job-no-agent]`).Length() != 0 {
+		t.Fatal("the panel says no agent is listening at once")
+	}
+	e.now = e.now.Add(11 * time.Second)
+	_, doc := b.do(t, "GET", panel, nil, true)
+	if !strings.Contains(doc.Find(`[data-testid=job-no-agent]`).Text(), "No agent is listening") || doc.Find(`[data-testid=job-cancel]`).Length() != 1 {
+		t.Fatalf("after 11 s: %q", doc.Text())
+	}
+	if resp, _ := b.do(t, "POST", "/space/"+sp+"/jobs/"+job["id"].(string)+"/cancel", url.Values{}, true); resp.StatusCode != 200 {
+		t.Fatalf("cancel: %d", resp.StatusCode)
+	}
+	if got := dataOf(e.mustCall(t, "GET", "/v1/jobs/"+job["id"].(string), testSecret, nil))["status"]; got != "canceled" {
+		t.Fatalf("the job is %v, want canceled", got)
 	}
 }

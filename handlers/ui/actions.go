@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -41,17 +42,19 @@ type ActionRunner interface {
 	RunAction(ctx context.Context, a *model.Action, input json.RawMessage, actor string) (*model.Job, error)
 	Retry(ctx context.Context, accountID, id, actor string) (*model.Job, error)
 	AckOutcome(ctx context.Context, accountID, id, actor string) (*model.Job, error)
+	Finish(ctx context.Context, accountID, id, actor, status string, outcome json.RawMessage, info *string) (*model.Job, error)
 }
 
 // ActionPages serves the action bar, action runs and job panels.
 type ActionPages struct {
 	store  ActionStore
 	runner ActionRunner
+	now    func() time.Time
 }
 
-// NewActionPages returns the action handlers.
-func NewActionPages(s ActionStore, r ActionRunner) *ActionPages {
-	return &ActionPages{store: s, runner: r}
+// NewActionPages returns the action handlers; now is the store's clock.
+func NewActionPages(s ActionStore, r ActionRunner, now func() time.Time) *ActionPages {
+	return &ActionPages{store: s, runner: r, now: now}
 }
 
 // target loads the space and checks the target belongs to it.
@@ -289,7 +292,27 @@ func (h *ActionPages) Job(c *fiber.Ctx) error {
 	if j.Finished() {
 		c.Set("HX-Trigger", "sl-job-done") // action bars refresh: a blocking job no longer blocks
 	}
-	return Render(c, fiber.StatusOK, views.JobPanel(jobPanel(c.Context(), j.SpaceID, j, c.Query("mode", j.Mode))))
+	p := jobPanel(c.Context(), j.SpaceID, j, c.Query("mode", j.Mode))
+	p.NoAgent = j.Status == model.JobReady && h.now().Sub(j.CreatedAt) > NoAgentAfter
+	return Render(c, fiber.StatusOK, views.JobPanel(p))
+}
+
+// NoAgentAfter is how long an action's job may wait for an agent before its panel says that
+// none is listening and offers to cancel it.
+const NoAgentAfter = 10 * time.Second
+
+// Cancel handles POST /space/:spaceId/jobs/:jobId/cancel: a job no agent took is canceled
+// from its panel.
+func (h *ActionPages) Cancel(c *fiber.Ctx) error {
+	u, j, err := jobOf(c, h.store)
+	if err != nil {
+		return err
+	}
+	if j, err = h.runner.Finish(c.Context(), u.AccountID, j.ID, u.UserID, model.JobCanceled, nil, nil); err != nil {
+		return err
+	}
+	c.Set("HX-Trigger", "sl-job-done")
+	return Render(c, fiber.StatusOK, views.JobPanel(jobPanel(c.Context(), j.SpaceID, j, c.FormValue("mode", j.Mode))))
 }
 
 // Retry handles POST /space/:spaceId/jobs/:jobId/retry: a failed job's outcome offered a
