@@ -162,13 +162,16 @@ func TestBrowserWizardLongImport(t *testing.T) {
 		htmxReady(),
 		chromedp.SetUploadFiles(`[data-testid=upload-file]`, []string{csv}),
 		chromedp.WaitVisible(`[data-testid=file-import]`),
+		step(t, "uploaded and read"),
 		chromedp.Click(`[data-testid=file-import]`),
 		chromedp.WaitVisible(`[data-testid=import-mapping]`),
 		htmxReady(),
-		chromedp.Evaluate(`window.__polls = 0; document.body.addEventListener("htmx:afterRequest", (e) => { if (e.detail.pathInfo.requestPath.includes("/progress")) window.__polls++; }); true`, nil),
+		step(t, "wizard"),
+		chromedp.Evaluate(`sessionStorage.setItem("polls", "0"); document.body.addEventListener("htmx:afterRequest", (e) => { if (e.detail.pathInfo.requestPath.includes("/progress")) sessionStorage.setItem("polls", String(+sessionStorage.getItem("polls") + 1)); }); true`, nil),
 		chromedp.Click(`[data-testid=import-run]`),
 		chromedp.WaitVisible(`[data-testid=grid]`),
-		chromedp.Evaluate(`window.__polls`, &polls),
+		step(t, "landed on the sheet"),
+		chromedp.Evaluate(`+sessionStorage.getItem("polls")`, &polls),
 	)
 	if err != nil {
 		var html string

@@ -311,6 +311,7 @@ func uiRoutes(app *fiber.App, d Deps, uploads *api.Files, suggest ui.Suggester, 
 	app.Get("/space/:spaceId/import/:fileId", with(signedIn, imports.Page)...)
 	app.Get("/space/:spaceId/import/:fileId/enum", with(signedIn, imports.Enum)...)
 	app.Post("/space/:spaceId/import/:fileId", with(signedIn, imports.Run)...)
+	app.Post("/space/:spaceId/import/:fileId/new-sheet", with(signedIn, imports.NewSheet)...)
 	app.Get("/space/:spaceId/jobs/:jobId/progress", with(signedIn, imports.Progress)...)
 	app.Get("/space/:spaceId/actions", with(signedIn, actions.Bar)...)
 	app.Post("/space/:spaceId/actions/run", with(signedIn, actions.Run)...)

@@ -3,6 +3,7 @@ package web_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"mime/multipart"
@@ -234,5 +235,48 @@ func TestImportWizardWaitsForTheFile(t *testing.T) {
 	}
 	if _, doc := b.do(t, "GET", page+bad+"?to="+sheetID, nil, false); !strings.Contains(doc.Find(`[data-testid=import-read-failed]`).Text(), "broken.xlsx could not be read") {
 		t.Errorf("the broken file's page: %q", doc.Find("main").Text())
+	}
+}
+
+// A space with no sheet yet: the wizard offers "Import as a new sheet", which makes a
+// workbook named after the file with a field per column, typed from the values, and opens
+// the wizard on it.
+func TestImportAsANewSheet(t *testing.T) {
+	e := newAPI(t)
+	startWorker(t, e)
+	spaceID := e.mustCreateSpace(t, testSecret, map[string]any{"name": "fresh"})["id"].(string)
+	f := e.mustUpload(t, spaceID, "members 2026.csv", "Name,Age,Joined,Active,Note\nAda,36,2024-01-05,yes,x\nBo,41,2023-11-30,no,\n")
+	b := loggedIn(t, e)
+	wizard := "/space/" + spaceID + "/import/" + f["id"].(string)
+	_, doc := b.do(t, "GET", wizard, nil, false)
+	if doc.Find(`[data-testid=import-new-sheet]`).Length() != 1 {
+		t.Fatalf("the wizard of a space without sheets offers no new sheet: %s", doc.Find(`[data-testid=import-no-destination]`).Text())
+	}
+	resp, _ := b.do(t, "POST", wizard+"/new-sheet", url.Values{"_csrf": {b.csrf}}, false)
+	loc := resp.Header.Get("Location")
+	if resp.StatusCode != http.StatusSeeOther || !strings.HasPrefix(loc, wizard+"?to=us_sh_") {
+		t.Fatalf("new sheet: %d → %q", resp.StatusCode, loc)
+	}
+	var sheet map[string]any
+	for _, w := range listOf(e.mustCall(t, "GET", "/v1/workbooks?spaceId="+spaceID, testSecret, nil)) {
+		if wm := w.(map[string]any); wm["name"] == "members 2026" {
+			sheet = wm["sheets"].([]any)[0].(map[string]any)
+		}
+	}
+	if sheet == nil {
+		t.Fatal("no workbook named after the file")
+	}
+	types := map[string]string{}
+	for _, fl := range sheet["config"].(map[string]any)["fields"].([]any) {
+		fm := fl.(map[string]any)
+		types[fm["label"].(string)] = fm["type"].(string)
+	}
+	want := map[string]string{"Name": "string", "Age": "number", "Joined": "date", "Active": "boolean", "Note": "string"}
+	if fmt.Sprint(types) != fmt.Sprint(want) {
+		t.Fatalf("fields %v, want %v", types, want)
+	}
+	// The wizard now maps the file onto its own sheet.
+	if _, doc := b.do(t, "GET", loc, nil, false); doc.Find(`[data-testid=import-mapping]`).Length() != 1 {
+		t.Fatal("the wizard does not open on the new sheet")
 	}
 }

@@ -6,16 +6,20 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/sluice/sluice/auth"
+	"github.com/sluice/sluice/auth/place"
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/formats"
 	"github.com/sluice/sluice/ingest"
 	"github.com/sluice/sluice/mapping"
 	"github.com/sluice/sluice/model"
+	"github.com/sluice/sluice/schema"
 	"github.com/sluice/sluice/store"
 	"github.com/sluice/sluice/views"
 )
@@ -38,6 +42,7 @@ type ImportStore interface {
 	GetJob(ctx context.Context, accountID, id string) (*model.Job, error)
 	ColumnFormats(ctx context.Context, sheetID string) (map[string]*formats.Column, error)
 	MappingFormats(ctx context.Context, envID, actor string, keys []string) (map[string]map[string]string, error)
+	CreateWorkbook(ctx context.Context, w *model.Workbook, actor string) error
 }
 
 // Suggester runs the suggestion engine over sheets.
@@ -543,4 +548,55 @@ func jobProgress(spaceID string, j *model.Job) views.JobProgressProps {
 	}
 	p.Info = strings.TrimSpace(p.Info)
 	return p
+}
+
+// NewSheet handles POST /space/:spaceId/import/:fileId/new-sheet ("Import as a new sheet"): a
+// workbook named after the file with one sheet whose fields are the file's columns, each typed
+// from its values (number, date or yes/no where every value reads so, else text); the wizard
+// then opens on it.
+func (h *Imports) NewSheet(c *fiber.Ctx) error {
+	ic, err := h.file(c)
+	if err != nil {
+		return err
+	}
+	if err := h.source(c, ic); err != nil {
+		return err
+	}
+	if err := auth.Can(ic.u.Principal(), auth.Write, place.Content(ic.space.AccountID, ic.space.EnvironmentID, ic.space.ID)); err != nil {
+		return err
+	}
+	readings, err := h.store.ColumnFormats(c.Context(), ic.src.ID)
+	if err != nil {
+		return err
+	}
+	name := strings.TrimSuffix(ic.file.Name, filepath.Ext(ic.file.Name))
+	cfg := model.SheetConfig{Name: cmp.Or(strings.TrimSpace(name), "Imported"), AllowAdditionalFields: false}
+	cfg.Slug = schema.Slugify(cfg.Name)
+	for _, f := range ic.src.Config.Fields {
+		cfg.Fields = append(cfg.Fields, model.Field{Key: f.Key, Label: cmp.Or(f.Label, f.Key), Type: inferredType(readings[f.Key])})
+	}
+	if err := schema.Sheet(&cfg, "sheet"); err != nil {
+		return err
+	}
+	wb := &model.Workbook{AccountID: ic.space.AccountID, EnvironmentID: ic.space.EnvironmentID, SpaceID: ic.space.ID, Name: cfg.Name,
+		Sheets: []*model.Sheet{{Config: cfg}}}
+	if err := h.store.CreateWorkbook(c.Context(), wb, ic.u.UserID); err != nil {
+		return err
+	}
+	return hxRedirect(c, "/space/"+ic.space.ID+"/import/"+ic.file.ID+"?to="+url.QueryEscape(wb.Sheets[0].ID))
+}
+
+// inferredType is the field type a column's values all read as: number, date or boolean when
+// every value does and none is ambiguous (a yes/no column needs two values), else string.
+func inferredType(col *formats.Column) string {
+	if col == nil || col.Values == 0 {
+		return model.FieldString
+	}
+	for _, t := range []string{model.FieldNumber, model.FieldDate, model.FieldBoolean} {
+		// One lone "x" reads as yes: a yes/no column needs two values to say so.
+		if r, _ := col.For(t); r.Readable == col.Values && r.Against == 0 && !r.Ambiguous && (t != model.FieldBoolean || col.Values > 1) {
+			return t
+		}
+	}
+	return model.FieldString
 }
