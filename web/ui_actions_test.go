@@ -155,6 +155,7 @@ func TestJobWithoutAgentCanBeCanceled(t *testing.T) {
 	e := newAPI(t)
 	sp := e.mustCreateSpace(t, testSecret, map[string]any{"name": "no agent"})["id"].(string)
 	wb, _ := e.mustCreateSheet(t, sp)
+	e.mustCall(t, "PATCH", "/v1/workbooks/"+wb, testSecret, map[string]any{"actions": []any{map[string]any{"operation": "submitActionFg", "label": "Send to CRM", "mode": "foreground"}}})
 	job := dataOf(e.mustCall(t, "POST", "/v1/jobs", testSecret, map[string]any{"type": "workbook", "operation": "submitActionFg", "source": wb,
 		"trigger": "immediate", "mode": "foreground"}))
 	b := loggedIn(t, e)
@@ -164,8 +165,12 @@ func TestJobWithoutAgentCanBeCanceled(t *testing.T) {
 	}
 	e.now = e.now.Add(11 * time.Second)
 	_, doc := b.do(t, "GET", panel, nil, true)
-	if !strings.Contains(doc.Find(`[data-testid=job-no-agent]`).Text(), "No agent is listening") || doc.Find(`[data-testid=job-cancel]`).Length() != 1 {
+	if !strings.Contains(doc.Find(`[data-testid=job-no-agent]`).Text(), "No agent is listening") || doc.Find(`[data-testid=job-cancel]`).Length() != 1 ||
+		!strings.Contains(doc.Text(), "Send to CRM") {
 		t.Fatalf("after 11 s: %q", doc.Text())
+	}
+	if strings.Contains(doc.Text(), "workbook:submitActionFg") {
+		t.Error("the panel shows the job's internal name")
 	}
 	if resp, _ := b.do(t, "POST", "/space/"+sp+"/jobs/"+job["id"].(string)+"/cancel", url.Values{}, true); resp.StatusCode != 200 {
 		t.Fatalf("cancel: %d", resp.StatusCode)

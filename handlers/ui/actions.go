@@ -230,7 +230,7 @@ func (h *ActionPages) Run(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return Render(c, fiber.StatusOK, views.JobPanel(jobPanel(c.Context(), sp.ID, j, j.Mode)))
+	return Render(c, fiber.StatusOK, views.JobPanel(h.jobPanel(c.Context(), sp.ID, j, j.Mode)))
 }
 
 // actionInput reads the input form's values from the posted form (in.<key>), typed as the
@@ -292,7 +292,7 @@ func (h *ActionPages) Job(c *fiber.Ctx) error {
 	if j.Finished() {
 		c.Set("HX-Trigger", "sl-job-done") // action bars refresh: a blocking job no longer blocks
 	}
-	p := jobPanel(c.Context(), j.SpaceID, j, c.Query("mode", j.Mode))
+	p := h.jobPanel(c.Context(), j.SpaceID, j, c.Query("mode", j.Mode))
 	p.NoAgent = j.Status == model.JobReady && h.now().Sub(j.CreatedAt) > NoAgentAfter
 	return Render(c, fiber.StatusOK, views.JobPanel(p))
 }
@@ -312,7 +312,7 @@ func (h *ActionPages) Cancel(c *fiber.Ctx) error {
 		return err
 	}
 	c.Set("HX-Trigger", "sl-job-done")
-	return Render(c, fiber.StatusOK, views.JobPanel(jobPanel(c.Context(), j.SpaceID, j, c.FormValue("mode", j.Mode))))
+	return Render(c, fiber.StatusOK, views.JobPanel(h.jobPanel(c.Context(), j.SpaceID, j, c.FormValue("mode", j.Mode))))
 }
 
 // Retry handles POST /space/:spaceId/jobs/:jobId/retry: a failed job's outcome offered a
@@ -325,7 +325,7 @@ func (h *ActionPages) Retry(c *fiber.Ctx) error {
 	if j, err = h.runner.Retry(c.Context(), u.AccountID, j.ID, u.UserID); err != nil {
 		return err
 	}
-	return Render(c, fiber.StatusOK, views.JobPanel(jobPanel(c.Context(), j.SpaceID, j, c.FormValue("mode", j.Mode))))
+	return Render(c, fiber.StatusOK, views.JobPanel(h.jobPanel(c.Context(), j.SpaceID, j, c.FormValue("mode", j.Mode))))
 }
 
 // AckOutcome handles POST /space/:spaceId/jobs/:jobId/outcome/ack: the user closed a
@@ -357,9 +357,18 @@ func jobOf(c *fiber.Ctx, s interface {
 	return u, j, nil
 }
 
+// jobTitle names an action's job by the action's label (what the user pressed), not by its
+// internal name (workbook:submitActionFg); other jobs keep their name.
+func (h *ActionPages) jobTitle(ctx context.Context, j *model.Job) string {
+	if a, err := h.store.FindAction(ctx, j.AccountID, j.Source, j.Operation); err == nil && a != nil && a.Config.Label != "" {
+		return a.Config.Label
+	}
+	return j.Name()
+}
+
 // jobPanel is what an action job's panel shows: progress, then the outcome and its next step.
-func jobPanel(ctx context.Context, spaceID string, j *model.Job, mode string) views.JobPanelProps {
-	p := views.JobPanelProps{JobProgressProps: jobProgress(spaceID, j), Mode: cmp.Or(mode, "foreground"), Title: j.Name()}
+func (h *ActionPages) jobPanel(ctx context.Context, spaceID string, j *model.Job, mode string) views.JobPanelProps {
+	p := views.JobPanelProps{JobProgressProps: jobProgress(spaceID, j), Mode: cmp.Or(mode, "foreground"), Title: h.jobTitle(ctx, j)}
 	var out struct {
 		Heading string          `json:"heading"`
 		Next    json.RawMessage `json:"next"`
