@@ -175,7 +175,7 @@ func TestGridExport(t *testing.T) {
 	}
 	resp, _ := e.app.Test(req, -1)
 	body, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != 200 || string(body) != "Full name\n\"Zoë, \"\"Z\"\"\"\n" || !strings.Contains(resp.Header.Get("Content-Disposition"), "people.csv") {
+	if resp.StatusCode != 200 || string(body) != "\ufeffFull name\n\"Zoë, \"\"Z\"\"\"\n" || !strings.Contains(resp.Header.Get("Content-Disposition"), "people.csv") {
 		t.Errorf("export: got %d %q %q", resp.StatusCode, body, resp.Header.Get("Content-Disposition"))
 	}
 	// A query the records cannot be read with is refused before the file starts (it streams).

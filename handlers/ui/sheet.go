@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"bufio"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -798,6 +799,10 @@ func (h *Handler) Export(c *fiber.Ctx) error {
 	}
 	c.Set(fiber.HeaderContentType, "text/csv; charset=utf-8")
 	c.Set(fiber.HeaderContentDisposition, `attachment; filename="`+name+`.csv"`)
-	c.Context().SetBodyStreamWriter(ingest.CSVBody(rr, sc.u.AccountID, sc.sheet, q, c.Query("keepFormulas") == "true"))
+	body := ingest.CSVBody(rr, sc.u.AccountID, sc.sheet, q, c.Query("keepFormulas") == "true")
+	c.Context().SetBodyStreamWriter(func(w *bufio.Writer) {
+		_, _ = w.WriteString("\ufeff") // a byte order mark: Excel on Windows then reads the file as UTF-8
+		body(w)
+	})
 	return nil
 }
