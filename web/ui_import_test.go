@@ -135,6 +135,15 @@ func TestImportWizard(t *testing.T) {
 	if resp.StatusCode != 400 || !strings.Contains(part.Text(), "both map onto First name") {
 		t.Fatalf("duplicate: got %d %q", resp.StatusCode, part.Text())
 	}
+	// A required field no column fills: nothing is written until the user confirms.
+	form = url.Values{"to": {dest}, "src": {"Vorname", "E-Mail Adresse", "Tier", "Notiz", "zzz"}, "dest": {"", "email", "tier", "+custom", ""}}
+	resp, part = b.do(t, "POST", href, form, true)
+	if resp.StatusCode != 200 || !strings.Contains(part.Find(`[data-testid=import-unmapped]`).Text(), "First name") || part.Find(`[data-testid=import-anyway]`).Length() != 1 {
+		t.Fatalf("required field unmapped: got %d %q", resp.StatusCode, part.Text())
+	}
+	if n := len(dataOf(e.mustCall(t, "GET", "/v1/sheets/"+dest+"/records", testSecret, nil))["records"].([]any)); n != 0 {
+		t.Fatalf("the unconfirmed import wrote %d records", n)
+	}
 	// Run: Tier's values mapped by hand, Notiz added as a custom field, zzz ignored.
 	form = url.Values{"to": {dest}, "src": {"Vorname", "E-Mail Adresse", "Tier", "Notiz", "zzz"}, "dest": {"first_name", "email", "tier", "+custom", ""},
 		"ev:Tier": {"GOLD", "Silber", "gold"}, "eo:Tier": {"gold", "silver", "gold"}}

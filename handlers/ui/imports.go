@@ -403,6 +403,10 @@ func (h *Imports) Run(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	if missing := unmappedRequired(dst, rules); len(missing) > 0 && c.FormValue("confirm_unmapped") != "1" {
+		// Every record would be in error: say so before anything is written.
+		return Render(c, fiber.StatusOK, views.ImportConfirmUnmapped(ic.space.ID, ic.file.ID, strings.Join(missing, ", ")))
+	}
 	now := c.Context().Time()
 	for _, r := range rules {
 		if r.Type == "assign" {
@@ -599,4 +603,25 @@ func inferredType(col *formats.Column) string {
 		}
 	}
 	return model.FieldString
+}
+
+// unmappedRequired lists the labels of the destination's required fields no column is mapped
+// onto.
+func unmappedRequired(dst *model.Sheet, rules []*model.MappingRule) []string {
+	mapped := map[string]bool{}
+	for _, r := range rules {
+		var cfg struct {
+			DestinationField string `json:"destinationField"`
+		}
+		if r.Type == "assign" && json.Unmarshal(r.Config, &cfg) == nil {
+			mapped[cfg.DestinationField] = true
+		}
+	}
+	var out []string
+	for _, f := range dst.Config.Fields {
+		if f.HasConstraint("required") && !mapped[f.Key] {
+			out = append(out, cmp.Or(f.Label, f.Key))
+		}
+	}
+	return out
 }
