@@ -191,15 +191,17 @@ func (tx *Tx) BlockingJob(workbookID string) (*model.Job, error) {
 	return blockingJob(tx.ctx, tx, workbookID)
 }
 
-// BlockingJob returns the unfinished toolbarBlocking action job mounted on a workbook, or
-// nil: while it runs, the workbook's actions and its sheets' toolbars are disabled.
+// BlockingJob returns the unfinished toolbarBlocking job of a workbook, or nil: while it runs,
+// the workbook's actions and its sheets' toolbars are disabled. Any such job counts, whether it
+// runs a first-class action, one written inline in the workbook's `actions` (those have no
+// id) or was created with that mode.
 func (db *DB) BlockingJob(ctx context.Context, workbookID string) (*model.Job, error) {
 	return blockingJob(ctx, db.r, workbookID)
 }
 
 func blockingJob(ctx context.Context, q querier, workbookID string) (*model.Job, error) {
 	j, err := scanJob(q.QueryRowContext(ctx, `SELECT `+jobColumns+` FROM jobs WHERE workbook_id = ? AND type = 'workbook' AND mode = 'toolbarBlocking'
-		AND action_id <> '' AND deleted_at IS NULL AND status NOT IN (?, ?, ?) ORDER BY created_at LIMIT 1`,
+		AND deleted_at IS NULL AND status NOT IN (?, ?, ?) ORDER BY created_at LIMIT 1`,
 		workbookID, model.JobComplete, model.JobFailed, model.JobCanceled))
 	if errs.Is(err, errs.NotFound) {
 		return nil, nil

@@ -386,3 +386,23 @@ func TestTrackChangesBlocksActions(t *testing.T) {
 	}
 	e.mustCall(t, "POST", "/v1/actions/"+id+"/run", testSecret, nil)
 }
+
+// An inline workbook action (written in the workbook's actions, the usual Flatfile setup) with
+// mode toolbarBlocking blocks the workbook's other actions while its job runs.
+func TestInlineToolbarBlocking(t *testing.T) {
+	e := newAPI(t)
+	sp := e.mustCreateSpace(t, testSecret, map[string]any{"name": "s"})
+	wb, _ := e.mustCreateSheet(t, sp["id"].(string))
+	e.mustCall(t, "PATCH", "/v1/workbooks/"+wb, testSecret, map[string]any{"actions": []any{
+		map[string]any{"label": "Sync", "operation": "sync", "mode": "toolbarBlocking"}, map[string]any{"label": "Send", "operation": "send"}}})
+	job := dataOf(e.mustCall(t, "POST", "/v1/jobs", testSecret, map[string]any{"type": "workbook", "operation": "sync", "source": wb, "trigger": "immediate"}))
+	if job["mode"] != "toolbarBlocking" {
+		t.Fatalf("the inline action's job: mode %v", job["mode"])
+	}
+	if st, out := e.call(t, "POST", "/v1/jobs", testSecret, map[string]any{"type": "workbook", "operation": "send", "source": wb, "trigger": "immediate"}); st != http.StatusConflict || !strings.Contains(errMsg(out), job["id"].(string)) {
+		t.Fatalf("another action while the inline blocking job runs: got %d %v, want 409", st, out)
+	}
+	e.mustCall(t, "POST", "/v1/jobs/"+job["id"].(string)+"/ack", testSecret, nil)
+	e.mustCall(t, "POST", "/v1/jobs/"+job["id"].(string)+"/complete", testSecret, nil)
+	e.mustCall(t, "POST", "/v1/jobs", testSecret, map[string]any{"type": "workbook", "operation": "send", "source": wb, "trigger": "immediate"})
+}
