@@ -157,3 +157,44 @@ func TestBrowserWideSheet(t *testing.T) {
 		t.Fatalf("the edit in the far window reached %d records", len(recs))
 	}
 }
+
+// The grid fixes like a spreadsheet: Delete clears the focused cell, and typing on a cell
+// starts editing it with the typed characters (Enter saves).
+func TestBrowserGridDeleteAndTypeToEdit(t *testing.T) {
+	e := newAPI(t)
+	ctx := browser(t)
+	base := serve(t, e)
+	spaceID, sheetID := e.mustCreateRecordSheet(t, `[{"key":"name","type":"string","label":"Name"},{"key":"city","type":"string","label":"City"}]`)
+	e.mustCall(t, "POST", "/v1/sheets/"+sheetID+"/records", testSecret, []any{map[string]any{"name": map[string]any{"value": "Ada"}, "city": map[string]any{"value": "Leeds"}}})
+	values := func() map[string]any {
+		rec := recordsOf(t, e.mustCall(t, "GET", "/v1/sheets/"+sheetID+"/records", testSecret, nil))[0]
+		return rec["values"].(map[string]any)
+	}
+	err := chromedp.Run(ctx,
+		logIn(base),
+		chromedp.Navigate(base+"/space/"+spaceID+"/sheet/"+sheetID),
+		chromedp.WaitVisible(`td[data-key=city]`),
+		htmxReady(),
+		chromedp.Focus(`td[data-cell][data-key=city]`),
+		chromedp.KeyEvent("\b"), // Backspace
+		chromedp.Poll(`!document.querySelector("td[data-cell][data-key=city]").textContent.includes("Leeds")`, nil),
+		chromedp.Focus(`td[data-cell][data-key=name]`),
+		chromedp.KeyEvent("G"),
+		chromedp.WaitVisible(`[data-testid=grid-cell-editing] [name=value]`),
+		chromedp.SendKeys(`[data-testid=grid-cell-editing] [name=value]`, "race"),
+		chromedp.KeyEvent("\r"),
+		chromedp.Poll(`(document.querySelector("td[data-cell][data-key=name]")?.textContent || "").includes("Grace")`, nil),
+	)
+	if err != nil {
+		var html string
+		_ = chromedp.Run(browserDiag(ctx), chromedp.OuterHTML("#grid-body", &html))
+		t.Fatalf("browser: %v\n%.2000s", err, html)
+	}
+	v := values()
+	if city, _ := v["city"].(map[string]any); city["value"] != nil {
+		t.Errorf("Backspace left city %v, want it empty", city["value"])
+	}
+	if name, _ := v["name"].(map[string]any); name["value"] != "Grace" {
+		t.Errorf("typing G then race saved %v, want Grace", name["value"])
+	}
+}

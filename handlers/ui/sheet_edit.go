@@ -18,7 +18,7 @@ const maxGridEdit = 50000
 // the user's undo history names it by.
 type gridEdit struct {
 	store.GridEdit
-	What string `json:"what"` // paste (default) or fill
+	What string `json:"what"` // paste (default), fill, or edit (cells cleared with Delete)
 }
 
 // GridEdit handles POST …/edit, the grid's paste and fill down: a JSON gridEdit (cells to
@@ -40,9 +40,9 @@ func (h *Handler) GridEdit(c *fiber.Ctx) error {
 	switch e.What {
 	case "":
 		e.What = "paste"
-	case "paste", "fill":
+	case "paste", "fill", "edit":
 	default:
-		return errs.Invalidf("what", "what is paste or fill, not %q", e.What)
+		return errs.Invalidf("what", "what is paste, fill or edit, not %q", e.What)
 	}
 	if n := len(e.Set) + len(e.Add) + len(e.Remove); n == 0 {
 		return errs.Invalidf("body", "The edit changes nothing")

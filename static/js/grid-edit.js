@@ -59,6 +59,21 @@
     }
   });
   // Shift+click must not move the focus (the active cell stays where the range began).
+  // typed is the character that opened a cell's editor: it replaces the editor's value once
+  // the editor is on the page.
+  let typed = null;
+  document.addEventListener("htmx:afterSettle", () => {
+    if (!typed) return;
+    const ed = document.querySelector(`td[data-editing][data-record="${CSS.escape(typed.record)}"][data-key="${CSS.escape(typed.key)}"]`);
+    const input = ed?.querySelector("input:not([type=hidden]), textarea");
+    if (!ed) return;
+    if (input) {
+      input.value = typed.text;
+      input.focus();
+      input.setSelectionRange(input.value.length, input.value.length);
+    }
+    typed = null;
+  });
   document.addEventListener("mousedown", (e) => {
     if (e.shiftKey && e.target.closest?.("td[data-cell]") && anchor && document.contains(anchor)) e.preventDefault();
   });
@@ -85,6 +100,24 @@
         e.preventDefault();
         e.stopImmediatePropagation();
         select(anchor && document.contains(anchor) ? anchor : e.target, step(end && document.contains(end) ? end : e.target, ...moves[e.key]));
+        return;
+      }
+      if ((e.key === "Delete" || e.key === "Backspace") && !mod && !e.altKey) {
+        // Delete and Backspace clear the selected cells (the active one alone), in one edit
+        // the undo history holds; read-only fields are skipped by the server.
+        const g = grid();
+        if (!g?.dataset.editUrl) return;
+        e.preventDefault();
+        const cells = selected().length ? selected() : [[e.target]];
+        const set = cells.map((row) => ({ id: row[0].closest("tr").dataset.record, values: Object.fromEntries(row.map((td) => [td.dataset.key, null])) }));
+        apply(g.dataset.editUrl, { what: "edit", set }, { rows: set.length, quiet: true });
+        return;
+      }
+      if (e.key.length === 1 && !mod && !e.altKey && e.target.hasAttribute("hx-get") && grid()?.dataset.editUrl) {
+        // Typing on a cell starts editing it with what was typed, as in a spreadsheet.
+        e.preventDefault();
+        typed = { record: e.target.dataset.record, key: e.target.dataset.key, text: e.key };
+        htmx.trigger(e.target, "edit");
         return;
       }
       if (mod && (e.key === "d" || e.key === "D")) {
