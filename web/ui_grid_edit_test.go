@@ -30,7 +30,7 @@ func TestGridEditEndpoint(t *testing.T) {
 	}{
 		{`{"set":[`, 400, "not valid JSON"},
 		{`{}`, 400, "changes nothing"},
-		{`{"what":"wipe","add":[{"values":{}}]}`, 400, "paste or fill"},
+		{`{"what":"wipe","add":[{"values":{}}]}`, 400, "paste, fill or edit"},
 		{`{"set":[{"id":"` + id + `","values":{"nope":"1"}}]}`, 400, "nope"},
 		{`{"remove":["us_rc_missing0000"]}`, 404, "not found"},
 		{`{"add":[` + strings.Repeat(`{"values":{}},`, 50000) + `{"values":{}}]}`, 413, "at most 50000 records"},
