@@ -516,3 +516,39 @@ func TestPluralForms(t *testing.T) {
 		}
 	}
 }
+
+// A space made in the dashboard of an environment without agents gets no configure job that
+// would only wait and fail (and no empty-space dialog); with an agent it is configured as
+// Flatfile's are.
+func TestDashboardSpacesConfigureOnlyWithAnAgent(t *testing.T) {
+	e := newAPI(t)
+	b := loggedIn(t, e)
+	configureJobs := func(name string) int {
+		for _, s := range listOf(e.mustCall(t, "GET", "/v1/spaces?pageSize=100", testSecret, nil)) {
+			if sm := s.(map[string]any); sm["name"] == name {
+				n := 0
+				for _, j := range listOf(e.mustCall(t, "GET", "/v1/jobs?spaceId="+sm["id"].(string), testSecret, nil)) {
+					if j.(map[string]any)["operation"] == "configure" {
+						n++
+					}
+				}
+				return n
+			}
+		}
+		t.Fatalf("no space %q", name)
+		return 0
+	}
+	if resp, _ := b.do(t, "POST", "/space", url.Values{"name": {"No agent"}, "env": {e.envID}}, true); resp.StatusCode != 200 {
+		t.Fatalf("create: %d", resp.StatusCode)
+	}
+	if n := configureJobs("No agent"); n != 0 {
+		t.Errorf("without agents: %d configure jobs, want none", n)
+	}
+	e.mustCall(t, "POST", "/v1/agents?environmentId="+e.envID, testSecret, map[string]any{"topics": []string{"space:configure"}, "compiler": "js", "source": "x", "slug": "cfg"})
+	if resp, _ := b.do(t, "POST", "/space", url.Values{"name": {"With agent"}, "env": {e.envID}}, true); resp.StatusCode != 200 {
+		t.Fatalf("create: %d", resp.StatusCode)
+	}
+	if n := configureJobs("With agent"); n != 1 {
+		t.Errorf("with an agent: %d configure jobs, want 1", n)
+	}
+}

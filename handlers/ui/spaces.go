@@ -83,9 +83,14 @@ func (h *Handler) CreateSpace(c *fiber.Ctx) error {
 	if err := api.CheckNamespace(env, ns); err != nil {
 		return err
 	}
-	// A space made in the dashboard is built by the environment's listeners, as Flatfile's are.
+	// A space made in the dashboard is built by the environment's listeners, as Flatfile's are,
+	// when it has any: without an agent a configure job would only wait and fail.
+	agents, _, err := h.store.ListAgents(c.Context(), store.AgentFilter{AccountID: u.AccountID, EnvironmentID: env.ID, Page: model.Page{Size: 1, Number: 1}})
+	if err != nil {
+		return err
+	}
 	s := &model.Space{AccountID: u.AccountID, EnvironmentID: env.ID, Name: name, Namespace: ns, CreatedByUserID: u.UserID, CreatedByUserName: u.Email,
-		AutoConfigure: true}
+		AutoConfigure: len(agents) > 0}
 	if err := h.store.CreateSpace(c.Context(), s, u.UserID); err != nil {
 		return err
 	}

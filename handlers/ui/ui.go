@@ -140,6 +140,7 @@ type Store interface {
 	EachRecord(ctx context.Context, accountID, sheetID string, q store.RecordQuery, fn func(*store.Record) error) error
 	AcceptInvitation(ctx context.Context, raw, passwordHash string) (*model.User, error)
 	InvitationLive(ctx context.Context, raw string) bool
+	ListAgents(ctx context.Context, f store.AgentFilter) ([]*model.Agent, int, error)
 }
 
 // Handler serves the pages.
