@@ -244,8 +244,13 @@ func TestEmbeddingAllowlistOnTheEnvironmentPage(t *testing.T) {
 	if resp, doc := b.do(t, "POST", "/admin/embedding", url.Values{"origins": {"not an origin"}, "env": {e.envID}}, true); resp.StatusCode != 400 || !strings.Contains(doc.Text(), "is not an origin") {
 		t.Errorf("a bad origin: %d %q", resp.StatusCode, doc.Text())
 	}
-	if resp, _ := b.do(t, "POST", "/admin/embedding", url.Values{"origins": {hostOrigin + "\nhttps://App.Example.com"}, "env": {e.envID}}, true); resp.StatusCode >= 300 {
+	resp, _ := b.do(t, "POST", "/admin/embedding", url.Values{"origins": {hostOrigin + "\nhttps://App.Example.com"}, "env": {e.envID}}, true)
+	if resp.StatusCode >= 300 {
 		t.Fatalf("save: %d", resp.StatusCode)
+	}
+	// The page it returns to says the list was saved.
+	if _, doc := b.do(t, "GET", resp.Header.Get("HX-Redirect"), nil, false); doc.Find(`[data-testid=environment-saved]`).Length() != 1 {
+		t.Errorf("no confirmation after saving the allowlist (redirect %q)", resp.Header.Get("HX-Redirect"))
 	}
 	acc := dataOf(e.mustCall(t, "GET", "/v1/accounts/current", testSecret, nil))
 	if l := acc["embeddedDomainWhitelist"].([]any); len(l) != 2 || l[0] != hostOrigin || l[1] != "https://app.example.com" {

@@ -430,7 +430,7 @@ func (h *Admin) Environment(c *fiber.Ctx) error {
 	}
 	_ = json.Unmarshal(env.Metadata, &meta)
 	p := views.AdminEnvironmentProps{Shell: sh, Name: env.Name, Prod: env.IsProd, Namespaces: strings.Join(env.Namespaces, ", "),
-		ShowSpaceInfo: meta.ShowSpaceInfo == nil || *meta.ShowSpaceInfo}
+		ShowSpaceInfo: meta.ShowSpaceInfo == nil || *meta.ShowSpaceInfo, Saved: c.Query("saved") == "1"}
 	keys, err := h.store.ListKeys(c.Context(), env.AccountID, env.ID, false)
 	if err != nil {
 		return err
