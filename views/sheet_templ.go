@@ -2342,9 +2342,9 @@ func columnHeader(p SheetProps, c GridColumn) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var120 string
-		templ_7745c5c3_Var120, templ_7745c5c3_Err = templ.JoinStringErrs(T(ctx, "grid.sort_asc"))
+		templ_7745c5c3_Var120, templ_7745c5c3_Err = templ.JoinStringErrs(T(ctx, sortLabel(c.Type, false)))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/sheet.templ`, Line: 446, Col: 148}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/sheet.templ`, Line: 446, Col: 157}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var120))
 		if templ_7745c5c3_Err != nil {
@@ -2368,9 +2368,9 @@ func columnHeader(p SheetProps, c GridColumn) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var122 string
-		templ_7745c5c3_Var122, templ_7745c5c3_Err = templ.JoinStringErrs(T(ctx, "grid.sort_desc"))
+		templ_7745c5c3_Var122, templ_7745c5c3_Err = templ.JoinStringErrs(T(ctx, sortLabel(c.Type, true)))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/sheet.templ`, Line: 447, Col: 149}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/sheet.templ`, Line: 447, Col: 156}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var122))
 		if templ_7745c5c3_Err != nil {
@@ -4109,6 +4109,18 @@ func GridRows(p SheetProps) templ.Component {
 		}
 		return nil
 	})
+}
+
+// sortLabel is the message id of a column's sort entry: 1 → 9 for numbers, A → Z otherwise.
+func sortLabel(fieldType string, desc bool) string {
+	id := "grid.sort_asc"
+	if desc {
+		id = "grid.sort_desc"
+	}
+	if fieldType == "number" {
+		id += "_number"
+	}
+	return id
 }
 
 var _ = templruntime.GeneratedTemplate

@@ -254,3 +254,15 @@ func TestGridReferenceLookup(t *testing.T) {
 		t.Errorf("look-up on a text field: got %d, want 400", resp.StatusCode)
 	}
 }
+
+// A number column's menu sorts 1 → 9, a text column's A → Z.
+func TestSortLabelsFollowTheColumnType(t *testing.T) {
+	e := newAPI(t)
+	spaceID, sheetID := e.mustCreateRecordSheet(t, `[{"key":"name","type":"string","label":"Name"},{"key":"age","type":"number","label":"Age"}]`)
+	b := loggedIn(t, e)
+	_, doc := b.do(t, "GET", "/space/"+spaceID+"/sheet/"+sheetID, nil, false)
+	asc := doc.Find(`[data-testid=sort-asc]`)
+	if asc.Length() != 2 || !strings.Contains(asc.Eq(0).Text(), "A → Z") || !strings.Contains(asc.Eq(1).Text(), "1 → 9") {
+		t.Fatalf("sort entries %q, %q; want A → Z for Name and 1 → 9 for Age", asc.Eq(0).Text(), asc.Eq(1).Text())
+	}
+}
