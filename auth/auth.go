@@ -208,32 +208,40 @@ func (t *Tokens) IssueFor(p *Principal, ttl time.Duration) (string, time.Time, e
 
 // ParseExpiry is Parse that also returns when the token expires.
 func (t *Tokens) ParseExpiry(token string) (*Principal, time.Time, error) {
-	p, err := t.Parse(token)
+	c, err := t.verify(token)
 	if err != nil {
 		return nil, time.Time{}, err
 	}
-	var c claims
-	_, _, _ = jwt.NewParser().ParseUnverified(token, &c) // verified by Parse just now
 	var exp time.Time
 	if c.ExpiresAt != nil {
 		exp = c.ExpiresAt.Time
 	}
-	return p, exp, nil
+	return c.principal(), exp, nil
 }
 
 // Parse verifies a token and returns its principal. Errors: unauthorized.
 func (t *Tokens) Parse(token string) (*Principal, error) {
+	c, err := t.verify(token)
+	if err != nil {
+		return nil, err
+	}
+	return c.principal(), nil
+}
+
+// verify checks a token's signature, issuer and expiry and returns its claims.
+func (t *Tokens) verify(token string) (*claims, error) {
 	var c claims
 	_, err := jwt.ParseWithClaims(token, &c, func(*jwt.Token) (any, error) { return t.Key, nil },
 		jwt.WithValidMethods([]string{"HS256"}), jwt.WithTimeFunc(t.Now), jwt.WithIssuer("sluice"))
-	if err != nil {
+	if err != nil || (c.Kind == ClipToken && c.SheetID == "") {
 		return nil, errs.E(errs.Unauthorized, "Authorization", "Invalid or expired access token")
 	}
-	if c.Kind == ClipToken && c.SheetID == "" {
-		return nil, errs.E(errs.Unauthorized, "Authorization", "Invalid or expired access token")
-	}
+	return &c, nil
+}
+
+func (c *claims) principal() *Principal {
 	return &Principal{Kind: c.Kind, AccountID: c.AccountID, EnvironmentID: c.EnvironmentID, SpaceID: c.SpaceID, SheetID: c.SheetID, ClipEdit: c.ClipEdit,
-		UserID: c.Subject, Email: c.Email, ActorID: c.Actor, Version: c.Version}, nil
+		UserID: c.Subject, Email: c.Email, ActorID: c.Actor, Version: c.Version}
 }
 
 // HashPassword hashes a password with bcrypt.

@@ -1,6 +1,7 @@
 package auth
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/sluice/sluice/errs"
@@ -129,6 +130,10 @@ func Can(p *Principal, v Verb, r Resource) error {
 	}
 	return nil
 }
+
+// Trusted reports whether p is one of the environment's own credentials (its secret key, its
+// users): the classes every row of the table trusts, as against those anyone can hold.
+func Trusted(p *Principal) bool { return slices.Contains(trusted, ClassOf(p)) }
 
 // HistoryOwner is whose mapping history p reads and writes: a person's or key's own, and for
 // a space token (an embedded visitor) that space's, so visitors of one publishable key do not

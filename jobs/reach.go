@@ -49,7 +49,7 @@ func CheckScope(ctx context.Context, db Resolver, j *model.Job) error {
 		if err != nil {
 			return err
 		}
-		if r.EnvironmentID != j.EnvironmentID || (j.SpaceID != "" && r.SpaceID != j.SpaceID) {
+		if !r.In(j.EnvironmentID, j.SpaceID) {
 			return errs.NotFoundf(key, "%s not found in the job's space", id)
 		}
 		if (key == "config.sheet" || key == "config.sourceSheetId" || key == "config.destinationSheetId") && r.Kind != store.KindSheet {

@@ -29,6 +29,12 @@ type Resource struct {
 	DocumentID    string
 }
 
+// In reports whether the resource lies in environment envID and, when spaceID is set, in
+// that space: the scope a job or an event may name resources within.
+func (r *Resource) In(envID, spaceID string) bool {
+	return r.EnvironmentID == envID && (spaceID == "" || r.SpaceID == spaceID)
+}
+
 // KindOf names the kind of resource an id's prefix denotes, or "" when it denotes none that
 // jobs and actions work on.
 func KindOf(id string) string {

@@ -272,10 +272,5 @@ func ctxOf(c *fiber.Ctx) context.Context {
 	return c.Context()
 }
 
-// Deadline is closed when the request's deadline (SetDeadline) passes; nil (never) without one.
-func Deadline(c *fiber.Ctx) <-chan struct{} {
-	if ctx, ok := c.Locals(deadlineKey).(context.Context); ok {
-		return ctx.Done()
-	}
-	return nil
-}
+// Deadline is closed when the request's deadline (SetDeadline) passes.
+func Deadline(c *fiber.Ctx) <-chan struct{} { return ctxOf(c).Done() }

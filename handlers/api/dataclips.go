@@ -161,8 +161,8 @@ func (h *DataClips) Create(c *fiber.Ctx) error {
 	if err := in.apply(d); err != nil {
 		return err
 	}
-	if d.SharedLinkAccess == "public" && !trustedClass(p) {
-		return forbidden("A %s may not share a data clip publicly", auth.ClassOf(p))
+	if err := mayShare(p, d); err != nil {
+		return err
 	}
 	// The clip sheet: the source's schema in a workbook of its own, labelled as a clip.
 	cfg := src.Config
@@ -176,7 +176,7 @@ func (h *DataClips) Create(c *fiber.Ctx) error {
 		return err
 	}
 	d.WorkbookID, d.ClipSheetID = clip.ID, clip.Sheets[0].ID
-	if err := h.share(ctxOf(c), p, d, &in); err != nil {
+	if err := h.share(ctxOf(c), d, &in, p.ActorID); err != nil {
 		return err
 	}
 	if err := h.store.SaveDataClip(ctxOf(c), d, len(d.Collaborators) > 0, p.ActorID); err != nil {
@@ -215,17 +215,21 @@ func (in *dataClipIn) apply(d *store.DataClip) error {
 	return nil
 }
 
+// mayShare refuses a public clip from a credential anyone can hold: a link for anyone on the
+// web is the environment's to give, not a visitor's. It is asked before anything is written.
+func mayShare(p *auth.Principal, d *store.DataClip) error {
+	if d.SharedLinkAccess == "public" && !auth.Trusted(p) {
+		return forbidden("A %s may not share a data clip publicly", auth.ClassOf(p))
+	}
+	return nil
+}
+
 // share gives a public clip its guest and link (once: later updates keep them, unless they
 // ask for a new link or change whether it may edit) and takes them from a restricted one.
 // The link is a clip token: the clip sheet only, read-only unless sharedLinkEdit.
-func (h *DataClips) share(ctx context.Context, p *auth.Principal, d *store.DataClip, in *dataClipIn) error {
-	actor := p.ActorID
+func (h *DataClips) share(ctx context.Context, d *store.DataClip, in *dataClipIn, actor string) error {
 	if d.SharedLinkAccess != "public" {
 		return h.unshare(ctx, d, actor)
-	}
-	if !trustedClass(p) {
-		// A link for anyone on the web is the environment's to give, not a visitor's.
-		return forbidden("A %s may not share a data clip publicly", auth.ClassOf(p))
 	}
 	tok := h.linkToken(d)
 	edit := in.SharedLinkEdit != nil && *in.SharedLinkEdit
@@ -326,11 +330,14 @@ func (h *DataClips) Update(c *fiber.Ctx) error {
 	if err := in.apply(d); err != nil {
 		return err
 	}
+	if err := mayShare(p, d); err != nil {
+		return err
+	}
 	if d.Status == "merged" && !wasMerged {
 		now := time.Now().UTC()
 		d.MergedAt = &now
 	}
-	if err := h.share(ctxOf(c), p, d, &in); err != nil {
+	if err := h.share(ctxOf(c), d, &in, p.ActorID); err != nil {
 		return err
 	}
 	if err := h.store.SaveDataClip(ctxOf(c), d, !slices.Equal(before, d.Collaborators), p.ActorID); err != nil {

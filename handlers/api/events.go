@@ -64,16 +64,7 @@ func reachable(p *auth.Principal, e *model.Event) bool {
 	if auth.Can(p, auth.Read, place.Of(e)) != nil {
 		return false
 	}
-	return trustedClass(p) || !strings.HasPrefix(e.Topic, "space:guest")
-}
-
-// trustedClass: the environment's own credentials (its secret key, its users).
-func trustedClass(p *auth.Principal) bool {
-	switch auth.ClassOf(p) {
-	case auth.ClassSecretKey, auth.ClassAccountUser, auth.ClassEnvUser:
-		return true
-	}
-	return false
+	return auth.Trusted(p) || !strings.HasPrefix(e.Topic, "space:guest")
 }
 
 // systemDomains are the event domains Sluice itself emits on: only the environment's own
@@ -176,7 +167,7 @@ func (h *Events) Create(c *fiber.Ctx) error {
 	if err := rawObject("payload", in.Payload); err != nil {
 		return err
 	}
-	if !trustedClass(p) && SystemTopic(in.Topic) {
+	if !auth.Trusted(p) && SystemTopic(in.Topic) {
 		return forbidden("A %s may post custom topics only; %q is one of Sluice's own", auth.ClassOf(p), in.Topic)
 	}
 	ctx := in.Context
@@ -225,7 +216,7 @@ func (h *Events) checkContext(c *fiber.Ctx, ctx *model.EventContext) error {
 			continue
 		}
 		r, err := h.store.ResolveResource(ctxOf(c), p.AccountID, key, id)
-		if err == nil && (r.Kind == "" || r.EnvironmentID != ctx.EnvironmentID || (ctx.SpaceID != "" && r.SpaceID != ctx.SpaceID)) {
+		if err == nil && (r.Kind == "" || !r.In(ctx.EnvironmentID, ctx.SpaceID)) {
 			err = errs.NotFoundf(key, "%s not found in the event's space", id)
 		}
 		if err != nil {

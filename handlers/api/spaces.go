@@ -356,8 +356,7 @@ func (h *Spaces) setArchived(c *fiber.Ctx, archived bool) error {
 // checkAppClaim keeps credentials anyone may hold (a publishable key, a space token) from
 // making a space an app's template or placing it under an app: that is the app builder's.
 func checkAppClaim(p *auth.Principal, in *spaceIn) error {
-	switch auth.ClassOf(p) {
-	case auth.ClassSecretKey, auth.ClassAccountUser, auth.ClassEnvUser:
+	if auth.Trusted(p) {
 		return nil
 	}
 	if in.IsAppTemplate != nil && *in.IsAppTemplate {

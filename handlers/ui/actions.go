@@ -441,9 +441,3 @@ func outcomeNext(ctx context.Context, spaceID string, raw json.RawMessage) *view
 	}
 	return next
 }
-
-// localPath reports whether u is a path on Sluice itself: "/…", but not "//host" or "/\\host",
-// which browsers take for another site.
-func localPath(u string) bool {
-	return strings.HasPrefix(u, "/") && !strings.HasPrefix(u, "//") && !strings.HasPrefix(u, "/\\")
-}

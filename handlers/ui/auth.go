@@ -73,7 +73,7 @@ func (h *Handler) Language(c *fiber.Ctx) error {
 			back += "?" + u.RawQuery
 		}
 	}
-	if !strings.HasPrefix(back, "/") || strings.HasPrefix(back, "//") || strings.HasPrefix(back, "/\\") {
+	if !localPath(back) {
 		back = "/"
 	}
 	return c.Redirect(back, fiber.StatusSeeOther)

@@ -559,11 +559,8 @@ func jobProgress(spaceID string, j *model.Job) views.JobProgressProps {
 // from its values (number, date or yes/no where every value reads so, else text); the wizard
 // then opens on it.
 func (h *Imports) NewSheet(c *fiber.Ctx) error {
-	ic, err := h.file(c)
+	ic, err := h.load(c)
 	if err != nil {
-		return err
-	}
-	if err := h.source(c, ic); err != nil {
 		return err
 	}
 	if err := auth.Can(ic.u.Principal(), auth.Write, place.Content(ic.space.AccountID, ic.space.EnvironmentID, ic.space.ID)); err != nil {

@@ -4,6 +4,7 @@ package ui
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/sluice/sluice/auth"
@@ -195,4 +196,10 @@ func stamp(t *time.Time) string {
 func rowOf(s *model.Space) views.SpaceRow {
 	created := s.CreatedAt
 	return views.SpaceRow{ID: s.ID, Name: s.Name, Namespace: s.Namespace, Created: stamp(&created), LastActivity: stamp(s.LastActivityAt), Archived: s.ArchivedAt != nil}
+}
+
+// localPath reports whether u is a path on Sluice itself: "/…", but not "//host" or "/\\host",
+// which browsers take for another site.
+func localPath(u string) bool {
+	return strings.HasPrefix(u, "/") && !strings.HasPrefix(u, "//") && !strings.HasPrefix(u, "/\\")
 }
