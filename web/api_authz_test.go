@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/sluice/sluice/auth"
 	"io"
 	"mime/multipart"
 	"net/http"
@@ -14,6 +13,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/sluice/sluice/auth"
 )
 
 // authzWorld is two spaces of one environment with one of everything in each, a guest of
