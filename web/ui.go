@@ -288,6 +288,13 @@ func uiRoutes(app *fiber.App, d Deps, uploads *api.Files, suggest ui.Suggester, 
 	app.Post("/space/:spaceId/files", with(streamed, pages.Upload(uploads.Upload))...)
 	app.Get("/space/:spaceId/files", with(signedIn, pages.Files)...)
 	app.Get("/space/:spaceId/sheet/:sheetId", with(signedIn, pages.Sheet)...)
+	for _, r := range []struct {
+		path string
+		h    fiber.Handler
+	}{{"/space/:spaceId/workbooks/new", pages.NewWorkbook}, {"/space/:spaceId/workbook/:workbookId/sheets/new", pages.NewSheetIn}, {"/space/:spaceId/sheet/:sheetId/schema", pages.EditSheet}} {
+		app.Get(r.path, with(signedIn, r.h)...)
+		app.Post(r.path, with(signedIn, r.h)...)
+	}
 	app.Get("/space/:spaceId/sheet/:sheetId/cell/:recordId/:fieldKey", with(signedIn, pages.Cell)...)
 	app.Get("/space/:spaceId/sheet/:sheetId/cell/:recordId/:fieldKey/edit", with(signedIn, pages.EditCell)...)
 	app.Get("/space/:spaceId/sheet/:sheetId/cell/:recordId/:fieldKey/lookup", with(signedIn, pages.Lookup)...)
@@ -306,6 +313,7 @@ func uiRoutes(app *fiber.App, d Deps, uploads *api.Files, suggest ui.Suggester, 
 	app.Get("/space/:spaceId/sheet/:sheetId/matching", with(signedIn, pages.Matching)...)
 	app.Post("/space/:spaceId/sheet/:sheetId/find-replace", with(signedIn, pages.FindReplace)...)
 	app.Post("/space/:spaceId/sheet/:sheetId/clear/:fieldKey", with(signedIn, pages.ClearColumn)...)
+	app.Post("/space/:spaceId/sheet/:sheetId/options/:fieldKey", with(signedIn, pages.AddOption)...)
 	app.Post("/space/:spaceId/sheet/:sheetId/views", with(signedIn, pages.SaveView)...)
 	app.Post("/space/:spaceId/sheet/:sheetId/views/:viewId/delete", with(signedIn, pages.DeleteView)...)
 	app.Get("/space/:spaceId/import/:fileId", with(signedIn, imports.Page)...)

@@ -30,6 +30,9 @@ func startWorker(t *testing.T, e *apiEnv) {
 	worker.Handle("file:"+ingest.Operation, files.Handle)
 	worker.HandleOutcome("workbook:"+ingest.MapOperation, files.Map)
 	worker.HandleOutcome("workbook:transform", files.Map)
+	worker.HandleOutcome("workbook:"+ingest.ExportOperation, files.Export)
+	submit := &ingest.Submitter{Files: files, Client: &http.Client{Timeout: 10 * time.Second}} // tests' receivers listen on loopback
+	worker.HandleOutcome("workbook:"+ingest.SubmitOperation, submit.Submit)
 	worker.Start()
 	t.Cleanup(worker.Stop)
 }

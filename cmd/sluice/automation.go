@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -187,6 +188,11 @@ func startAutomation(ctx context.Context, db *store.DB, c automationConfig, file
 	a.worker.HandleOutcome("workbook:"+ingest.ExportOperation, files.Export)
 	a.worker.HandleOutcome("workbook:"+ingest.MapOperation, files.Map)
 	a.worker.HandleOutcome("workbook:transform", files.Map) // the spec's transform job: a map job driven by input.programId
+	submit := &ingest.Submitter{Files: files}
+	if c.AllowPrivateWebhooks {
+		submit.Client = &http.Client{Timeout: time.Minute}
+	}
+	a.worker.HandleOutcome("workbook:"+ingest.SubmitOperation, submit.Submit)
 	a.worker.Start()
 	a.startRetention(db, c.RetentionEvery, bytes, log)
 	if db.Postgres() {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
@@ -97,7 +98,7 @@ type sheetConfigUpdate struct {
 	ID string `json:"id"`
 }
 
-func (in *workbookIn) validate() error {
+func (in *workbookIn) validate(p *auth.Principal) error {
 	if err := rawObject("metadata", in.Metadata); err != nil {
 		return err
 	}
@@ -108,9 +109,20 @@ func (in *workbookIn) validate() error {
 		var set struct {
 			TrackChanges *bool    `json:"trackChanges"`
 			Order        []string `json:"sheetSidebarOrder"`
+			SubmitURL    *string  `json:"submitUrl"`
 		}
 		if err := json.Unmarshal(in.Settings, &set); err != nil {
-			return errs.Invalidf("settings", "settings: trackChanges must be a boolean and sheetSidebarOrder an array of sheet ids")
+			return errs.Invalidf("settings", "settings: trackChanges must be a boolean, sheetSidebarOrder an array of sheet ids and submitUrl a string")
+		}
+		if set.SubmitURL != nil && *set.SubmitURL != "" {
+			// The built-in Submit signs what it sends with the environment's secret key: only
+			// those trusted with the environment choose where it goes.
+			if !auth.Trusted(p) {
+				return errs.E(errs.Forbidden, "settings.submitUrl", "Only the environment's users and keys may set settings.submitUrl")
+			}
+			if u, err := url.Parse(*set.SubmitURL); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+				return errs.Invalidf("settings.submitUrl", "settings.submitUrl must be an http or https address")
+			}
 		}
 	}
 	if err := rawArray("actions", in.Actions); err != nil {
@@ -162,7 +174,7 @@ func (h *Workbooks) Create(c *fiber.Ctx) error {
 
 // build checks a new workbook's input and makes it for space sp.
 func (in *workbookIn) build(p *auth.Principal, sp *model.Space) (*model.Workbook, error) {
-	if err := in.validate(); err != nil {
+	if err := in.validate(p); err != nil {
 		return nil, err
 	}
 	if in.EnvironmentID != "" && in.EnvironmentID != sp.EnvironmentID {
@@ -239,7 +251,7 @@ func (h *Workbooks) Update(c *fiber.Ctx) error {
 	if in.Name != nil && strings.TrimSpace(*in.Name) == "" {
 		return errs.Invalidf("name", "name cannot be empty")
 	}
-	if err := in.validate(); err != nil {
+	if err := in.validate(p); err != nil {
 		return err
 	}
 	up := store.WorkbookUpdate{Name: in.Name, Namespace: in.Namespace, Labels: in.Labels, Treatments: in.Treatments, Metadata: in.Metadata,

@@ -13,6 +13,8 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/sluice/sluice/auth"
+	"github.com/sluice/sluice/auth/place"
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/formats"
 	"github.com/sluice/sluice/ingest"
@@ -134,6 +136,7 @@ func (h *Handler) Sheet(c *fiber.Ctx) error {
 	p := views.SheetProps{SpaceID: sc.space.ID, SpaceName: sc.space.Name, SheetID: sc.sheet.ID, Name: sc.sheet.Name, WorkbookID: sc.wb.ID,
 		Filter: gp.filter, Search: gp.search, Q: gp.q, Field: gp.field, Sort: gp.sort, Desc: gp.dir == "desc", Page: gp.page, Size: gp.size,
 		Query: gp.values(), Readonly: sc.readonly(c.Context()), Notice: gridNotice(c), Description: sc.sheet.Config.Description, Clip: sc.u.ClipSheet != ""}
+	p.CanEditSchema = sc.u.ClipSheet == "" && sc.space.ArchivedAt == nil && auth.Can(sc.u.Principal(), auth.Manage, place.Sheet(sc.wb, sc.sheet.ID)) == nil
 	if b, err := h.store.BlockingJob(c.Context(), sc.wb.ID); err == nil && b != nil {
 		p.Blocked = b.Name()
 	}
@@ -239,7 +242,7 @@ func columnWindow(p *views.SheetProps, fields []model.Field, first int) []model.
 func gridNotice(c *fiber.Ctx) string {
 	kind, n, _ := strings.Cut(c.Query("notice"), ":")
 	count, _ := strconv.Atoi(n)
-	ids := map[string]string{"replaced": "grid.notice_replaced", "cleared": "grid.notice_cleared", "deleted": "grid.notice_deleted", "added": "grid.notice_added", "set": "grid.notice_set"}
+	ids := map[string]string{"replaced": "grid.notice_replaced", "cleared": "grid.notice_cleared", "deleted": "grid.notice_deleted", "added": "grid.notice_added", "set": "grid.notice_set", "schema": "grid.notice_schema"}
 	if id, ok := ids[kind]; ok {
 		return views.Tn(c.Context(), id, int64(count), "")
 	}

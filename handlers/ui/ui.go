@@ -115,6 +115,11 @@ type Store interface {
 	ListFiles(ctx context.Context, f store.FileFilter) ([]*model.File, int, error)
 	ListDocuments(ctx context.Context, spaceID string) ([]*model.Document, error)
 	GetSheet(ctx context.Context, accountID, id string) (*model.Sheet, *model.Workbook, error)
+	GetWorkbook(ctx context.Context, accountID, id string) (*model.Workbook, error)
+	CreateWorkbook(ctx context.Context, w *model.Workbook, actor string) error
+	UpdateWorkbook(ctx context.Context, accountID, id string, up store.WorkbookUpdate, actor string) (*model.Workbook, error)
+	ChangeSheet(ctx context.Context, accountID, id, actor string, change func(s *model.Sheet, w *model.Workbook) (bool, error)) (*model.Sheet, error)
+	CreateSnapshot(ctx context.Context, accountID, sheetID, label, threadID, actor string) (*store.Snapshot, error)
 	GetRecordCounts(ctx context.Context, accountID, sheetID string) (*store.Counts, error)
 	TopCellValues(ctx context.Context, accountID, sheetID, key string, q store.RecordQuery, n int) ([]store.CellCount, error)
 	GetRecords(ctx context.Context, accountID, sheetID string, q store.RecordQuery, withTotal bool) ([]*store.Record, int64, error)

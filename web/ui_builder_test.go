@@ -1,0 +1,185 @@
+package web_test
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sluice/sluice/events"
+)
+
+// builderForm is the sheet builder's form as a browser posts it: rows of label, key, type,
+// options and the required box.
+func builderForm(csrf, op string, rows [][5]string, extra url.Values) url.Values {
+	v := url.Values{"_csrf": {csrf}, "op": {op}, "n": {itoa(len(rows))}}
+	for i, r := range rows {
+		s := itoa(i)
+		v.Set("label"+s, r[0])
+		v.Set("key"+s, r[1])
+		v.Set("type"+s, r[2])
+		v.Set("options"+s, r[3])
+		if r[4] == "required" {
+			v.Set("required"+s, "on")
+		}
+		v.Set("orig"+s, "")
+	}
+	for k, vs := range extra {
+		v[k] = vs
+	}
+	return v
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }
+
+// A business user builds a workbook in the dashboard, fixes a schema gap from the grid,
+// changes the sheet's fields and submits it without an agent or one line of code.
+func TestSheetBuilder(t *testing.T) {
+	e := newAPI(t)
+	startWorker(t, e)
+	got := make(chan *http.Request, 1)
+	bodies := make(chan []byte, 1)
+	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		got <- r
+		bodies <- b
+	}))
+	defer receiver.Close()
+	spaceID := e.mustCreateSpace(t, testSecret, map[string]any{"name": "onboarding"})["id"].(string)
+	b := loggedIn(t, e)
+	_, doc := b.do(t, "GET", "/space/"+spaceID, nil, false)
+	if href, _ := doc.Find(`[data-testid=new-workbook]`).Attr("href"); href != "/space/"+spaceID+"/workbooks/new" {
+		t.Fatalf("the space page offers no new workbook (%q): %s", href, doc.Find(`[data-testid=workbooks-empty]`).Text())
+	}
+	page := "/space/" + spaceID + "/workbooks/new"
+	if _, doc := b.do(t, "GET", page, nil, false); doc.Find(`[data-testid=builder-field]`).Length() != 1 {
+		t.Fatal("the builder does not open with one field")
+	}
+	// "Add field" draws the form again with another row; the JSON view follows the form.
+	rows := [][5]string{{"Email", "", "string", "", "required"}}
+	_, doc = b.do(t, "POST", page, builderForm(b.csrf, "add", rows, url.Values{"name": {"Contacts"}}), true)
+	if n := doc.Find(`[data-testid=builder-field]`).Length(); n != 2 {
+		t.Fatalf("after Add field: %d rows, want 2", n)
+	}
+	if js := doc.Find(`[data-testid=builder-json-text]`).Text(); !strings.Contains(js, `"key": "email"`) || !strings.Contains(js, `"type": "required"`) {
+		t.Fatalf("the JSON view does not show the form's field: %s", js)
+	}
+	// Remove takes a row out.
+	_, doc = b.do(t, "POST", page, builderForm(b.csrf, "remove:1", append(rows, [5]string{"x", "", "string", "", ""}), nil), true)
+	if n := doc.Find(`[data-testid=builder-field]`).Length(); n != 1 {
+		t.Fatalf("after Remove: %d rows, want 1", n)
+	}
+	// A form without a sheet name is refused with a readable message, nothing is created.
+	if resp, _ := b.do(t, "POST", page, builderForm(b.csrf, "save", rows, nil), true); resp.StatusCode != http.StatusBadRequest {
+		t.Fatalf("saving without a sheet name: %d, want 400", resp.StatusCode)
+	}
+	rows = [][5]string{{"Email", "", "string", "", "required"}, {"Country", "", "enum", "de | Germany\nfr", ""}, {"Age", "age", "number", "", ""}}
+	form := builderForm(b.csrf, "save", rows, url.Values{"workbook": {"Onboarding"}, "name": {"Contacts"}, "submit": {"on"},
+		"submit_url": {receiver.URL + "/hook"}, "unique": {"email, country"}})
+	resp, _ := b.do(t, "POST", page, form, true)
+	to := resp.Header.Get("HX-Redirect")
+	if !strings.HasPrefix(to, "/space/"+spaceID+"/sheet/us_sh_") {
+		t.Fatalf("save: %d → %q", resp.StatusCode, to)
+	}
+	sheetID := strings.TrimPrefix(to, "/space/"+spaceID+"/sheet/")
+	wbs := listOf(e.mustCall(t, "GET", "/v1/workbooks?spaceId="+spaceID, testSecret, nil))
+	if len(wbs) != 1 {
+		t.Fatalf("%d workbooks, want 1", len(wbs))
+	}
+	wb := wbs[0].(map[string]any)
+	raw, _ := json.Marshal(wb)
+	for _, want := range []string{`"name":"Onboarding"`, `"operation":"sluice-submit"`, `"submitUrl":"` + receiver.URL + `/hook"`, `"key":"email"`,
+		`"type":"required"`, `"label":"Germany"`, `"value":"fr"`, `"fields":["email","country"]`, `"key":"age","label":"Age","type":"number"`} {
+		if !strings.Contains(string(raw), want) {
+			t.Errorf("the workbook lacks %s: %s", want, raw)
+		}
+	}
+	wbID := wb["id"].(string)
+	// A value the schema lacks: one record is in error until the column gains the option.
+	e.mustCall(t, "POST", "/v1/sheets/"+sheetID+"/records", testSecret, []any{
+		map[string]any{"email": map[string]any{"value": "a@x.io"}, "country": map[string]any{"value": "de"}, "age": map[string]any{"value": 30}},
+		map[string]any{"email": map[string]any{"value": "b@x.io"}, "country": map[string]any{"value": "it"}, "age": map[string]any{"value": 41}},
+	})
+	counts := func() map[string]any {
+		return dataOf(e.mustCall(t, "GET", "/v1/sheets/"+sheetID+"/counts", testSecret, nil))["counts"].(map[string]any)
+	}
+	if c := counts(); c["error"].(float64) != 1 {
+		t.Fatalf("counts before the option: %v", c)
+	}
+	_, doc = b.do(t, "GET", to, nil, false)
+	if doc.Find(`[data-testid=edit-fields]`).Length() != 1 || doc.Find(`[data-testid=add-option]`).Length() != 1 {
+		t.Fatalf("the grid offers no Edit fields (%d) or Add option on the enum column (%d)", doc.Find(`[data-testid=edit-fields]`).Length(), doc.Find(`[data-testid=add-option]`).Length())
+	}
+	if resp, _ := b.do(t, "POST", to+"/options/country", url.Values{"_csrf": {b.csrf}, "value": {"it"}}, true); resp.Header.Get("HX-Redirect") == "" {
+		t.Fatalf("add option: %d", resp.StatusCode)
+	}
+	if c := counts(); c["error"].(float64) != 0 || c["valid"].(float64) != 2 {
+		t.Fatalf("counts after adding the option: %v", c)
+	}
+	// Editing the sheet keeps what the form does not show, and a removed field's values stay
+	// in a snapshot.
+	e.mustCall(t, "POST", "/v1/workbooks/"+wbID+"/rebuild", testSecret, nil)
+	_, doc = b.do(t, "GET", to+"/schema", nil, false)
+	if n := doc.Find(`[data-testid=builder-field]`).Length(); n != 3 || !strings.Contains(doc.Find(`[data-testid=builder-existing]`).Text(), "2 records") {
+		t.Fatalf("the sheet's builder shows %d fields and %q", n, doc.Find(`[data-testid=builder-existing]`).Text())
+	}
+	edit := builderForm(b.csrf, "save", [][5]string{{"E-mail address", "email", "string", "", "required"}, {"Country", "country", "enum", "de | Germany\nfr\nit | Italy", ""}},
+		url.Values{"name": {"Contacts"}, "orig0": {"email"}, "orig1": {"country"}})
+	edit.Set("orig0", "email")
+	edit.Set("orig1", "country")
+	if resp, _ := b.do(t, "POST", to+"/schema", edit, true); resp.Header.Get("HX-Redirect") != to+"?notice=schema" {
+		t.Fatalf("saving the edit: %d → %q", resp.StatusCode, resp.Header.Get("HX-Redirect"))
+	}
+	sheet := dataOf(e.mustCall(t, "GET", "/v1/sheets/"+sheetID, testSecret, nil))
+	raw, _ = json.Marshal(sheet["config"])
+	if strings.Contains(string(raw), `"age"`) || !strings.Contains(string(raw), `"label":"E-mail address"`) || !strings.Contains(string(raw), `"label":"Italy"`) {
+		t.Fatalf("the edited sheet: %s", raw)
+	}
+	snaps := listOf(e.mustCall(t, "GET", "/v1/snapshots?sheetId="+sheetID, testSecret, nil))
+	if len(snaps) != 1 || !strings.Contains(snaps[0].(map[string]any)["label"].(string), "age") {
+		t.Fatalf("no snapshot keeps the removed field: %v", snaps)
+	}
+	// Submit runs without an agent: the receiver gets the records, signed.
+	job := dataOf(e.mustCall(t, "POST", "/v1/jobs", testSecret, map[string]any{"type": "workbook", "operation": "sluice-submit", "source": wbID}))
+	e.mustCall(t, "POST", "/v1/jobs/"+job["id"].(string)+"/execute", testSecret, nil)
+	done := e.waitJob(t, job["id"].(string))
+	if done["status"] != "complete" {
+		t.Fatalf("submit: %v", done)
+	}
+	select {
+	case r := <-got:
+		body := <-bodies
+		secret, err := e.db.SecretKey(t.Context(), e.envID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := events.Verify(secret, r.Header.Get(events.SignatureHeader), body, e.now, time.Hour); err != nil {
+			t.Errorf("the submitted records are not signed: %v", err)
+		}
+		if !strings.Contains(string(body), `"email":"b@x.io"`) || strings.Count(string(body), `"country"`) != 2 {
+			t.Errorf("the submitted body: %s", body)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Submit sent nothing")
+	}
+	outcome, _ := json.Marshal(done["outcome"])
+	if !strings.Contains(string(outcome), "/download") || !strings.Contains(string(outcome), "Submitted 2 records") {
+		t.Errorf("the outcome offers no download: %s", outcome)
+	}
+	// Only those trusted with the environment choose where Submit sends.
+	v := dataOf(e.mustCall(t, "POST", "/v1/spaces", testPublic, map[string]any{"name": "visitor"}))
+	tok := v["accessToken"].(string)
+	if st, body := e.call(t, "PATCH", "/v1/workbooks/"+wbID, tok, map[string]any{"settings": map[string]any{"submitUrl": "https://evil.example"}}); st != http.StatusForbidden && st != http.StatusNotFound {
+		t.Errorf("a visitor setting another space's submitUrl: %d %s", st, body)
+	}
+	vwb := dataOf(e.mustCall(t, "POST", "/v1/workbooks", tok, map[string]any{"name": "mine", "spaceId": v["id"], "sheets": []any{map[string]any{"name": "S", "slug": "s",
+		"fields": []any{map[string]any{"key": "a", "type": "string"}}}}}))
+	if st, _ := e.call(t, "PATCH", "/v1/workbooks/"+vwb["id"].(string), tok, map[string]any{"settings": map[string]any{"submitUrl": "https://evil.example"}}); st != http.StatusForbidden {
+		t.Errorf("a visitor setting its own workbook's submitUrl: %d, want 403", st)
+	}
+}
