@@ -349,6 +349,7 @@ func uiRoutes(app *fiber.App, d Deps, uploads *api.Files, suggest ui.Suggester, 
 	app.Get("/admin/agents", with(signedIn, admin.Agents)...)
 	app.Post("/admin/agents/:agentId/revert", with(audited, admin.RevertAgent)...)
 	app.Get("/admin/apps", with(signedIn, admin.Apps)...)
+	app.Post("/admin/apps/:appId/template", with(audited, admin.AppTemplate)...)
 	app.Get("/admin/translations", with(signedIn, admin.Translations)...)
 	app.Post("/admin/translations", with(audited, admin.SaveTranslations)...)
 	app.Get("/admin/theme", with(signedIn, admin.Theme)...)

@@ -183,3 +183,40 @@ func TestSheetBuilder(t *testing.T) {
 		t.Errorf("a visitor setting its own workbook's submitUrl: %d, want 403", st)
 	}
 }
+
+// An app's template space is made from its blueprint, tagged with the app, once.
+func TestAppTemplateSpace(t *testing.T) {
+	e := newAPI(t)
+	app := dataOf(e.mustCall(t, "POST", "/v1/apps", testSecret, map[string]any{"name": "Portal", "namespace": "portal", "type": "portal",
+		"blueprint": map[string]any{"name": "Intake", "sheets": []any{map[string]any{"name": "People", "fields": []any{
+			map[string]any{"key": "email", "type": "string", "constraints": []any{map[string]any{"type": "required"}}}}}}}}))
+	bad := dataOf(e.mustCall(t, "POST", "/v1/apps", testSecret, map[string]any{"name": "Broken", "namespace": "broken", "type": "portal",
+		"blueprint": map[string]any{"sheets": "nope"}}))
+	b := loggedIn(t, e)
+	if _, doc := b.do(t, "GET", "/admin/apps", nil, false); doc.Find(`[data-testid=app-template]`).Length() != 2 {
+		t.Fatal("the apps page offers no template space")
+	}
+	form := url.Values{"_csrf": {b.csrf}, "env": {e.envID}}
+	resp, _ := b.do(t, "POST", "/admin/apps/"+app["id"].(string)+"/template", form, false)
+	loc := resp.Header.Get("Location")
+	if resp.StatusCode != http.StatusSeeOther || !strings.HasPrefix(loc, "/space/us_sp_") {
+		t.Fatalf("template: %d → %q", resp.StatusCode, loc)
+	}
+	spaces := listOf(e.mustCall(t, "GET", "/v1/spaces?appId="+app["id"].(string)+"&isAppTemplate=true", testSecret, nil))
+	if len(spaces) != 1 || "/space/"+spaces[0].(map[string]any)["id"].(string) != loc {
+		t.Fatalf("template spaces of the app: %v", spaces)
+	}
+	wbs := listOf(e.mustCall(t, "GET", "/v1/workbooks?spaceId="+strings.TrimPrefix(loc, "/space/"), testSecret, nil))
+	if len(wbs) != 1 || wbs[0].(map[string]any)["name"] != "Intake" || len(wbs[0].(map[string]any)["sheets"].([]any)) != 1 {
+		t.Fatalf("the template space's workbooks: %v", wbs)
+	}
+	if resp, _ := b.do(t, "POST", "/admin/apps/"+app["id"].(string)+"/template", form, false); resp.Header.Get("Location") != loc {
+		t.Fatalf("a second template space: %q, want the first %q", resp.Header.Get("Location"), loc)
+	}
+	if resp, doc := b.do(t, "POST", "/admin/apps/"+bad["id"].(string)+"/template", form, false); resp.StatusCode != http.StatusBadRequest || !strings.Contains(doc.Text(), "blueprint") {
+		t.Fatalf("a broken blueprint: %d %s", resp.StatusCode, doc.Find("main").Text())
+	}
+	if n := len(listOf(e.mustCall(t, "GET", "/v1/spaces?appId="+bad["id"].(string), testSecret, nil))); n != 0 {
+		t.Fatalf("a broken blueprint left %d spaces", n)
+	}
+}
