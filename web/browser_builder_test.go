@@ -1,0 +1,69 @@
+package web_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+)
+
+// A user builds a sheet in the dashboard in chromium: Add field, a type change that brings up
+// the options box, Save onto the grid, then a phone-width look at the builder.
+func TestBrowserSheetBuilder(t *testing.T) {
+	e := newAPI(t)
+	ctx := browser(t)
+	base := serve(t, e)
+	spaceID := e.mustCreateSpace(t, testSecret, map[string]any{"name": "Vendors"})["id"].(string)
+	var buf []byte
+	var title, overflow string
+	err := chromedp.Run(ctx,
+		chromedp.Navigate(base+"/login"),
+		chromedp.WaitVisible(`[data-testid=login-form]`),
+		chromedp.SendKeys(`[data-testid=login-email]`, testEmail),
+		chromedp.SendKeys(`[data-testid=login-password]`, testPassword),
+		chromedp.Click(`[data-testid=login-submit]`),
+		chromedp.WaitVisible(`[data-testid=create-space-form]`),
+		chromedp.Navigate(base+"/space/"+spaceID),
+		chromedp.WaitVisible(`[data-testid=new-workbook]`),
+		chromedp.Click(`[data-testid=new-workbook]`),
+		chromedp.WaitVisible(`[data-testid=builder]`),
+		htmxReady(),
+		chromedp.SendKeys(`[data-testid=builder-sheet-name]`, "Suppliers"),
+		chromedp.SendKeys(`[data-testid=builder-label]`, "Email"),
+		chromedp.Click(`[data-testid=builder-required]`),
+		chromedp.Click(`[data-testid=builder-add-field]`),
+		chromedp.WaitVisible(`li[data-testid=builder-field]:nth-of-type(2)`),
+		chromedp.SendKeys(`li[data-testid=builder-field]:nth-of-type(2) [data-testid=builder-label]`, "Country"),
+		// Choosing "Choice" draws the row again with its options box.
+		chromedp.Evaluate(`(() => { const s = document.querySelectorAll('[data-testid=builder-type]')[1]; s.value = 'enum'; s.dispatchEvent(new Event('change', {bubbles: true})) })()`, nil),
+		chromedp.WaitVisible(`[data-testid=builder-options]`),
+		chromedp.SendKeys(`[data-testid=builder-options]`, "de | Germany\nfr | France"),
+		chromedp.Click(`[data-testid=builder-json] summary`),
+		shot("builder-1366", &buf),
+		chromedp.Click(`[data-testid=builder-save]`),
+		chromedp.WaitVisible(`[data-testid=sheet-title]`),
+		chromedp.Text(`[data-testid=sheet-title]`, &title),
+		chromedp.Navigate(base+"/space/"+spaceID+"/workbooks/new"),
+		chromedp.EmulateViewport(390, 844),
+		chromedp.WaitVisible(`[data-testid=builder]`),
+		chromedp.Evaluate(`String(document.documentElement.scrollWidth)`, &overflow),
+		shot("builder-390", &buf),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(title, "Suppliers") {
+		t.Fatalf("after Save the grid shows %q", title)
+	}
+	if overflow != "390" {
+		t.Errorf("the builder is %s px wide on a 390 px phone", overflow)
+	}
+	wbs := listOf(e.mustCall(t, "GET", "/v1/workbooks?spaceId="+spaceID, testSecret, nil))
+	raw, _ := json.Marshal(wbs)
+	for _, want := range []string{`"key":"email"`, `"type":"required"`, `"key":"country"`, `"type":"enum"`, `"label":"France"`, `"operation":"sluice-submit"`} {
+		if !strings.Contains(string(raw), want) {
+			t.Errorf("the built workbook lacks %s: %s", want, raw)
+		}
+	}
+}
