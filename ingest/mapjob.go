@@ -460,6 +460,13 @@ func (s *Service) Map(ctx context.Context, j *model.Job) (jobs.Outcome, error) {
 	if _, err := s.DB.InsertStream(ctx, p.Destination.ID, keys, rows, mapBatch, opt); err != nil && err != io.EOF {
 		return jobs.Outcome{}, err
 	}
+	// A person's import is one change in their undo history of the sheet: "Undo" takes
+	// the whole import back.
+	if strings.HasPrefix(j.CreatedBy, store.PrefixUser) && j.CreatedBy != jobs.WorkerActor {
+		if _, err := s.DB.NoteJobUndo(ctx, j.ID, p.Destination.ID, j.CreatedBy, "import"); err != nil {
+			return jobs.Outcome{}, err
+		}
+	}
 	return jobs.Outcome{
 		Message: fmt.Sprintf("Mapped %d records into %s", n, p.Destination.Name),
 		Next:    map[string]any{"type": "id", "id": p.Destination.ID, "path": "/space/" + p.destinationWorkbookSpace, "label": "Open " + p.Destination.Name},

@@ -89,3 +89,38 @@ func (tx *Tx) SetJobRunner(id, runner string) error {
 func (db *DB) RunnerJobs(ctx context.Context, runner string) ([]JobRef, error) {
 	return db.jobRefs(ctx, `SELECT account_id, id, space_id FROM jobs WHERE status = 'executing' AND runner = ? AND deleted_at IS NULL`, runner)
 }
+
+// NoteJobUndo makes the records a job added to a sheet one entry of actor's undo history
+// there, of kind what ("import"): the person who ran an import takes it back with one Undo.
+// It returns how many records the entry holds.
+func (db *DB) NoteJobUndo(ctx context.Context, jobID, sheetID, actor, what string) (int, error) {
+	var n int
+	err := db.Update(ctx, func(tx *Tx) error {
+		var sk int64
+		if err := tx.queryRow(`SELECT sk FROM record_sheets WHERE sheet_id = ?`, sheetID).Scan(&sk); err != nil {
+			if err == sql.ErrNoRows {
+				return nil // the sheet never held records
+			}
+			return errs.Wrap(err, "job undo")
+		}
+		u := &undoLog{what: what}
+		if err := tx.openUndo(&recSheet{sk: sk}, actor, u); err != nil {
+			return err
+		}
+		res, err := tx.exec(`INSERT INTO undo_records (uk, side, rid, kind) SELECT CAST(? AS BIGINT), 0, r.rid, CAST(? AS INTEGER) FROM job_writes w JOIN records r ON r.rid BETWEEN w.lo AND w.hi
+			WHERE w.job_id = ? AND w.sheet_id = ?`, u.uk, undoAdded, jobID, sheetID)
+		if err != nil {
+			return errs.Wrap(err, "job undo")
+		}
+		affected, _ := res.RowsAffected()
+		n = int(affected)
+		if n == 0 {
+			return tx.dropUndo(`uk = ?`, u.uk)
+		}
+		if _, err := tx.exec(`UPDATE undo_entries SET count = ? WHERE uk = ?`, n, u.uk); err != nil {
+			return errs.Wrap(err, "job undo")
+		}
+		return nil
+	})
+	return n, err
+}

@@ -191,6 +191,19 @@ func TestImportWizard(t *testing.T) {
 	if c := dataOf(e.mustCall(t, "GET", "/v1/sheets/"+dest+"/counts", testSecret, nil))["counts"].(map[string]any); c["error"] != 3.0 {
 		t.Errorf("counts %v, want 3 errors (a missing first name, a duplicate e-mail twice)", c)
 	}
+	// The import is one change in the importer's undo history: Undo takes all of it back.
+	resp, part = b.do(t, "POST", "/space/"+spaceID+"/sheet/"+dest+"/undo", url.Values{"_csrf": {b.csrf}}, true)
+	var undo struct {
+		Message string `json:"message"`
+	}
+	body := part.Text()
+	_ = json.Unmarshal([]byte(body), &undo)
+	if resp.StatusCode != 200 || undo.Message != "Undone: import (3 records)" {
+		t.Fatalf("undo after the import: %d %s", resp.StatusCode, body)
+	}
+	if n := len(dataOf(e.mustCall(t, "GET", "/v1/sheets/"+dest+"/records", testSecret, nil))["records"].([]any)); n != 0 {
+		t.Fatalf("%d records left after undoing the import", n)
+	}
 }
 
 // TestFileStatusInTheUserLanguage shows a file's status in the page's language, keeping the

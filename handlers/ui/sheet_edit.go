@@ -122,6 +122,7 @@ func replayMessage(ctx context.Context, res *store.UndoResult, undo bool) string
 var changeKeys = map[string]string{
 	"edit": "grid.change_edit", "paste": "grid.change_paste", "fill": "grid.change_fill", "add": "grid.change_add",
 	"delete": "grid.change_delete", "replace": "grid.change_replace", "clear": "grid.change_clear", "set": "grid.change_set",
+	"import": "grid.change_import",
 }
 
 // changeLabel names a kind of change of the undo history.
