@@ -63,6 +63,8 @@ type mapInput struct {
 	ProgramID     string `json:"programId"`
 	Version       string `json:"version"`
 	KeepRecordIDs bool   `json:"keepRecordIds"`
+	// EmptyValues are texts read as no value (NA, N/A, -, …): the wizard's "treat as empty".
+	EmptyValues []string `json:"emptyValues"`
 }
 
 func certainty(c float64) string {
@@ -395,6 +397,10 @@ func (s *Service) Map(ctx context.Context, j *model.Job) (jobs.Outcome, error) {
 		}
 		return r, nil
 	}
+	empty := map[string]bool{}
+	for _, v := range in.EmptyValues {
+		empty[v] = true
+	}
 	values := func(r *store.Record) map[string]json.RawMessage {
 		byKey := make(map[string]json.RawMessage, len(r.Cells))
 		for _, c := range r.Cells {
@@ -403,6 +409,9 @@ func (s *Service) Map(ctx context.Context, j *model.Job) (jobs.Outcome, error) {
 		vals := make(map[string]json.RawMessage, len(keys))
 		for _, e := range edges {
 			v := byKey[e.Source.Key]
+			if len(empty) > 0 && len(v) > 0 && empty[strings.TrimSpace(CellText(v))] {
+				v = nil
+			}
 			if cache := enums[e.Destination.Key]; cache != nil && len(v) > 0 {
 				v = s.enumValue(v, e.Destination, cache)
 			}

@@ -320,6 +320,7 @@ func uiRoutes(app *fiber.App, d Deps, uploads *api.Files, suggest ui.Suggester, 
 	app.Get("/space/:spaceId/import/:fileId/enum", with(signedIn, imports.Enum)...)
 	app.Post("/space/:spaceId/import/:fileId", with(signedIn, imports.Run)...)
 	app.Post("/space/:spaceId/import/:fileId/new-sheet", with(signedIn, imports.NewSheet)...)
+	app.Post("/space/:spaceId/import/:fileId/review", with(signedIn, imports.Review)...)
 	app.Get("/space/:spaceId/jobs/:jobId/progress", with(signedIn, imports.Progress)...)
 	app.Get("/space/:spaceId/actions", with(signedIn, actions.Bar)...)
 	app.Post("/space/:spaceId/actions/run", with(signedIn, actions.Run)...)

@@ -147,6 +147,25 @@ func TestImportWizard(t *testing.T) {
 	if n := len(dataOf(e.mustCall(t, "GET", "/v1/sheets/"+dest+"/records", testSecret, nil))["records"].([]any)); n != 0 {
 		t.Fatalf("the unconfirmed import wrote %d records", n)
 	}
+	// Review: what goes where, what is dropped, and a dry run of the first rows.
+	form = url.Values{"to": {dest}, "src": {"Vorname", "E-Mail Adresse", "Tier", "Notiz", "zzz"}, "dest": {"first_name", "email", "tier", "+custom", ""},
+		"ev:Tier": {"GOLD", "Silber", "gold"}, "eo:Tier": {"gold", "", "gold"}}
+	resp, part = b.do(t, "POST", href+"/review", form, true)
+	if resp.StatusCode != 200 || part.Find(`[data-testid=import-review-panel]`).Length() != 1 {
+		t.Fatalf("review: %d %q", resp.StatusCode, part.Text())
+	}
+	for id, want := range map[string]string{"review-rows": "3 rows go into Contacts", "review-imported": "Vorname → First name", "review-added": "Notiz",
+		"review-dropped": "zzz", "review-dry-run": "1 of the first 3 rows would have errors"} {
+		if got := part.Find(`[data-testid=` + id + `]`).Text(); !strings.Contains(got, want) {
+			t.Errorf("review %s: %q, want %q", id, got, want)
+		}
+	}
+	if dry := part.Find(`[data-testid=review-dry-run]`).Text(); !strings.Contains(dry, "First name") || !strings.Contains(dry, "Tier") {
+		t.Errorf("the dry run names no field: %q", dry)
+	}
+	if n := len(dataOf(e.mustCall(t, "GET", "/v1/sheets/"+dest+"/records", testSecret, nil))["records"].([]any)); n != 0 {
+		t.Fatalf("the review wrote %d records", n)
+	}
 	// Run: Tier's values mapped by hand, Notiz added as a custom field, zzz ignored.
 	form = url.Values{"to": {dest}, "src": {"Vorname", "E-Mail Adresse", "Tier", "Notiz", "zzz"}, "dest": {"first_name", "email", "tier", "+custom", ""},
 		"ev:Tier": {"GOLD", "Silber", "gold"}, "eo:Tier": {"gold", "silver", "gold"}}
@@ -303,5 +322,63 @@ func TestImportAsANewSheet(t *testing.T) {
 	// The wizard now maps the file onto its own sheet.
 	if _, doc := b.do(t, "GET", loc, nil, false); doc.Find(`[data-testid=import-mapping]`).Length() != 1 {
 		t.Fatal("the wizard does not open on the new sheet")
+	}
+}
+
+// runImport posts the wizard's form and follows the job's progress panel until it lands.
+func runImport(t *testing.T, b *browserSession, href string, form url.Values) {
+	t.Helper()
+	resp, part := b.do(t, "POST", href, form, true)
+	progress, _ := part.Find(`[data-testid=job-progress]`).Attr("hx-get")
+	if resp.StatusCode != 200 || progress == "" {
+		t.Fatalf("run: %d %q", resp.StatusCode, part.Text())
+	}
+	for range 400 {
+		resp, part = b.do(t, "GET", progress, nil, true)
+		if resp.Header.Get("HX-Redirect") != "" {
+			return
+		}
+		if st, _ := part.Find(`[data-testid=job-progress]`).Attr("data-status"); st == "failed" {
+			t.Fatalf("map job failed: %s", part.Text())
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+	t.Fatal("the import did not finish")
+}
+
+// The markers a file writes for "no value" are offered as empty and imported so; the sheet
+// the file fits best is chosen when the space has several.
+func TestImportEmptyMarkersAndBestSheet(t *testing.T) {
+	e := newAPI(t)
+	startWorker(t, e)
+	spaceID := e.mustCreateSpace(t, testSecret, map[string]any{"name": "markers"})["id"].(string)
+	e.mustCreateWorkbook(t, map[string]any{"name": "Other", "spaceId": spaceID, "sheets": []any{map[string]any{"name": "Orders", "fields": []any{
+		map[string]any{"key": "order_no", "type": "string", "label": "Order number"}, map[string]any{"key": "total", "type": "number", "label": "Total"}}}}})
+	wb := e.mustCreateWorkbook(t, map[string]any{"name": "People", "spaceId": spaceID, "sheets": []any{map[string]any{"name": "Members", "fields": []any{
+		map[string]any{"key": "name", "type": "string", "label": "Name"}, map[string]any{"key": "age", "type": "number", "label": "Age"},
+		map[string]any{"key": "city", "type": "string", "label": "City"}}}}})
+	dest := wb["sheets"].([]any)[0].(map[string]any)["id"].(string)
+	f := e.mustUpload(t, spaceID, "members.csv", "Name,Age,City\nAda,NA,Paris\nBo,-,N/A\nCy,41,Rome\n")
+	b := loggedIn(t, e)
+	href := "/space/" + spaceID + "/import/" + f["id"].(string)
+	_, doc := b.do(t, "GET", href, nil, false)
+	if v, _ := doc.Find(`[data-testid=import-to] option[selected]`).Attr("value"); v != dest {
+		t.Errorf("the wizard preselects %q, want the Members sheet %q", v, dest)
+	}
+	if v, _ := doc.Find(`[data-testid=import-empty]`).Attr("value"); v != "NA, N/A, -" {
+		t.Errorf("treat as empty offers %q, want the file's markers NA, N/A, -", v)
+	}
+	form := url.Values{"to": {dest}, "src": {"Name", "Age", "City"}, "dest": {"name", "age", "city"}, "empty": {"NA, N/A, -"}}
+	_, part := b.do(t, "POST", href+"/review", form, true)
+	if got := part.Find(`[data-testid=review-dry-run]`).Text(); !strings.Contains(got, "The first 3 rows pass every check") {
+		t.Errorf("the dry run with the markers empty: %q", got)
+	}
+	runImport(t, b, href, form)
+	recs := recordsOf(t, e.mustCall(t, "GET", "/v1/sheets/"+dest+"/records", testSecret, nil))
+	if len(recs) != 3 || cellValue(recs[0], "age") != nil || cellValue(recs[1], "city") != nil || cellValue(recs[2], "age") != 41.0 {
+		t.Fatalf("the markers were not imported as empty: %v", recs)
+	}
+	if c := dataOf(e.mustCall(t, "GET", "/v1/sheets/"+dest+"/counts", testSecret, nil))["counts"].(map[string]any); c["error"] != 0.0 {
+		t.Errorf("counts %v, want no errors", c)
 	}
 }

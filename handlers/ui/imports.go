@@ -170,8 +170,14 @@ func (h *Imports) Page(c *fiber.Ctx) error {
 		}
 	}
 	p.To = c.Query("to")
-	if p.To == "" && len(p.Destinations) == 1 {
+	switch {
+	case p.To == "" && len(p.Destinations) == 1:
 		p.To = p.Destinations[0].ID
+	case p.To == "" && len(p.Destinations) > 1:
+		p.To = h.bestFit(c, ic, p.Destinations)
+	}
+	if sample, _, err := h.store.GetRecords(c.Context(), ic.u.AccountID, ic.src.ID, store.RecordQuery{Page: model.Page{Size: reviewSample, Number: 1}}, false); err == nil {
+		p.Empty = strings.Join(markersIn(sample), ", ")
 	}
 	if p.To != "" {
 		dst, err := h.destination(c, ic, p.To)
@@ -418,7 +424,7 @@ func (h *Imports) Run(c *fiber.Ctx) error {
 		return err
 	}
 	cfg, _ := json.Marshal(map[string]string{"sourceSheetId": ic.src.ID, "destinationSheetId": dst.ID})
-	in, _ := json.Marshal(map[string]any{"programId": prog.ID, "keepRecordIds": false})
+	in, _ := json.Marshal(map[string]any{"programId": prog.ID, "keepRecordIds": false, "emptyValues": emptyList(c.FormValue("empty"))})
 	j := &model.Job{AccountID: ic.u.AccountID, EnvironmentID: ic.space.EnvironmentID, Type: "workbook", Operation: ingest.MapOperation,
 		Source: ic.file.WorkbookID, Destination: dst.WorkbookID, Config: cfg, Input: in, Trigger: "immediate", Mode: "foreground"}
 	if err := h.jobs.Prepare(c.Context(), j); err != nil {
