@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -380,5 +381,62 @@ func TestImportEmptyMarkersAndBestSheet(t *testing.T) {
 	}
 	if c := dataOf(e.mustCall(t, "GET", "/v1/sheets/"+dest+"/counts", testSecret, nil))["counts"].(map[string]any); c["error"] != 0.0 {
 		t.Errorf("counts %v, want no errors", c)
+	}
+}
+
+// The value table lists every distinct value of the file, folds those naming an option
+// exactly, and maps a value to no value on request.
+func TestImportEnumTable(t *testing.T) {
+	e := newAPI(t)
+	startWorker(t, e)
+	spaceID := e.mustCreateSpace(t, testSecret, map[string]any{"name": "enum"})["id"].(string)
+	var opts []any
+	var csv strings.Builder
+	csv.WriteString("name,state\n")
+	for i := range 57 {
+		code := fmt.Sprintf("S%02d", i)
+		opts = append(opts, map[string]any{"value": code, "label": "State " + code})
+		fmt.Fprintf(&csv, "r%d,%s\nq%d,%s\n", i, code, i, code)
+	}
+	csv.WriteString("x1,unknown\nx2,s01\n")
+	wb := e.mustCreateWorkbook(t, map[string]any{"name": "W", "spaceId": spaceID, "sheets": []any{map[string]any{"name": "People", "fields": []any{
+		map[string]any{"key": "name", "type": "string"}, map[string]any{"key": "state", "type": "enum", "config": map[string]any{"options": opts}}}}}})
+	dest := wb["sheets"].([]any)[0].(map[string]any)["id"].(string)
+	f := e.mustUpload(t, spaceID, "people.csv", csv.String())
+	b := loggedIn(t, e)
+	href := "/space/" + spaceID + "/import/" + f["id"].(string)
+	_, doc := b.do(t, "GET", href+"?to="+dest, nil, false)
+	table := doc.Find(`[data-testid=import-enum]`)
+	exact := table.Find(`[data-testid=import-enum-exact]`)
+	if n := table.Find(`input[name="ev:state"]`).Length(); n != 59 {
+		t.Errorf("the value table lists %d values, want all 59", n)
+	}
+	if !strings.Contains(exact.Find("summary").Text(), "57 values name an option exactly") {
+		t.Errorf("exact matches: %q", exact.Find("summary").Text())
+	}
+	var looks []string
+	table.Find(`tr`).Each(func(_ int, s *goquery.Selection) {
+		if s.ParentsFiltered(`[data-testid=import-enum-exact]`).Length() == 0 {
+			v, _ := s.Find(`input`).Attr("value")
+			looks = append(looks, v)
+		}
+	})
+	if sort.Strings(looks); fmt.Sprint(looks) != "[s01 unknown]" {
+		t.Errorf("values to look at: %v, want [s01 unknown]", looks)
+	}
+	form := url.Values{"to": {dest}, "src": {"name", "state"}, "dest": {"name", "state"}, "ev:state": {"unknown", "s01"}, "eo:state": {":empty:", "S01"}}
+	runImport(t, b, href, form)
+	recs := recordsOf(t, e.mustCall(t, "GET", "/v1/sheets/"+dest+"/records?pageSize=200", testSecret, nil))
+	var gotUnknown, gotLower any = "missing", "missing"
+	for _, r := range recs {
+		switch cellValue(r, "name") {
+		case "x1":
+			gotUnknown = cellValue(r, "state")
+		case "x2":
+			gotLower = cellValue(r, "state")
+		}
+	}
+	if gotUnknown != nil || gotLower != "S01" {
+		t.Errorf("unknown → %v (want empty), s01 → %v (want S01)", gotUnknown, gotLower)
 	}
 }

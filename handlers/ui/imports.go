@@ -41,6 +41,7 @@ type ImportStore interface {
 	CreateProgram(ctx context.Context, p *model.MappingProgram, actor string, keys store.RuleKeys) error
 	GetJob(ctx context.Context, accountID, id string) (*model.Job, error)
 	ColumnFormats(ctx context.Context, sheetID string) (map[string]*formats.Column, error)
+	TopCellValues(ctx context.Context, accountID, sheetID, key string, q store.RecordQuery, n int) ([]store.CellCount, error)
 	MappingFormats(ctx context.Context, envID, actor string, keys []string) (map[string]map[string]string, error)
 	CreateWorkbook(ctx context.Context, w *model.Workbook, actor string) error
 }
@@ -73,7 +74,7 @@ func NewImports(s ImportStore, sg Suggester, j JobStarter) *Imports {
 // values of a column it offers to map.
 const (
 	previewRows = 5
-	enumValues  = 50
+	enumValues  = 500
 	customDest  = "+custom"
 )
 
@@ -282,27 +283,47 @@ func firstN(s []string, n int) []string {
 }
 
 // enumMap proposes an option for each distinct value of a source column mapped onto an enum
-// field; nil when the field is not an enum.
+// field (the whole file's values, most frequent first, up to enumValues); values that name an
+// option exactly are set apart. nil when the field is not an enum.
 func (h *Imports) enumMap(c *fiber.Ctx, ic *importCtx, dst *model.Sheet, srcKey, destKey string) (*views.ImportEnum, error) {
 	f := dst.Config.FieldByKey(destKey)
 	if f == nil || f.Type != model.FieldEnum {
 		return nil, nil
 	}
-	vals, err := h.suggest.DistinctValues(c.Context(), ic.u.AccountID, ic.src.ID, srcKey, enumValues)
+	top, err := h.store.TopCellValues(c.Context(), ic.u.AccountID, ic.src.ID, srcKey, store.RecordQuery{}, enumValues+1)
 	if err != nil {
 		return nil, err
 	}
-	e := &views.ImportEnum{}
+	e := &views.ImportEnum{More: len(top) > enumValues}
+	var vals []string
+	count := map[string]int64{}
+	for _, cc := range top[:min(len(top), enumValues)] {
+		if v := ingest.CellText(cc.Value); v != "" {
+			if _, dup := count[v]; !dup {
+				vals = append(vals, v)
+			}
+			count[v] += cc.Total
+		}
+	}
+	exact := map[string]string{} // an option's value and label → its value
 	if f.Config != nil {
 		for _, o := range f.Config.Options {
 			v := ingest.CellText(o.Value)
 			e.Options = append(e.Options, views.ImportOption{Value: v, Label: cmp.Or(o.Label, v)})
+			exact[v] = v
+			if o.Label != "" {
+				exact[o.Label] = v
+			}
 		}
 	}
 	for _, sg := range mapping.SuggestEnum(vals, *f, mapping.History{}) {
-		row := views.ImportEnumRow{Source: sg.Source, Option: sg.Option}
+		row := views.ImportEnumRow{Source: sg.Source, Option: sg.Option, Count: count[sg.Source]}
 		if sg.Option != "" {
 			row.Confidence = int(sg.Confidence*100 + 0.5)
+		}
+		if opt, ok := exact[sg.Source]; ok && opt == sg.Option {
+			e.Exact = append(e.Exact, row)
+			continue
 		}
 		e.Rows = append(e.Rows, row)
 	}
@@ -502,7 +523,11 @@ func importRules(c *fiber.Ctx, src, dst *model.Sheet, readings map[string]*forma
 func enumRule(vals, opts [][]byte, destKey string) *model.MappingRule {
 	m := map[string]string{}
 	for i := range vals {
-		if i < len(opts) && len(opts[i]) > 0 {
+		switch {
+		case i >= len(opts) || len(opts[i]) == 0: // kept as it is
+		case string(opts[i]) == views.EnumEmpty:
+			m[string(vals[i])] = "" // imported as no value
+		default:
 			m[string(vals[i])] = string(opts[i])
 		}
 	}

@@ -164,7 +164,10 @@ func (h *Imports) dryRun(c *fiber.Ctx, ic *importCtx, dst *model.Sheet, rules []
 			if empty[text] {
 				continue
 			}
-			if opt, ok := enums[rule.Key][text]; ok && opt != "" {
+			if opt, ok := enums[rule.Key][text]; ok {
+				if opt == "" {
+					continue // mapped to no value
+				}
 				v, _ = json.Marshal(opt)
 			}
 			row[i] = v
