@@ -1384,6 +1384,14 @@ func builderRow(i int, f BuilderField, refs []SheetLink, action string) templ.Co
 	})
 }
 
+// TypeLabel names a field type in the page's language (an unknown type as it is).
+func TypeLabel(ctx context.Context, t string) string {
+	if id, ok := fieldTypeMsg[t]; ok {
+		return T(ctx, id)
+	}
+	return t
+}
+
 // fieldTypeMsg names each field type in the page's language.
 var fieldTypeMsg = map[string]string{"string": "builder.type_string", "number": "builder.type_number", "boolean": "builder.type_boolean",
 	"date": "builder.type_date", "enum": "builder.type_enum", "enum-list": "builder.type_enum_list", "string-list": "builder.type_string_list",

@@ -292,7 +292,7 @@ func TestBrowserGridBulkAcrossPages(t *testing.T) {
 		chromedp.WaitVisible(`[data-testid=set-value]`),
 		chromedp.Text(`[data-testid=set-scope]`, &scope),
 		chromedp.SetValue(`[data-testid=sv-column]`, "status"),
-		chromedp.SendKeys(`[data-testid=sv-value]`, "Stopped"),
+		chromedp.SetValue(`[data-sv-options="status"]`, "off"), // a choice column offers its options
 		chromedp.Click(`[data-testid=sv-submit]`),
 		chromedp.WaitVisible(`//*[@data-testid="grid-notice" and contains(., "Value set in records: 60.")]`),
 	)

@@ -21,6 +21,7 @@ import (
 	"github.com/sluice/sluice/markup"
 	"github.com/sluice/sluice/model"
 	"github.com/sluice/sluice/records"
+	"github.com/sluice/sluice/schema"
 	"github.com/sluice/sluice/store"
 	"github.com/sluice/sluice/views"
 )
@@ -166,9 +167,15 @@ func (h *Handler) Sheet(c *fiber.Ctx) error {
 	}
 	fields = columnWindow(&p, fields, gp.cols)
 	for _, f := range fields {
-		p.Columns = append(p.Columns, views.GridColumn{Key: f.Key, Label: cmp.Or(f.Label, f.Key), Type: f.Type, Description: f.Description,
+		col := views.GridColumn{Key: f.Key, Label: cmp.Or(f.Label, f.Key), Type: f.Type, Description: f.Description,
 			DescriptionHTML: markup.HTML(f.Description),
-			Required:        f.HasConstraint("required"), Unique: f.HasConstraint("unique"), Readonly: f.Readonly, Errors: counts.ErrorsByField[f.Key]})
+			Required:        f.HasConstraint("required"), Unique: f.HasConstraint("unique"), Readonly: f.Readonly, Errors: counts.ErrorsByField[f.Key]}
+		if f.Type == model.FieldEnum || f.Type == model.FieldEnumList {
+			for _, o := range schema.SortedOptions(&f) {
+				col.Options = append(col.Options, views.ImportOption{Value: schema.OptionValue(o), Label: schema.OptionLabel(o)})
+			}
+		}
+		p.Columns = append(p.Columns, col)
 	}
 	q := store.RecordQuery{SearchValue: gp.search, Q: gp.q, SortField: gp.sort, SortDesc: gp.dir == "desc", Page: model.Page{Size: gp.size, Number: gp.page},
 		CountCap: countCap}

@@ -397,6 +397,26 @@
       : scope.dataset.labelSelected.replace("{count}", String(rowBoxes().filter((b) => b.checked).length));
   });
   document.addEventListener("htmx:afterSettle", syncSelection);
+  // Set value offers a choice column's options rather than free text: the column's select
+  // takes the free input's place (only the enabled one is sent).
+  function setValueInput() {
+    const col = document.getElementById("sv-column");
+    const free = document.querySelector("[data-sv-free]");
+    if (!col || !free) return;
+    let chosen = null;
+    document.querySelectorAll("[data-sv-options]").forEach((sel) => {
+      const on = sel.dataset.svOptions === col.value;
+      sel.hidden = sel.disabled = !on;
+      if (on) chosen = sel;
+    });
+    free.hidden = free.disabled = !!chosen;
+  }
+  document.addEventListener("change", (e) => {
+    if (e.target.id === "sv-column") setValueInput();
+  });
+  document.addEventListener("click", (e) => {
+    if (e.target.closest?.('[data-dialog-open="set-value"]')) setValueInput();
+  });
 
   // --- column widths and the frozen first column -----------------------------------------
   // A column's right edge drags to a new width, kept for the user in this sheet (POST

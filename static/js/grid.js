@@ -27,6 +27,20 @@
     return cell?.matches("td[data-cell]") ? cell : null;
   }
 
+  // The focused cell's messages in the panel above the grid (a tooltip alone says nothing
+  // to the keyboard), with the allowed options when a choice column's value is not one.
+  document.addEventListener("focusin", (e) => {
+    const td = e.target.closest?.("td[data-cell]");
+    const panel = document.querySelector("[data-cell-message]");
+    if (!td || !panel) return;
+    let text = td.getAttribute("title") || "";
+    const th = document.querySelector(`th[data-key="${CSS.escape(td.dataset.key || "")}"]`);
+    if (text && td.dataset.level === "error" && th?.dataset.options) text += " — " + panel.dataset.labelAllowed + " " + th.dataset.options;
+    panel.textContent = text;
+    if (text) panel.dataset.level = td.dataset.level || "info";
+    else delete panel.dataset.level;
+  });
+
   document.addEventListener("keydown", (e) => {
     const td = e.target.matches?.("td[data-cell]") ? e.target : null;
     if (td) {
@@ -96,6 +110,8 @@
       const el = document.getElementById("tab-count-" + tab);
       if (el) el.textContent = String(n);
     }
+    const allValid = document.querySelector("[data-all-valid]");
+    if (allValid && d.counts && d.counts.error !== undefined) allValid.hidden = !(d.counts.error === 0 && d.counts.all > 0);
     document.querySelectorAll("[data-column-errors]").forEach((badge) => {
       const n = (d.columnErrors || {})[badge.dataset.columnErrors];
       if (n === undefined) return;

@@ -1,0 +1,61 @@
+package web_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+)
+
+// Fixing in the grid: the focused cell's message shows above the grid with a choice
+// column's allowed options, Set value offers the options of a choice column, and once the
+// last error is gone the sheet says every record is valid.
+func TestBrowserGridFixing(t *testing.T) {
+	e := newAPI(t)
+	ctx := browser(t)
+	base := serve(t, e)
+	spaceID, sheetID := e.mustCreateRecordSheet(t, spreadsheetFields)
+	e.mustCall(t, "POST", "/v1/sheets/"+sheetID+"/records", testSecret, []any{
+		map[string]any{"name": map[string]any{"value": "Ada"}, "status": map[string]any{"value": "paused"}},
+		map[string]any{"name": map[string]any{"value": "Bob"}, "status": map[string]any{"value": "on"}},
+	})
+	var message, allValidBefore, freeHidden, optionsHidden string
+	var allValidAfter bool
+	var png []byte
+	err := chromedp.Run(ctx,
+		logIn(base),
+		chromedp.Navigate(base+"/space/"+spaceID+"/sheet/"+sheetID),
+		chromedp.WaitVisible(`td[data-record-id][data-field-key=status]`),
+		htmxReady(),
+		chromedp.Evaluate(`String(document.querySelector("[data-all-valid]").hidden)`, &allValidBefore),
+		chromedp.Click(`#grid-body > tr:nth-child(1) td[data-field-key=status]`),
+		chromedp.Text(`[data-cell-message]`, &message),
+		shot("grid-message", &png),
+		chromedp.Click(`#grid-body > tr:nth-child(1) input[name=ids]`),
+		chromedp.Click(`[data-testid=set-value-open]`),
+		chromedp.WaitVisible(`#set-value`),
+		chromedp.SetValue(`#sv-column`, "status"),
+		chromedp.Evaluate(`document.getElementById("sv-column").dispatchEvent(new Event("change", {bubbles: true}))`, nil),
+		chromedp.Evaluate(`String(document.querySelector("[data-sv-free]").hidden)`, &freeHidden),
+		chromedp.Evaluate(`String(document.querySelector('[data-sv-options="status"]').hidden)`, &optionsHidden),
+		chromedp.SetValue(`[data-sv-options="status"]`, "off"),
+		chromedp.Click(`[data-testid=sv-submit]`),
+		chromedp.WaitVisible(`[data-testid=grid-notice]`),
+		chromedp.Evaluate(`!document.querySelector("[data-all-valid]").hidden`, &allValidAfter),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(message, "Allowed: Running, Stopped") {
+		t.Errorf("the focused cell's message: %q", message)
+	}
+	if allValidBefore != "true" || !allValidAfter {
+		t.Errorf("the all-valid cue: hidden before %s, shown after %v", allValidBefore, allValidAfter)
+	}
+	if freeHidden != "true" || optionsHidden != "false" {
+		t.Errorf("Set value for a choice column: free text hidden %s, options hidden %s", freeHidden, optionsHidden)
+	}
+	if got := sheetLines(t, e, sheetID); got[0] != "Ada|||off|" {
+		t.Errorf("after Set value: %v", got)
+	}
+}
