@@ -181,7 +181,7 @@ func (h *Imports) dryRun(c *fiber.Ctx, ic *importCtx, dst *model.Sheet, rules []
 				}
 				bad = true
 				f := dst.Config.FieldByKey(schema.Rules[i].Key)
-				k := problem{cmp.Or(f.Label, f.Key), m.Message}
+				k := problem{cmp.Or(f.Label, f.Key), localMessage(c.Context(), m.Message)}
 				if tally[k] == 0 {
 					order = append(order, k)
 				}

@@ -49,6 +49,7 @@ type sheetCtx struct {
 	sheet *model.Sheet
 	wb    *model.Workbook
 	lang  string // the page's language, for dates
+	ctx   context.Context
 }
 
 func (h *Handler) loadSheet(c *fiber.Ctx) (*sheetCtx, error) {
@@ -60,7 +61,7 @@ func (h *Handler) loadSheet(c *fiber.Ctx) (*sheetCtx, error) {
 	if err != nil || w.SpaceID != sp.ID {
 		return nil, errs.NotFoundf("sheetId", "Sheet not found")
 	}
-	return &sheetCtx{u: u, space: sp, sheet: sheet, wb: w, lang: views.Lang(c.Context())}, nil
+	return &sheetCtx{u: u, space: sp, sheet: sheet, wb: w, lang: views.Lang(c.Context()), ctx: c.Context()}, nil
 }
 
 func (sc *sheetCtx) base() string { return "/space/" + sc.space.ID + "/sheet/" + sc.sheet.ID }
@@ -260,7 +261,7 @@ func gridNotice(c *fiber.Ctx) string {
 func gridRow(sc *sheetCtx, fields []model.Field, r *store.Record, n int, editable bool) views.GridRow {
 	row := views.GridRow{Number: n, ID: r.ID, Valid: r.Valid}
 	for _, m := range r.Messages {
-		row.Messages = append(row.Messages, m.Message)
+		row.Messages = append(row.Messages, localMessage(sc.ctx, m.Message))
 	}
 	cfg := recordReadonly(r.Config)
 	byKey := make(map[string]store.Cell, len(r.Cells))
@@ -268,7 +269,7 @@ func gridRow(sc *sheetCtx, fields []model.Field, r *store.Record, n int, editabl
 		byKey[cell.Key] = cell
 	}
 	for _, f := range fields {
-		gc := gridCell(sc.space.ID, sc.sheet.ID, r.ID, f.Key, byKey[f.Key])
+		gc := gridCell(sc.ctx, sc.space.ID, sc.sheet.ID, r.ID, f.Key, byKey[f.Key])
 		gc.Readonly = !editable || f.Readonly || cfg.all || cfg.fields[f.Key]
 		gc.Label = enumLabel(&f, gc.Value)
 		if f.Type == model.FieldDate {
@@ -304,7 +305,7 @@ func recordReadonly(raw json.RawMessage) readonlyConfig {
 }
 
 // gridCell builds a grid cell from a stored one: its text, its messages and their level.
-func gridCell(spaceID, sheetID, recordID, key string, cell store.Cell) views.GridCell {
+func gridCell(ctx context.Context, spaceID, sheetID, recordID, key string, cell store.Cell) views.GridCell {
 	gc := views.GridCell{SpaceID: spaceID, SheetID: sheetID, RecordID: recordID, Key: key, Value: ingest.CellText(cell.Value), Layer: cell.Layer}
 	var msgs []string
 	for _, m := range cell.Messages {
@@ -316,7 +317,7 @@ func gridCell(spaceID, sheetID, recordID, key string, cell store.Cell) views.Gri
 		case gc.Level == "":
 			gc.Level = "info"
 		}
-		msgs = append(msgs, m.Message)
+		msgs = append(msgs, localMessage(ctx, m.Message))
 	}
 	gc.Error = gc.Level == "error"
 	gc.Message = strings.Join(msgs, "\n")
