@@ -156,12 +156,13 @@ func statusLabel(ctx context.Context, status string) string {
 	return status
 }
 
-// matchingText is the grid's count of matching records: "10000+" when counting stopped.
-func matchingText(p SheetProps) string {
+// matchingText is the grid's count of matching records in the page's language: "10,000+"
+// when counting stopped.
+func matchingText(ctx context.Context, p SheetProps) string {
 	if p.MoreThan {
-		return strconv.FormatInt(p.Matching, 10) + "+"
+		return Count(ctx, p.Matching) + "+"
 	}
-	return ""
+	return Count(ctx, p.Matching)
 }
 
 // formatLabel names a reading: DMY → "day/month/year", "," → "decimal comma (1.234,56)".

@@ -272,8 +272,13 @@ func gridRow(sc *sheetCtx, fields []model.Field, r *store.Record, n int, editabl
 		gc := gridCell(sc.ctx, sc.space.ID, sc.sheet.ID, r.ID, f.Key, byKey[f.Key])
 		gc.Readonly = !editable || f.Readonly || cfg.all || cfg.fields[f.Key]
 		gc.Label = enumLabel(&f, gc.Value)
-		if f.Type == model.FieldDate {
+		switch f.Type {
+		case model.FieldDate:
 			gc.Label, _ = formats.Display(sc.lang, gc.Value)
+		case model.FieldNumber:
+			if shown := views.Decimal(sc.ctx, gc.Value); shown != gc.Value {
+				gc.Label, gc.Number = shown, true
+			}
 		}
 		row.Cells = append(row.Cells, gc)
 	}

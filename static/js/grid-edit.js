@@ -140,7 +140,8 @@
   // --- copy ----------------------------------------------------------------------------
   // A cell's text as the user sees it (an option's label, not its value: pasting it back
   // finds the option by label).
-  const text = (td) => td.textContent.trim();
+  // A number keeps its stored form (data-raw): "12.000" on a German page is 12000.
+  const text = (td) => (td.dataset.raw ?? td.textContent).trim();
   const tsvField = (s) => (/[\t"\r\n]/.test(s) ? '"' + s.replace(/"/g, '""') + '"' : s);
   const escapeHTML = (s) => s.replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]);
 

@@ -108,14 +108,14 @@
   function showCounts(d) {
     for (const [tab, n] of Object.entries(d.counts || {})) {
       const el = document.getElementById("tab-count-" + tab);
-      if (el) el.textContent = String(n);
+      if (el) el.textContent = Number(n).toLocaleString(document.documentElement.lang || undefined);
     }
     const allValid = document.querySelector("[data-all-valid]");
     if (allValid && d.counts && d.counts.error !== undefined) allValid.hidden = !(d.counts.error === 0 && d.counts.all > 0);
     document.querySelectorAll("[data-column-errors]").forEach((badge) => {
       const n = (d.columnErrors || {})[badge.dataset.columnErrors];
       if (n === undefined) return;
-      badge.textContent = String(n);
+      badge.textContent = Number(n).toLocaleString(document.documentElement.lang || undefined);
       badge.hidden = n === 0;
     });
   }
