@@ -220,3 +220,30 @@ func TestAppTemplateSpace(t *testing.T) {
 		t.Fatalf("a broken blueprint left %d spaces", n)
 	}
 }
+
+// The job monitor names built-in jobs in the page's language, shows each job's space and
+// lets an admin cancel a job nobody runs.
+func TestJobMonitorSpaceAndCancel(t *testing.T) {
+	e := newAPI(t)
+	spaceID := e.mustCreateSpace(t, testSecret, map[string]any{"name": "Vendors Q3"})["id"].(string)
+	wb := e.mustCreateWorkbook(t, map[string]any{"name": "W", "spaceId": spaceID, "sheets": []any{map[string]any{"name": "S", "fields": []any{map[string]any{"key": "a", "type": "string"}}}}})
+	job := dataOf(e.mustCall(t, "POST", "/v1/jobs", testSecret, map[string]any{"type": "workbook", "operation": "sluice-submit", "source": wb["id"]}))
+	b := loggedIn(t, e)
+	b.cookies["lang"] = "de"
+	_, doc := b.do(t, "GET", "/admin/jobs?env="+e.envID, nil, false)
+	row := doc.Find(`[data-testid=job-monitor] tr`).First()
+	if !strings.Contains(row.Text(), "Absenden") || !strings.Contains(row.Find(`[data-testid=job-space]`).Text(), "Vendors Q3") {
+		t.Fatalf("the job monitor's row: %q", row.Text())
+	}
+	cancel, _ := row.Find(`[data-testid=job-cancel]`).Attr("hx-post")
+	if cancel != "/space/"+spaceID+"/jobs/"+job["id"].(string)+"/cancel" {
+		t.Fatalf("cancel posts to %q", cancel)
+	}
+	b.do(t, "POST", cancel, url.Values{"_csrf": {b.csrf}}, true)
+	if st := dataOf(e.mustCall(t, "GET", "/v1/jobs/"+job["id"].(string), testSecret, nil))["status"]; st != "canceled" {
+		t.Fatalf("after cancel the job is %v", st)
+	}
+	if _, doc := b.do(t, "GET", "/admin/jobs?env="+e.envID, nil, false); doc.Find(`[data-testid=job-cancel]`).Length() != 0 {
+		t.Error("a canceled job can still be canceled")
+	}
+}

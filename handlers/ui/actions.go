@@ -168,7 +168,7 @@ func actionButton(ctx context.Context, i int, a *model.Action, st targetState, a
 	case cfg.Operation == "":
 		b.Disabled = views.T(ctx, "action.no_operation")
 	case st.blocking != nil:
-		b.Disabled = views.Tf(ctx, "action.blocked", map[string]any{"Job": st.blocking.Name()})
+		b.Disabled = views.Tf(ctx, "action.blocked", map[string]any{"Job": jobName(ctx, st.blocking)})
 	case st.counted && cfg.Has(model.ConstraintHasData) && st.total == 0:
 		b.Disabled = views.T(ctx, "action.needs_data")
 	case st.counted && needValid && st.errors > 0:
@@ -363,7 +363,7 @@ func (h *ActionPages) jobTitle(ctx context.Context, j *model.Job) string {
 	if a, err := h.store.FindAction(ctx, j.AccountID, j.Source, j.Operation); err == nil && a != nil && a.Config.Label != "" {
 		return a.Config.Label
 	}
-	return j.Name()
+	return jobName(ctx, j)
 }
 
 // jobPanel is what an action job's panel shows: progress, then the outcome and its next step.

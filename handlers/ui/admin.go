@@ -201,14 +201,23 @@ func (h *Admin) Jobs(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	spaces, _, err := h.store.ListSpaces(c.Context(), store.SpaceFilter{AccountID: u.AccountID, EnvironmentID: env.ID, Archived: true, Page: model.Page{Size: 500, Number: 1}})
+	if err != nil {
+		return err
+	}
+	names := map[string]string{}
+	for _, s := range spaces {
+		names[s.ID] = s.Name
+	}
 	p := views.AdminJobsProps{Shell: sh, Total: total}
 	for _, j := range list {
 		var out struct {
 			Message string `json:"message"`
 		}
 		_ = json.Unmarshal(j.Outcome, &out)
-		p.Rows = append(p.Rows, views.AdminJob{ID: j.ID, Name: j.Name(), Status: j.Status, Progress: int(j.Progress), Info: cmp.Or(out.Message, j.Info),
-			Space: j.SpaceID, Created: j.CreatedAt.UTC().Format("2006-01-02 15:04:05")})
+		p.Rows = append(p.Rows, views.AdminJob{ID: j.ID, Name: jobName(c.Context(), j), Raw: j.Name(), Status: j.Status, Progress: int(j.Progress),
+			Info: cmp.Or(out.Message, j.Info), Space: j.SpaceID, SpaceName: cmp.Or(names[j.SpaceID], j.SpaceID), Finished: j.Finished(),
+			Created: j.CreatedAt.UTC().Format("2006-01-02 15:04:05")})
 	}
 	if IsHTMX(c) && c.Query("partial") == "1" {
 		return Render(c, fiber.StatusOK, views.AdminJobRows(p))

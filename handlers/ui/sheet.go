@@ -140,7 +140,7 @@ func (h *Handler) Sheet(c *fiber.Ctx) error {
 		Query: gp.values(), Readonly: sc.readonly(c.Context()), Notice: gridNotice(c), Description: sc.sheet.Config.Description, Clip: sc.u.ClipSheet != ""}
 	p.CanEditSchema = sc.u.ClipSheet == "" && sc.space.ArchivedAt == nil && auth.Can(sc.u.Principal(), auth.Manage, place.Sheet(sc.wb, sc.sheet.ID)) == nil
 	if b, err := h.store.BlockingJob(c.Context(), sc.wb.ID); err == nil && b != nil {
-		p.Blocked = b.Name()
+		p.Blocked = jobName(c.Context(), b)
 	}
 	if st, err := h.store.UndoState(c.Context(), sc.sheet.ID, sc.u.UserID); err == nil {
 		p.CanUndo, p.CanRedo = st.CanUndo, st.CanRedo
@@ -494,7 +494,7 @@ func (h *Handler) toolbarAllowed(c *fiber.Ctx, sc *sheetCtx) error {
 	if b, err := h.store.BlockingJob(c.Context(), sc.wb.ID); err != nil {
 		return err
 	} else if b != nil {
-		return errs.E(errs.Conflict, "sheetId", "The toolbar is blocked while %s runs", b.Name()).WithMsg("grid.blocked", map[string]any{"Job": b.Name()})
+		return errs.E(errs.Conflict, "sheetId", "The toolbar is blocked while %s runs", b.Name()).WithMsg("grid.blocked", map[string]any{"Job": jobName(c.Context(), b)})
 	}
 	return nil
 }
@@ -537,7 +537,7 @@ func (h *Handler) ClearColumn(c *fiber.Ctx) error {
 	if b, err := h.store.BlockingJob(c.Context(), sc.wb.ID); err != nil {
 		return err
 	} else if b != nil {
-		return errs.E(errs.Conflict, "sheetId", "The toolbar is blocked while %s runs", b.Name()).WithMsg("grid.blocked", map[string]any{"Job": b.Name()})
+		return errs.E(errs.Conflict, "sheetId", "The toolbar is blocked while %s runs", b.Name()).WithMsg("grid.blocked", map[string]any{"Job": jobName(c.Context(), b)})
 	}
 	key, _ := url.PathUnescape(c.Params("fieldKey"))
 	res, err := h.store.ClearColumn(c.Context(), sc.sheet.ID, key, sc.writeOpts("clear"))

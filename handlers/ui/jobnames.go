@@ -1,0 +1,25 @@
+package ui
+
+import (
+	"context"
+
+	"github.com/sluice/sluice/model"
+	"github.com/sluice/sluice/views"
+)
+
+// builtinJobs names the jobs Sluice itself runs in the page's language; others keep their
+// type:operation name (an action's job shows its label where the action is known).
+var builtinJobs = map[string]string{
+	"file:extract": "jobname.extract", "workbook:map": "jobname.import", "workbook:transform": "jobname.import",
+	"sheet:export": "jobname.export", "workbook:export": "jobname.export", "space:export": "jobname.export",
+	"sheet:delete-records": "jobname.delete", "workbook:delete-records": "jobname.delete",
+	"workbook:sluice-submit": "jobname.submit", "space:configure": "jobname.configure",
+}
+
+// jobName is a job's name as a page shows it.
+func jobName(ctx context.Context, j *model.Job) string {
+	if id, ok := builtinJobs[j.Name()]; ok {
+		return views.T(ctx, id)
+	}
+	return j.Name()
+}
