@@ -211,7 +211,7 @@ func Spaces(p SpacesProps) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 18, " <div class=\"card mt-6 overflow-hidden\"><table class=\"min-w-full divide-y divide-slate-200 text-sm\" data-testid=\"spaces-table\"><thead class=\"bg-slate-50 text-left text-xs font-medium uppercase tracking-wide text-slate-500\"><tr><th scope=\"col\" class=\"px-4 py-3\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 18, " <div class=\"card mt-6 overflow-x-auto\"><table class=\"min-w-full divide-y divide-slate-200 text-sm\" data-testid=\"spaces-table\"><thead class=\"bg-slate-50 text-left text-xs font-medium uppercase tracking-wide text-slate-500\"><tr><th scope=\"col\" class=\"px-4 py-3\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -383,7 +383,7 @@ func createSpaceForm(p SpacesProps) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 31, "\"><div class=\"min-w-[16rem] flex-1\"><label for=\"space-name\" class=\"label\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 31, "\"><div class=\"min-w-0 flex-1 basis-64\"><label for=\"space-name\" class=\"label\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -35,3 +35,14 @@ document.addEventListener("htmx:afterRequest", (e) => {
   const flash = document.getElementById("flash");
   if (flash) flash.hidden = true;
 });
+
+// data-toggle="<id>" shows and hides the element of that id (a phone's folded toolbar),
+// saying so in aria-expanded.
+document.addEventListener("click", (e) => {
+  const btn = e.target instanceof Element ? e.target.closest("[data-toggle]") : null;
+  const el = btn && document.getElementById(btn.dataset.toggle);
+  if (!el) return;
+  const open = el.classList.toggle("hidden") === false;
+  el.classList.toggle("flex", open);
+  btn.setAttribute("aria-expanded", String(open));
+});
