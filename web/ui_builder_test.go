@@ -247,3 +247,29 @@ func TestJobMonitorSpaceAndCancel(t *testing.T) {
 		t.Error("a canceled job can still be canceled")
 	}
 }
+
+// The i18n keys Flatfile's SDKs write (the React SDK's default Submit, its listener's job
+// info) are said in the page's language, never shown raw.
+func TestSDKKeysTranslated(t *testing.T) {
+	e := newAPI(t)
+	spaceID := e.mustCreateSpace(t, testSecret, map[string]any{"name": "sdk"})["id"].(string)
+	wb := e.mustCreateWorkbook(t, map[string]any{"name": "W", "spaceId": spaceID, "sheets": []any{map[string]any{"name": "S", "fields": []any{map[string]any{"key": "a", "type": "string"}}}},
+		"actions": []any{map[string]any{"operation": "workbookSubmitAction", "mode": "foreground", "label": "jobs.submit.button.defaultLabel", "primary": true}}})
+	job := dataOf(e.mustCall(t, "POST", "/v1/jobs", testSecret, map[string]any{"type": "workbook", "operation": "workbookSubmitAction", "source": wb["id"]}))
+	e.mustCall(t, "POST", "/v1/jobs/"+job["id"].(string)+"/execute", testSecret, nil)
+	e.mustCall(t, "POST", "/v1/jobs/"+job["id"].(string)+"/ack", testSecret, map[string]any{"info": "jobs.messages.startingJob", "progress": 10})
+	b := loggedIn(t, e)
+	for lang, want := range map[string][2]string{"en": {"Submit", "Starting…"}, "de": {"Absenden", "Wird gestartet…"}} {
+		b.cookies["lang"] = lang
+		_, bar := b.do(t, "GET", "/space/"+spaceID+"/actions?target="+wb["id"].(string), nil, true)
+		_, panel := b.do(t, "GET", "/space/"+spaceID+"/jobs/"+job["id"].(string)+"/panel", nil, true)
+		for _, page := range []string{bar.Text(), panel.Text()} {
+			if strings.Contains(page, "jobs.") {
+				t.Errorf("%s: a raw SDK key is shown: %q", lang, page)
+			}
+		}
+		if !strings.Contains(bar.Text(), want[0]) || !strings.Contains(panel.Text(), want[1]) {
+			t.Errorf("%s: the button says %q, the panel %q", lang, bar.Text(), panel.Text())
+		}
+	}
+}

@@ -153,7 +153,7 @@ func (h *ActionPages) state(ctx context.Context, accountID, targetID string, res
 // and input form.
 func actionButton(ctx context.Context, i int, a *model.Action, st targetState, archived bool) views.ActionButton {
 	cfg := a.Config
-	b := views.ActionButton{Index: i, Operation: cfg.Operation, Label: cmp.Or(cfg.Label, cfg.Operation), Description: cfg.Description,
+	b := views.ActionButton{Index: i, Operation: cfg.Operation, Label: sdkText(ctx, cmp.Or(cfg.Label, cfg.Operation)), Description: cfg.Description,
 		Primary: cfg.Primary != nil && *cfg.Primary, Mode: cmp.Or(cfg.Mode, "foreground"), Tooltip: cfg.Tooltip}
 	if cfg.Guide != nil {
 		b.Guide = markup.HTML(cfg.Guide.Content)
@@ -361,14 +361,14 @@ func jobOf(c *fiber.Ctx, s interface {
 // internal name (workbook:submitActionFg); other jobs keep their name.
 func (h *ActionPages) jobTitle(ctx context.Context, j *model.Job) string {
 	if a, err := h.store.FindAction(ctx, j.AccountID, j.Source, j.Operation); err == nil && a != nil && a.Config.Label != "" {
-		return a.Config.Label
+		return sdkText(ctx, a.Config.Label)
 	}
 	return jobName(ctx, j)
 }
 
 // jobPanel is what an action job's panel shows: progress, then the outcome and its next step.
 func (h *ActionPages) jobPanel(ctx context.Context, spaceID string, j *model.Job, mode string) views.JobPanelProps {
-	p := views.JobPanelProps{JobProgressProps: jobProgress(spaceID, j), Mode: cmp.Or(mode, "foreground"), Title: h.jobTitle(ctx, j)}
+	p := views.JobPanelProps{JobProgressProps: jobProgress(ctx, spaceID, j), Mode: cmp.Or(mode, "foreground"), Title: h.jobTitle(ctx, j)}
 	var out struct {
 		Heading string          `json:"heading"`
 		Next    json.RawMessage `json:"next"`

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"fmt"
 	"net/url"
 	"path/filepath"
 	"slices"
@@ -454,7 +453,7 @@ func (h *Imports) Run(c *fiber.Ctx) error {
 	if err := h.jobs.Create(c.Context(), j, ic.u.UserID); err != nil {
 		return err
 	}
-	return Render(c, fiber.StatusOK, views.JobProgress(jobProgress(ic.space.ID, j)))
+	return Render(c, fiber.StatusOK, views.JobProgress(jobProgress(c.Context(), ic.space.ID, j)))
 }
 
 // importRules reads the wizard's form: per source column (src, in order) its destination
@@ -550,7 +549,7 @@ func (h *Imports) Progress(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	p := jobProgress(j.SpaceID, j)
+	p := jobProgress(c.Context(), j.SpaceID, j)
 	if j.Status == model.JobComplete && j.Operation == ingest.MapOperation && IsHTMX(c) {
 		var cfg struct{ DestinationSheetID string }
 		_ = json.Unmarshal(j.Config, &cfg)
@@ -566,8 +565,8 @@ func (h *Imports) Progress(c *fiber.Ctx) error {
 }
 
 // jobProgress is what the progress panel shows of a job.
-func jobProgress(spaceID string, j *model.Job) views.JobProgressProps {
-	p := views.JobProgressProps{SpaceID: spaceID, JobID: j.ID, Status: string(j.Status), Percent: int(j.Progress), Info: j.Info,
+func jobProgress(ctx context.Context, spaceID string, j *model.Job) views.JobProgressProps {
+	p := views.JobProgressProps{SpaceID: spaceID, JobID: j.ID, Status: string(j.Status), Percent: int(j.Progress), Info: sdkText(ctx, j.Info),
 		Done: j.Finished(), Failed: j.Status == model.JobFailed || j.Status == model.JobCanceled}
 	if j.Status == model.JobComplete {
 		p.Percent = 100
@@ -577,9 +576,6 @@ func jobProgress(spaceID string, j *model.Job) views.JobProgressProps {
 	}
 	if len(j.Outcome) > 0 && json.Unmarshal(j.Outcome, &out) == nil {
 		p.Message = out.Message
-	}
-	if p.Info == "" && !p.Done {
-		p.Info = fmt.Sprintf("%s %s", j.Type, j.Operation)
 	}
 	p.Info = strings.TrimSpace(p.Info)
 	return p

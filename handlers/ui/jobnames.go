@@ -23,3 +23,18 @@ func jobName(ctx context.Context, j *model.Job) string {
 	}
 	return j.Name()
 }
+
+// sdkTexts are the texts Flatfile's SDKs write as i18n keys for Flatfile's own interface to
+// translate (@flatfile/react's default Submit action, the job info its listener acks with).
+var sdkTexts = map[string]string{
+	"jobs.submit.button.defaultLabel": "sdk.submit",
+	"jobs.messages.startingJob":       "sdk.starting_job",
+}
+
+// sdkText says an SDK's i18n key in the page's language; other text stays as written.
+func sdkText(ctx context.Context, s string) string {
+	if id, ok := sdkTexts[s]; ok {
+		return views.T(ctx, id)
+	}
+	return s
+}
