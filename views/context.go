@@ -24,6 +24,7 @@ const (
 	KeyAdmin     = "sluice.admin"      // "1" for account users (not guests): the admin pages are theirs
 	KeyOverrides = "sluice.overrides"  // the environment's translation overrides for the page's language
 	KeyEmbed     = "sluice.embedToken" // the token a framed page was opened with: every request of the page carries it
+	KeyBrand     = "sluice.brand"      // a space's white label (BrandProps)
 )
 
 // override is an environment's own wording for a message id, if it has one.
@@ -128,3 +129,16 @@ func csrfHeaders(ctx context.Context) string {
 // EmbedToken is the token of a page opened inside another site's frame ("" otherwise): such
 // a page has no cookies, so its requests carry the token instead.
 func EmbedToken(ctx context.Context) string { return str(ctx, KeyEmbed) }
+
+// BrandProps is a space's white label: the host's title instead of Sluice's, and no logo
+// (environment metadata whiteLabel {title, hideLogo}, a space's own metadata overriding it).
+type BrandProps struct {
+	Title    string
+	HideLogo bool
+}
+
+// Brand is the white label of the page's space (zero: Sluice's own).
+func Brand(ctx context.Context) BrandProps {
+	b, _ := ctx.Value(KeyBrand).(BrandProps)
+	return b
+}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -85,6 +86,10 @@ window.start = (publishableKey) => Sluice.open({
 		closes: "[data-sluice-importer]"})
 }
 
+// rawKey finds what a page must never show: a raw i18n key (jobs.submit.button.defaultLabel)
+// or an internal job name (workbook:sluiceSubmit).
+var rawKey = regexp.MustCompile(`\b[a-z]+\.[a-z]+\.[a-zA-Z]+\b|\b(?:workbook|sheet|space|file|job):[a-zA-Z][\w-]+`)
+
 // sdkRun is one customer's page driving the embedded importer.
 type sdkRun struct {
 	host                  func(t *testing.T, base string) string // serves the page; returns its origin
@@ -162,9 +167,25 @@ func driveSDK(t *testing.T, run sdkRun) {
 		defer cancel()
 		return chromedp.Run(c, actions...)
 	}
+	// The end user lands on a drop zone, with an end user's tools: no downloads, bulk set
+	// value, filter language or saved views, and no raw i18n key or internal job name.
+	var endUser struct {
+		Dropzone, Admin bool
+		Text            string
+	}
 	if err := inFrame(
-		chromedp.WaitVisible(`[data-testid=add-row]`), htmxReady(),
-		chromedp.Click(`[data-testid=add-row]`), chromedp.WaitVisible(row(1, "name")),
+		chromedp.WaitVisible(`[data-testid=empty-dropzone]`), htmxReady(),
+		chromedp.Evaluate(`({dropzone: !!document.querySelector("[data-testid=empty-dropzone]"),
+			admin: !!document.querySelector("[data-testid=export-menu], [data-testid=set-value-open], [data-testid=grid-filter], [data-testid=views-menu], [data-testid=edit-fields]"),
+			text: document.body.innerText})`, &endUser),
+	); err != nil || !endUser.Dropzone || endUser.Admin {
+		t.Fatalf("the embedded sheet: drop zone %v, admin tools %v (%v)", endUser.Dropzone, endUser.Admin, err)
+	}
+	if k := rawKey.FindString(endUser.Text); k != "" {
+		t.Errorf("the embedded sheet shows the raw key or job name %q", k)
+	}
+	if err := inFrame(
+		chromedp.Click(`[data-testid=start-typing]`), chromedp.WaitVisible(row(1, "name")),
 		chromedp.Click(`[data-testid=add-row]`), chromedp.WaitVisible(row(2, "name")),
 		typed(1, "name", "Ann"), typed(1, "email", "ann@example.com"),
 		typed(2, "name", "Bob"), typed(2, "email", "not-an-email"),

@@ -116,6 +116,9 @@ func spaceContext(d Deps, b *i18n.Bundle) fiber.Handler {
 			if o := ui.TranslationOverrides(env.Metadata, lang); len(o) > 0 {
 				c.Locals(views.KeyOverrides, o)
 			}
+			if b := ui.BrandOf(env.Metadata, sp.Metadata); b != (views.BrandProps{}) {
+				c.Locals(views.KeyBrand, b)
+			}
 		}
 		return c.Next()
 	}

@@ -273,3 +273,34 @@ func TestSDKKeysTranslated(t *testing.T) {
 		}
 	}
 }
+
+// Admin → Environment sets a white label for the environment's spaces: the host's name
+// instead of Sluice's, no logo; a space's own metadata.whiteLabel overrides it.
+func TestWhiteLabel(t *testing.T) {
+	e := newAPI(t)
+	spaceID := e.mustCreateSpace(t, testSecret, map[string]any{"name": "branded"})["id"].(string)
+	other := e.mustCreateSpace(t, testSecret, map[string]any{"name": "own", "metadata": map[string]any{"whiteLabel": map[string]any{"title": "Partner Portal"}}})["id"].(string)
+	b := loggedIn(t, e)
+	resp, _ := b.do(t, "POST", "/admin/environment", url.Values{"_csrf": {b.csrf}, "env": {e.envID}, "namespaces": {""}, "showSpaceInfo": {"true"},
+		"brandTitle": {"Acme Imports"}, "hideLogo": {"true"}}, true)
+	if resp.StatusCode >= 300 && resp.Header.Get("HX-Redirect") == "" {
+		t.Fatalf("saving the white label: %d", resp.StatusCode)
+	}
+	_, doc := b.do(t, "GET", "/admin/environment?env="+e.envID, nil, false)
+	if v, _ := doc.Find(`[data-testid=brand-title]`).Attr("value"); v != "Acme Imports" || doc.Find(`[data-testid=hide-logo][checked]`).Length() != 1 {
+		t.Fatalf("the environment page shows the white label %q", v)
+	}
+	_, doc = b.do(t, "GET", "/space/"+spaceID, nil, false)
+	brand := doc.Find(`[data-testid=brand]`)
+	if !strings.Contains(brand.Text(), "Acme Imports") || brand.Find("svg").Length() != 0 || !strings.Contains(doc.Find("title").Text(), "Acme Imports") {
+		t.Errorf("the space page's brand: %q (logo %d), title %q", brand.Text(), brand.Find("svg").Length(), doc.Find("title").Text())
+	}
+	_, doc = b.do(t, "GET", "/space/"+other, nil, false)
+	if got := doc.Find(`[data-testid=brand]`).Text(); !strings.Contains(got, "Partner Portal") {
+		t.Errorf("a space's own white label: %q", got)
+	}
+	_, doc = b.do(t, "GET", "/", nil, false)
+	if got := doc.Find(`[data-testid=brand]`).Text(); !strings.Contains(got, "Sluice") {
+		t.Errorf("the dashboard's own pages keep Sluice: %q", got)
+	}
+}

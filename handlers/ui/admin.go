@@ -439,7 +439,7 @@ func (h *Admin) Environment(c *fiber.Ctx) error {
 	}
 	_ = json.Unmarshal(env.Metadata, &meta)
 	p := views.AdminEnvironmentProps{Shell: sh, Name: env.Name, Prod: env.IsProd, Namespaces: strings.Join(env.Namespaces, ", "),
-		ShowSpaceInfo: meta.ShowSpaceInfo == nil || *meta.ShowSpaceInfo, Saved: c.Query("saved") == "1"}
+		ShowSpaceInfo: meta.ShowSpaceInfo == nil || *meta.ShowSpaceInfo, Saved: c.Query("saved") == "1", Brand: BrandOf(env.Metadata, nil)}
 	keys, err := h.store.ListKeys(c.Context(), env.AccountID, env.ID, false)
 	if err != nil {
 		return err
@@ -492,6 +492,7 @@ func (h *Admin) SaveEnvironment(c *fiber.Ctx) error {
 	meta := map[string]any{}
 	_ = json.Unmarshal(env.Metadata, &meta)
 	meta["showSpaceInfo"] = c.FormValue("showSpaceInfo") == "true"
+	meta["whiteLabel"] = map[string]any{"title": strings.TrimSpace(c.FormValue("brandTitle")), "hideLogo": c.FormValue("hideLogo") == "true"}
 	raw, _ := json.Marshal(meta)
 	var ns []string
 	for _, n := range strings.Split(c.FormValue("namespaces"), ",") {

@@ -139,6 +139,10 @@ func (h *Handler) Sheet(c *fiber.Ctx) error {
 		Filter: gp.filter, Search: gp.search, Q: gp.q, Field: gp.field, Sort: gp.sort, Desc: gp.dir == "desc", Page: gp.page, Size: gp.size,
 		Query: gp.values(), Readonly: sc.readonly(c.Context()), Notice: gridNotice(c), Description: sc.sheet.Config.Description, Clip: sc.u.ClipSheet != ""}
 	p.CanEditSchema = sc.u.ClipSheet == "" && sc.space.ArchivedAt == nil && auth.Can(sc.u.Principal(), auth.Manage, place.Sheet(sc.wb, sc.sheet.ID)) == nil
+	if c.Locals(views.KeyEmbed) != nil {
+		p.Embedded = embedConfig(sc.space).Toolbar != "full"
+		p.CanEditSchema = p.CanEditSchema && !p.Embedded
+	}
 	if b, err := h.store.BlockingJob(c.Context(), sc.wb.ID); err == nil && b != nil {
 		p.Blocked = jobName(c.Context(), b)
 	}

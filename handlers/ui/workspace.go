@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -200,6 +201,7 @@ func (h *Handler) ephemeralDocument(c *fiber.Ctx, sb views.SidebarProps) (*views
 
 // embedMeta is what the browser SDKs put in an embedded space's metadata.
 type embedMeta struct {
+	Toolbar       string `json:"toolbar"` // "full": the embedded grid keeps every tool
 	SidebarConfig struct {
 		ShowSidebar *bool `json:"showSidebar"`
 		DefaultPage struct {
@@ -216,4 +218,35 @@ func embedConfig(sp *model.Space) embedMeta {
 	var m embedMeta
 	_ = json.Unmarshal(sp.Metadata, &m)
 	return m
+}
+
+// whiteLabel is the white label an environment's or a space's metadata carries.
+type whiteLabel struct {
+	WhiteLabel *struct {
+		Title    *string `json:"title"`
+		HideLogo *bool   `json:"hideLogo"`
+	} `json:"whiteLabel"`
+}
+
+// BrandOf is the white label of a space: the environment's metadata.whiteLabel {title,
+// hideLogo}, each part overridden by the space's own metadata.whiteLabel (a host sets it when
+// it makes the space).
+func BrandOf(envMeta, spaceMeta json.RawMessage) views.BrandProps {
+	var b views.BrandProps
+	for _, raw := range []json.RawMessage{envMeta, spaceMeta} {
+		var w whiteLabel
+		if json.Unmarshal(raw, &w) != nil || w.WhiteLabel == nil {
+			continue
+		}
+		if t := w.WhiteLabel.Title; t != nil {
+			b.Title = strings.TrimSpace(*t)
+		}
+		if h := w.WhiteLabel.HideLogo; h != nil {
+			b.HideLogo = *h
+		}
+	}
+	if r := []rune(b.Title); len(r) > 80 {
+		b.Title = string(r[:80])
+	}
+	return b
 }
