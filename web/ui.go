@@ -290,6 +290,7 @@ func uiRoutes(app *fiber.App, d Deps, uploads *api.Files, suggest ui.Suggester, 
 	app.Post("/space/:spaceId/unarchive", with(signedIn, pages.Unarchive)...)
 	app.Post("/space/:spaceId/files", with(streamed, pages.Upload(uploads.Upload))...)
 	app.Get("/space/:spaceId/files", with(signedIn, pages.Files)...)
+	app.Get("/space/:spaceId/files/:fileId/download", with(signedIn, pages.Download(uploads.Download))...)
 	app.Get("/space/:spaceId/sheet/:sheetId", with(signedIn, pages.Sheet)...)
 	for _, r := range []struct {
 		path string

@@ -421,11 +421,18 @@ func outcomeNext(ctx context.Context, spaceID string, raw json.RawMessage) *view
 		}
 		next.URL, next.External, next.Download = n.URL, !localPath(n.URL), n.Type == "download"
 		next.Label = cmp.Or(n.Label, n.FileName, views.T(ctx, "action.open_link"))
+		if id, ok := apiDownload(n.URL); ok {
+			// The API's download wants a key; the dashboard's sends the session's user.
+			next.URL = "/space/" + spaceID + "/files/" + id + "/download"
+			if n.FileName != "" && (n.Label == "" || n.Label == "Download "+n.FileName) {
+				next.Label = views.Tf(ctx, "action.download_file", map[string]any{"Name": n.FileName})
+			}
+		}
 	case "files":
 		if len(n.Files) == 0 {
 			return nil
 		}
-		next.URL, next.Download = "/v1/files/"+n.Files[0].FileID+"/download", true
+		next.URL, next.Download = "/space/"+spaceID+"/files/"+n.Files[0].FileID+"/download", true
 		next.Label = cmp.Or(n.Label, views.Tn(ctx, "action.files", int64(len(n.Files)), ""))
 	case "view":
 		next.URL = "/space/" + spaceID + "/sheet/" + n.SheetID
@@ -440,4 +447,14 @@ func outcomeNext(ctx context.Context, spaceID string, raw json.RawMessage) *view
 		return nil
 	}
 	return next
+}
+
+// apiDownload reads the file id of an API download link (/v1/files/<id>/download).
+func apiDownload(u string) (string, bool) {
+	id, ok := strings.CutPrefix(u, "/v1/files/")
+	if !ok {
+		return "", false
+	}
+	id, ok = strings.CutSuffix(id, "/download")
+	return id, ok && id != "" && !strings.Contains(id, "/")
 }

@@ -216,7 +216,7 @@ func (h *Admin) Jobs(c *fiber.Ctx) error {
 		}
 		_ = json.Unmarshal(j.Outcome, &out)
 		p.Rows = append(p.Rows, views.AdminJob{ID: j.ID, Name: jobName(c.Context(), j), Raw: j.Name(), Status: j.Status, Progress: int(j.Progress),
-			Info: cmp.Or(out.Message, sdkText(c.Context(), j.Info)), Space: j.SpaceID, SpaceName: cmp.Or(names[j.SpaceID], j.SpaceID), Finished: j.Finished(),
+			Info: cmp.Or(jobMessage(c.Context(), out.Message), sdkText(c.Context(), j.Info)), Space: j.SpaceID, SpaceName: cmp.Or(names[j.SpaceID], j.SpaceID), Finished: j.Finished(),
 			Created: j.CreatedAt.UTC().Format("2006-01-02 15:04:05")})
 	}
 	if IsHTMX(c) && c.Query("partial") == "1" {

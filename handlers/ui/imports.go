@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/url"
 	"path/filepath"
 	"slices"
@@ -575,7 +576,7 @@ func jobProgress(ctx context.Context, spaceID string, j *model.Job) views.JobPro
 		Message string `json:"message"`
 	}
 	if len(j.Outcome) > 0 && json.Unmarshal(j.Outcome, &out) == nil {
-		p.Message = out.Message
+		p.Message = jobMessage(ctx, out.Message)
 	}
 	p.Info = strings.TrimSpace(p.Info)
 	return p
@@ -600,14 +601,23 @@ func (h *Imports) NewSheet(c *fiber.Ctx) error {
 	name := strings.TrimSuffix(ic.file.Name, filepath.Ext(ic.file.Name))
 	cfg := model.SheetConfig{Name: cmp.Or(strings.TrimSpace(name), "Imported"), AllowAdditionalFields: false}
 	cfg.Slug = schema.Slugify(cfg.Name)
-	for _, f := range ic.src.Config.Fields {
-		cfg.Fields = append(cfg.Fields, model.Field{Key: f.Key, Label: cmp.Or(f.Label, f.Key), Type: inferredType(readings[f.Key])})
+	taken := map[string]bool{}
+	for i, f := range ic.src.Config.Fields {
+		// Keys an API user can type: "E-Mail Adresse" → e_mail_adresse (the label keeps the header).
+		key := cmp.Or(keyOf(cmp.Or(f.Label, f.Key)), fmt.Sprintf("column_%d", i+1))
+		for n, base := 2, key; taken[key]; n++ {
+			key = fmt.Sprintf("%s_%d", base, n)
+		}
+		taken[key] = true
+		cfg.Fields = append(cfg.Fields, model.Field{Key: key, Label: cmp.Or(f.Label, f.Key), Type: inferredType(readings[f.Key])})
 	}
 	if err := schema.Sheet(&cfg, "sheet"); err != nil {
 		return err
 	}
+	// A workbook made in the dashboard is submitted without code: the built-in Submit.
+	actions, _ := json.Marshal([]model.ActionConfig{submitAction(c.Context())})
 	wb := &model.Workbook{AccountID: ic.space.AccountID, EnvironmentID: ic.space.EnvironmentID, SpaceID: ic.space.ID, Name: cfg.Name,
-		Sheets: []*model.Sheet{{Config: cfg}}}
+		Sheets: []*model.Sheet{{Config: cfg}}, Actions: actions}
 	if err := h.store.CreateWorkbook(c.Context(), wb, ic.u.UserID); err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"regexp"
 
 	"github.com/sluice/sluice/model"
 	"github.com/sluice/sluice/views"
@@ -37,4 +38,30 @@ func sdkText(ctx context.Context, s string) string {
 		return views.T(ctx, id)
 	}
 	return s
+}
+
+// builtinOutcomes are the outcome messages of Sluice's own jobs (English in the API), said in
+// the page's language.
+var builtinOutcomes = []struct {
+	re *regexp.Regexp
+	id string
+}{
+	{regexp.MustCompile(`^Submitted (\d+) records to (.+)$`), "outcome.submitted_to"},
+	{regexp.MustCompile(`^Submitted (\d+) records$`), "outcome.submitted"},
+	{regexp.MustCompile(`^Mapped (\d+) records into (.+)$`), "outcome.mapped"},
+	{regexp.MustCompile(`^Exported (\d+) records to (.+)$`), "outcome.exported"},
+}
+
+// jobMessage says a built-in job's outcome in the page's language; others stay as written.
+func jobMessage(ctx context.Context, msg string) string {
+	for _, o := range builtinOutcomes {
+		if m := o.re.FindStringSubmatch(msg); m != nil {
+			data := map[string]any{"Count": m[1]}
+			if len(m) > 2 {
+				data["Name"] = m[2]
+			}
+			return views.Tf(ctx, o.id, data)
+		}
+	}
+	return sdkText(ctx, msg)
 }

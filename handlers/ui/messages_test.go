@@ -9,6 +9,7 @@ import (
 	"github.com/nicksnyder/go-i18n/v2/i18n"
 	"golang.org/x/text/language"
 
+	"github.com/sluice/sluice/formats"
 	"github.com/sluice/sluice/locales"
 	"github.com/sluice/sluice/model"
 	"github.com/sluice/sluice/records"
@@ -57,6 +58,13 @@ func TestBuiltinMessagesAreTranslated(t *testing.T) {
 		for _, m := range msgs {
 			if got := localMessage(ctx, m.Message); got == m.Message {
 				t.Errorf("field %s: %q stays English on a German page", s.Rules[i].Key, m.Message)
+			}
+		}
+	}
+	for _, typ := range []string{"date", "number", "boolean"} {
+		for _, f := range []string{"", formats.DMY, formats.MDY, "serial", formats.Comma, formats.Point} {
+			if msg := formats.Expected(typ, f); msg != "" && localMessage(ctx, msg) == msg {
+				t.Errorf("%q stays English on a German page", msg)
 			}
 		}
 	}

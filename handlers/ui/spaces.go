@@ -256,3 +256,24 @@ func (h *Handler) Upload(upload fiber.Handler) fiber.Handler {
 		return h.Files(c)
 	}
 }
+
+// Download handles GET /space/:spaceId/files/:fileId/download: a file of the space (an
+// export a job made, an upload) through the API's download, for the signed-in user; the
+// dashboard sends no API key, so a job's download link leads here.
+func (h *Handler) Download(download fiber.Handler) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		u, sp, err := spaceOf(c, h.store)
+		if err != nil {
+			return err
+		}
+		f, err := h.store.GetFile(c.Context(), u.AccountID, c.Params("fileId"))
+		if err != nil || f.SpaceID != sp.ID {
+			return errs.NotFoundf("fileId", "File not found")
+		}
+		if err := may(c, auth.Read, f); err != nil {
+			return err
+		}
+		api.SetPrincipal(c, u.Principal())
+		return download(c)
+	}
+}

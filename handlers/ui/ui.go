@@ -116,6 +116,7 @@ type Store interface {
 	ListDocuments(ctx context.Context, spaceID string) ([]*model.Document, error)
 	GetSheet(ctx context.Context, accountID, id string) (*model.Sheet, *model.Workbook, error)
 	GetWorkbook(ctx context.Context, accountID, id string) (*model.Workbook, error)
+	GetFile(ctx context.Context, accountID, id string) (*model.File, error)
 	CreateWorkbook(ctx context.Context, w *model.Workbook, actor string) error
 	UpdateWorkbook(ctx context.Context, accountID, id string, up store.WorkbookUpdate, actor string) (*model.Workbook, error)
 	ChangeSheet(ctx context.Context, accountID, id, actor string, change func(s *model.Sheet, w *model.Workbook) (bool, error)) (*model.Sheet, error)
