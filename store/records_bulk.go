@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"reflect"
 	"strings"
 
@@ -425,4 +426,35 @@ func (db *DB) BulkUpdate(ctx context.Context, sheetID string, q RecordQuery, cel
 		})
 		return out, err
 	})
+}
+
+// errEnoughMatches stops CountMatches at its cap.
+var errEnoughMatches = errors.New("enough matches")
+
+// CountMatches is how many records find & replace would change in fr.FieldKey among those q
+// selects (what the dialog shows before Replace all), counting at most max; more reports
+// whether there were more.
+func (db *DB) CountMatches(ctx context.Context, accountID, sheetID string, q RecordQuery, fr FindReplace, max int) (n int, more bool, err error) {
+	m := newMatcher(fr)
+	q.pre = m.prefilter(fr.FieldKey)
+	err = db.EachRecord(ctx, accountID, sheetID, q, func(r *Record) error {
+		var v json.RawMessage
+		for _, c := range r.Cells {
+			if c.Key == fr.FieldKey {
+				v = c.Value
+			}
+		}
+		if _, ok := m.replace(v); ok {
+			if n == max {
+				more = true
+				return errEnoughMatches
+			}
+			n++
+		}
+		return nil
+	})
+	if errors.Is(err, errEnoughMatches) {
+		err = nil
+	}
+	return n, more, err
 }

@@ -3,6 +3,7 @@ package web_test
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 )
@@ -57,5 +58,22 @@ func TestBrowserGridFixing(t *testing.T) {
 	}
 	if got := sheetLines(t, e, sheetID); got[0] != "Ada|||off|" {
 		t.Errorf("after Set value: %v", got)
+	}
+	// Find & replace counts the matches while the user types, before Replace all.
+	var count string
+	if err := chromedp.Run(ctx,
+		chromedp.Click(`[data-testid=find-replace-open]`),
+		chromedp.WaitVisible(`#find-replace`),
+		chromedp.SetValue(`#fr-field`, "name"),
+		// (Typed into the focused input: chromedp's visibility check does not see into the modal.)
+		chromedp.Evaluate(`document.querySelector("[data-testid=fr-find]").focus()`, nil),
+		chromedp.KeyEvent("bo"),
+		chromedp.Sleep(1500*time.Millisecond), // typing, the 300 ms pause, the count
+		chromedp.Evaluate(`document.querySelector("[data-testid=fr-count]").textContent.trim()`, &count),
+	); err != nil {
+		t.Fatal(err)
+	}
+	if count != "1 record matches" {
+		t.Errorf("the dialog's count: %q", count)
 	}
 }

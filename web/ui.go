@@ -316,6 +316,7 @@ func uiRoutes(app *fiber.App, d Deps, uploads *api.Files, suggest ui.Suggester, 
 	app.Post("/space/:spaceId/sheet/:sheetId/layout", with(signedIn, pages.SaveLayout)...)
 	app.Get("/space/:spaceId/sheet/:sheetId/matching", with(signedIn, pages.Matching)...)
 	app.Post("/space/:spaceId/sheet/:sheetId/find-replace", with(signedIn, pages.FindReplace)...)
+	app.Get("/space/:spaceId/sheet/:sheetId/find-replace/count", with(signedIn, pages.FindCount)...)
 	app.Post("/space/:spaceId/sheet/:sheetId/clear/:fieldKey", with(signedIn, pages.ClearColumn)...)
 	app.Post("/space/:spaceId/sheet/:sheetId/options/:fieldKey", with(signedIn, pages.AddOption)...)
 	app.Post("/space/:spaceId/sheet/:sheetId/views", with(signedIn, pages.SaveView)...)

@@ -22,3 +22,28 @@ func TestGridNumbersInThePageLanguage(t *testing.T) {
 		}
 	}
 }
+
+// The find & replace dialog says how many records Replace all would change before it runs.
+func TestFindReplaceCount(t *testing.T) {
+	e := newAPI(t)
+	spaceID, sheetID := e.mustCreateRecordSheet(t, spreadsheetFields)
+	e.mustCall(t, "POST", "/v1/sheets/"+sheetID+"/records", testSecret, []any{map[string]any{"name": map[string]any{"value": "Ada"}},
+		map[string]any{"name": map[string]any{"value": "Adam"}}, map[string]any{"name": map[string]any{"value": "Bo"}}})
+	b := loggedIn(t, e)
+	count := func(find string) string {
+		_, doc := b.do(t, "GET", "/space/"+spaceID+"/sheet/"+sheetID+"/find-replace/count?column=name&find="+find, nil, true)
+		return strings.TrimSpace(doc.Text())
+	}
+	if got := count("ada"); got != "2 records match" {
+		t.Errorf("find ada: %q", got)
+	}
+	if got := count("%22Bo%22"); got != "1 record matches" {
+		t.Errorf(`find "Bo": %q`, got)
+	}
+	if got := count("zzz"); got != "0 records match" {
+		t.Errorf("find zzz: %q", got)
+	}
+	if got := sheetLines(t, e, sheetID); len(got) != 3 || !strings.HasPrefix(got[0], "Ada|") {
+		t.Errorf("counting changed the records: %v", got)
+	}
+}

@@ -531,6 +531,36 @@ func (h *Handler) FindReplace(c *fiber.Ctx) error {
 	return hxRedirect(c, sc.gridBack(c, "replaced:"+strconv.Itoa(res.Count)))
 }
 
+// findCountCap is how many matching records the find & replace dialog counts.
+const findCountCap = 10_000
+
+// FindCount handles GET …/find-replace/count (column, find, the grid's scope): how many
+// records Replace all would change, said before the user presses it.
+func (h *Handler) FindCount(c *fiber.Ctx) error {
+	sc, err := h.loadSheet(c)
+	if err != nil {
+		return err
+	}
+	key := c.Query("column")
+	if sc.sheet.Config.FieldByKey(key) == nil {
+		return c.SendString("")
+	}
+	find, _ := json.Marshal(c.Query("find"))
+	q, err := gridScope(c, sc)
+	if err != nil {
+		return err
+	}
+	n, more, err := h.store.CountMatches(c.Context(), sc.u.AccountID, sc.sheet.ID, q, store.FindReplace{FieldKey: key, Find: find, ExcludeReadOnly: true}, findCountCap)
+	if err != nil {
+		return err
+	}
+	count := views.Count(c.Context(), int64(n))
+	if more {
+		count += "+"
+	}
+	return Render(c, fiber.StatusOK, views.FindCount(views.Tn(c.Context(), "grid.find_count", int64(n), count)))
+}
+
 // ClearColumn handles POST …/clear/:fieldKey: the spec's messages for read-only columns and
 // sheets come from the store, which also snapshots the sheet first.
 func (h *Handler) ClearColumn(c *fiber.Ctx) error {

@@ -129,6 +129,7 @@ type Store interface {
 	InsertRecords(ctx context.Context, sheetID string, in []store.RecordIn, opt store.WriteOptions) (*store.WriteResult, error)
 	DeleteRecords(ctx context.Context, sheetID string, ids []string, opt store.WriteOptions) (*store.WriteResult, error)
 	FindAndReplace(ctx context.Context, sheetID string, q store.RecordQuery, fr store.FindReplace, opt store.WriteOptions) (*store.BulkResult, error)
+	CountMatches(ctx context.Context, accountID, sheetID string, q store.RecordQuery, fr store.FindReplace, max int) (int, bool, error)
 	ClearColumn(ctx context.Context, sheetID, fieldKey string, opt store.WriteOptions) (*store.BulkResult, error)
 	DeleteWhere(ctx context.Context, sheetID string, q store.RecordQuery, opt store.WriteOptions) (*store.BulkResult, error)
 	BulkUpdate(ctx context.Context, sheetID string, q store.RecordQuery, cells map[string]store.CellIn, opt store.WriteOptions) (*store.BulkResult, error)
