@@ -109,6 +109,8 @@ func businessWalk(t *testing.T, lang string) {
 		chromedp.WaitVisible(`[data-testid=upload-form]`), htmxReady(),
 		chromedp.SetUploadFiles(`[data-testid=upload-file]`, []string{first}),
 		chromedp.WaitVisible(`[data-testid=file-import]`),
+		// The sidebar counts the file as soon as it has been read, without a reload.
+		chromedp.Poll(`document.getElementById("sidebar-files-count").textContent.trim() === "1"`, nil, chromedp.WithPollingTimeout(10*time.Second)),
 		snap("space", true),
 		chromedp.Click(`[data-testid=file-import]`),
 		chromedp.WaitVisible(`[data-testid=import-new-sheet]`),

@@ -217,7 +217,7 @@ func (h *Handler) Files(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return Render(c, fiber.StatusOK, views.FileList(s.ID, items))
+	return Render(c, fiber.StatusOK, views.FileListPartial(s.ID, items))
 }
 
 // Upload handles POST /space/:spaceId/files (htmx, multipart): the signed-in user uploads
