@@ -440,3 +440,26 @@ func TestImportEnumTable(t *testing.T) {
 		t.Errorf("unknown → %v (want empty), s01 → %v (want S01)", gotUnknown, gotLower)
 	}
 }
+
+// A required field the engine offers a column for below the sheet's threshold gets that
+// column by default: "Don't import" would put every record in error. Other fields keep the
+// threshold.
+func TestImportRequiredFieldTakesItsBestGuess(t *testing.T) {
+	e := newAPI(t)
+	startWorker(t, e)
+	spaceID := e.mustCreateSpace(t, testSecret, map[string]any{"name": "guess"})["id"].(string)
+	wb := e.mustCreateWorkbook(t, map[string]any{"name": "W", "spaceId": spaceID, "sheets": []any{map[string]any{"name": "P", "mappingConfidenceThreshold": 1, "fields": []any{
+		map[string]any{"key": "first_name", "type": "string", "label": "First name", "constraints": []any{map[string]any{"type": "required"}}},
+		map[string]any{"key": "email", "type": "string", "label": "Email"}}}}})
+	dest := wb["sheets"].([]any)[0].(map[string]any)["id"].(string)
+	f := e.mustUpload(t, spaceID, "a.csv", "Vorname,E-Mail Adresse\nAda,a@x.io\n")
+	b := loggedIn(t, e)
+	_, doc := b.do(t, "GET", "/space/"+spaceID+"/import/"+f["id"].(string)+"?to="+dest, nil, false)
+	chosen := func(col string) string {
+		v, _ := doc.Find(`tr[data-column="` + col + `"] select[name=dest] option[selected]`).Attr("value")
+		return v
+	}
+	if chosen("Vorname") != "first_name" || chosen("E-Mail Adresse") != "" {
+		t.Errorf("below the threshold: Vorname → %q (want first_name, required), E-Mail Adresse → %q (want not imported)", chosen("Vorname"), chosen("E-Mail Adresse"))
+	}
+}

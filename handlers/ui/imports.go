@@ -272,6 +272,39 @@ func (h *Imports) suggestColumns(c *fiber.Ctx, ic *importCtx, dst *model.Sheet, 
 		}
 		p.Columns = append(p.Columns, col)
 	}
+	return h.fillRequired(c, ic, dst, p, formatOf)
+}
+
+// fillRequired chooses, for a required field no column fills, the column the engine offered
+// for it below the sheet's threshold: leaving it on "Don't import" would put every record in
+// error, so the safer default is the best guess, which the Review step shows.
+func (h *Imports) fillRequired(c *fiber.Ctx, ic *importCtx, dst *model.Sheet, p *views.ImportProps, formatOf func(model.Field, string) *views.ImportFormat) error {
+	taken := map[string]bool{}
+	for _, col := range p.Columns {
+		taken[col.Dest] = true
+	}
+	for _, f := range dst.Config.Fields {
+		if !f.HasConstraint("required") || f.Readonly || taken[f.Key] {
+			continue
+		}
+		best := -1
+		for i, col := range p.Columns {
+			if col.Suggested == f.Key && (col.Dest == "" || col.Dest == customDest) && (best < 0 || col.Confidence > p.Columns[best].Confidence) {
+				best = i
+			}
+		}
+		if best < 0 {
+			continue
+		}
+		col := &p.Columns[best]
+		col.Dest, col.Suggested = f.Key, ""
+		var err error
+		if col.Enum, err = h.enumMap(c, ic, dst, col.Key, col.Dest); err != nil {
+			return err
+		}
+		col.Format = formatOf(*ic.src.Config.FieldByKey(col.Key), col.Dest)
+		taken[f.Key] = true
+	}
 	return nil
 }
 
