@@ -1,8 +1,11 @@
 package web_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/PuerkitoBio/goquery"
 )
 
 // Numbers show with the page language's grouping and decimal mark; the stored value stays
@@ -45,5 +48,33 @@ func TestFindReplaceCount(t *testing.T) {
 	}
 	if got := sheetLines(t, e, sheetID); len(got) != 3 || !strings.HasPrefix(got[0], "Ada|") {
 		t.Errorf("counting changed the records: %v", got)
+	}
+}
+
+// On the Errors tab a column's filter-by-value menu lists the offending values, most errors
+// first, even when valid values are far more frequent.
+func TestErrorsTabListsOffendingValues(t *testing.T) {
+	e := newAPI(t)
+	spaceID, sheetID := e.mustCreateRecordSheet(t, spreadsheetFields)
+	var in []any
+	for i := 0; i < 30; i++ {
+		in = append(in, map[string]any{"name": map[string]any{"value": fmt.Sprintf("ok%02d", i)}, "status": map[string]any{"value": "on"}})
+	}
+	in = append(in, map[string]any{"name": map[string]any{"value": "bad1"}, "status": map[string]any{"value": "paused"}},
+		map[string]any{"name": map[string]any{"value": "bad2"}, "status": map[string]any{"value": "paused"}},
+		map[string]any{"name": map[string]any{"value": "bad3"}, "status": map[string]any{"value": "maybe"}})
+	e.mustCall(t, "POST", "/v1/sheets/"+sheetID+"/records", testSecret, in)
+	b := loggedIn(t, e)
+	values := func(query string) []string {
+		_, doc := b.do(t, "GET", "/space/"+spaceID+"/sheet/"+sheetID+"/values/status"+query, nil, true)
+		var out []string
+		doc.Find(`[data-testid=value-filter]`).Each(func(_ int, s *goquery.Selection) { out = append(out, strings.Join(strings.Fields(s.Text()), " ")) })
+		return out
+	}
+	if got := values("?filter=error"); fmt.Sprint(got) != "[paused 2 maybe 1]" {
+		t.Errorf("the Errors tab's values: %v, want [paused 2 maybe 1]", got)
+	}
+	if got := values(""); len(got) == 0 || !strings.HasPrefix(got[0], "Running 30") {
+		t.Errorf("the All tab's values: %v", got)
 	}
 }

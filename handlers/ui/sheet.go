@@ -343,16 +343,31 @@ func (h *Handler) ColumnValues(c *fiber.Ctx) error {
 		return err
 	}
 	key := c.Params("fieldKey")
-	vals, err := h.store.TopCellValues(c.Context(), sc.u.AccountID, sc.sheet.ID, key, store.RecordQuery{}, valueMenu)
+	gp := readGridParams(c)
+	// On the Errors tab the menu lists the values of records in error, most errors first:
+	// the offending values, even where they are rare.
+	errorsOnly := gp.filter == "error" || gp.field != ""
+	n := valueMenu
+	if errorsOnly {
+		n = valueMenu * 20
+	}
+	vals, err := h.store.TopCellValues(c.Context(), sc.u.AccountID, sc.sheet.ID, key, store.RecordQuery{}, n)
 	if err != nil {
 		return err
 	}
-	gp := readGridParams(c)
+	if errorsOnly {
+		vals = slices.DeleteFunc(vals, func(v store.CellCount) bool { return v.Error == 0 })
+		slices.SortStableFunc(vals, func(a, b store.CellCount) int { return cmp.Compare(b.Error, a.Error) })
+		vals = vals[:min(len(vals), valueMenu)]
+	}
 	p := views.SheetProps{SpaceID: sc.space.ID, SheetID: sc.sheet.ID, Query: gp.values()}
 	f := sc.sheet.Config.FieldByKey(key)
 	out := make([]views.ValueCount, len(vals))
 	for i, v := range vals {
 		out[i] = views.ValueCount{Value: ingest.CellText(v.Value), Count: v.Total}
+		if errorsOnly {
+			out[i].Count = v.Error
+		}
 		if f != nil {
 			out[i].Label = enumLabel(f, out[i].Value)
 		}
