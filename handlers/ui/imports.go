@@ -444,24 +444,12 @@ func importFormat(col *formats.Column, f *model.Field) *views.ImportFormat {
 // Run handles POST /space/:spaceId/import/:fileId: the chosen mapping becomes an accepted
 // program and a map job; the answer is the job's progress panel.
 func (h *Imports) Run(c *fiber.Ctx) error {
-	ic, err := h.load(c)
+	ic, dst, rules, err := h.posted(c)
 	if err != nil {
 		return err
 	}
 	if ic.space.ArchivedAt != nil {
 		return errs.Invalidf("spaceId", "This space is archived").WithMsg("space.archived_notice", nil)
-	}
-	dst, err := h.destination(c, ic, c.FormValue("to"))
-	if err != nil {
-		return err
-	}
-	readings, err := h.store.ColumnFormats(c.Context(), ic.src.ID)
-	if err != nil {
-		return err
-	}
-	rules, err := importRules(c, ic.src, dst, readings)
-	if err != nil {
-		return err
 	}
 	if missing := unmappedRequired(dst, rules); len(missing) > 0 && c.FormValue("confirm_unmapped") != "1" {
 		// Every record would be in error: say so before anything is written.
@@ -488,6 +476,25 @@ func (h *Imports) Run(c *fiber.Ctx) error {
 		return err
 	}
 	return Render(c, fiber.StatusOK, views.JobProgress(jobProgress(c.Context(), ic.space.ID, j)))
+}
+
+// posted loads what a posted wizard form names: the file, the destination sheet (to) and
+// the mapping rules the form chose.
+func (h *Imports) posted(c *fiber.Ctx) (*importCtx, *model.Sheet, []*model.MappingRule, error) {
+	ic, err := h.load(c)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	dst, err := h.destination(c, ic, c.FormValue("to"))
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	readings, err := h.store.ColumnFormats(c.Context(), ic.src.ID)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	rules, err := importRules(c, ic.src, dst, readings)
+	return ic, dst, rules, err
 }
 
 // importRules reads the wizard's form: per source column (src, in order) its destination

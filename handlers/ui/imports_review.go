@@ -55,19 +55,7 @@ func emptyList(raw string) []string {
 // column fills — and a dry run of the mapping over the file's first rows with the errors it
 // would leave.
 func (h *Imports) Review(c *fiber.Ctx) error {
-	ic, err := h.load(c)
-	if err != nil {
-		return err
-	}
-	dst, err := h.destination(c, ic, c.FormValue("to"))
-	if err != nil {
-		return err
-	}
-	readings, err := h.store.ColumnFormats(c.Context(), ic.src.ID)
-	if err != nil {
-		return err
-	}
-	rules, err := importRules(c, ic.src, dst, readings)
+	ic, dst, rules, err := h.posted(c)
 	if err != nil {
 		return err
 	}
