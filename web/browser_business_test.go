@@ -16,9 +16,9 @@ import (
 // file without one API call, in English and in German: a sheet made from a file, the sheet's
 // e-mail made required, a second file imported through the Review step (the required field
 // caught), the import undone once and redone, errors fixed with typing, Delete and paste,
-// Submit and the download. Every step is photographed at 1,366 px, the main ones at 390 px
-// too (SLUICE_SCREENSHOTS; docs/screenshots keeps a set), and no page shows a raw i18n key
-// or an internal job name.
+// Submit and the download. Every step is photographed at 1,366 px and at 390 px
+// (SLUICE_SCREENSHOTS; docs/screens/walk keeps a set), and no page shows a raw i18n key or an
+// internal job name.
 func TestBrowserBusinessUser(t *testing.T) {
 	for _, lang := range []string{"en", "de"} {
 		t.Run(lang, func(t *testing.T) { businessWalk(t, lang) })
@@ -39,7 +39,7 @@ func businessWalk(t *testing.T, lang string) {
 	var buf []byte
 	var seen []string // every page's text, for the raw-key scan
 	n := 0
-	snap := func(name string, phone bool) chromedp.Action {
+	snap := func(name string, phone bool) chromedp.Action { // phone: also at 390 px
 		return chromedp.ActionFunc(func(c context.Context) error {
 			n++
 			var text string
@@ -90,7 +90,7 @@ func businessWalk(t *testing.T, lang string) {
 	}
 
 	// Log in, make a space, upload the first file and make a sheet of its columns.
-	within("sign in and make a space", 30*time.Second,
+	within("sign in", 45*time.Second,
 		chromedp.EmulateViewport(1366, 900),
 		chromedp.Navigate(base+"/login"),
 		chromedp.Evaluate(`document.cookie = "lang=`+lang+`; path=/"`, nil),
@@ -101,29 +101,35 @@ func businessWalk(t *testing.T, lang string) {
 		chromedp.SendKeys(`[data-testid=login-password]`, testPassword),
 		chromedp.Click(`[data-testid=login-submit]`),
 		chromedp.WaitVisible(`[data-testid=create-space-form]`), htmxReady(),
+	)
+	within("make a space", 45*time.Second,
 		chromedp.SendKeys(`[data-testid=space-name]`, "Suppliers"),
 		chromedp.Click(`[data-testid=create-space]`),
 		chromedp.WaitVisible(`//a[@data-testid="space-link" and contains(., "Suppliers")]`),
 		snap("spaces", true),
 		chromedp.Click(`//a[@data-testid="space-link" and contains(., "Suppliers")]`),
 		chromedp.WaitVisible(`[data-testid=upload-form]`), htmxReady(),
+	)
+	within("upload the first file", 45*time.Second,
 		chromedp.SetUploadFiles(`[data-testid=upload-file]`, []string{first}),
 		chromedp.WaitVisible(`[data-testid=file-import]`),
 		// The sidebar counts the file as soon as it has been read, without a reload.
-		chromedp.Poll(`document.getElementById("sidebar-files-count").textContent.trim() === "1"`, nil, chromedp.WithPollingTimeout(10*time.Second)),
+		chromedp.Poll(`document.getElementById("sidebar-files-count").textContent.trim() === "1"`, nil, chromedp.WithPollingTimeout(20*time.Second)),
 		snap("space", true),
+	)
+	within("make a sheet of the file", 45*time.Second,
 		chromedp.Click(`[data-testid=file-import]`),
 		chromedp.WaitVisible(`[data-testid=import-new-sheet]`),
 		chromedp.Click(`[data-testid=import-new-sheet]`),
 		chromedp.WaitVisible(`[data-testid=import-mapping]`), htmxReady(),
-		snap("new-sheet-mapping", false),
+		snap("new-sheet-mapping", true),
 		chromedp.Click(`[data-testid=import-review]`),
 		chromedp.WaitVisible(`[data-testid=import-run]`),
 		chromedp.Click(`[data-testid=import-run]`),
 		chromedp.WaitVisible(`[data-testid=grid]`), htmxReady(),
 	)
 	// Make the e-mail required in the sheet builder.
-	within("make e-mail required", 30*time.Second,
+	within("make e-mail required", 45*time.Second,
 		chromedp.Click(`[data-testid=edit-fields]`),
 		chromedp.WaitVisible(`[data-testid=builder]`), htmxReady(),
 		chromedp.Click(`//li[@data-testid="builder-field"][.//input[@data-testid="builder-key" and @value="email"]]//input[@data-testid="builder-required"]`),
@@ -143,7 +149,7 @@ func businessWalk(t *testing.T, lang string) {
 		chromedp.SetValue(`//tr[@data-column="Email"]//select[@name="dest"]`, "email"),
 		chromedp.Click(`[data-testid=import-review]`),
 		chromedp.Poll(`!document.querySelector("[data-testid=import-review-panel] [data-testid=import-unmapped]") && !!document.querySelector("[data-testid=import-run]")`, nil),
-		snap("review", false),
+		snap("review", true),
 		chromedp.Click(`[data-testid=import-run]`),
 		chromedp.WaitVisible(`[data-testid=grid]`), htmxReady(),
 	)
@@ -161,7 +167,7 @@ func businessWalk(t *testing.T, lang string) {
 	within("undo the import", 20*time.Second,
 		chromedp.Click(`[data-testid=grid-undo]`),
 		chromedp.Poll(`!document.body.innerText.includes("Epsilon")`, nil),
-		snap("import-undone", false),
+		snap("import-undone", true),
 		chromedp.Click(`[data-testid=grid-redo]`),
 		chromedp.WaitVisible(`//td[@data-key="company" and contains(., "Epsilon")]`), htmxReady(),
 	)

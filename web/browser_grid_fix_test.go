@@ -68,12 +68,49 @@ func TestBrowserGridFixing(t *testing.T) {
 		// (Typed into the focused input: chromedp's visibility check does not see into the modal.)
 		chromedp.Evaluate(`document.querySelector("[data-testid=fr-find]").focus()`, nil),
 		chromedp.KeyEvent("bo"),
-		chromedp.Sleep(1500*time.Millisecond), // typing, the 300 ms pause, the count
+		chromedp.Poll(`document.querySelector("[data-testid=fr-count]").textContent.includes("1 record")`, nil, chromedp.WithPollingTimeout(10*time.Second)),
 		chromedp.Evaluate(`document.querySelector("[data-testid=fr-count]").textContent.trim()`, &count),
 	); err != nil {
 		t.Fatal(err)
 	}
 	if count != "1 record matches" {
 		t.Errorf("the dialog's count: %q", count)
+	}
+}
+
+// A paste on the Errors tab fixes rows without making them vanish under the cursor: they stay,
+// marked as no longer in the view, and the footer's count follows.
+func TestBrowserPasteOnAFilteredView(t *testing.T) {
+	e := newAPI(t)
+	ctx := browser(t)
+	base := serve(t, e)
+	spaceID, sheetID := e.mustCreateRecordSheet(t, spreadsheetFields)
+	e.mustCall(t, "POST", "/v1/sheets/"+sheetID+"/records", testSecret, []any{
+		map[string]any{"name": map[string]any{"value": "Ada"}, "status": map[string]any{"value": "paused"}},
+		map[string]any{"name": map[string]any{"value": "Bob"}, "status": map[string]any{"value": "paused"}},
+		map[string]any{"name": map[string]any{"value": "Cy"}, "status": map[string]any{"value": "on"}},
+	})
+	var footer string
+	var rows, marked int
+	err := chromedp.Run(ctx,
+		logIn(base),
+		chromedp.Navigate(base+"/space/"+spaceID+"/sheet/"+sheetID+"?filter=error"),
+		chromedp.WaitVisible(`td[data-record-id][data-field-key=status]`), htmxReady(),
+		chromedp.Focus(`#grid-body > tr:nth-child(1) td[data-field-key=status]`),
+		chromedp.Evaluate(`(() => {
+			const dt = new DataTransfer();
+			dt.setData("text/plain", "Running");
+			document.activeElement.dispatchEvent(new ClipboardEvent("paste", {clipboardData: dt, bubbles: true, cancelable: true}));
+		})()`, nil),
+		chromedp.Poll(`document.querySelector("[data-testid=grid-count]").textContent.includes("1 record")`, nil, chromedp.WithPollingTimeout(10*time.Second)),
+		chromedp.Text(`[data-testid=grid-count]`, &footer),
+		chromedp.Evaluate(`document.querySelectorAll("#grid-body > tr").length`, &rows),
+		chromedp.Evaluate(`document.querySelectorAll("#grid-body > tr[data-out-of-view]").length`, &marked),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rows != 2 || marked != 1 || strings.TrimSpace(footer) != "1 record" {
+		t.Errorf("after the paste: %d rows shown (want 2), %d marked out of view (want 1), footer %q (want 1 record)", rows, marked, footer)
 	}
 }

@@ -63,14 +63,22 @@ func TestGridTools(t *testing.T) {
 		t.Errorf("tier's value menu loads from %q", src)
 	}
 	e.mustCall(t, "POST", "/v1/sheets/"+sheet+"/records", testSecret, []any{map[string]any{"name": map[string]any{"value": "Di"}, "tier": map[string]any{"value": "g"}}})
-	_, doc = b.do(t, "GET", base+"/values/tier?filter=error", nil, true)
-	var entries []string
-	doc.Find(`[data-testid=value-filter]`).Each(func(_ int, s *goquery.Selection) {
-		href, _ := s.Attr("href")
-		entries = append(entries, strings.Join(strings.Fields(s.Text()), " ")+" "+href)
-	})
-	if want := []string{"Gold 2 " + base + "?filter=error&q=" + url.QueryEscape(`"tier" eq "g"`), "Bronze 1", "Silver 1"}; len(entries) != 3 || entries[0] != want[0] || !strings.HasPrefix(entries[1], want[1]) || !strings.HasPrefix(entries[2], want[2]) {
+	menu := func(query string) []string {
+		_, doc := b.do(t, "GET", base+"/values/tier"+query, nil, true)
+		var entries []string
+		doc.Find(`[data-testid=value-filter]`).Each(func(_ int, s *goquery.Selection) {
+			href, _ := s.Attr("href")
+			entries = append(entries, strings.Join(strings.Fields(s.Text()), " ")+" "+href)
+		})
+		return entries
+	}
+	entries := menu("?page=2")
+	if want := []string{"Gold 2 " + base + "?q=" + url.QueryEscape(`"tier" eq "g"`), "Bronze 1", "Silver 1"}; len(entries) != 3 || entries[0] != want[0] || !strings.HasPrefix(entries[1], want[1]) || !strings.HasPrefix(entries[2], want[2]) {
 		t.Errorf("tier's values: got %q, want Gold (2), then Bronze and Silver, labelled, filtering on the value", entries)
+	}
+	// On the Errors tab: the values of the records in error, with their error counts.
+	if entries := menu("?filter=error"); len(entries) != 1 || entries[0] != "Bronze 1 "+base+"?filter=error&q="+url.QueryEscape(`"tier" eq "b"`) {
+		t.Errorf("tier's values on the Errors tab: got %q, want Bronze alone", entries)
 	}
 	// Enum cells show their option's label.
 	_, doc = b.do(t, "GET", base, nil, false)

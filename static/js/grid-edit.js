@@ -314,8 +314,9 @@
     }
     const body = await resp.json();
     const res = body.data;
-    // grid.js shows the counts and fetches the rows again, as after a cell's save.
-    document.body.dispatchEvent(new CustomEvent("sl-cell-saved", { detail: { ...body.counts, refresh: true, undo: body.undo } }));
+    // grid.js shows the counts and fetches the rows again, as after a cell's save; an edit's
+    // rows stay on screen even where they leave the view (keep), an undo's go.
+    document.body.dispatchEvent(new CustomEvent("sl-cell-saved", { detail: { ...body.counts, refresh: true, keep: !!edit, undo: body.undo } }));
     if (body.message) toast(body.message, res.what ? "undo" : "info");
     else if (!opts.quiet) {
       let msg = opts.done.replace("{records}", String(res.set)).replace("{added}", String(res.added.length));

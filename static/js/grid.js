@@ -102,13 +102,20 @@
       if (flag.dataset.rowFlag === d.record) flag.dataset.valid = String(!!d.valid);
     });
     showCounts(d);
-    if (d.refresh) refreshRows();
+    if (d.refresh) refreshRows(!!d.keep);
   });
 
   function showCounts(d) {
     for (const [tab, n] of Object.entries(d.counts || {})) {
       const el = document.getElementById("tab-count-" + tab);
       if (el) el.textContent = Number(n).toLocaleString(document.documentElement.lang || undefined);
+    }
+    // The footer's count follows the tab's count when nothing else narrows the view.
+    const footer = document.querySelector("[data-grid-count]");
+    const n = footer && d.counts ? d.counts[footer.dataset.gridCount] : undefined;
+    if (n !== undefined) {
+      const label = n === 1 ? footer.dataset.labelOne : footer.dataset.labelOther;
+      footer.textContent = label.replace("{count}", Number(n).toLocaleString(document.documentElement.lang || undefined));
     }
     const allValid = document.querySelector("[data-all-valid]");
     if (allValid && d.counts && d.counts.error !== undefined) allValid.hidden = !(d.counts.error === 0 && d.counts.all > 0);
@@ -125,7 +132,9 @@
   // place: only cells whose content differs are swapped, so the focus and an editor being
   // opened stay where they are. Rows added or removed replace the rows. While the user is
   // in the middle of an edit or a request it tries again a little later.
-  async function refreshRows() {
+  // keep (after the user's own edit): rows that stop matching the view stay on screen, marked,
+  // until the user moves on, as a spreadsheet keeps a pasted row where it was pasted.
+  async function refreshRows(keep) {
     if (!document.getElementById("grid-body")) return;
     const url = new URL(location.href);
     url.searchParams.set("partial", "rows");
@@ -153,7 +162,23 @@
     }
     const ids = (tbody) => Array.from(tbody.querySelectorAll(":scope > tr"), (tr) => tr.dataset.record || "").join();
     const active = document.activeElement?.closest?.("td[data-cell]");
-    if (ids(fresh) !== ids(body)) {
+    if (ids(fresh) !== ids(body) && keep) {
+      // The fresh rows in their order, and each row that left the view after the row it
+      // followed before.
+      const freshIds = new Set(Array.from(fresh.querySelectorAll(":scope > tr"), (tr) => tr.dataset.record));
+      const oldRows = Array.from(body.querySelectorAll(":scope > tr"));
+      oldRows.forEach((tr, i) => {
+        if (freshIds.has(tr.dataset.record)) return;
+        tr.dataset.outOfView = "true";
+        tr.title = fresh.dataset.labelOutOfView || "";
+        const before = oldRows.slice(0, i).reverse().find((o) => freshIds.has(o.dataset.record) || o.dataset.outOfView);
+        const anchor = before && fresh.querySelector(`:scope > tr[data-record="${CSS.escape(before.dataset.record)}"]`);
+        if (anchor) anchor.after(tr);
+        else fresh.prepend(tr);
+      });
+      body.replaceWith(fresh);
+      htmx.process(fresh);
+    } else if (ids(fresh) !== ids(body)) {
       body.replaceWith(fresh);
       htmx.process(fresh);
     } else {
