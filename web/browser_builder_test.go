@@ -18,12 +18,7 @@ func TestBrowserSheetBuilder(t *testing.T) {
 	var buf []byte
 	var title, overflow string
 	err := chromedp.Run(ctx,
-		chromedp.Navigate(base+"/login"),
-		chromedp.WaitVisible(`[data-testid=login-form]`),
-		chromedp.SendKeys(`[data-testid=login-email]`, testEmail),
-		chromedp.SendKeys(`[data-testid=login-password]`, testPassword),
-		chromedp.Click(`[data-testid=login-submit]`),
-		chromedp.WaitVisible(`[data-testid=create-space-form]`),
+		logIn(base),
 		chromedp.Navigate(base+"/space/"+spaceID),
 		chromedp.WaitVisible(`[data-testid=new-workbook]`),
 		chromedp.Click(`[data-testid=new-workbook]`),
