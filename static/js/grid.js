@@ -134,7 +134,19 @@
   // in the middle of an edit or a request it tries again a little later.
   // keep (after the user's own edit): rows that stop matching the view stay on screen, marked,
   // until the user moves on, as a spreadsheet keeps a pasted row where it was pasted.
+  // While rows are being fetched again or a refresh is due, body[data-grid-refreshing] says
+  // so (a test waits for the grid to be still before it types).
+  let refreshing = 0;
   async function refreshRows(keep) {
+    refreshing++;
+    document.body.dataset.gridRefreshing = "true";
+    try {
+      await refreshRowsNow(keep);
+    } finally {
+      if (--refreshing === 0 && refreshTimer === null) delete document.body.dataset.gridRefreshing;
+    }
+  }
+  async function refreshRowsNow(keep) {
     if (!document.getElementById("grid-body")) return;
     const url = new URL(location.href);
     url.searchParams.set("partial", "rows");
@@ -145,7 +157,10 @@
     } catch {
       // offline for a moment, or the page is going away: try again in a while
       clearTimeout(refreshTimer);
-      refreshTimer = setTimeout(refreshRows, 2000);
+      refreshTimer = setTimeout(() => {
+        refreshTimer = null;
+        refreshRows();
+      }, 2000);
       return;
     }
     const body = document.getElementById("grid-body");
@@ -213,7 +228,12 @@
   const busy = () => !!document.querySelector("#grid-body td[data-editing], #grid-body .htmx-request, #grid-body.htmx-request");
   function refreshSoon() {
     clearTimeout(refreshTimer);
-    refreshTimer = setTimeout(() => (busy() ? refreshSoon() : refreshRows()), 300);
+    document.body.dataset.gridRefreshing = "true";
+    refreshTimer = setTimeout(() => {
+      refreshTimer = null;
+      if (busy()) refreshSoon();
+      else refreshRows();
+    }, 300);
   }
   document.addEventListener("sl-event", (e) => {
     const ev = e.detail || {};
