@@ -201,12 +201,30 @@ func businessWalk(t *testing.T, lang string) {
 			return err
 		})
 	}
-	within("fix the errors", 60*time.Second,
+	// stored waits until the stored record of company has field equal to want (a save is
+	// confirmed before the next key).
+	stored := func(company, field string, want any) chromedp.Action {
+		return chromedp.ActionFunc(func(context.Context) error {
+			deadline := time.Now().Add(6 * time.Second)
+			for time.Now().Before(deadline) {
+				for _, r := range recordsOfSheet() {
+					if cellValue(r, "company") == company && cellValue(r, field) == want {
+						return nil
+					}
+				}
+				time.Sleep(150 * time.Millisecond)
+			}
+			return fmt.Errorf("%s's %s is not stored as %v", company, field, want)
+		})
+	}
+	within("fix the errors", 90*time.Second,
 		step(t, "type the e-mail"),
 		editCell(t, cobaltEmail, "contact@cobalt.example", cobaltEmail+`[contains(., "contact@cobalt.example")]`),
+		stored("Cobalt SA", "email", "contact@cobalt.example"),
 		step(t, "delete the revenue"),
 		retry("Backspace", focusOn(epsilonRevenue), chromedp.KeyEvent("\b"),
-			chromedp.Poll(`!document.evaluate('`+epsilonRevenue+`', document, null, 9, null).singleNodeValue.textContent.includes("12k")`, nil)),
+			chromedp.Poll(`!document.evaluate('`+epsilonRevenue+`', document, null, 9, null).singleNodeValue.textContent.includes("12k")`, nil),
+			stored("Epsilon Oy", "revenue", nil)),
 		step(t, "paste the name"),
 		retry("paste", focusOn(deltaCompany),
 			chromedp.Evaluate(`(() => {
@@ -214,10 +232,29 @@ func businessWalk(t *testing.T, lang string) {
 				dt.setData("text/plain", "Delta B.V.");
 				document.activeElement.dispatchEvent(new ClipboardEvent("paste", {clipboardData: dt, bubbles: true, cancelable: true}));
 			})()`, nil),
-			chromedp.WaitVisible(`//td[@data-key="company" and contains(., "Delta B.V.")]`)),
-		step(t, "all valid"),
-		chromedp.Poll(`!document.querySelector(".htmx-request") && !document.body.dataset.gridRefreshing`, nil),
-		chromedp.Reload(), // the sheet as it is stored
+			chromedp.WaitVisible(`//td[@data-key="company" and contains(., "Delta B.V.")]`),
+			stored("Delta B.V.", "email", "sales@delta.example")),
+	)
+	// The fixes are saved (a reload before the last save answered would drop it): the stored
+	// sheet has no error left, then the page as it is stored says so.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		bad := 0
+		for _, r := range recordsOfSheet() {
+			if r["valid"] != true {
+				bad++
+			}
+		}
+		if bad == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d records still in error after the fixes", bad)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	within("all valid", 45*time.Second,
+		chromedp.Reload(),
 		chromedp.WaitVisible(`[data-testid=all-valid]`), htmxReady(),
 		snap("all-valid", true),
 	)
