@@ -27,6 +27,7 @@ test("a SIGKILL mid-job loses no event, no delivery and no job", async () => {
   let srv = await startServer({ env });
   try {
     let api = srv.client();
+    const started = Date.now();
     const envId = (await api.environments.list()).data[0].id;
     await api.agents.create({ environmentId: envId, body: { slug: "crash-hook", topics: ["space:created"], options: { webhookUrl: `http://127.0.0.1:${receiver.address().port}/hook` } } });
     const host = (await api.spaces.create({ name: "Host", environmentId: envId })).data;
@@ -40,7 +41,9 @@ test("a SIGKILL mid-job loses no event, no delivery and no job", async () => {
     api = srv.client();
     up = true;
 
-    await until(() => spaces.every((id) => delivered.has(id)), 15000);
+    // Each failed attempt doubles the wait, so the next attempt can be as far away as the time
+    // the first server ran (a slow, busy machine runs it longer): wait for that on top.
+    await until(() => spaces.every((id) => delivered.has(id)), 15000 + 3 * (Date.now() - started));
     const after = (await api.jobs.get(job.id)).data;
     assert.equal(after.status, "executing", "the executing job survives the crash");
     assert.equal(after.info, "halfway");
