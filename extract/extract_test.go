@@ -253,3 +253,45 @@ func TestZipBombIsRefused(t *testing.T) {
 		t.Fatalf("got %v, want the archive refused as a zip bomb", err)
 	}
 }
+
+// Each row knows its row in the file as a spreadsheet counts them: title lines above the
+// header and blank lines between rows count; an XLSX's merged title rows and gaps too; a
+// JSON item's place in the list.
+func TestRowNumbers(t *testing.T) {
+	rowsOf := func(path, name string) []int {
+		t.Helper()
+		f, err := extract.Open(path, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		var got []int
+		for {
+			if _, err := f.Tables[0].Next(); err == io.EOF {
+				return got
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, f.Tables[0].Row())
+		}
+	}
+	csv := "Customer export\n\nname;email;city\nAnn;a@x.io;Oslo\n\nBob;b@x.io;Rome\n\"Multi\nline\";c@x.io;Nice\nDee;d@x.io;Bonn\n"
+	if got, want := rowsOf(write(t, "c.csv", []byte(csv)), "c.csv"), []int{4, 5, 6, 7, 8}; !reflect.DeepEqual(got, want) {
+		t.Errorf("CSV rows %v, want %v", got, want)
+	}
+	x := excelize.NewFile()
+	x.SetSheetRow("Sheet1", "A1", &[]any{"Quarterly report"})
+	x.SetSheetRow("Sheet1", "A3", &[]any{"name", "email", "city"})
+	x.SetSheetRow("Sheet1", "A4", &[]any{"Ann", "a@x.io", "Oslo"})
+	x.SetSheetRow("Sheet1", "A7", &[]any{"Bob", "b@x.io", "Rome"})
+	p := filepath.Join(t.TempDir(), "r.xlsx")
+	if err := x.SaveAs(p); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := rowsOf(p, "r.xlsx"), []int{4, 5, 6, 7}; !reflect.DeepEqual(got, want) {
+		t.Errorf("XLSX rows %v, want %v", got, want)
+	}
+	if got, want := rowsOf(write(t, "j.json", []byte(`[{"a":1},{"a":2},{"a":3}]`)), "j.json"), []int{1, 2, 3}; !reflect.DeepEqual(got, want) {
+		t.Errorf("JSON rows %v, want %v", got, want)
+	}
+}

@@ -45,7 +45,7 @@ func openJSON(fh io.Reader, name string, lines bool) (*File, error) {
 	if err := checkHeaders(keys); err != nil {
 		return nil, err
 	}
-	t := &Table{Name: name, Headers: keys}
+	t := &Table{Name: name, Headers: keys, firstRow: 1}
 	t.next = func() ([]string, error) {
 		var o map[string]string
 		if len(sample) > 0 {

@@ -22,7 +22,15 @@ type Table struct {
 	Dropped int64
 	quotes  *quoteStats
 	rows    int // data rows returned, for messages
+	// firstRow is the row of the source (counted from 1, as a spreadsheet shows it) of the
+	// first data row; returned counts the rows Next has returned.
+	firstRow, returned int
 }
+
+// Row returns the row of the source, counted from 1 as a spreadsheet shows it, of the row
+// Next returned last: a text file's line unless a quoted cell spans lines, an item's place
+// in a JSON file.
+func (t *Table) Row() int { return t.firstRow + t.returned - 1 }
 
 // quoteStats counts cells that span lines and hold the delimiter: the sign of a quote that
 // was never closed and swallowed the rows after it.
@@ -43,6 +51,14 @@ func (t *Table) Suspect() (int64, int) {
 // Next returns the next row, as many cells as Headers, or io.EOF. Empty rows between rows
 // with values are kept; trailing empty rows are trimmed.
 func (t *Table) Next() ([]string, error) {
+	row, err := t.nextRow()
+	if err == nil {
+		t.returned++
+	}
+	return row, err
+}
+
+func (t *Table) nextRow() ([]string, error) {
 	if t.pending > 0 {
 		t.pending--
 		return make([]string, len(t.Headers)), nil
@@ -218,7 +234,7 @@ func newTable(name string, read func() ([]string, error)) (*Table, error) {
 	if width > limits.Columns {
 		return nil, errors.New(limits.Width("the table has", width))
 	}
-	t := &Table{Name: name, Headers: uniqueHeaders(sample[h], width), HeaderRow: h}
+	t := &Table{Name: name, Headers: uniqueHeaders(sample[h], width), HeaderRow: h, firstRow: h + 2}
 	rest := sample[h+1:]
 	t.next = func() ([]string, error) {
 		if len(rest) > 0 {

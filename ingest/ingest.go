@@ -146,7 +146,8 @@ func (s *Service) load(ctx context.Context, j *model.Job, f *model.File, src *ex
 		}
 		return quote.Row(row), nil
 	}
-	_, err := s.DB.InsertStream(ctx, sheetID, t.Headers, rows, batch, store.WriteOptions{Actor: f.CreatedBy, AccountID: f.AccountID, Job: j.ID})
+	lines := &store.Lines{File: f.ID, Line: t.Row}
+	_, err := s.DB.InsertStream(ctx, sheetID, t.Headers, rows, batch, store.WriteOptions{Actor: f.CreatedBy, AccountID: f.AccountID, Job: j.ID, Lines: lines})
 	cols := infer.done()
 	if errors.Is(err, io.EOF) {
 		err = nil

@@ -449,10 +449,25 @@ func (s *Service) Map(ctx context.Context, j *model.Job) (jobs.Outcome, error) {
 			Next:    map[string]any{"type": "id", "id": p.Destination.ID, "path": "/space/" + p.destinationWorkbookSpace, "label": "Open " + p.Destination.Name},
 		}, nil
 	}
+	// Each record keeps the row of the file its source record was read from.
+	runs, err := s.DB.SourceLines(ctx, j.AccountID, p.Source.ID)
+	if err != nil {
+		return jobs.Outcome{}, err
+	}
+	row := 0
+	if len(runs) > 0 {
+		opt.Lines = &store.Lines{File: runs[0].File, Line: func() int { return row }}
+	}
 	rows := func() ([]json.RawMessage, error) {
 		r, err := next()
 		if err != nil {
 			return nil, err
+		}
+		if opt.Lines != nil {
+			var file string
+			if file, row = runs.Of(r.ID); file != opt.Lines.File {
+				row = 0
+			}
 		}
 		vals := values(r)
 		out := make([]json.RawMessage, len(keys))

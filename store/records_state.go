@@ -34,6 +34,7 @@ type recState struct {
 	// ukeys are the row's unique keys by rule, when computed ahead (uhas false: not taking part).
 	ukeys []string
 	uhas  []bool
+	line  int // the row of the file it was read from (Lines), 0: none
 }
 
 // uniqueKey is the row's key for rule number ui of the schema.

@@ -74,7 +74,7 @@ func (db *DB) InsertStream(ctx context.Context, sheetID string, keys []string, s
 		defer wg.Done()
 		defer close(raw)
 		for {
-			b := readBatch(ctx, src, len(idx), min(batch, rawChunk))
+			b := readBatch(ctx, src, opt.Lines, len(idx), min(batch, rawChunk))
 			select {
 			case raw <- b:
 			case <-ctx.Done():
@@ -112,7 +112,7 @@ func (db *DB) InsertStream(ctx context.Context, sheetID string, keys []string, s
 			return send(p)
 		}
 		for b := range raw {
-			for _, vals := range b.rows {
+			for k, vals := range b.rows {
 				if states == nil {
 					states = make([]*recState, 0, min(batch, 1024))
 				}
@@ -128,6 +128,9 @@ func (db *DB) InsertStream(ctx context.Context, sheetID string, keys []string, s
 				st := rs.newState(0, row)
 				st.enc, st.encKinds = rs.encode(row), rs.kinds(row)+1
 				st.precomputeKeys(rs.Schema)
+				if b.lines != nil {
+					st.line = b.lines[k]
+				}
 				states = append(states, st)
 				if size += len(st.enc); len(states) >= batch || size >= BatchBytes {
 					if !flush() {
@@ -174,13 +177,14 @@ const rawChunk = 1024
 // rawBatch is a chunk of rows as src yielded them, and the error that ended it (io.EOF
 // after the last row).
 type rawBatch struct {
-	rows [][]json.RawMessage
-	err  error
+	rows  [][]json.RawMessage
+	lines []int // each row's line in its file (Lines); nil: none
+	err   error
 }
 
 // readBatch reads up to batch rows of keys values from src, and fewer when they hold
 // BatchBytes of values or ctx ends.
-func readBatch(ctx context.Context, src RowSource, keys, batch int) rawBatch {
+func readBatch(ctx context.Context, src RowSource, lines *Lines, keys, batch int) rawBatch {
 	b := rawBatch{rows: make([][]json.RawMessage, 0, batch)}
 	for size := 0; len(b.rows) < batch && size < BatchBytes; {
 		if len(b.rows)%64 == 63 && ctx.Err() != nil {
@@ -197,6 +201,9 @@ func readBatch(ctx context.Context, src RowSource, keys, batch int) rawBatch {
 			return b
 		}
 		b.rows = append(b.rows, vals)
+		if lines != nil {
+			b.lines = append(b.lines, lines.Line())
+		}
 		size += len(vals) + 1 // (as the stored array: values, commas and brackets)
 		for _, v := range vals {
 			size += len(v)
@@ -262,6 +269,11 @@ func (db *DB) insertPrepared(ctx context.Context, sheetID, hash string, states [
 		}
 		if opt.Job != "" {
 			if err := tx.noteJobWrite(opt.Job, sheetID, first, first+int64(len(states))-1); err != nil {
+				return err
+			}
+		}
+		if opt.Lines != nil {
+			if err := tx.writeLines(opt.Lines.File, states); err != nil {
 				return err
 			}
 		}

@@ -56,6 +56,8 @@ type WriteOptions struct {
 	// Undo notes the write in the actor's undo history of the sheet as this kind of change
 	// (edit, paste, fill, add, delete, replace, clear, set): the grid's writes (undo.go).
 	Undo string
+	// Lines, for a streamed insert of a file's rows, notes each record's row in the file.
+	Lines *Lines
 }
 
 // writeCtx is the state shared by the steps of one versioned write.

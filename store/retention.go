@@ -135,6 +135,9 @@ func (db *DB) purgeSpace(ctx context.Context, spaceID string) ([]string, error) 
 					return errs.Wrap(err, "purge record indexes")
 				}
 			}
+			if _, err := tx.exec(`DELETE FROM record_lines WHERE rid >= ? AND rid < ?`, sk<<seqBits, (sk+1)<<seqBits); err != nil {
+				return errs.Wrap(err, "purge file rows")
+			}
 			if err := tx.dropSearchIndex(sk); err != nil {
 				return errs.Wrap(err, "drop search index")
 			}

@@ -80,7 +80,16 @@ func modeVals(mode string) string {
 	return string(b)
 }
 
-func joinLines(s []string) string { return strings.Join(s, "\n") }
+// joinLines puts the non-empty strings of s on lines of their own.
+func joinLines(s []string) string {
+	var lines []string
+	for _, l := range s {
+		if l != "" {
+			lines = append(lines, l)
+		}
+	}
+	return strings.Join(lines, "\n")
+}
 
 func contains(list []string, s string) bool {
 	for _, v := range list {

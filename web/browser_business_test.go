@@ -228,6 +228,10 @@ func businessWalk(t *testing.T, lang string) {
 		step(t, "type the e-mail"),
 		editCell(t, cobaltEmail, "contact@cobalt.example", cobaltEmail+`[contains(., "contact@cobalt.example")]`),
 		stored("Cobalt SA", "email", "contact@cobalt.example"),
+		// The focused cell says where the record came from: Epsilon is row 4 of its file.
+		step(t, "the file row"),
+		retry("file row", focusOn(epsilonRevenue),
+			chromedp.Poll(`/suppliers-2026\.csv, \S+ 4( ·|$)/.test(document.querySelector("[data-cell-message]").textContent)`, nil)),
 		step(t, "delete the revenue"),
 		retry("Backspace", focusOn(epsilonRevenue), chromedp.KeyEvent("\b"),
 			chromedp.Poll(`!document.evaluate('`+epsilonRevenue+`', document, null, 9, null).singleNodeValue.textContent.includes("12k")`, nil),

@@ -463,3 +463,34 @@ func TestImportRequiredFieldTakesItsBestGuess(t *testing.T) {
 		t.Errorf("below the threshold: Vorname → %q (want first_name, required), E-Mail Adresse → %q (want not imported)", chosen("Vorname"), chosen("E-Mail Adresse"))
 	}
 }
+
+// An imported record keeps its row in the file: the grid shows "people.csv, row 4" beside
+// it whatever the view's order, so a user can find it in the file they were sent; a typed
+// record has none.
+func TestGridShowsTheFileRow(t *testing.T) {
+	e := newAPI(t)
+	startWorker(t, e)
+	spaceID := e.mustCreateSpace(t, testSecret, map[string]any{"name": "rows"})["id"].(string)
+	wb := e.mustCreateWorkbook(t, map[string]any{"name": "W", "spaceId": spaceID, "sheets": []any{map[string]any{"name": "People", "fields": []any{
+		map[string]any{"key": "name", "type": "string"}, map[string]any{"key": "email", "type": "string"}, map[string]any{"key": "city", "type": "string"}}}}})
+	dest := wb["sheets"].([]any)[0].(map[string]any)["id"].(string)
+	f := e.mustUpload(t, spaceID, "people.csv", "Customer export\n\nname,email,city\nAnn,a@x.io,Oslo\n\nBob,b@x.io,Rome\nCid,c@x.io,Nice\n")
+	b := loggedIn(t, e)
+	href := "/space/" + spaceID + "/import/" + f["id"].(string)
+	runImport(t, b, href, url.Values{"to": {dest}, "src": {"name", "email", "city"}, "dest": {"name", "email", "city"}})
+	e.mustCall(t, "POST", "/v1/sheets/"+dest+"/records", testSecret, []any{map[string]any{"name": map[string]any{"value": "Typed"}}})
+	_, doc := b.do(t, "GET", "/space/"+spaceID+"/sheet/"+dest+"?sort=name&dir=desc", nil, false)
+	got := map[string]string{}
+	doc.Find(`tr[data-testid=grid-row]`).Each(func(_ int, s *goquery.Selection) {
+		src, _ := s.Attr("data-source")
+		got[strings.TrimSpace(s.Find(`td[data-key=name]`).Text())] = src
+	})
+	want := map[string]string{"Typed": "", "Cid": "people.csv, row 7", "Bob": "people.csv, row 6", "": "people.csv, row 5", "Ann": "people.csv, row 4"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("file rows by name: %v, want %v", got, want)
+	}
+	title, _ := doc.Find(`tr[data-source="people.csv, row 4"] td`).Eq(1).Attr("title")
+	if !strings.Contains(title, "people.csv, row 4") {
+		t.Errorf("the row number's tooltip %q does not name the file row", title)
+	}
+}

@@ -214,8 +214,14 @@ func (h *Handler) Sheet(c *fiber.Ctx) error {
 		p.Pages = 1
 	}
 	editable := p.Readonly == ""
+	sources, err := h.sourceRows(sc, recs)
+	if err != nil {
+		return err
+	}
 	for i, r := range recs {
-		p.Rows = append(p.Rows, gridRow(sc, fields, r, (gp.page-1)*gp.size+i+1, editable))
+		row := gridRow(sc, fields, r, (gp.page-1)*gp.size+i+1, editable)
+		row.Source = sources[r.ID]
+		p.Rows = append(p.Rows, row)
 	}
 	if c.Query("partial") == "rows" {
 		// The rows come with the counts around them (tabs, column badges) for grid.js.
@@ -259,6 +265,43 @@ func gridNotice(c *fiber.Ctx) string {
 		return views.Tn(c.Context(), id, int64(count), "")
 	}
 	return ""
+}
+
+// sourceRows says, for the records that came from a file, which file and row: "people.csv,
+// row 12" by record id (a view's position says nothing about the file).
+func (h *Handler) sourceRows(sc *sheetCtx, recs []*store.Record) (map[string]string, error) {
+	if len(recs) == 0 {
+		return nil, nil
+	}
+	ids := make([]string, len(recs))
+	for i, r := range recs {
+		ids[i] = r.ID
+	}
+	runs, err := h.store.SourceLines(sc.ctx, sc.u.AccountID, sc.sheet.ID, ids...)
+	if err != nil || len(runs) == 0 {
+		return nil, err
+	}
+	names := map[string]string{}
+	out := make(map[string]string, len(recs))
+	for _, id := range ids {
+		file, row := runs.Of(id)
+		if row == 0 {
+			continue
+		}
+		name, ok := names[file]
+		if !ok {
+			if f, err := h.store.GetFile(sc.ctx, sc.u.AccountID, file); err == nil && f.SpaceID == sc.space.ID {
+				name = f.Name
+			}
+			names[file] = name
+		}
+		if name == "" {
+			out[id] = views.Tf(sc.ctx, "grid.source_row", map[string]any{"Row": views.Count(sc.ctx, int64(row))})
+		} else {
+			out[id] = views.Tf(sc.ctx, "grid.source_file_row", map[string]any{"File": name, "Row": views.Count(sc.ctx, int64(row))})
+		}
+	}
+	return out, nil
 }
 
 // gridRow builds one record's row.

@@ -124,6 +124,7 @@ type Store interface {
 	GetRecordCounts(ctx context.Context, accountID, sheetID string) (*store.Counts, error)
 	TopCellValues(ctx context.Context, accountID, sheetID, key string, q store.RecordQuery, n int) ([]store.CellCount, error)
 	GetRecords(ctx context.Context, accountID, sheetID string, q store.RecordQuery, withTotal bool) ([]*store.Record, int64, error)
+	SourceLines(ctx context.Context, accountID, sheetID string, ids ...string) (store.LineRuns, error)
 	UpdateRecords(ctx context.Context, sheetID string, in []store.RecordIn, opt store.WriteOptions) (*store.WriteResult, error)
 	ApplyGridEdit(ctx context.Context, sheetID string, e store.GridEdit, opt store.WriteOptions) (*store.GridEditResult, error)
 	InsertRecords(ctx context.Context, sheetID string, in []store.RecordIn, opt store.WriteOptions) (*store.WriteResult, error)

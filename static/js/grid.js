@@ -36,8 +36,12 @@
     let text = td.getAttribute("title") || "";
     const th = document.querySelector(`th[data-key="${CSS.escape(td.dataset.key || "")}"]`);
     if (text && td.dataset.level === "error" && th?.dataset.options) text += " — " + panel.dataset.labelAllowed + " " + th.dataset.options;
+    // Where the record came from ("people.csv, row 12"): the row to look at in the file.
+    const message = text;
+    const source = td.closest("tr")?.dataset.source;
+    if (source) text = text ? source + " · " + text : source;
     panel.textContent = text;
-    if (text) panel.dataset.level = td.dataset.level || "info";
+    if (message) panel.dataset.level = td.dataset.level || "info";
     else delete panel.dataset.level;
   });
 
