@@ -47,7 +47,7 @@ var Classes = []Class{ClassSecretKey, ClassPublishable, ClassSpace, ClassAccount
 var Areas = []Area{AreaSpaceCreate, AreaSpaceData, AreaDataClips, AreaEnvironment, AreaEnvConfig, AreaUsers, AreaPATs, AreaAccountRead, AreaAccountManage, AreaEnvManage}
 
 // Policy is the permission table: which classes may enter which area. It is printed in the
-// README ("Security") and every route × class is tested against it.
+// docs/operations.md ("Security") and every route × class is tested against it.
 var Policy = map[Area][]Class{
 	AreaSpaceCreate:   {ClassSecretKey, ClassPublishable, ClassAccountUser, ClassEnvUser},
 	AreaSpaceData:     {ClassSecretKey, ClassSpace, ClassAccountUser, ClassEnvUser, ClassGuest, ClassClip},
@@ -120,7 +120,7 @@ func joinClasses(cs []Class) string {
 	return strings.Join(names, ", ")
 }
 
-// areaNotes says in words what each area covers, for the README's table.
+// areaNotes says in words what each area covers, for the table in docs/operations.md.
 var areaNotes = map[Area]string{
 	AreaSpaceCreate:   "`POST /v1/spaces`",
 	AreaSpaceData:     "everything inside a space: spaces, workbooks, sheets, records, files, jobs, actions, events, documents, views, snapshots, commits, mapping, instructions",
@@ -134,7 +134,7 @@ var areaNotes = map[Area]string{
 	AreaEnvManage:     "`POST /v1/environments`, `DELETE /v1/environments/:id`",
 }
 
-// PolicyMarkdown renders the permission table as the README shows it.
+// PolicyMarkdown renders the permission table as docs/operations.md shows it.
 func PolicyMarkdown() string {
 	var b strings.Builder
 	tableHead(&b, "Area", "Routes")

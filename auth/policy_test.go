@@ -8,20 +8,22 @@ import (
 	"github.com/sluice/sluice/auth"
 )
 
-// The README's permission tables are the policy the server enforces: regenerate them with
-// `SLUICE_UPDATE_README=1 go test ./auth -run TestReadme` after changing auth.Policy or
+// The permission tables in docs/operations.md are the policy the server enforces: regenerate
+// them with `SLUICE_UPDATE_DOCS=1 go test ./auth -run TestDocs` after changing auth.Policy or
 // auth.ResourcePolicy.
-func TestReadmePermissionTable(t *testing.T) {
-	readmeBlock(t, "permissions", auth.PolicyMarkdown())
+func TestDocsPermissionTable(t *testing.T) {
+	docsBlock(t, "permissions", auth.PolicyMarkdown())
 }
 
-func TestReadmeResourceTable(t *testing.T) {
-	readmeBlock(t, "resources", auth.ResourcePolicyMarkdown())
+func TestDocsResourceTable(t *testing.T) {
+	docsBlock(t, "resources", auth.ResourcePolicyMarkdown())
 }
 
-func readmeBlock(t *testing.T, name, want string) {
+const docsFile = "../docs/operations.md"
+
+func docsBlock(t *testing.T, name, want string) {
 	t.Helper()
-	b, err := os.ReadFile("../README.md")
+	b, err := os.ReadFile(docsFile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,16 +31,16 @@ func readmeBlock(t *testing.T, name, want string) {
 	start, end := "<!-- "+name+" -->\n", "<!-- /"+name+" -->"
 	i, j := strings.Index(readme, start), strings.Index(readme, end)
 	if i < 0 || j < i {
-		t.Fatalf("README.md has no <!-- %s --> … <!-- /%s --> block", name, name)
+		t.Fatalf(docsFile+" has no <!-- %s --> … <!-- /%s --> block", name, name)
 	}
 	if got := readme[i+len(start) : j]; got != want {
-		if os.Getenv("SLUICE_UPDATE_README") == "1" {
-			if err := os.WriteFile("../README.md", []byte(readme[:i+len(start)]+want+readme[j:]), 0o644); err != nil {
+		if os.Getenv("SLUICE_UPDATE_DOCS") == "1" {
+			if err := os.WriteFile(docsFile, []byte(readme[:i+len(start)]+want+readme[j:]), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			return
 		}
-		t.Fatalf("README.md's %s table differs from the code; want:\n%s", name, want)
+		t.Fatalf("%s's %s table differs from the code; want:\n%s", docsFile, name, want)
 	}
 }
 

@@ -63,7 +63,7 @@ var (
 
 // ResourcePolicy is the second-level table: for each kind of resource and verb, the classes
 // of principal that may act, provided the resource lies within the principal's scope. It is
-// printed in the README ("Security") and TestResourceMatrix is derived from it.
+// printed in the docs/operations.md ("Security") and TestResourceMatrix is derived from it.
 var ResourcePolicy = map[Res]map[Verb][]Class{
 	ResSpace:     {Read: inSpace, Write: spaceOwns, Manage: spaceOwns},
 	ResContent:   {Read: inSpace, Write: inSpace, Manage: inSpace},
@@ -173,7 +173,7 @@ func noun(r Res) string {
 
 func whoMay(r Res, v Verb) string { return joinClasses(ResourcePolicy[r][v]) }
 
-// ResourcePolicyMarkdown renders the resource table as the README shows it.
+// ResourcePolicyMarkdown renders the resource table as docs/operations.md shows it.
 func ResourcePolicyMarkdown() string {
 	var b strings.Builder
 	tableHead(&b, "Resource", "Verb")

@@ -1,0 +1,2 @@
+-- Nothing to do on SQLite: one node, no heartbeats (postgres/029_nodes.sql).
+SELECT 1;
