@@ -37,7 +37,7 @@ func readAll(t *testing.T, path, name string) (*extract.File, [][]string) {
 	var rows [][]string
 	for {
 		r, err := f.Tables[0].Next()
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
@@ -267,7 +267,7 @@ func TestRowNumbers(t *testing.T) {
 		defer f.Close()
 		var got []int
 		for {
-			if _, err := f.Tables[0].Next(); err == io.EOF {
+			if _, err := f.Tables[0].Next(); errors.Is(err, io.EOF) {
 				return got
 			} else if err != nil {
 				t.Fatal(err)

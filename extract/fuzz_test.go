@@ -2,6 +2,7 @@ package extract_test
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -46,7 +47,7 @@ func readFile(t *testing.T, name string, data []byte) {
 		}
 		for i := 0; i < 10000; i++ {
 			row, err := tb.Next()
-			if err == io.EOF || err != nil {
+			if errors.Is(err, io.EOF) || err != nil {
 				break
 			}
 			if len(row) != len(tb.Headers) {

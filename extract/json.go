@@ -25,7 +25,7 @@ func openJSON(fh io.Reader, name string, lines bool) (*File, error) {
 	var keys []string
 	for len(sample) < 1000 {
 		o, err := objects()
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
@@ -98,7 +98,7 @@ func jsonObjects(fh io.Reader, lines bool) (func() (map[string]string, error), e
 	if !lines {
 		tok, err := dec.Token()
 		if err != nil {
-			return nil, fmt.Errorf("the file is not valid JSON: %v", err)
+			return nil, fmt.Errorf("the file is not valid JSON: %w", err)
 		}
 		if d, ok := tok.(json.Delim); !ok || d != '[' {
 			return nil, errors.New("a JSON file must hold an array of objects: [{…}, {…}]")
@@ -115,7 +115,7 @@ func jsonObjects(fh io.Reader, lines bool) (func() (map[string]string, error), e
 			if err == io.EOF && lines {
 				return nil, io.EOF
 			}
-			return nil, fmt.Errorf("object %d is not valid JSON: %v", n, err)
+			return nil, fmt.Errorf("object %d is not valid JSON: %w", n, err)
 		}
 		if d := depth(raw); d > limits.JSONDepth {
 			return nil, fmt.Errorf("object %d nests %d levels deep; the limit is %d (SLUICE_JSON_MAX_DEPTH)", n, d, limits.JSONDepth)
@@ -123,7 +123,7 @@ func jsonObjects(fh io.Reader, lines bool) (func() (map[string]string, error), e
 		out := map[string]string{}
 		var order []string
 		if err := flatten(raw, "", out, &order); err != nil {
-			return nil, fmt.Errorf("object %d: %v", n, err)
+			return nil, fmt.Errorf("object %d: %w", n, err)
 		}
 		out["\x00order"] = strings.Join(order, "\x00")
 		return out, nil

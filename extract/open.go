@@ -172,7 +172,7 @@ func openDelimited(fh io.Reader, name string) (*File, error) {
 		if err != nil {
 			var pe *csv.ParseError
 			if errors.As(err, &pe) {
-				return nil, fmt.Errorf("line %d: %v", pe.Line, pe.Err)
+				return nil, fmt.Errorf("line %d: %w", pe.Line, pe.Err)
 			}
 			return nil, err
 		}

@@ -207,7 +207,7 @@ func newTable(name string, read func() ([]string, error)) (*Table, error) {
 	var sample [][]string
 	for len(sample) < 50 {
 		row, err := read()
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {

@@ -37,7 +37,7 @@ func openXLSX(fh *os.File) (*File, error) {
 	}
 	x, err := excelize.OpenReader(fh, excelize.Options{UnzipSizeLimit: xlsxUnzipLimit, UnzipXMLSizeLimit: xlsxXMLLimit})
 	if err != nil {
-		return nil, fmt.Errorf("the Excel file cannot be read (is it damaged or truncated?): %v", err)
+		return nil, fmt.Errorf("the Excel file cannot be read (is it damaged or truncated?): %w", err)
 	}
 	f := &File{Format: "xlsx", Encoding: &Encoding{Name: "utf-8", FirstInvalid: -1}, closers: []io.Closer{x}}
 	parts := findWorksheetParts(fh, st.Size())
@@ -48,7 +48,7 @@ func openXLSX(fh *os.File) (*File, error) {
 		}
 		if err != nil {
 			x.Close()
-			return nil, fmt.Errorf("worksheet %q: %v", sheet, err)
+			return nil, fmt.Errorf("worksheet %q: %w", sheet, err)
 		}
 		f.Tables = append(f.Tables, t)
 	}

@@ -19,11 +19,11 @@ import (
 func checkSheetSizes(r io.ReaderAt, size int64) error {
 	z, err := zip.NewReader(r, size)
 	if err != nil {
-		return fmt.Errorf("the Excel file is damaged or truncated: %v", err)
+		return fmt.Errorf("the Excel file is damaged or truncated: %w", err)
 	}
 	parts, err := sheetParts(z)
 	if err != nil {
-		return nil // excelize reports a malformed workbook in its own words
+		return nil //nolint:nilerr // excelize reports a malformed workbook in its own words
 	}
 	for _, sp := range parts {
 		f := zipFile(z, sp.part)

@@ -11,7 +11,7 @@ import (
 func checkZip(r io.ReaderAt, size int64) error {
 	z, err := zip.NewReader(r, size)
 	if err != nil {
-		return fmt.Errorf("the Excel file is damaged or truncated: %v", err)
+		return fmt.Errorf("the Excel file is damaged or truncated: %w", err)
 	}
 	var total uint64
 	for _, f := range z.File {

@@ -47,6 +47,11 @@ func FuzzFFQL(f *testing.F) {
 		if err != nil {
 			t.Fatalf("%q: the SQL does not run: %v\n%s", q, err, frag.SQL)
 		}
-		rows.Close()
+		defer rows.Close()
+		for rows.Next() {
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatalf("%q: reading the rows: %v\n%s", q, err, frag.SQL)
+		}
 	})
 }

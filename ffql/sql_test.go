@@ -129,8 +129,13 @@ func TestTranslate(t *testing.T) {
 			var got []string
 			for rows.Next() {
 				var id string
-				rows.Scan(&id)
+				if err := rows.Scan(&id); err != nil {
+					t.Fatal(err)
+				}
 				got = append(got, id)
+			}
+			if err := rows.Err(); err != nil {
+				t.Fatal(err)
 			}
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("got %v, want %v (sql %s)", got, tt.want, f.SQL)

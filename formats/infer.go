@@ -261,7 +261,7 @@ func mayBeNumber(s string) bool {
 		case c == '(' && digit:
 			return false
 		case c == ')':
-			if strings.IndexAny(s[i:], "0123456789") >= 0 {
+			if strings.ContainsAny(s[i:], "0123456789") {
 				return false
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -440,7 +441,7 @@ func (s *Service) Map(ctx context.Context, j *model.Job) (jobs.Outcome, error) {
 				err = context.Cause(ctx)
 			}
 			if _, rerr := s.DB.RestoreSnapshot(context.WithoutCancel(ctx), j.AccountID, snap.ID, store.RestoreOptions{Updated: true}, opt); rerr != nil {
-				return jobs.Outcome{}, fmt.Errorf("%v; putting the records back from snapshot %s failed too: %w", err, snap.ID, rerr)
+				return jobs.Outcome{}, fmt.Errorf("%w; putting the records back from snapshot %s failed too: %w", err, snap.ID, rerr)
 			}
 			return jobs.Outcome{}, fmt.Errorf("%w; the records it had changed were put back as they were (snapshot %s)", err, snap.ID)
 		}
@@ -481,7 +482,7 @@ func (s *Service) Map(ctx context.Context, j *model.Job) (jobs.Outcome, error) {
 	}
 	opt.Job = j.ID // the records added go again unless the job completes
 	opt.Formats = p.Formats()
-	if _, err := s.DB.InsertStream(ctx, p.Destination.ID, keys, rows, mapBatch, opt); err != nil && err != io.EOF {
+	if _, err := s.DB.InsertStream(ctx, p.Destination.ID, keys, rows, mapBatch, opt); err != nil && !errors.Is(err, io.EOF) {
 		return jobs.Outcome{}, err
 	}
 	// A person's import is one change in their undo history of the sheet: "Undo" takes
@@ -512,7 +513,7 @@ func (s *Service) transformInPlace(ctx context.Context, sheetID string, keys []s
 	}
 	for {
 		r, err := next()
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			return flush()
 		}
 		if err != nil {

@@ -31,7 +31,7 @@ type RecordReader interface {
 // be answered as one.
 func CheckReadable(ctx context.Context, rr RecordReader, accountID, sheetID string, q store.RecordQuery) error {
 	err := rr.EachRecord(ctx, accountID, sheetID, q, func(*store.Record) error { return errFirstRecord })
-	if err == errFirstRecord {
+	if errors.Is(err, errFirstRecord) {
 		return nil
 	}
 	return err

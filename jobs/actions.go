@@ -228,7 +228,7 @@ func (s *Service) checkPendingCommits(ctx context.Context, j *model.Job) error {
 		TrackChanges bool `json:"trackChanges"`
 	}
 	if json.Unmarshal(wb.Settings, &set) != nil || !set.TrackChanges {
-		return nil
+		return nil //nolint:nilerr // settings that do not parse track no changes
 	}
 	n, err := s.DB.PendingCommits(ctx, j.WorkbookID)
 	if err != nil || n == 0 {

@@ -100,7 +100,7 @@ func settle(tx *store.Tx, j *model.Job, actor string) error {
 	}
 	parent, err := tx.LoadJob(j.AccountID, j.ParentID)
 	if err != nil {
-		return nil // the parent was deleted
+		return nil //nolint:nilerr // the parent was deleted
 	}
 	return tx.EmitJob(parent, "job:parts-completed", actor)
 }

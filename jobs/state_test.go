@@ -42,7 +42,7 @@ func TestTransitions(t *testing.T) {
 				if !errs.Is(err, errs.Conflict) {
 					t.Fatalf("Move(%s, %s): got %v, want a conflict", from, to, err)
 				}
-				if msg := err.(*errs.Error).Message; !strings.Contains(msg, from) || !strings.Contains(msg, to) {
+				if msg := err.Error(); !strings.Contains(msg, from) || !strings.Contains(msg, to) {
 					t.Fatalf("Move(%s, %s): message %q does not name both statuses", from, to, msg)
 				}
 			})

@@ -205,13 +205,14 @@ func (w *Worker) run(ctx context.Context, r store.JobRef) (bool, error) {
 	status := model.JobComplete
 	if runErr != nil {
 		status, msg = model.JobFailed, runErr.Error()
+		//nolint:errorlint // an errs.Error itself speaks to the user as is; a wrapped one keeps its context
 		if e, ok := runErr.(*errs.Error); ok && e.Code != errs.Internal {
 			msg = e.Message
 		}
-		switch context.Cause(jctx) {
-		case errOverBudget:
+		switch cause := context.Cause(jctx); {
+		case errors.Is(cause, errOverBudget):
 			msg = fmt.Sprintf("Stopped after %s, the time a job may run", budget)
-		case errCanceled:
+		case errors.Is(cause, errCanceled):
 			msg = "Canceled"
 		}
 		// Nothing of a job that did not complete stays: a fresh context, the job's is done.

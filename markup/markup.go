@@ -82,8 +82,7 @@ func Parts(src string) []Part {
 	last := 0
 	for _, m := range marker.FindAllStringSubmatchIndex(out, -1) {
 		var n int
-		fmt.Sscan(out[m[2]:m[3]], &n)
-		if n >= len(embeds) {
+		if _, err := fmt.Sscan(out[m[2]:m[3]], &n); err != nil || n >= len(embeds) {
 			continue
 		}
 		if h := strings.TrimSpace(out[last:m[0]]); h != "" {

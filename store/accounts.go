@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/model"
@@ -127,7 +128,7 @@ func (db *DB) Setting(ctx context.Context, key string, gen func() string) (strin
 		if err == nil {
 			return nil
 		}
-		if err != sql.ErrNoRows {
+		if !errors.Is(err, sql.ErrNoRows) {
 			return errs.Wrap(err, "read setting")
 		}
 		v = gen()

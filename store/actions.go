@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/model"
@@ -19,7 +20,7 @@ func scanAction(sc scanner) (*model.Action, error) {
 	var cfg string
 	var c, u int64
 	err := sc.Scan(&a.ID, &a.AccountID, &a.EnvironmentID, &a.SpaceID, &a.TargetID, &a.TargetType, &a.WorkbookID, &cfg, &a.CreatedBy, &c, &u)
-	if err == sql.ErrNoRows {
+	if errors.Is(err, sql.ErrNoRows) {
 		return nil, errs.NotFoundf("actionId", "Action not found")
 	}
 	if err != nil {
@@ -189,7 +190,7 @@ func (db *DB) ActionsOn(ctx context.Context, accountID, targetID string) ([]*mod
 	default:
 		return out, nil
 	}
-	if err == sql.ErrNoRows || !inline.Valid {
+	if errors.Is(err, sql.ErrNoRows) || !inline.Valid {
 		return out, nil
 	}
 	if err != nil {

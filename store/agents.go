@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"strings"
 
 	"github.com/sluice/sluice/errs"
@@ -24,7 +25,7 @@ func scanAgent(sc scanner) (*model.Agent, error) {
 	var cfg string
 	var c, u int64
 	err := sc.Scan(&a.ID, &a.AccountID, &a.EnvironmentID, &cfg, &a.Version, &a.CreatedBy, &c, &u)
-	if err == sql.ErrNoRows {
+	if errors.Is(err, sql.ErrNoRows) {
 		return nil, errs.NotFoundf("agentId", "Agent not found")
 	}
 	if err != nil {
@@ -183,7 +184,7 @@ func scanAgentVersion(sc scanner) (*model.AgentVersion, error) {
 	var cfg string
 	var c int64
 	err := sc.Scan(&v.ID, &v.AgentID, &v.Version, &v.Origin, &cfg, &c)
-	if err == sql.ErrNoRows {
+	if errors.Is(err, sql.ErrNoRows) {
 		return nil, errs.NotFoundf("agentVersionId", "Agent version not found")
 	}
 	if err != nil {

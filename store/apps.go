@@ -49,7 +49,7 @@ func scanApp(s scanner) (*App, error) {
 	var act sql.NullInt64
 	var c, u int64
 	err := s.Scan(&a.ID, &a.AccountID, &a.Name, &a.Namespace, &a.Type, &a.Entity, &a.EntityPlural, &a.Icon, &meta, &filters, &blueprint, &act, &c, &u)
-	if err == sql.ErrNoRows {
+	if errors.Is(err, sql.ErrNoRows) {
 		return nil, errs.NotFoundf("appId", "App not found")
 	}
 	if err != nil {
@@ -142,7 +142,7 @@ func scanConstraint(s scanner) (*Constraint, error) {
 	var opts sql.NullString
 	var c, u int64
 	err := s.Scan(&k.ID, &k.AppID, &k.Validator, &k.Description, &k.Function, &opts, &k.Label, &k.Version, &c, &u)
-	if err == sql.ErrNoRows {
+	if errors.Is(err, sql.ErrNoRows) {
 		return nil, errs.NotFoundf("constraintId", "Constraint not found")
 	}
 	if err != nil {

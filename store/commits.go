@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/model"
@@ -138,7 +139,7 @@ func scanCommit(s scanner) (*model.Commit, error) {
 	var created int64
 	var completed sql.NullInt64
 	err := s.Scan(&c.ID, &c.SheetID, &c.WorkbookID, &c.CreatedBy, &c.CompletedBy, &created, &completed)
-	if err == sql.ErrNoRows {
+	if errors.Is(err, sql.ErrNoRows) {
 		return nil, errs.NotFoundf("commitId", "Commit not found")
 	}
 	if err != nil {

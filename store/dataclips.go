@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"time"
 
 	"github.com/sluice/sluice/errs"
@@ -40,7 +41,7 @@ func scanDataClip(s scanner) (*DataClip, error) {
 	var c, u int64
 	err := s.Scan(&d.ID, &d.AccountID, &d.EnvironmentID, &d.SpaceID, &d.WorkbookID, &d.SourceSheetID, &d.ClipSheetID, &d.Name, &d.Description,
 		&d.Status, &collab, &d.SharedLinkAccess, &d.GuestID, &d.AccessToken, &d.CreatedBy, &merged, &c, &u)
-	if err == sql.ErrNoRows {
+	if errors.Is(err, sql.ErrNoRows) {
 		return nil, errs.NotFoundf("dataClipId", "Data clip not found")
 	}
 	if err != nil {

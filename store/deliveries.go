@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"strings"
 	"time"
 
@@ -88,7 +89,7 @@ func (db *DB) SecretKey(ctx context.Context, envID string) (string, error) {
 	var sealed []byte
 	err := db.r.QueryRowContext(ctx, `SELECT sealed FROM api_keys WHERE environment_id = ? AND type = ? AND deleted_at IS NULL ORDER BY created_at LIMIT 1`,
 		envID, model.KeySecret).Scan(&sealed)
-	if err == sql.ErrNoRows {
+	if errors.Is(err, sql.ErrNoRows) {
 		return "", errs.NotFoundf("environmentId", "Environment %s has no secret key", envID)
 	}
 	if err != nil {
@@ -162,7 +163,7 @@ func scanDelivery(sc scanner) (*model.Delivery, error) {
 	var c int64
 	err := sc.Scan(&d.ID, &d.AgentID, &d.AccountID, &d.EnvironmentID, &d.SpaceID, &d.EventID, &d.EventSeq, &d.Topic, &d.URL, &d.Status,
 		&d.Attempts, &d.LastStatus, &d.LastError, &dur, &next, &c, &done)
-	if err == sql.ErrNoRows {
+	if errors.Is(err, sql.ErrNoRows) {
 		return nil, errs.NotFoundf("eventId", "No agent log for this event")
 	}
 	if err != nil {

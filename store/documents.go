@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/model"
@@ -16,7 +17,7 @@ func scanDocument(s scanner) (*model.Document, error) {
 	var treatments, actions string
 	var c, u int64
 	err := s.Scan(&d.ID, &d.AccountID, &d.EnvironmentID, &d.SpaceID, &d.Title, &d.Body, &treatments, &actions, &c, &u)
-	if err == sql.ErrNoRows {
+	if errors.Is(err, sql.ErrNoRows) {
 		return nil, errs.NotFoundf("documentId", "Document not found")
 	}
 	if err != nil {

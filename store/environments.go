@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/model"
@@ -17,7 +18,7 @@ func scanEnvironment(s scanner) (*model.Environment, error) {
 	var ga, feat, meta, ns string
 	var c, u int64
 	err := s.Scan(&e.ID, &e.AccountID, &e.Name, &isProd, &ga, &feat, &meta, &e.TranslationsPath, &ns, &e.LanguageOverride, &c, &u)
-	if err == sql.ErrNoRows {
+	if errors.Is(err, sql.ErrNoRows) {
 		return nil, errs.NotFoundf("environmentId", "Environment not found")
 	}
 	if err != nil {
@@ -302,6 +303,7 @@ func (db *DB) SealKeys(ctx context.Context) (int, error) {
 		if err != nil {
 			return errs.Wrap(err, "read keys")
 		}
+		defer rows.Close()
 		plain := map[string]string{}
 		for rows.Next() {
 			var id, raw string
@@ -310,6 +312,9 @@ func (db *DB) SealKeys(ctx context.Context) (int, error) {
 				return errs.Wrap(err, "scan key")
 			}
 			plain[id] = raw
+		}
+		if err := rows.Err(); err != nil {
+			return errs.Wrap(err, "read keys")
 		}
 		rows.Close()
 		for id, raw := range plain {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"strings"
 	"time"
 
@@ -137,7 +138,7 @@ func scanEvent(s scanner) (*model.Event, error) {
 	var created int64
 	var acked sql.NullInt64
 	if err := s.Scan(&ev.ID, &ev.Topic, &ev.Domain, &c, &p, &ev.DataURL, &ev.CallbackURL, &ns, &created, &acked, &ev.AcknowledgedBy); err != nil {
-		if err == sql.ErrNoRows {
+		if errors.Is(err, sql.ErrNoRows) {
 			return nil, errs.NotFoundf("eventId", "Event not found")
 		}
 		return nil, errs.Wrap(err, "scan event")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"strings"
 
 	"github.com/sluice/sluice/errs"
@@ -19,7 +20,7 @@ func scanFile(s scanner) (*model.File, error) {
 	var c, u int64
 	err := s.Scan(&f.ID, &f.AccountID, &f.EnvironmentID, &f.SpaceID, &f.Name, &f.Ext, &f.Mimetype, &f.Encoding, &f.Status, &f.Mode, &f.Origin,
 		&f.Size, &f.BytesReceived, &actions, &f.WorkbookID, &f.SheetID, &f.Description, &f.CreatedBy, &c, &u)
-	if err == sql.ErrNoRows {
+	if errors.Is(err, sql.ErrNoRows) {
 		return nil, errs.NotFoundf("fileId", "File not found")
 	}
 	if err != nil {
@@ -154,6 +155,7 @@ func (db *DB) FailInterruptedFiles(ctx context.Context, live ...string) (int, er
 		if err != nil {
 			return errs.Wrap(err, "find interrupted files")
 		}
+		defer rows.Close()
 		var files []*model.File
 		for rows.Next() {
 			f, err := scanFile(rows)
@@ -162,6 +164,9 @@ func (db *DB) FailInterruptedFiles(ctx context.Context, live ...string) (int, er
 				return err
 			}
 			files = append(files, f)
+		}
+		if err := rows.Err(); err != nil {
+			return errs.Wrap(err, "find interrupted files")
 		}
 		rows.Close()
 		for _, f := range files {

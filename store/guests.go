@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"strings"
 	"time"
 
@@ -100,7 +101,7 @@ func (db *DB) loadGuest(ctx context.Context, q querier, accountID, id string) (*
 	var c, u int64
 	err := q.QueryRowContext(ctx, `SELECT id, account_id, environment_id, email, name, created_at, updated_at FROM guests WHERE id = ? AND account_id = ? AND deleted_at IS NULL`, id, accountID).
 		Scan(&g.ID, &g.AccountID, &g.EnvironmentID, &g.Email, &g.Name, &c, &u)
-	if err == sql.ErrNoRows {
+	if errors.Is(err, sql.ErrNoRows) {
 		return nil, errs.NotFoundf("guestId", "Guest not found")
 	}
 	if err != nil {
@@ -146,6 +147,7 @@ func (db *DB) ListGuests(ctx context.Context, accountID, envID, spaceID, email s
 	if err != nil {
 		return nil, errs.Wrap(err, "list guests")
 	}
+	defer rows.Close()
 	var ids []string
 	for rows.Next() {
 		var id string
@@ -154,6 +156,9 @@ func (db *DB) ListGuests(ctx context.Context, accountID, envID, spaceID, email s
 			return nil, errs.Wrap(err, "scan guest")
 		}
 		ids = append(ids, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, errs.Wrap(err, "list guests")
 	}
 	rows.Close()
 	out := []*Guest{}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"time"
 
 	"github.com/sluice/sluice/errs"
@@ -33,7 +34,7 @@ func scanInstruction(s scanner) (*Instruction, error) {
 	var keys, meta string
 	var c, u int64
 	err := s.Scan(&in.ID, &in.AccountID, &in.EnvironmentID, &in.Scope, &in.Text, &keys, &meta, &in.CreatedBy, &c, &u)
-	if err == sql.ErrNoRows {
+	if errors.Is(err, sql.ErrNoRows) {
 		return nil, errs.NotFoundf("instructionId", "Instruction not found")
 	}
 	if err != nil {

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"strings"
 	"time"
 
@@ -36,7 +37,7 @@ func scanUserInfo(s scanner) (*UserInfo, error) {
 	var c, up int64
 	var dash, seen sql.NullInt64
 	if err := s.Scan(&u.ID, &u.AccountID, &u.Email, &u.Name, &u.PasswordHash, &u.EnvironmentID, &c, &up, &u.Metadata, &dash, &seen, &u.Invited); err != nil {
-		if err == sql.ErrNoRows {
+		if errors.Is(err, sql.ErrNoRows) {
 			return nil, errs.NotFoundf("userId", "User not found")
 		}
 		return nil, errs.Wrap(err, "scan user")
@@ -181,7 +182,7 @@ func (db *DB) AcceptInvitation(ctx context.Context, raw, passwordHash string) (*
 		var expires int64
 		err := tx.queryRow(`SELECT id, user_id, expires_at FROM invitations WHERE token_hash = ? AND accepted_at IS NULL AND revoked_at IS NULL`,
 			hashToken(raw)).Scan(&id, &userID, &expires)
-		if err == sql.ErrNoRows || (err == nil && expires < ms(tx.now)) {
+		if errors.Is(err, sql.ErrNoRows) || (err == nil && expires < ms(tx.now)) {
 			return errs.NotFoundf("token", "This invitation link is not valid any more: it was used, replaced by a newer one, or has expired")
 		}
 		if err != nil {

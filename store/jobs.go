@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"strings"
 	"time"
 
@@ -31,7 +32,7 @@ func scanJob(sc scanner) (*model.Job, error) {
 		&j.Source, &j.Destination, &cfg, &j.Trigger, &j.Status, &j.Progress, &j.Mode, &input, &subject, &outcome, &result, &j.Info, &managed,
 		&part, &partData, &j.PartExecution, &j.ParentID, &preds, &meta, &j.ActionID, &j.CreatedBy, &eta, &dispatched, &started, &acked,
 		&finished, &outAck, &c, &u)
-	if err == sql.ErrNoRows {
+	if errors.Is(err, sql.ErrNoRows) {
 		return nil, errs.NotFoundf("jobId", "Job not found")
 	}
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/model"
@@ -67,7 +68,7 @@ func scanProgram(s scanner) (*model.MappingProgram, error) {
 	var src, dst string
 	var c, u int64
 	err := s.Scan(&p.ID, &p.AccountID, &p.EnvironmentID, &p.Namespace, &p.FamilyID, &src, &dst, &p.CreatedBy, &c, &u)
-	if err == sql.ErrNoRows {
+	if errors.Is(err, sql.ErrNoRows) {
 		return nil, errs.NotFoundf("programId", "Mapping program not found")
 	}
 	if err != nil {
@@ -88,7 +89,7 @@ func scanRule(s scanner) (*model.MappingRule, error) {
 	var acc sql.NullInt64
 	var c, u int64
 	err := s.Scan(&r.ID, &r.ProgramID, &r.Name, &r.Type, &cfg, &meta, &conf, &acc, &r.AcceptedBy, &r.CreatedBy, &c, &u)
-	if err == sql.ErrNoRows {
+	if errors.Is(err, sql.ErrNoRows) {
 		return nil, errs.NotFoundf("mappingId", "Mapping rule not found")
 	}
 	if err != nil {
@@ -142,6 +143,7 @@ func (db *DB) ListPrograms(ctx context.Context, accountID, envID string, p model
 	if err != nil {
 		return nil, errs.Wrap(err, "list programs")
 	}
+	defer rows.Close()
 	var out []*model.MappingProgram
 	for rows.Next() {
 		pr, err := scanProgram(rows)
@@ -150,6 +152,9 @@ func (db *DB) ListPrograms(ctx context.Context, accountID, envID string, p model
 			return nil, err
 		}
 		out = append(out, pr)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, errs.Wrap(err, "list programs")
 	}
 	rows.Close()
 	for _, pr := range out {

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"time"
 
 	"github.com/sluice/sluice/errs"
@@ -77,7 +78,7 @@ func (db *DB) ResetPassword(ctx context.Context, raw, hash string) (*model.User,
 		var userID string
 		var expires int64
 		err := tx.queryRow(`SELECT user_id, expires_at FROM password_resets WHERE token_hash = ? AND used_at IS NULL`, hashToken(raw)).Scan(&userID, &expires)
-		if err == sql.ErrNoRows || (err == nil && expires <= ms(tx.now)) {
+		if errors.Is(err, sql.ErrNoRows) || (err == nil && expires <= ms(tx.now)) {
 			return errs.NotFoundf("token", "This reset link is not valid any more: it was used or is older than one hour")
 		}
 		if err != nil {

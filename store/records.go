@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -332,7 +333,7 @@ func driverRids(ctx context.Context, p *pool, query string, args []any) ([]int64
 		defer rows.Close()
 		dest := make([]driver.Value, 1)
 		for {
-			if err := rows.Next(dest); err == io.EOF {
+			if err := rows.Next(dest); errors.Is(err, io.EOF) {
 				return nil
 			} else if err != nil {
 				return err

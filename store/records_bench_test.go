@@ -113,9 +113,8 @@ func watchHeap() *heapPeak {
 func (h *heapPeak) done() uint64 { close(h.stop); h.wg.Wait(); return h.peak.Load() }
 
 type benchResult struct {
-	name  string
-	runs  []time.Duration
-	extra string
+	name string
+	runs []time.Duration
 }
 
 func median(d []time.Duration) time.Duration {

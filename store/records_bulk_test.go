@@ -274,7 +274,7 @@ func TestInsertStreamBatchesBySize(t *testing.T) {
 		n++
 		return []json.RawMessage{val}, nil
 	}, 5000, store.WriteOptions{})
-	if err != nil && err != io.EOF {
+	if err != nil && !errors.Is(err, io.EOF) {
 		t.Fatal(err)
 	}
 	if res.Count != 400 {

@@ -3,6 +3,7 @@ package store
 import (
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/sluice/sluice/errs"
@@ -57,7 +58,7 @@ func (tx *Tx) findRefs(rs *recSheet, r *records.Rule, wanted map[string]bool) (s
 	var targetID string
 	err := tx.queryRow(`SELECT id FROM sheets WHERE workbook_id = ? AND (slug = ? OR id = ?) AND deleted_at IS NULL ORDER BY slug = ? DESC LIMIT 1`,
 		rs.WorkbookID, r.Config.Ref, r.Config.Ref, r.Config.Ref).Scan(&targetID)
-	if err == sql.ErrNoRows {
+	if errors.Is(err, sql.ErrNoRows) {
 		return fmt.Sprintf("Referenced sheet %q not found", r.Config.Ref), nil
 	}
 	if err != nil {
@@ -134,6 +135,7 @@ func (tx *Tx) staleReferrers(rs *recSheet) error {
 	if err != nil {
 		return errs.Wrap(err, "find referring sheets")
 	}
+	defer rows.Close()
 	var stale []string
 	for rows.Next() {
 		var id, raw string
@@ -151,6 +153,9 @@ func (tx *Tx) staleReferrers(rs *recSheet) error {
 				break
 			}
 		}
+	}
+	if err := rows.Err(); err != nil {
+		return errs.Wrap(err, "find referring sheets")
 	}
 	rows.Close()
 	for _, id := range stale {

@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/model"
@@ -45,7 +46,7 @@ func loadRecSheet(ctx context.Context, q querier, accountID, sheetID string) (*r
 	var locked sql.NullInt64
 	err := q.QueryRowContext(ctx, recordSheetQuery, sheetID).Scan(&s.ID, &s.WorkbookID, &s.Name, &s.Slug, &cfg, &s.Namespace, &s.LockedBy, &locked,
 		&rs.AccountID, &rs.EnvironmentID, &rs.SpaceID)
-	if err == sql.ErrNoRows || (err == nil && accountID != "" && rs.AccountID != accountID) {
+	if errors.Is(err, sql.ErrNoRows) || (err == nil && accountID != "" && rs.AccountID != accountID) {
 		return nil, errs.NotFoundf("sheetId", "Sheet not found")
 	}
 	if err != nil {
@@ -59,7 +60,7 @@ func loadRecSheet(ctx context.Context, q querier, accountID, sheetID string) (*r
 		return nil, err
 	}
 	err = q.QueryRowContext(ctx, `SELECT sk, total, shape, schema_hash FROM record_sheets WHERE sheet_id = ?`, sheetID).Scan(&rs.sk, &rs.total, &rs.shape, &rs.hash)
-	if err != nil && err != sql.ErrNoRows {
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return nil, errs.Wrap(err, "load record sheet")
 	}
 	if err := rs.loadLayout(ctx, q); err != nil {

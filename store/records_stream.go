@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"sync"
 	"sync/atomic"
@@ -139,7 +140,7 @@ func (db *DB) InsertStream(ctx context.Context, sheetID string, keys []string, s
 				}
 			}
 			if b.err != nil {
-				if flush() && b.err != io.EOF {
+				if flush() && !errors.Is(b.err, io.EOF) {
 					send(prepared{err: b.err})
 				}
 				return

@@ -103,7 +103,7 @@ func TestBothHalvesReportsTheCause(t *testing.T) {
 			<-ctx.Done()
 			return ctx.Err()
 		})
-		if err != errTallyOff {
+		if !errors.Is(err, errTallyOff) {
 			t.Fatalf("got %v, want errTallyOff", err)
 		}
 	}

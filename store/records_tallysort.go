@@ -267,7 +267,7 @@ func mergeSorted(a, b *sortHalf) []int64 {
 // significant digits is left to it.
 func floatExact(d dialect, v []byte, f float64) bool {
 	if d != postgresDialect {
-		return math.Abs(f) <= 1<<53 || bytes.IndexAny(v, ".eE") >= 0
+		return math.Abs(f) <= 1<<53 || bytes.ContainsAny(v, ".eE")
 	}
 	digits, leading := 0, true
 	for _, c := range v {

@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -45,7 +46,7 @@ func TestTalliedSortsAsTheDatabase(t *testing.T) {
 		case 2:
 			rec["n"] = 1e14 + float64(r.IntN(3))
 		case 3:
-			rec["n"] = -0.0
+			rec["n"] = math.Copysign(0, -1) // negative zero
 		case 4:
 			rec["n"] = 1.5e-7 * float64(r.IntN(5))
 		}

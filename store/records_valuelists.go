@@ -452,7 +452,7 @@ func keptCells(rc *readCtx, rs *recSheet, col int, filter string, page *CellsPag
 		return nil
 	})
 	if err != nil {
-		return nil, notKept, nil // unreadable: counted instead
+		return nil, notKept, nil //nolint:nilerr // unreadable: counted instead
 	}
 	sortCells(out, false, false)
 	return out, wholeList, nil
@@ -501,7 +501,7 @@ func (tx *Tx) keepValues(sk int64, col int, changes int64, vals []CellCount) err
 	}
 	list, err := mergeValues(nil, d)
 	if err != nil {
-		return nil // too many to keep (or odd counts): stays counted when asked
+		return nil //nolint:nilerr // too many to keep (or odd counts): stays counted when asked
 	}
 	_, err = tx.exec(`INSERT INTO record_values (sk, col, state, list) SELECT ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM record_sheets WHERE sk = ? AND changes = ?)
 		ON CONFLICT (sk, col) DO UPDATE SET state = excluded.state, list = excluded.list`, sk, col, valuesKept, list, sk, changes)

@@ -276,7 +276,7 @@ func (tx *Tx) writeRows(list []*recState, w *writeCtx, rw rowWrite) error {
 			}
 			continue
 		}
-		stmt, err := w.prepare(tx, rw.sql(len(chunk)))
+		stmt, err := w.prepare(tx, rw.sql(len(chunk))) //nolint:sqlclosecheck // kept for the write's next chunks; database/sql closes it with the transaction
 		if err != nil {
 			return err
 		}

@@ -32,6 +32,7 @@ func (db *DB) PurgeExpired(ctx context.Context) (*Purged, error) {
 	if err != nil {
 		return nil, errs.Wrap(err, "find expired spaces")
 	}
+	defer rows.Close()
 	var ids []string
 	for rows.Next() {
 		var id string
@@ -40,6 +41,9 @@ func (db *DB) PurgeExpired(ctx context.Context) (*Purged, error) {
 			return nil, errs.Wrap(err, "scan expired space")
 		}
 		ids = append(ids, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, errs.Wrap(err, "find expired spaces")
 	}
 	rows.Close()
 	out := &Purged{}
@@ -67,6 +71,7 @@ func (db *DB) purgeSpace(ctx context.Context, spaceID string) ([]string, error) 
 	if err != nil {
 		return nil, errs.Wrap(err, "list sheets to purge")
 	}
+	defer rows.Close()
 	for rows.Next() {
 		var id string
 		var sk int64
@@ -78,6 +83,9 @@ func (db *DB) purgeSpace(ctx context.Context, spaceID string) ([]string, error) 
 		if sk != 0 {
 			sks = append(sks, sk)
 		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, errs.Wrap(err, "list sheets to purge")
 	}
 	rows.Close()
 	for _, sk := range sks {
@@ -154,6 +162,7 @@ func (db *DB) purgeSpace(ctx context.Context, spaceID string) ([]string, error) 
 		if err != nil {
 			return errs.Wrap(err, "list files to purge")
 		}
+		defer rows.Close()
 		for rows.Next() {
 			var id string
 			if err := rows.Scan(&id); err != nil {
@@ -161,6 +170,9 @@ func (db *DB) purgeSpace(ctx context.Context, spaceID string) ([]string, error) 
 				return errs.Wrap(err, "scan file to purge")
 			}
 			files = append(files, id)
+		}
+		if err := rows.Err(); err != nil {
+			return errs.Wrap(err, "list files to purge")
 		}
 		rows.Close()
 		now := ms(tx.now)

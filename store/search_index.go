@@ -124,7 +124,8 @@ func (db *DB) buildSearchIndex(ctx context.Context, sk int64) error {
 	if err := conn.QueryRowContext(ctx, `SELECT pg_try_advisory_lock($1)`, lock).Scan(&got); err != nil || !got {
 		return err
 	}
-	defer conn.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, lock)
+	// (an unlock that fails: the connection is gone, and its lock with it)
+	defer func() { _, _ = conn.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, lock) }()
 	// A build that stopped half way (its node stopped, or the build failed) leaves an
 	// invalid index, which searches cannot use and writes still keep: holding the lock, this
 	// node knows no build of it is under way, so it drops it and builds again.

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"strings"
 	"time"
 
@@ -33,7 +34,7 @@ func (db *DB) UpsertSecret(ctx context.Context, s *Secret) error {
 		err := tx.queryRow(`SELECT id FROM secrets WHERE environment_id = ? AND space_id = ? AND actor_id = ? AND name = ?`,
 			s.EnvironmentID, s.SpaceID, s.ActorID, s.Name).Scan(&id)
 		switch {
-		case err == sql.ErrNoRows:
+		case errors.Is(err, sql.ErrNoRows):
 			s.ID, s.CreatedAt, s.UpdatedAt = NewID(PrefixSecret), tx.now, tx.now
 			_, err = tx.exec(`INSERT INTO secrets (id, account_id, environment_id, space_id, actor_id, name, value_enc, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 				s.ID, s.AccountID, s.EnvironmentID, s.SpaceID, s.ActorID, s.Name, s.Sealed, ms(tx.now), ms(tx.now))
@@ -93,7 +94,7 @@ func (db *DB) DeleteSecret(ctx context.Context, accountID, id string, check func
 		var c, u int64
 		err := tx.queryRow(`SELECT `+secretColumns+` FROM secrets WHERE id = ? AND account_id = ?`, id, accountID).
 			Scan(&s.ID, &s.AccountID, &s.EnvironmentID, &s.SpaceID, &s.ActorID, &s.Name, &s.Sealed, &c, &u)
-		if err == sql.ErrNoRows {
+		if errors.Is(err, sql.ErrNoRows) {
 			return errs.NotFoundf("secretId", "Secret not found")
 		}
 		if err != nil {
@@ -121,6 +122,7 @@ func (db *DB) ResealSecrets(ctx context.Context, legacy Sealer) (int, error) {
 		if err != nil {
 			return errs.Wrap(err, "read secrets")
 		}
+		defer rows.Close()
 		old := map[string][]byte{}
 		for rows.Next() {
 			var id string
@@ -132,6 +134,9 @@ func (db *DB) ResealSecrets(ctx context.Context, legacy Sealer) (int, error) {
 			if _, err := db.Sealer.Open(sealed); err != nil {
 				old[id] = sealed
 			}
+		}
+		if err := rows.Err(); err != nil {
+			return errs.Wrap(err, "read secrets")
 		}
 		rows.Close()
 		for id, sealed := range old {

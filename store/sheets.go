@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/model"
@@ -17,7 +18,7 @@ func scanSheet(s scanner) (*model.Sheet, error) {
 	var locked sql.NullInt64
 	var c, u int64
 	err := s.Scan(&sh.ID, &sh.WorkbookID, &sh.Name, &sh.Slug, &cfg, &meta, &sh.Namespace, &sh.LockedBy, &locked, &c, &u)
-	if err == sql.ErrNoRows {
+	if errors.Is(err, sql.ErrNoRows) {
 		return nil, errs.NotFoundf("sheetId", "Sheet not found")
 	}
 	if err != nil {
@@ -58,7 +59,7 @@ func (db *DB) GetSheet(ctx context.Context, accountID, id string) (*model.Sheet,
 func getSheet(ctx context.Context, q querier, accountID, id string) (*model.Sheet, *model.Workbook, error) {
 	var wbID string
 	err := q.QueryRowContext(ctx, `SELECT workbook_id FROM sheets WHERE id = ? AND deleted_at IS NULL`, id).Scan(&wbID)
-	if err == sql.ErrNoRows {
+	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil, errs.NotFoundf("sheetId", "Sheet not found")
 	}
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"sort"
 	"time"
 
@@ -85,7 +86,7 @@ func scanSnapshot(sc scanner) (*Snapshot, error) {
 	var cfg string
 	var created int64
 	err := sc.Scan(&s.ssk, &s.ID, &s.SheetID, &s.Label, &s.ThreadID, &cfg, &s.CreatedBy, &created)
-	if err == sql.ErrNoRows {
+	if errors.Is(err, sql.ErrNoRows) {
 		return nil, errs.NotFoundf("snapshotId", "Snapshot not found")
 	}
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"strings"
 	"time"
 
@@ -27,7 +28,7 @@ func scanSpace(sc scanner) (*model.Space, error) {
 	err := sc.Scan(&s.ID, &s.AccountID, &s.EnvironmentID, &s.Name, &s.AppID, &s.Namespace, &tmpl, &meta, &settings, &actions,
 		&access, &labels, &ga, &auto, &s.PrimaryWorkbookID, &s.TranslationsPath, &s.LanguageOverride,
 		&order, &s.CreatedByUserID, &s.CreatedByUserName, &archived, &activity, &c, &u, &s.WorkbooksCount, &s.FilesCount)
-	if err == sql.ErrNoRows {
+	if errors.Is(err, sql.ErrNoRows) {
 		return nil, errs.NotFoundf("spaceId", "Space not found")
 	}
 	if err != nil {

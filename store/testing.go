@@ -132,7 +132,8 @@ func makeTemplate(admin *sql.DB, u url.URL) (string, error) {
 	if _, err := conn.ExecContext(ctx, `SELECT pg_advisory_lock(7358201)`); err != nil {
 		return "", err
 	}
-	defer conn.ExecContext(ctx, `SELECT pg_advisory_unlock(7358201)`)
+	// (an unlock that fails: the connection is gone, and its lock with it)
+	defer func() { _, _ = conn.ExecContext(ctx, `SELECT pg_advisory_unlock(7358201)`) }()
 	var n int
 	if err := conn.QueryRowContext(ctx, `SELECT count(*) FROM pg_database WHERE datname = $1`, name).Scan(&n); err != nil || n > 0 {
 		return name, err

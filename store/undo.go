@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 
 	"github.com/sluice/sluice/errs"
 )
@@ -178,7 +179,7 @@ func (db *DB) replayUndo(ctx context.Context, sheetID string, opt WriteOptions, 
 		var side int
 		err = tx.queryRow(`UPDATE undo_entries SET undone = 1 - undone, side = 1 - side WHERE uk = (`+pick+`) AND undone = ? RETURNING uk, side, what`,
 			rs.sk, opt.Actor, from).Scan(&uk, &side, &res.What)
-		if err == sql.ErrNoRows {
+		if errors.Is(err, sql.ErrNoRows) {
 			return nil
 		}
 		if err != nil {

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"strings"
 
 	"github.com/sluice/sluice/errs"
@@ -15,7 +16,7 @@ func scanUser(s scanner) (*model.User, error) {
 	var u model.User
 	var c, up int64
 	if err := s.Scan(&u.ID, &u.AccountID, &u.Email, &u.Name, &u.PasswordHash, &u.EnvironmentID, &u.TokenVersion, &u.Deleted, &c, &up); err != nil {
-		if err == sql.ErrNoRows {
+		if errors.Is(err, sql.ErrNoRows) {
 			return nil, errs.NotFoundf("userId", "User not found")
 		}
 		return nil, errs.Wrap(err, "scan user")

@@ -182,7 +182,8 @@ func (db *DB) buildValueCounts(ctx context.Context, rs *recSheet, col int) (hand
 		if err := conn.QueryRowContext(ctx, `SELECT pg_try_advisory_lock($1)`, lock).Scan(&got); err != nil || !got {
 			return true, err // another node builds it
 		}
-		defer conn.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, lock)
+		// (an unlock that fails: the connection is gone, and its lock with it)
+		defer func() { _, _ = conn.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, lock) }()
 	}
 	var state int
 	var gen int64

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/model"
@@ -44,7 +45,7 @@ func scanView(s scanner) (*View, error) {
 	var v View
 	var cfg string
 	err := s.Scan(&v.ID, &v.AccountID, &v.SheetID, &v.Name, &cfg, &v.CreatedBy)
-	if err == sql.ErrNoRows {
+	if errors.Is(err, sql.ErrNoRows) {
 		return nil, errs.NotFoundf("viewId", "View not found")
 	}
 	if err != nil {

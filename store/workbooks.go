@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"strings"
 
 	"github.com/sluice/sluice/errs"
@@ -17,7 +18,7 @@ func scanWorkbook(s scanner) (*model.Workbook, error) {
 	var labels, treatments, meta, settings, actions string
 	var c, u int64
 	err := s.Scan(&w.ID, &w.AccountID, &w.EnvironmentID, &w.SpaceID, &w.Name, &w.Namespace, &labels, &treatments, &meta, &settings, &actions, &c, &u)
-	if err == sql.ErrNoRows {
+	if errors.Is(err, sql.ErrNoRows) {
 		return nil, errs.NotFoundf("workbookId", "Workbook not found")
 	}
 	if err != nil {

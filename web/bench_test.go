@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http/httptest"
@@ -121,7 +122,7 @@ func (e *apiEnv) benchSheet(b testing.TB, n int) (spaceID, sheetID string) {
 			records.Quote("active")}, nil
 	}
 	start := time.Now()
-	if _, err := e.db.InsertStream(ctx, wb.Sheets[0].ID, keys, src, 10000, store.WriteOptions{Actor: "bench", AccountID: e.account}); err != nil && err != io.EOF {
+	if _, err := e.db.InsertStream(ctx, wb.Sheets[0].ID, keys, src, 10000, store.WriteOptions{Actor: "bench", AccountID: e.account}); err != nil && !errors.Is(err, io.EOF) {
 		b.Fatal(err)
 	}
 	fmt.Printf("inserted %d records in %s\n", n, time.Since(start).Round(time.Millisecond))

@@ -203,7 +203,7 @@ func (h *Files) readForm(mr *multipart.Reader, tmp string) (*upload, error) {
 	fields, left := 0, int64(maxFormBytes) // what the fields beside the file may hold in all
 	for {
 		part, err := mr.NextPart()
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {

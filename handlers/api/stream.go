@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"net"
 	"strings"
 	"time"
@@ -164,7 +165,7 @@ func (s *streamer) alive(force bool) bool {
 		return true
 	}
 	msg := "This stream's credential is no longer valid"
-	if e, ok := err.(*errs.Error); ok && e.Code == errs.Unauthorized {
+	if e := (*errs.Error)(nil); errors.As(err, &e) && e.Code == errs.Unauthorized {
 		msg = e.Message
 	}
 	body, _ := json.Marshal(map[string]any{"errors": []map[string]string{{"key": "Authorization", "message": msg}}})

@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"net/url"
 	"slices"
 	"sort"
@@ -195,7 +196,7 @@ func (h *Handler) Sheet(c *fiber.Ctx) error {
 	}
 	recs, matching, err := h.store.GetRecords(c.Context(), sc.u.AccountID, sc.sheet.ID, q, true)
 	if err != nil {
-		if e, ok := err.(*errs.Error); ok && e.Code == errs.Invalid {
+		if e := (*errs.Error)(nil); errors.As(err, &e) && e.Code == errs.Invalid {
 			p.QError = e.Message // a malformed filter is shown beside the filter box
 			recs, matching = nil, 0
 		} else {
