@@ -12,6 +12,8 @@ import (
 
 	"github.com/sluice/sluice/auth"
 	"github.com/sluice/sluice/events"
+	"github.com/sluice/sluice/ingest"
+	"github.com/sluice/sluice/jobs"
 	"github.com/sluice/sluice/mail"
 	"github.com/sluice/sluice/store"
 )
@@ -54,6 +56,10 @@ type Deps struct {
 	QueryTimeout, WriteTimeout time.Duration
 	// ClipLinkTTL is how long a public data clip's link lasts (0: 30 days).
 	ClipLinkTTL time.Duration
+	// Jobs and Ingest are the services the workers run on, built once by cmd/sluice; nil
+	// (tests that run no workers): New builds its own on Store and FilesDir.
+	Jobs   *jobs.Service
+	Ingest *ingest.Service
 }
 
 // New returns the configured fiber app.

@@ -43,9 +43,14 @@ func routes(app *fiber.App, d Deps) {
 	guests := api.NewGuests(d.Store, d.Tokens, d.BaseURL)
 	guests.SetMailer(mailer)
 	views := api.NewViews(d.Store)
-	jobSvc := jobs.New(d.Store, d.Store)
+	jobSvc, ingestSvc := d.Jobs, d.Ingest
+	if jobSvc == nil {
+		jobSvc = jobs.New(d.Store, d.Store)
+	}
+	if ingestSvc == nil {
+		ingestSvc = &ingest.Service{DB: d.Store, Jobs: jobSvc, Blobs: blobs.For(d.Store, d.FilesDir)}
+	}
 	jobsH := api.NewJobs(jobSvc, d.Store)
-	ingestSvc := &ingest.Service{DB: d.Store, Jobs: jobSvc, Blobs: blobs.For(d.Store, d.FilesDir)}
 	plans := api.NewPlans(jobsH, ingestSvc)
 	actions := api.NewActions(d.Store, jobSvc)
 	stream := api.NewStream(d.Store, d.Events, d.StreamHeartbeat)

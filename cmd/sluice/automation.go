@@ -133,6 +133,9 @@ type automation struct {
 	stopPurge context.CancelFunc
 	purged    chan struct{}
 	stopNode  func() // nil without PostgreSQL
+	// Jobs and Ingest are the services the workers run on; the web app gets the same ones.
+	Jobs   *jobs.Service
+	Ingest *ingest.Service
 }
 
 // startAutomation starts the background work on db.
@@ -183,6 +186,7 @@ func startAutomation(ctx context.Context, db *store.DB, c automationConfig, file
 		log.Warn("jobs interrupted by the last stop were failed", "jobs", n)
 	}
 	files := &ingest.Service{DB: db, Jobs: svc, Blobs: bytes}
+	a.Jobs, a.Ingest = svc, files
 	a.worker.Handle("file:"+ingest.Operation, files.Handle)
 	a.worker.HandleOutcome("sheet:"+ingest.ExportOperation, files.Export)
 	a.worker.HandleOutcome("workbook:"+ingest.ExportOperation, files.Export)

@@ -195,7 +195,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		Store: db, Auth: &auth.Authenticator{Keys: db, Tokens: tokens, PATs: db, Guests: db, Live: db}, Tokens: tokens, Log: log,
 		BaseURL: cfg.BaseURL, SessionSecret: sessionKey, Events: auto.Notifier, FilesDir: filesDir, Sealer: sealer,
 		AllowPrivateWebhooks: cfg.Automation.AllowPrivateWebhooks, QueryTimeout: cfg.Automation.QueryTimeout, WriteTimeout: cfg.Automation.WriteTimeout,
-		ClipLinkTTL: cfg.Automation.ClipLinkTTL,
+		ClipLinkTTL: cfg.Automation.ClipLinkTTL, Jobs: auto.Jobs, Ingest: auto.Ingest,
 		SMTP: mail.SMTP{Host: getenv("SLUICE_SMTP_HOST"), Port: getenv("SLUICE_SMTP_PORT"), User: getenv("SLUICE_SMTP_USER"),
 			Password: getenv("SLUICE_SMTP_PASSWORD"), From: firstNonEmptyEnv(getenv("SLUICE_SMTP_FROM"), "sluice@localhost")},
 	})
