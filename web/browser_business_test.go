@@ -22,11 +22,6 @@ import (
 func TestBrowserBusinessUser(t *testing.T) {
 	for _, lang := range []string{"en", "de"} {
 		t.Run(lang, func(t *testing.T) {
-			// The German run leaves one record in error now and then inside the whole browser
-			// suite (never alone, cause not found yet): it runs on demand until that is fixed.
-			if lang != "en" && os.Getenv("SLUICE_WALK_ALL_LANGUAGES") != "1" {
-				t.Skip("set SLUICE_WALK_ALL_LANGUAGES=1 to walk in German too")
-			}
 			businessWalk(t, lang)
 		})
 	}

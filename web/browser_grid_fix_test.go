@@ -97,3 +97,46 @@ func TestBrowserPasteOnAFilteredView(t *testing.T) {
 		t.Errorf("after the paste: %d rows shown (want 2), %d marked out of view (want 1), footer %q (want 1 record)", rows, marked, footer)
 	}
 }
+
+// A user who saves a cell and goes on to another before the save has answered stays there:
+// the save no longer takes the focus back to the cell it came from, where the next key would
+// land (it cleared a fixed e-mail in the business walk).
+func TestBrowserGridFocusStaysWhereTheUserWent(t *testing.T) {
+	e := newAPI(t)
+	ctx := browser(t)
+	base := serve(t, e)
+	spaceID, sheetID := e.mustCreateRecordSheet(t, spreadsheetFields)
+	e.mustCall(t, "POST", "/v1/sheets/"+sheetID+"/records", testSecret, []any{
+		map[string]any{"name": map[string]any{"value": "Ada"}, "age": map[string]any{"value": 36}},
+		map[string]any{"name": map[string]any{"value": "Bob"}, "age": map[string]any{"value": 41}},
+	})
+	ada := `//tr[.//td[@data-key="name" and contains(., "Ada")]]/td[@data-key="name"]`
+	var focusedOn string
+	err := chromedp.Run(ctx,
+		logIn(base),
+		chromedp.Navigate(base+"/space/"+spaceID+"/sheet/"+sheetID),
+		chromedp.WaitVisible(`td[data-record-id][data-field-key=name]`),
+		htmxReady(),
+		chromedp.Focus(ada),
+		chromedp.KeyEvent("\r"),
+		chromedp.WaitVisible(`[data-testid=grid-cell-editing] [name=value]`),
+		// Enter saves; in the same moment the user clicks Bob's age.
+		chromedp.Evaluate(`(() => {
+			const input = document.querySelector("[data-testid=grid-cell-editing] [name=value]");
+			input.value = "Ada Lovelace";
+			input.dispatchEvent(new KeyboardEvent("keydown", {key: "Enter", bubbles: true, cancelable: true}));
+			const bob = document.evaluate('//tr[.//td[@data-key="name" and contains(., "Bob")]]/td[@data-key="age"]', document, null, 9, null).singleNodeValue;
+			bob.focus();
+		})()`, nil),
+		chromedp.WaitVisible(`//td[@data-key="name" and contains(., "Ada Lovelace")]`),
+		chromedp.Poll(`!document.querySelector(".htmx-request, .htmx-settling, .htmx-swapping") && !document.body.dataset.gridRefreshing`, nil),
+		chromedp.Sleep(300*time.Millisecond),
+		chromedp.Evaluate(`(document.activeElement.closest("tr")?.textContent.includes("Bob") ? "Bob " : "") + (document.activeElement.dataset.key || document.activeElement.tagName)`, &focusedOn),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if focusedOn != "Bob age" {
+		t.Errorf("after the save answered the focus is on %q, want Bob's age where the user went", focusedOn)
+	}
+}

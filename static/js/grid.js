@@ -31,6 +31,9 @@
   // to the keyboard), with the allowed options when a choice column's value is not one.
   document.addEventListener("focusin", (e) => {
     const td = e.target.closest?.("td[data-cell]");
+    // The user went to another cell: a save still on its way no longer takes the focus back
+    // to the cell it came from (a refresh landing later would, and the next key would go there).
+    if (td && after && !td.hasAttribute("data-editing") && (td.dataset.record !== after.record || td.dataset.key !== after.key)) after = null;
     const panel = document.querySelector("[data-cell-message]");
     if (!td || !panel) return;
     let text = td.getAttribute("title") || "";
