@@ -133,7 +133,7 @@ func (db *DB) ListAgents(ctx context.Context, f AgentFilter) ([]*model.Agent, in
 		where, args = append(where, "environment_id = ?"), append(args, f.EnvironmentID)
 	}
 	if f.IsSystem != nil {
-		where, args = append(where, "COALESCE(CAST(json_extract(config, '$.isSystem') AS INTEGER), 0) = ?"), append(args, boolInt(*f.IsSystem))
+		where, args = append(where, "COALESCE(CAST(json_extract(config, '$.isSystem') AS BIGINT), 0) = ?"), append(args, boolInt(*f.IsSystem))
 	}
 	if f.Search != "" {
 		where, args = append(where, "(id = ? OR instr(lower(slug), lower(?)) > 0)"), append(args, f.Search, f.Search)

@@ -51,7 +51,8 @@ func (db *DB) ListAudit(ctx context.Context, f AuditFilter) ([]*AuditEntry, erro
 		q, args = q+` AND area = ?`, append(args, f.Area)
 	}
 	if f.Search != "" {
-		q, args = q+` AND (action LIKE ? OR target LIKE ? OR details LIKE ?)`, append(args, "%"+f.Search+"%", "%"+f.Search+"%", "%"+f.Search+"%")
+		like := db.r.d.like()
+		q, args = q+` AND (action`+like+`? OR target`+like+`? OR details`+like+`?)`, append(args, "%"+f.Search+"%", "%"+f.Search+"%", "%"+f.Search+"%")
 	}
 	if f.Since != nil {
 		q, args = q+` AND created_at >= ?`, append(args, ms(*f.Since))

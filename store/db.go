@@ -51,7 +51,7 @@ type DB struct {
 	anchors pageAnchors // where deep pages of whole sheets start
 	// searchIdx: sheets whose PostgreSQL search index this node built (search_index.go)
 	searchIdx searchIndexes
-	// valueCounts: fields whose counted values this node is building (value_counts.go)
+	// valueCounts: fields whose counted values this node is building (distinct_counts.go)
 	valueCounts valueCountBuilds
 	// reads: requests reading records in flight, which background builds let go first
 	reads foreground
@@ -196,10 +196,10 @@ type Tx struct {
 	// node's notifier hears it at commit (NOTIFY) instead of at its next poll.
 	lastEvent string
 	// searchBuild are the sheets whose search index is built after the commit: sheets the
-	// write made big, and sheets whose FTS5 index it left records out of (search_index.go).
+	// write made big, and sheets whose FTS5 index it left records out of (search_fts_sqlite.go).
 	searchBuild []int64
 	// patches: per sheet, the records the transaction changes, so that kept sorted orders
-	// are patched rather than dropped (records_sortcache.go)
+	// are patched rather than dropped (sortcache.go)
 	patches map[int64]*sheetPatch
 }
 
@@ -253,7 +253,7 @@ func (db *DB) Update(ctx context.Context, fn func(tx *Tx) error) error {
 // 6.5 s without. A crash of PostgreSQL itself can lose the last batches' records and events,
 // never leave them half-written; the job then fails as for any interruption.
 func (tx *Tx) deferFlush() error {
-	if tx.d != postgresDialect {
+	if !tx.d.asyncCommit() {
 		return nil
 	}
 	if _, err := tx.exec(`SET LOCAL synchronous_commit = off`); err != nil {

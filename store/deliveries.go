@@ -114,7 +114,7 @@ func (db *DB) DispatchCursor(ctx context.Context) (int64, error) { return dispat
 
 func dispatchCursor(ctx context.Context, q querier) (int64, error) {
 	var v int64
-	err := q.QueryRowContext(ctx, `SELECT CAST(value AS INTEGER) FROM settings WHERE key = ?`, cursorKey).Scan(&v)
+	err := q.QueryRowContext(ctx, `SELECT CAST(value AS BIGINT) FROM settings WHERE key = ?`, cursorKey).Scan(&v)
 	if err == sql.ErrNoRows {
 		return 0, nil
 	}
@@ -137,8 +137,8 @@ func (db *DB) EnqueueDeliveries(ctx context.Context, list []*model.Delivery, fro
 			if d.NextAttemptAt == nil {
 				d.NextAttemptAt = &tx.now
 			}
-			if _, err := tx.exec(`INSERT OR IGNORE INTO deliveries (id, agent_id, account_id, environment_id, space_id, event_id, event_seq, topic, url,
-				status, next_attempt_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			if _, err := tx.exec(`INSERT INTO deliveries (id, agent_id, account_id, environment_id, space_id, event_id, event_seq, topic, url,
+				status, next_attempt_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
 				d.ID, d.AgentID, d.AccountID, d.EnvironmentID, d.SpaceID, d.EventID, d.EventSeq, d.Topic, d.URL, d.Status,
 				msPtr(d.NextAttemptAt), ms(tx.now)); err != nil {
 				return errs.Wrap(err, "insert delivery")

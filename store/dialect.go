@@ -5,7 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"regexp"
+	"math"
 	"strconv"
 	"strings"
 	"sync"
@@ -188,10 +188,86 @@ func (d dialect) args(args []any) []any {
 	return out
 }
 
-var (
-	indexedBy = regexp.MustCompile(` INDEXED BY \w+`)
-	isNotNull = regexp.MustCompile(` IS NOT NULL\b`)
-)
+// Capabilities: where the engines differ in what is fast or what exists, the code asks the
+// dialect by name; what only one engine does lives in that engine's *_sqlite.go or
+// *_postgres.go file.
+
+// jsonb: record values are jsonb (PostgreSQL), taken apart with ->, ->> and jsonb's own
+// functions, rather than JSON text read with json_extract and json_each (SQLite).
+func (d dialect) jsonb() bool { return d == postgresDialect }
+
+// copies: bulk rows go in with COPY (PostgreSQL), not multi-row INSERTs.
+func (d dialect) copies() bool { return d == postgresDialect }
+
+// keepsTallyPacks: writes keep tally packs beside the records (PostgreSQL,
+// tally_packs_postgres.go), which go wherever the records' values go.
+func (d dialect) keepsTallyPacks() bool { return d == postgresDialect }
+
+// asyncCommit: a job's intermediate commits may skip waiting for the disk (PostgreSQL's
+// synchronous_commit; SQLite's single writer gains nothing from it).
+func (d dialect) asyncCommit() bool { return d == postgresDialect }
+
+// windowsBatches: a batch of records passing a filter is read a window of keys at a time;
+// PostgreSQL's planner otherwise reads and sorts every key after the last batch for each
+// batch (a find & replace over 1,000,000 records: 41 s).
+func (d dialect) windowsBatches() bool { return d == postgresDialect }
+
+// ftsIndexes: a big sheet's search index is an FTS5 table built a slice at a time
+// (SQLite, search_fts_sqlite.go); PostgreSQL's is a trigram index with Bloom filters
+// before it (search_trgm_postgres.go, search_blooms_postgres.go).
+func (d dialect) ftsIndexes() bool { return d == sqliteDialect }
+
+// pgxRows: wide reads go through pgx's own rows, as they came over the wire (PostgreSQL);
+// SQLite's through its driver's rows, without database/sql's copies.
+func (d dialect) pgxRows() bool { return d == postgresDialect }
+
+// cachesStatements: the driver keeps statements prepared on its connection from one
+// transaction to the next (SQLite's statement cache), so the store need not prepare them.
+func (d dialect) cachesStatements() bool { return d == sqliteDialect }
+
+// noLimit is the LIMIT that takes every row: SQLite's -1; PostgreSQL takes no negative.
+func (d dialect) noLimit() int64 {
+	if d == postgresDialect {
+		return math.MaxInt64
+	}
+	return -1
+}
+
+// asJSON is a parameter's or column's JSON text as a stored value: jsonb on PostgreSQL,
+// the text itself on SQLite.
+func (d dialect) asJSON(expr string) string {
+	if d == postgresDialect {
+		return "CAST(" + expr + " AS JSONB)"
+	}
+	return expr
+}
+
+// like is the match that folds ASCII case: SQLite's LIKE does, PostgreSQL's ILIKE (in the
+// "C" collation, collateC) does the same.
+func (d dialect) like() string {
+	if d == postgresDialect {
+		return " ILIKE "
+	}
+	return " LIKE "
+}
+
+// collateC puts text in the "C" collation on PostgreSQL, where ILIKE then folds ASCII case
+// only, as SQLite's LIKE does (and scans faster); SQLite's text is compared bytewise already.
+func (d dialect) collateC(expr string) string {
+	if d == postgresDialect {
+		return expr + ` COLLATE "C"`
+	}
+	return expr
+}
+
+// indexedBy makes SQLite's planner read a table through an index; PostgreSQL's planner
+// picks its own.
+func (d dialect) indexedBy(index string) string {
+	if d == postgresDialect {
+		return ""
+	}
+	return " INDEXED BY " + index
+}
 
 // rebound caches rewritten queries (SQLite text → PostgreSQL text). Query texts built from
 // a request (filters, field counts) vary, so it keeps at most reboundMax of them; the rest
@@ -203,7 +279,7 @@ var (
 
 const reboundMax = 4096
 
-// rebind rewrites a query written for SQLite into the dialect.
+// rebind turns a query's parameters into the dialect's.
 func (d dialect) rebind(q string) string {
 	if d != postgresDialect {
 		return q
@@ -220,9 +296,8 @@ func (d dialect) rebind(q string) string {
 	return out
 }
 
-// toPostgres rewrites parameters (? and ?N become $N, as SQLite numbers them: a bare ? is one
-// more than the largest number so far) outside quoted text, and SQLite's spellings
-// PostgreSQL lacks.
+// toPostgres rewrites parameters outside quoted text: ? and ?N become $N, as SQLite numbers
+// them (a bare ? is one more than the largest number so far).
 func toPostgres(q string) string {
 	var b strings.Builder
 	b.Grow(len(q) + 16)
@@ -256,16 +331,5 @@ func toPostgres(q string) string {
 			b.WriteByte(c)
 		}
 	}
-	out := b.String()
-	if strings.Contains(out, "INSERT OR IGNORE INTO") {
-		out = strings.Replace(out, "INSERT OR IGNORE INTO", "INSERT INTO", 1) + " ON CONFLICT DO NOTHING"
-	}
-	out = strings.ReplaceAll(out, " LIKE ", " ILIKE ")
-	out = strings.ReplaceAll(out, " AS INTEGER)", " AS BIGINT)") // SQLite's integers are 64-bit
-	out = indexedBy.ReplaceAllString(out, "")                    // PostgreSQL's planner picks
-	// SQLite's IS NOT between two values is PostgreSQL's IS DISTINCT FROM
-	out = isNotNull.ReplaceAllString(out, "\x00")
-	out = strings.ReplaceAll(out, " IS NOT ", " IS DISTINCT FROM ")
-	out = strings.ReplaceAll(out, "\x00", " IS NOT NULL")
-	return out
+	return b.String()
 }

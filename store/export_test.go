@@ -95,7 +95,7 @@ func SetSplitMin(n int64) func() {
 
 // GroupedValuesForTest counts the distinct values of field key among the records q selects,
 // the most frequent first (only the first top when top > 0), by the tally when tallied
-// (records_tally.go, whatever the sheet's size, slice keys a query), else by SQL's GROUP BY.
+// (distinct_tally.go, whatever the sheet's size, slice keys a query), else by SQL's GROUP BY.
 func (db *DB) GroupedValuesForTest(ctx context.Context, accountID, sheetID, key string, q RecordQuery, top int, tallied bool, slice int64) ([]CellCount, error) {
 	rc, rs, where, err := db.selectionForTest(ctx, accountID, sheetID, q)
 	if err != nil {
@@ -127,7 +127,7 @@ func (db *DB) GroupedValuesForTest(ctx context.Context, accountID, sheetID, key 
 }
 
 // SortedKeysForTest is the order of the records q selects by q.SortField: tallied
-// (records_tallysort.go, whatever the sheet's size, slice keys a query), else by SQL's ORDER BY.
+// (sort_tally.go, whatever the sheet's size, slice keys a query), else by SQL's ORDER BY.
 func (db *DB) SortedKeysForTest(ctx context.Context, accountID, sheetID string, q RecordQuery, tallied bool, slice int64) ([]int64, error) {
 	rc, rs, where, err := db.selectionForTest(ctx, accountID, sheetID, q)
 	if err != nil {
@@ -207,7 +207,7 @@ func SetKindsSlice(n int) func() {
 }
 
 // RareStartForTest returns where a scan's first pass of sheetID starts in needle's JSON text
-// (records_split.go, rareStart), and turns the choice on or off for the searches after.
+// (search_split_sqlite.go, rareStart), and turns the choice on or off for the searches after.
 func (db *DB) RareStartForTest(ctx context.Context, accountID, sheetID, needle string, on bool) (int, func(), error) {
 	old := rareStarts
 	rareStarts = on
@@ -220,7 +220,7 @@ func (db *DB) RareStartForTest(ctx context.Context, accountID, sheetID, needle s
 	return (&readCtx{ctx: ctx, q: db.r, db: db}).rareStart(rs, q[1:len(q)-1], false), restore, nil
 }
 
-// SearchBloomsForTest turns the search filters of PostgreSQL (search_blooms.go) on or off,
+// SearchBloomsForTest turns the search filters of PostgreSQL (search_blooms_postgres.go) on or off,
 // has sheets of min records or more use them and makes blocks 1<<shift keys (a test's sheet
 // then has many); the returned func restores all three.
 func SearchBloomsForTest(on bool, min int64, shift int) func() {

@@ -41,7 +41,7 @@ func (tx *Tx) grant(g *Guest, spaceID, actor string) error {
 	if err := tx.queryRow(`SELECT environment_id FROM spaces WHERE id = ? AND account_id = ? AND deleted_at IS NULL`, spaceID, g.AccountID).Scan(&envID); err != nil || envID != g.EnvironmentID {
 		return errs.NotFoundf("spaces.id", "Space %s not found in the guest's environment", spaceID)
 	}
-	res, err := tx.exec(`INSERT OR IGNORE INTO guest_spaces (guest_id, space_id) VALUES (?, ?)`, g.ID, spaceID)
+	res, err := tx.exec(`INSERT INTO guest_spaces (guest_id, space_id) VALUES (?, ?) ON CONFLICT DO NOTHING`, g.ID, spaceID)
 	if err != nil {
 		return errs.Wrap(err, "grant space")
 	}

@@ -70,7 +70,8 @@ func (db *DB) ListUsers(ctx context.Context, scope UserScope, email, search, sor
 		cond, args = cond+` AND u.email = ?`, append(args, email)
 	}
 	if search != "" {
-		cond, args = cond+` AND (u.name LIKE ? OR u.email LIKE ?)`, append(args, "%"+search+"%", "%"+search+"%")
+		like := db.r.d.like()
+		cond, args = cond+` AND (u.name`+like+`? OR u.email`+like+`?)`, append(args, "%"+search+"%", "%"+search+"%")
 	}
 	var total int
 	if err := db.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM users u WHERE `+cond, args...).Scan(&total); err != nil {

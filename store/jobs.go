@@ -99,7 +99,7 @@ func (tx *Tx) InsertJob(j *model.Job) error {
 		return errs.Wrap(err, "insert job")
 	}
 	for _, p := range j.PredecessorIDs {
-		if _, err := tx.exec(`INSERT OR IGNORE INTO job_predecessors (predecessor_id, job_id) VALUES (?, ?)`, p, j.ID); err != nil {
+		if _, err := tx.exec(`INSERT INTO job_predecessors (predecessor_id, job_id) VALUES (?, ?) ON CONFLICT DO NOTHING`, p, j.ID); err != nil {
 			return errs.Wrap(err, "insert job predecessor")
 		}
 	}

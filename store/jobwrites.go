@@ -107,7 +107,7 @@ func (db *DB) NoteJobUndo(ctx context.Context, jobID, sheetID, actor, what strin
 		if err := tx.openUndo(&recSheet{sk: sk}, actor, u); err != nil {
 			return err
 		}
-		res, err := tx.exec(`INSERT INTO undo_records (uk, side, rid, kind) SELECT CAST(? AS BIGINT), 0, r.rid, CAST(? AS INTEGER) FROM job_writes w JOIN records r ON r.rid BETWEEN w.lo AND w.hi
+		res, err := tx.exec(`INSERT INTO undo_records (uk, side, rid, kind) SELECT CAST(? AS BIGINT), 0, r.rid, CAST(? AS BIGINT) FROM job_writes w JOIN records r ON r.rid BETWEEN w.lo AND w.hi
 			WHERE w.job_id = ? AND w.sheet_id = ?`, u.uk, undoAdded, jobID, sheetID)
 		if err != nil {
 			return errs.Wrap(err, "job undo")

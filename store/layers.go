@@ -35,7 +35,7 @@ func (tx *Tx) registerLayers(rs *recSheet, news []*recState, w *writeCtx) error 
 	}
 	sort.Strings(sorted)
 	for _, l := range sorted {
-		res, err := tx.exec(`INSERT OR IGNORE INTO sheet_layers (sheet_id, name, created_by, created_at) VALUES (?, ?, ?, ?)`,
+		res, err := tx.exec(`INSERT INTO sheet_layers (sheet_id, name, created_by, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING`,
 			rs.ID, l, w.opt.Actor, ms(tx.now))
 		if err != nil {
 			return errs.Wrap(err, "register layer")

@@ -190,7 +190,7 @@ func (rc *readCtx) page(rs *recSheet, q *RecordQuery) ([]*Record, error) {
 	}
 	hint := ""
 	if q.Filter == "error" && q.SortField == "" {
-		hint = " INDEXED BY records_errors"
+		hint = rs.d.indexedBy("records_errors")
 	}
 	query, args := keysQuery(hint, where, order)
 	if q.SortField != "" && rc.sorts != nil {
@@ -208,7 +208,7 @@ func (rc *readCtx) page(rs *recSheet, q *RecordQuery) ([]*Record, error) {
 					return rids, err
 				}
 			}
-			if p, ok := reader.(*pool); ok && p.d == sqliteDialect {
+			if p, ok := reader.(*pool); ok && !p.d.pgxRows() {
 				return driverRids(ctx, p, query, args)
 			} else if ok {
 				return pgxRids(ctx, p, query, args)
@@ -412,7 +412,7 @@ func (rc *readCtx) load(rs *recSheet, rids []int64) ([]*Record, error) {
 	byRid := make(map[int64]*Record, len(rids))
 	seqOf := make(map[int64]int64, len(rids))
 	versions := map[int64]version{}
-	err := eachRow(rc.ctx, rc.q, "load records", `SELECT `+stateColumns+`, vseq FROM records WHERE rid IN (SELECT CAST(value AS INTEGER) FROM json_each(?))`,
+	err := eachRow(rc.ctx, rc.q, "load records", `SELECT `+stateColumns+`, vseq FROM records WHERE rid IN (SELECT CAST(value AS BIGINT) FROM json_each(?))`,
 		[]any{ridsJSON(rids)}, func(rows *sql.Rows) error {
 			var vseq int64
 			st, err := rs.scanState(scanFunc(func(dest ...any) error { return rows.Scan(append(dest, &vseq)...) }))

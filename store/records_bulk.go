@@ -121,7 +121,7 @@ func (tx *Tx) selectBatch(rs *recSheet, q *RecordQuery, last int64) ([]*recState
 				return err
 			})
 	}
-	if rs.d != postgresDialect {
+	if !rs.d.windowsBatches() {
 		return out, read(where, BatchSize)
 	}
 	// PostgreSQL guesses that a few records of the keys after the last batch pass a filter

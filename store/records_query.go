@@ -239,7 +239,7 @@ func (tx *readCtx) where(rs *recSheet, q *RecordQuery) (ffql.Frag, error) {
 		add(ffql.Frag{SQL: "r.vseq " + v.op + " ?", Args: []any{seq}})
 	}
 	if q.ExcludeReadOnly {
-		add(ffql.Frag{SQL: "CAST(json_extract(r.x, '$.cfg.readonly') AS TEXT) IS NOT '1'"})
+		add(ffql.Frag{SQL: "CAST(json_extract(r.x, '$.cfg.readonly') AS TEXT) IS DISTINCT FROM '1'"})
 	}
 	return ffql.And(parts...), nil
 }
@@ -284,11 +284,8 @@ func (tx *readCtx) search(rs *recSheet, cols recordColumns, q *RecordQuery) (ffq
 		// LIKE (PostgreSQL: ILIKE in the "C" collation) folds ASCII case only, as the first
 		// pass does, and costs less than lower() and instr (a field's search over 1,000,000
 		// records: 180 ms instead of 270).
-		v, like := cols.Typing().Text(cols.Value(r.Key)), " LIKE "
-		if rs.d == postgresDialect {
-			v.SQL, like = v.SQL+` COLLATE "C"`, " ILIKE "
-		}
-		parts = append(parts, ffql.Frag{SQL: v.SQL + like + `? ESCAPE '\'`, Args: append(v.Args, textPattern)})
+		v := cols.Typing().Text(cols.Value(r.Key))
+		parts = append(parts, ffql.Frag{SQL: rs.d.collateC(v.SQL) + rs.d.like() + `? ESCAPE '\'`, Args: append(v.Args, textPattern)})
 	}
 	if len(parts) == 0 {
 		return ffql.Frag{SQL: "FALSE"}, nil
@@ -297,14 +294,14 @@ func (tx *readCtx) search(rs *recSheet, cols recordColumns, q *RecordQuery) (ffq
 	var pre ffql.Frag
 	offIndex := false // (PostgreSQL: written as a CASE, which the trigram index cannot answer)
 	pattern := containing(enc)
-	if rs.d == sqliteDialect {
+	if !rs.d.jsonb() {
 		// SQLite's LIKE folds ASCII case itself, without lower()'s copy of every row: a
 		// search of 1,000,000 records reads them in about 80 ms instead of 230 (issue 17).
 		pre = ffql.Frag{SQL: `r.vals LIKE ? ESCAPE '\'`, Args: []any{pattern}}
 		if phrase := ftsPhrase(enc); phrase != "" {
 			if upto, ok := tx.ftsCovers(rs); ok && !tx.ftsBroad(rs, phrase) {
 				// The sheet's trigram index names the candidates up to its reach, and a scan of
-				// the records after it the rest (search_index.go): while the index is being
+				// the records after it the rest (search_fts_sqlite.go): while the index is being
 				// built, a search scans only what it has not reached yet.
 				// (One IN over both: SQLite plans an OR of the two as a scan.)
 				name := searchIndexName(rs.sk)
@@ -324,7 +321,7 @@ func (tx *readCtx) search(rs *recSheet, cols recordColumns, q *RecordQuery) (ffq
 		}
 	} else {
 		// ILIKE on the values' text, which a sheet's trigram index answers once it has one
-		// (search_index.go). In the "C" collation ILIKE folds ASCII case only, as SQLite's
+		// (search_trgm_postgres.go). In the "C" collation ILIKE folds ASCII case only, as SQLite's
 		// LIKE does, and scans in 60% of the time (0.3 s instead of 0.5 at 1,000,000
 		// records). A needle common in the sheet is scanned for: the index would list nearly
 		// every record, each read again and its text made to check (the first page of a
@@ -336,7 +333,7 @@ func (tx *readCtx) search(rs *recSheet, cols recordColumns, q *RecordQuery) (ffq
 		pre = ffql.Frag{SQL: `CAST(r.vals AS TEXT) COLLATE "C" ILIKE ?`, Args: []any{pattern}}
 		if ranges, ok := tx.bloomRanges(rs, needle); ok {
 			// Only the blocks of records whose filters may hold the needle are read
-			// (search_blooms.go): 8-20 ms at 1,000,000 records, where a scan takes 0.33 s and
+			// (search_blooms_postgres.go): 8-20 ms at 1,000,000 records, where a scan takes 0.33 s and
 			// the trigram index, once built, 6-40 ms. (Another expression than the index's
 			// keeps the planner on the ranges, without the CASE's guess that a third of them
 			// match, which walks the sheet in key order: 160 ms.)
@@ -349,7 +346,7 @@ func (tx *readCtx) search(rs *recSheet, cols recordColumns, q *RecordQuery) (ffq
 	}
 	if lacking, ok := firstPassTrusted(enc, rs.d); searchShortcut && ok && field == "" && rs.layout.settled() {
 		// In a record whose stored values hold none of the kinds of token the needle could
-		// lie in without a value's text holding it (records_vals.go, kinds), the first
+		// lie in without a value's text holding it (record_encoding.go, kinds), the first
 		// pass's match is a match: the test of each field is left to the others (SQLite:
 		// 0.1 s instead of 0.6-1 s for a search matching all 1,000,000 records; PostgreSQL:
 		// 0.5 s instead of 0.64-1.1 s).
@@ -386,7 +383,7 @@ func firstPassTrusted(enc string, d dialect) (lacking int64, ok bool) {
 	if strings.Contains("null", enc) {
 		lacking |= kindNull
 	}
-	if d == sqliteDialect {
+	if !d.jsonb() {
 		if strings.Contains("true", enc) || strings.Contains("false", enc) {
 			lacking |= kindBool
 		}
@@ -436,7 +433,7 @@ func orderBy(rs *recSheet, q *RecordQuery) (ffql.Frag, error) {
 	if !ok {
 		return ffql.Frag{}, errs.Invalidf("sortField", "Cannot sort by %q: the sheet has no field with this key", q.SortField)
 	}
-	if rs.d == postgresDialect && textOnly(rs.Schema.Rules[i]) && rs.layout.cols[i] >= 0 {
+	if rs.d.jsonb() && textOnly(rs.Schema.Rules[i]) && rs.layout.cols[i] >= 0 {
 		// Every value of the field is text (or a list, or empty): the typed order (kind, then
 		// number, then text) comes down to the text, empty first, which PostgreSQL sorts in
 		// a third of the time (1,000,000 records: 0.35 s instead of 0.9).
@@ -446,7 +443,7 @@ func orderBy(rs *recSheet, q *RecordQuery) (ffql.Frag, error) {
 		}
 		return ffql.Frag{SQL: `(r.vals ->> ` + strconv.Itoa(rs.layout.cols[i]) + `) COLLATE "C"` + dir + nulls + ", r.rid" + dir}, nil
 	}
-	if rs.d == postgresDialect && rs.layout.cols[i] >= 0 {
+	if rs.d.jsonb() && rs.layout.cols[i] >= 0 {
 		return pgTypedOrder(rs.layout.cols[i], rs.Schema.Rules[i].Type, q.SortDesc), nil
 	}
 	o := rs.d.typing().Order(rs.value("r", q.SortField), dir)

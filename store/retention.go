@@ -28,7 +28,7 @@ func (db *DB) PurgeExpired(ctx context.Context) (*Purged, error) {
 	now := db.Now().UTC()
 	rows, err := db.r.QueryContext(ctx, `SELECT s.id FROM spaces s JOIN environments e ON e.id = s.environment_id
 		WHERE s.deleted_at IS NULL AND COALESCE(s.last_activity_at, s.created_at) <
-			? - 86400000 * COALESCE(CAST(json_extract(e.metadata, '$.retentionDays') AS INTEGER), ?)`, ms(now), DefaultRetentionDays)
+			? - 86400000 * COALESCE(CAST(json_extract(e.metadata, '$.retentionDays') AS BIGINT), ?)`, ms(now), DefaultRetentionDays)
 	if err != nil {
 		return nil, errs.Wrap(err, "find expired spaces")
 	}
@@ -93,7 +93,7 @@ func (db *DB) purgeSpace(ctx context.Context, spaceID string) ([]string, error) 
 			var n int64
 			err := db.Update(ctx, func(tx *Tx) error {
 				tx.touch(sk)
-				if tx.dialect() == postgresDialect {
+				if tx.dialect().keepsTallyPacks() {
 					// (the packs go with the first records: a tally must not find them alone)
 					if _, err := tx.exec(`DELETE FROM tally_packs WHERE sk = ?`, sk); err != nil {
 						return errs.Wrap(err, "purge tally packs")

@@ -176,7 +176,7 @@ func summarize(ctx context.Context, q querier, s *Snapshot, rs *recSheet) (*Snap
 	for _, f := range rs.Config.Fields {
 		a, aargs := rs.valueExpr("r", f.Key)
 		b, bargs := rs.valueExpr("s", f.Key)
-		sel += ", coalesce(sum(CASE WHEN " + a + " IS NOT " + b + " THEN 1 ELSE 0 END), 0)"
+		sel += ", coalesce(sum(CASE WHEN " + a + " IS DISTINCT FROM " + b + " THEN 1 ELSE 0 END), 0)"
 		args = append(append(args, aargs...), bargs...)
 		keys = append(keys, f.Key)
 	}
@@ -248,7 +248,7 @@ func (db *DB) RestoreSnapshot(ctx context.Context, accountID, id string, o Resto
 			q    string
 		}{
 			{o.Created, "deleted", `SELECT r.rid FROM records r WHERE r.rid BETWEEN ?2 AND ?3 AND NOT EXISTS (SELECT 1 FROM snapshot_records s WHERE s.ssk = ?1 AND s.rid = r.rid)`},
-			{o.Updated, "updated", `SELECT r.rid FROM records r JOIN snapshot_records s ON s.ssk = ?1 AND s.rid = r.rid WHERE r.rid BETWEEN ?2 AND ?3 AND (r.vals <> s.vals OR r.x IS NOT s.x)`},
+			{o.Updated, "updated", `SELECT r.rid FROM records r JOIN snapshot_records s ON s.ssk = ?1 AND s.rid = r.rid WHERE r.rid BETWEEN ?2 AND ?3 AND (r.vals <> s.vals OR r.x IS DISTINCT FROM s.x)`},
 			{o.Deleted, "created", `SELECT s.rid FROM snapshot_records s WHERE s.ssk = ?1 AND s.rid BETWEEN ?2 AND ?3 AND NOT EXISTS (SELECT 1 FROM records r WHERE r.rid = s.rid)`},
 		}
 		for _, step := range steps {
@@ -323,7 +323,7 @@ func (tx *Tx) restoreChunk(rs *recSheet, w *writeCtx, s *Snapshot, verb string, 
 // loadSnapshotStates reads saved records as new states, revalidated against the schema.
 func (tx *Tx) loadSnapshotStates(rs *recSheet, ssk int64, rids []int64) (map[int64]*recState, error) {
 	out := make(map[int64]*recState, len(rids))
-	err := eachRow(tx.ctx, tx, "load snapshot records", `SELECT rid, vals, x FROM snapshot_records WHERE ssk = ? AND rid IN (SELECT CAST(value AS INTEGER) FROM json_each(?))`,
+	err := eachRow(tx.ctx, tx, "load snapshot records", `SELECT rid, vals, x FROM snapshot_records WHERE ssk = ? AND rid IN (SELECT CAST(value AS BIGINT) FROM json_each(?))`,
 		[]any{ssk, ridsJSON(rids)}, func(rows *sql.Rows) error {
 			var rid int64
 			var vals string

@@ -13,7 +13,7 @@ import (
 func TestCellsOfAFieldWithAValuePerRecord(t *testing.T) {
 	defer func(n, m int64) { store.ValueCountsMin, store.TallyMin = n, m }(store.ValueCountsMin, store.TallyMin)
 	tallyMin := store.TallyMin
-	// Counted by the database's GROUP BY, then tallied (records_tally.go), then from the
+	// Counted by the database's GROUP BY, then tallied (distinct_tally.go), then from the
 	// counted values built after that: the same answers.
 	store.ValueCountsMin, store.TallyMin = 1<<40, 1<<40
 	e := newAPI(t)

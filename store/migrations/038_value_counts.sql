@@ -1,6 +1,6 @@
 -- The distinct values of fields with too many to keep in record_values (ids, e-mails), a row
 -- each, for the filter-by-value menu and GET /v1/sheets/:id/cells on big sheets (issue 17,
--- value_counts.go). Built in the background when first asked for, as a generation;
+-- distinct_counts.go). Built in the background when first asked for, as a generation;
 -- record_values.state 2 says the field's values are here, generation record_values.gen,
 -- kept in step by every write. Rows of other generations are left over and cleared by the
 -- next build.

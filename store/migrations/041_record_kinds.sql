@@ -1,5 +1,5 @@
 -- The kinds of token in a record's stored values a search's first pass could match where no
--- value's text does (records_vals.go, kinds): a search trusts that pass for records without
+-- value's text does (record_encoding.go, kinds): a search trusts that pass for records without
 -- them. NULL for records written before: every kind assumed, so they are tested field by field.
 ALTER TABLE records ADD COLUMN kinds INTEGER;
 -- With no records yet there is nothing to fill in (FillRecordKinds reads this setting).

@@ -1,5 +1,5 @@
 -- Per block of 1,024 record keys of a sheet and value position, the values of its records
--- as a distinct-values tally reads them (tally_packs.go): a line each, a string's text or,
+-- as a distinct-values tally reads them (tally_packs_postgres.go): a line each, a string's text or,
 -- after a byte 1, a number's or a boolean's JSON text; empty values left out. A tally of a
 -- field with a value per record reads these (45 ms for 1,000,000 e-mails) instead of every
 -- record's jsonb (390 ms of PostgreSQL's CPU). A block has a row only while it holds every

@@ -197,7 +197,7 @@ func TestCountedValuesFollowWrites(t *testing.T) {
 		t.Fatalf("%d fields with counted values after a big insert, want 1 (num)", n)
 	}
 	// Until code's values are counted again its pages are counted for each request: tallied
-	// on a big sheet (records_tally.go, pages by count and by value kept to the page).
+	// on a big sheet (distinct_tally.go, pages by count and by value kept to the page).
 	store.ValueCountsMin, store.TallyMin = 1<<40, 1
 	checkCounted(t, e, sh, "after a big insert, tallied", true)
 	store.ValueCountsMin, store.TallyMin = 1, tallyMin

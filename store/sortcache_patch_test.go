@@ -14,7 +14,7 @@ import (
 // added, deleted, made valid or invalid, duplicates flipped) instead of being computed
 // again; every page then reads as a fresh sort does. A big write drops it.
 func TestKeptOrdersPatchedBySmallWrites(t *testing.T) {
-	// Orders sorted by SQL, and (SQLite) orders tallied (records_tallysort.go) that the
+	// Orders sorted by SQL, and (SQLite) orders tallied (sort_tally.go) that the
 	// database's comparisons then patch: the two must agree.
 	for _, tallyMin := range []int64{store.TallyMin, 1} {
 		t.Run(fmt.Sprint("tally min ", tallyMin), func(t *testing.T) {

@@ -92,7 +92,7 @@ type tallyOrder struct {
 
 // tallyScope is what a tally of the records q selects (where) reads: where itself; or, for
 // the whole sheet or its valid records on PostgreSQL, every record (every: the tally packs
-// answer, tally_packs.go), of which only the valid records' counts are kept for the valid
+// answer, tally_packs_postgres.go), of which only the valid records' counts are kept for the valid
 // ones (valid).
 type tallyScope struct {
 	where        ffql.Frag
@@ -106,7 +106,7 @@ func (rc *readCtx) tallyScope(rs *recSheet, q RecordQuery, where ffql.Frag) (tal
 	switch {
 	case q.Filter == "" || q.Filter == "all":
 		return tallyScope{where: where, every: true}, nil
-	case q.Filter == "valid" && rs.d == postgresDialect:
+	case q.Filter == "valid" && rs.d.keepsTallyPacks(): // (all records' packs, less the invalid ones)
 		q.Filter = ""
 		all, err := rc.where(rs, &q)
 		return tallyScope{where: all, every: true, valid: true}, err
@@ -127,7 +127,7 @@ func (rc *readCtx) tallied(rs *recSheet, col int, sc tallyScope, o tallyOrder) (
 	field, in := rs.layout.byCol[col]
 	text := in && textOnly(rs.Schema.Rules[field]) && !rs.Schema.Rules[field].List
 	query := tallyQuery(rc.q.dialect(), col, text)
-	if sc.every && rc.q.dialect() == postgresDialect && rs.total >= TallyMin {
+	if sc.every && rc.q.dialect().keepsTallyPacks() && rs.total >= TallyMin {
 		packed, err := rc.hasPacks(rs.sk, col)
 		if err != nil {
 			return nil, false, false, err
@@ -249,7 +249,7 @@ func (k *keySlices) of(where ffql.Frag) iter.Seq[keySlice] {
 // fn each slice's row's columns.
 func eachSlice(ctx context.Context, p *pool, what string, query func(s keySlice) ffql.Frag, where ffql.Frag, keys *keySlices, fn func(cols [][]byte) error) error {
 	ranges := keys.of(where)
-	if p.d == postgresDialect {
+	if p.d.jsonb() {
 		return eachSliceRaw(ctx, p, what, query, ranges, fn)
 	}
 	for slice := range ranges {
@@ -336,7 +336,7 @@ func tallyHalf(ctx context.Context, p *pool, query func(s keySlice) ffql.Frag, w
 			t.ents = slices.Grow(t.ents, int(float64(len(t.ents))*grow))
 			t.arena = slices.Grow(t.arena, min(int(float64(len(t.arena))*grow), tallyMax))
 		}
-		if p.d != postgresDialect {
+		if !p.d.jsonb() {
 			return t.addStored(cols[0], cols[1], col, seed)
 		}
 		if len(cols) != 2 {
@@ -371,7 +371,7 @@ func tallyHalf(ctx context.Context, p *pool, query func(s keySlice) ffql.Frag, w
 // escape), JSON text no line break. jsonb's writing of JSON text was a quarter of the query
 // (28 ms instead of 21 per 50,000 records), a validity digit before each line 15%.
 func tallyQuery(d dialect, col int, text bool) func(s keySlice) ffql.Frag {
-	if d != postgresDialect {
+	if !d.jsonb() {
 		return beforeWhere(`SELECT CAST(group_concat(r.vals, char(10)) AS BLOB), CAST(group_concat(r.valid <> 0, '') AS BLOB) FROM records r WHERE `)
 	}
 	values := tallyValues(col, text)

@@ -89,7 +89,7 @@ func checkTallies(t *testing.T, e *sheetEnv, sh, step string) {
 	}
 }
 
-// Tally packs (tally_packs.go) are read by a tally of every record and kept exact by every
+// Tally packs (tally_packs_postgres.go) are read by a tally of every record and kept exact by every
 // kind of write: imports in batches that start blocks and add to them, small inserts,
 // edits, deletes, bulk updates, clearing a column, undo.
 func TestTallyPacksFollowEveryWrite(t *testing.T) {

@@ -79,7 +79,7 @@ func (tx *Tx) assignColumns(rs *recSheet) error {
 			return errs.Wrap(err, "retire record column")
 		}
 		tables := []string{"record_values", "value_counts"}
-		if rs.d == postgresDialect {
+		if rs.d.keepsTallyPacks() {
 			tables = append(tables, "tally_packs")
 		}
 		for _, table := range tables {
@@ -427,7 +427,7 @@ func (rs *recSheet) valueExpr(alias, key string) (string, []any) {
 		return "NULL", nil
 	}
 	col := strconv.Itoa(rs.layout.cols[i])
-	if rs.d == postgresDialect {
+	if rs.d.jsonb() {
 		return "NULLIF(" + alias + ".vals -> " + col + ", 'null'::jsonb)", nil
 	}
 	return "json_extract(" + alias + ".vals, ?)", []any{"$[" + col + "]"}

@@ -383,7 +383,7 @@ func TestSortFields(t *testing.T) {
 		return strings.Compare(ta, tb)
 	}
 	all := e.mustGet(t, sh, store.RecordQuery{Page: model.Page{Size: 100, Number: 1}})
-	// Sorted by the database, then (SQLite) tallied (records_tallysort.go) on a second handle
+	// Sorted by the database, then (SQLite) tallied (sort_tally.go) on a second handle
 	// of the database, whose kept orders start empty.
 	second, err := store.OpenDSN(e.dsn)
 	if err != nil {

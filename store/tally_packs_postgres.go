@@ -18,7 +18,7 @@ import (
 // record's jsonb and took its value out: 230 ms of PostgreSQL's CPU for 1,000,000 e-mails,
 // beside Sluice's 105 on the same two cores, so the first request of such a field's
 // distinct values took 0.2-0.25 s. A write now also stores, for each block of 1,024 record
-// keys (search_blooms.go's blocks) and each value position of a field whose values are not
+// keys (search_blooms_postgres.go's blocks) and each value position of a field whose values are not
 // kept in a list (too many distinct ones: ids, e-mails, names), its records' values joined
 // as the tally's query joins them (tally_packs.lines): the tally reads the packs of a
 // slice's blocks, 45 ms of PostgreSQL's time for the whole million, and the records of only
@@ -220,7 +220,7 @@ func (tx *Tx) writePacks(rs *recSheet, pw *packWork, kept []bool) error {
 		}
 		vals, args := make([]string, len(more)), make([]any, 0, 3*len(more)+2)
 		for i, m := range more {
-			vals[i] = `(CAST(? AS INTEGER), CAST(? AS TEXT), CAST(? AS INTEGER))`
+			vals[i] = `(CAST(? AS BIGINT), CAST(? AS TEXT), CAST(? AS BIGINT))`
 			args = append(args, m.col, nonNil(m.lines), boolInt(m.num))
 		}
 		added := map[int]bool{}

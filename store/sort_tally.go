@@ -15,7 +15,7 @@ import (
 // The first sorted page of a big sheet computes the whole order (records.go): SQLite took
 // 0.4-0.47 s for 1,000,000 records, most of it taking the values out of the stored arrays
 // (json_extract parses each) and sorting them with its sorter; PostgreSQL 0.35-0.55 s. The
-// order is worked out here as the tally reads values (records_tally.go): the two halves of
+// order is worked out here as the tally reads values (distinct_tally.go): the two halves of
 // the keys at once, a slice per query; each value gets a prefix of its place in the
 // databases' typed order (empty, then numbers — booleans as 1 and 0 — by value, then text by
 // its bytes: SQLite's ORDER BY, and PostgreSQL's as orderBy writes it), each half is sorted
@@ -73,7 +73,7 @@ func (rc *readCtx) tallySorted(ctx context.Context, rs *recSheet, field int, whe
 	if col < 0 {
 		return nil, false, nil
 	}
-	texts := rs.d == postgresDialect && textOnly(rs.Schema.Rules[field])
+	texts := rs.d.jsonb() && textOnly(rs.Schema.Rules[field])
 	var halves [2]*sortHalf
 	ok, err = rc.inHalves(ctx, rs, false, func(ctx context.Context, p *pool, i int, keys *keySlices) error {
 		var err error
@@ -117,7 +117,7 @@ func sortHalfOf(ctx context.Context, p *pool, where ffql.Frag, col int, keys *ke
 // quotes, which is the same, rather than jsonb's writing of JSON text (14.3 ms instead of
 // 16.3 per 50,000 records).
 func sortQuery(d dialect, col int) string {
-	if d == postgresDialect {
+	if d.jsonb() {
 		c := strconv.Itoa(col)
 		return `SELECT string_agg(CAST(r.rid AS TEXT) || ' ' || CASE WHEN (r.kinds & ` + strconv.Itoa(kindsNotText) + `) = 0 THEN COALESCE('"' || (r.vals ->> ` + c + `) || '"', 'null')
 			ELSE COALESCE(CAST(r.vals -> ` + c + ` AS TEXT), 'null') END, E'\n') FROM records r WHERE `
@@ -142,7 +142,7 @@ func (h *sortHalf) add(d dialect, lines, rids []byte, col int) error {
 		line, lines, _ = bytes.Cut(lines, []byte{'\n'})
 		var key, v []byte
 		ok := false
-		if d == postgresDialect {
+		if d.jsonb() {
 			key, v, ok = bytes.Cut(line, []byte{' '})
 			ok = ok && len(key) > 0
 		} else {
@@ -266,7 +266,7 @@ func mergeSorted(a, b *sortHalf) []int64 {
 // doubles; PostgreSQL compares every number exactly (numeric), so a number of more than 15
 // significant digits is left to it.
 func floatExact(d dialect, v []byte, f float64) bool {
-	if d != postgresDialect {
+	if !d.jsonb() {
 		return math.Abs(f) <= 1<<53 || bytes.ContainsAny(v, ".eE")
 	}
 	digits, leading := 0, true

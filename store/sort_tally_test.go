@@ -11,7 +11,7 @@ import (
 	"github.com/sluice/sluice/store"
 )
 
-// A tallied sort (records_tallysort.go) orders a sheet's records as the database's ORDER BY
+// A tallied sort (sort_tally.go) orders a sheet's records as the database's ORDER BY
 // does (SQLite's, and PostgreSQL's typed order): empty first, numbers (booleans as 1 and 0)
 // by value, text by its bytes, equal values in key order; descending the other way round;
 // filtered or not, across holes in the keys and many slices, over values alike in their

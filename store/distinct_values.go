@@ -43,7 +43,7 @@ type CellsPage struct {
 }
 
 // CellValuesPage is a page of CellValues. A field with too many values to keep is read from
-// its counted values once they are built (value_counts.go), a page as a range of an index;
+// its counted values once they are built (distinct_counts.go), a page as a range of an index;
 // before that, a page of the most frequent values is counted only that far.
 func (db *DB) CellValuesPage(ctx context.Context, accountID, sheetID, key string, q RecordQuery, p CellsPage) ([]CellCount, error) {
 	defer db.reads.reading()()
@@ -194,7 +194,7 @@ const (
 // (null, "" and []) are left out, as records.IsEmpty has it.
 func groupedValues(rs *recSheet, key string, where ffql.Frag, order groupOrder) (string, []any) {
 	i, _ := rs.Schema.Index(key)
-	if rs.d == postgresDialect {
+	if rs.d.jsonb() {
 		// Grouped by each value's JSON text in the "C" collation, as SQLite groups and the
 		// kept lists key them: comparing text is much cheaper than comparing jsonb (a page
 		// of a field with 1,000,000 distinct values: 2.2 s grouped by jsonb, 0.8 s by text).

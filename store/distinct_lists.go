@@ -49,7 +49,7 @@ type valueDelta struct {
 	// decided otherwise. over marks rules that had too many values to count ahead.
 	pre, over []bool
 	// gens: the generation of the rules whose values are counted in value_counts
-	// (value_counts.go), 0 for kept lists.
+	// (distinct_counts.go), 0 for kept lists.
 	gens []int64
 }
 
@@ -69,7 +69,7 @@ func (tx *Tx) keptValues(rs *recSheet) (*valueDelta, error) {
 			continue
 		}
 		if vd == nil {
-			vd = &valueDelta{at: make([]map[string]*valueCount, len(rs.Schema.Rules)), canon: rs.d == postgresDialect, gens: gens}
+			vd = &valueDelta{at: make([]map[string]*valueCount, len(rs.Schema.Rules)), canon: rs.d.jsonb(), gens: gens}
 		}
 		vd.at[i] = map[string]*valueCount{}
 	}
@@ -130,7 +130,7 @@ func (vd *valueDelta) correct(row records.Row, was, is bool) {
 // written), for the rules in want. A rule with more distinct values than a list keeps in
 // the batch alone is marked over instead. Each state notes the validity it was counted with.
 func preTally(rs *recSheet, states []*recState, want []bool) *valueDelta {
-	vd := &valueDelta{at: make([]map[string]*valueCount, len(want)), pre: make([]bool, len(want)), over: make([]bool, len(want)), canon: rs.d == postgresDialect}
+	vd := &valueDelta{at: make([]map[string]*valueCount, len(want)), pre: make([]bool, len(want)), over: make([]bool, len(want)), canon: rs.d.jsonb()}
 	for i, w := range want {
 		if w {
 			vd.at[i], vd.pre[i] = map[string]*valueCount{}, true

@@ -10,7 +10,7 @@ import (
 	"github.com/sluice/sluice/store"
 )
 
-// The tally (records_tally.go) counts a field's distinct values as SQL's GROUP BY does:
+// The tally (distinct_tally.go) counts a field's distinct values as SQL's GROUP BY does:
 // the same values, counts and order, whole and as the first values of the most frequent,
 // over the whole sheet and filtered, across holes in the keys and many slices.
 func TestTalliedValuesAsGrouped(t *testing.T) {

@@ -14,7 +14,7 @@ import (
 )
 
 // On PostgreSQL a search reads only the blocks of records whose filters may hold its needle
-// (search_blooms.go): it finds what a scan finds after an import in batches that split
+// (search_blooms_postgres.go): it finds what a scan finds after an import in batches that split
 // blocks, an update, a delete undone, a small insert, a second import into the last block,
 // a field dropped, and with escapes, letters beyond ASCII, lists and objects in the values;
 // and the filters rule out most of the sheet for a needle of one record.
