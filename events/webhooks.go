@@ -39,6 +39,9 @@ type Webhooks struct {
 	Interval time.Duration
 	// Concurrency bounds the POSTs in flight.
 	Concurrency int
+	// Node names this node in the deliveries it claims (SLUICE_NODE_ID), so that what it
+	// claimed is released when it starts again or another node takes over from it.
+	Node string
 
 	stop chan struct{}
 	done chan struct{}
@@ -111,7 +114,7 @@ func (w *Webhooks) SendDue(ctx context.Context) (int, error) {
 	w.defaults()
 	// Claimed for longer than an attempt can take (the client's timeout), so each delivery
 	// is made by one node at a time.
-	due, err := w.DB.ClaimDueDeliveries(ctx, w.DB.Now(), 2*w.Client.Timeout+time.Minute, 100)
+	due, err := w.DB.ClaimDueDeliveries(ctx, w.DB.Now(), 2*w.Client.Timeout+time.Minute, 100, w.Node)
 	if err != nil {
 		return 0, err
 	}

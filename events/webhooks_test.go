@@ -331,3 +331,45 @@ func TestWebhookRefusesPrivateAddresses(t *testing.T) {
 		t.Fatalf("delivery log: %+v %v, want an error naming the private address", logs, err)
 	}
 }
+
+// A node that stopped between claiming deliveries and attempting them hands them back when it
+// starts again (or when another node takes over from it): they go out at once, not when
+// their claims run out a minute later. Another node's claims stay its own.
+func TestWebhookClaimsOfAStoppedNodeAreReleased(t *testing.T) {
+	f := mustOpenDB(t)
+	ctx := t.Context()
+	r := newReceiver(t, f)
+	f.mustDeployAgent(t, model.AgentConfig{Topics: []string{"space:created"}, URL: r.srv.URL})
+	f.mustCreateSpace(t, "one")
+	f.mustCreateSpace(t, "two")
+	w := f.webhooks()
+	w.Node = "node-a"
+	if n, err := w.Dispatch(ctx); err != nil || n != 2 {
+		t.Fatalf("dispatch: %d, %v", n, err)
+	}
+	// node-a claims both, then dies before attempting either.
+	claimed, err := f.db.ClaimDueDeliveries(ctx, f.db.Now(), 2*time.Minute, 1, "node-a")
+	if err != nil || len(claimed) != 1 {
+		t.Fatalf("claim: %d, %v", len(claimed), err)
+	}
+	other, err := f.db.ClaimDueDeliveries(ctx, f.db.Now(), 2*time.Minute, 1, "node-b")
+	if err != nil || len(other) != 1 {
+		t.Fatalf("claim by another node: %d, %v", len(other), err)
+	}
+	if n, _ := w.SendDue(ctx); n != 0 {
+		t.Fatalf("%d deliveries went out while claimed", n)
+	}
+	if n, err := f.db.ReleaseDeliveryClaims(ctx, "node-a"); err != nil || n != 1 {
+		t.Fatalf("released %d, %v; want node-a's one", n, err)
+	}
+	if n, err := w.SendDue(ctx); err != nil || n != 1 || len(r.received()) != 1 {
+		t.Fatalf("after the release: %d sent, %d received, %v; want node-a's one now", n, len(r.received()), err)
+	}
+	if n, _ := f.db.ReleaseDeliveryClaims(ctx, "node-a"); n != 0 {
+		t.Errorf("an attempted delivery was released again (%d)", n)
+	}
+	f.clock.add(3 * time.Minute) // node-b's claim runs out
+	if n, _ := w.SendDue(ctx); n != 1 {
+		t.Errorf("node-b's delivery after its claim ran out: %d sent", n)
+	}
+}

@@ -194,8 +194,9 @@ func queryDeliveries(ctx context.Context, q querier, query string, args ...any) 
 // ClaimDueDeliveries takes pending deliveries whose next attempt is at or before now, oldest
 // event first, for one attempt: their next attempt moves to now + lease in the same
 // transaction, so no other node takes them meanwhile, and one whose node dies during the
-// attempt is due again when the lease ends. SaveDeliveryAttempt sets the real next attempt.
-func (db *DB) ClaimDueDeliveries(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]*model.Delivery, error) {
+// attempt is due again when the lease ends, or as soon as that node starts again or another
+// takes over from it (ReleaseDeliveryClaims). SaveDeliveryAttempt sets the real next attempt.
+func (db *DB) ClaimDueDeliveries(ctx context.Context, now time.Time, lease time.Duration, limit int, node string) ([]*model.Delivery, error) {
 	const due = `FROM deliveries WHERE status = 'pending' AND next_attempt_at <= ?`
 	var n int
 	if err := db.r.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 `+due+` LIMIT 1) AS d`, ms(now)).Scan(&n); err != nil {
@@ -211,13 +212,29 @@ func (db *DB) ClaimDueDeliveries(ctx context.Context, now time.Time, lease time.
 			return err
 		}
 		for _, d := range out {
-			if _, err := tx.exec(`UPDATE deliveries SET next_attempt_at = ? WHERE id = ?`, ms(now.Add(lease)), d.ID); err != nil {
+			if _, err := tx.exec(`UPDATE deliveries SET next_attempt_at = ?, claimed_by = ? WHERE id = ?`, ms(now.Add(lease)), node, d.ID); err != nil {
 				return errs.Wrap(err, "claim delivery")
 			}
 		}
 		return nil
 	})
 	return out, err
+}
+
+// ReleaseDeliveryClaims makes the deliveries node claimed and never attempted due now: the
+// node stopped during their attempts (it is starting again, or another node takes over from
+// it). It returns how many were released.
+func (db *DB) ReleaseDeliveryClaims(ctx context.Context, node string) (int, error) {
+	var n int64
+	err := db.Update(ctx, func(tx *Tx) error {
+		res, err := tx.exec(`UPDATE deliveries SET next_attempt_at = ?, claimed_by = NULL WHERE status = 'pending' AND claimed_by = ?`, ms(tx.now), node)
+		if err != nil {
+			return errs.Wrap(err, "release delivery claims")
+		}
+		n, _ = res.RowsAffected()
+		return nil
+	})
+	return int(n), err
 }
 
 // NextDeliveryAt returns when the earliest pending delivery is due, or nil when none is.
@@ -234,7 +251,7 @@ func (db *DB) NextDeliveryAt(ctx context.Context) (*time.Time, error) {
 func (db *DB) SaveDeliveryAttempt(ctx context.Context, d *model.Delivery) error {
 	return db.Update(ctx, func(tx *Tx) error {
 		_, err := tx.exec(`UPDATE deliveries SET status = ?, attempts = ?, last_status = ?, last_error = ?, duration_ms = ?, next_attempt_at = ?,
-			completed_at = ? WHERE id = ? AND status = 'pending'`, d.Status, d.Attempts, d.LastStatus, d.LastError, d.Duration.Milliseconds(),
+			completed_at = ?, claimed_by = NULL WHERE id = ? AND status = 'pending'`, d.Status, d.Attempts, d.LastStatus, d.LastError, d.Duration.Milliseconds(),
 			msPtr(d.NextAttemptAt), msPtr(d.CompletedAt), d.ID)
 		if err != nil {
 			return errs.Wrap(err, "save delivery attempt")

@@ -148,7 +148,14 @@ func startAutomation(ctx context.Context, db *store.DB, c automationConfig, file
 	a.scheduler = jobs.NewScheduler(svc, jobs.Timers{CheckEvery: c.JobCheckEvery, AckWindow: c.JobAckWindow, ReadinessWait: c.ReadinessWait}, log)
 	a.scheduler.Start()
 	a.webhooks = &events.Webhooks{DB: db, Encode: api.EventBody, Log: log, RetryBase: c.WebhookRetryBase, MaxAttempts: c.WebhookMaxAttempts,
-		AllowPrivate: c.AllowPrivateWebhooks}
+		AllowPrivate: c.AllowPrivateWebhooks, Node: c.NodeID}
+	// Deliveries this node claimed and never attempted (it stopped during their attempts) are
+	// due now rather than when their claims run out.
+	if n, err := db.ReleaseDeliveryClaims(ctx, c.NodeID); err != nil {
+		return nil, err
+	} else if n > 0 {
+		log.Warn("webhook deliveries interrupted by the last stop are due again", "deliveries", n)
+	}
 	a.webhooks.Start()
 	a.worker = jobs.NewWorker(svc, 200*time.Millisecond, log) // a cheap indexed query; uploads start extracting within 0.2 s
 	a.worker.Size, a.worker.Budget = c.Workers, c.JobBudget
@@ -261,7 +268,11 @@ func (a *automation) nodeStep(ctx context.Context, db *store.DB, id string, time
 		if err != nil {
 			return err
 		}
-		log.Warn("took over the work of a stopped node", "node", node, "jobsFailed", jobs, "filesFailed", files)
+		deliveries, err := db.ReleaseDeliveryClaims(ctx, node)
+		if err != nil {
+			return err
+		}
+		log.Warn("took over the work of a stopped node", "node", node, "jobsFailed", jobs, "filesFailed", files, "deliveriesReleased", deliveries)
 	}
 	return nil
 }
