@@ -258,7 +258,7 @@ func (s *server) importFile(b *testing.B, csvPath string, rows int) (time.Durati
 	return took, sheet
 }
 
-// inferenceTime is what format inference (issue 14) costs over a whole file: every value of
+// inferenceTime is what format inference costs over a whole file: every value of
 // every column counted as extraction counts them, timed apart from reading the file.
 func inferenceTime(b *testing.B, path string) time.Duration {
 	f, err := os.Open(path)

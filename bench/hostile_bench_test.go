@@ -17,7 +17,7 @@ import (
 	"time"
 )
 
-// BenchmarkHostile (issue 38): a guest's ten parallel hostile requests of each kind — a 10 MiB insert of
+// BenchmarkHostile: a guest's ten parallel hostile requests of each kind — a 10 MiB insert of
 // 250,000 tiny records, a filter of as many `like` conditions as allowed over a sheet of
 // SLUICE_BENCH_ROWS records (default 100,000), an upload form of 1,000,000 fields — sent again
 // and again for SLUICE_BENCH_SECONDS (default 20) while one ordinary client reads a space and a

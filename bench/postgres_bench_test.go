@@ -15,7 +15,7 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib"
 )
 
-// BenchmarkFileImportPostgres is BenchmarkFileImport on PostgreSQL (issue 15): the same
+// BenchmarkFileImportPostgres is BenchmarkFileImport on PostgreSQL: the same
 // generated CSV uploaded over HTTP to a server on SLUICE_DATABASE_URL, beside psql's \copy of
 // the file into a plain table of the same database server, then the first and 5,000th record
 // pages and the Errors tab on the imported sheet (medians of SLUICE_BENCH_REPEAT).

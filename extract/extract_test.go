@@ -171,7 +171,7 @@ func TestJSON(t *testing.T) {
 }
 
 // A JSON upload nested far deeper than any export is refused at once, with the limit and
-// the depth found, instead of costing gigabytes to flatten (issue 13); braces inside strings
+// the depth found, instead of costing gigabytes to flatten; braces inside strings
 // do not count.
 func TestJSONNestingCap(t *testing.T) {
 	deep := strings.Repeat(`{"a":`, 10000) + "1" + strings.Repeat("}", 10000)

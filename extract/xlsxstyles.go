@@ -10,7 +10,7 @@ import (
 
 // cellStyles reads the style of a worksheet's cells as the worksheet's rows are read, from
 // its XML part streamed beside excelize's rows. excelize's GetCellStyle loads the whole
-// worksheet into memory first: a 500,000-row workbook took 70 s and 2 GiB (issue 17), for
+// worksheet into memory first: a 500,000-row workbook took 70 s and 2 GiB, for
 // the styles of a few cells that say which columns hold dates. Rows are asked for in
 // order; a cell not in the part has style 0.
 type cellStyles struct {

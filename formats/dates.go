@@ -1,6 +1,6 @@
 // Package formats reads the dates, numbers and booleans of imported files the way people
 // write them (23/08/1984, 1.234,56 €, (45.00), ja/nein), infers a column's format from every
-// one of its values, and refuses to guess where the values do not decide (issue 14).
+// one of its values, and refuses to guess where the values do not decide.
 package formats
 
 import (

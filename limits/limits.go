@@ -1,4 +1,4 @@
-// Package limits holds the caps on what one upload or one write may hold (issue 13): past
+// Package limits holds the caps on what one upload or one write may hold: past
 // them Sluice refuses with an error that names the cap, the value found and the setting
 // that raises it, instead of building a sheet no page or list can show.
 package limits

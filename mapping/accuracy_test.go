@@ -38,7 +38,7 @@ type corpusEnum struct {
 // testdata/schemas.json.
 func loadCorpus(t testing.TB) []corpusCase { return loadCases(t, "testdata/cases/*.json") }
 
-// loadWorld reads testdata/world/*.json (issue 18): exports in the UI's other languages,
+// loadWorld reads testdata/world/*.json: exports in the UI's other languages,
 // written after the lexicons and kept apart from the cases the engine is tuned on.
 func loadWorld(t testing.TB) []corpusCase { return loadCases(t, "testdata/world/*.json") }
 
@@ -226,7 +226,7 @@ func (a accuracy) report(logf func(string, ...any), title string) {
 // an obvious field for (Saldo → balance, Verwendungszweck → description, curr with "USD" →
 // currency), and the engine maps them with confidence.
 func TestAccuracy(t *testing.T) {
-	// The tuning corpus and the world corpus (issue 18): at least 98% top-1, nothing wrong
+	// The tuning corpus and the world corpus: at least 98% top-1, nothing wrong
 	// above 0.9.
 	for _, c := range []struct {
 		name  string

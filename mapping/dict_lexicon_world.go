@@ -1,6 +1,6 @@
 package mapping
 
-// Lexicons of the UI's other languages (issue 18), in the format of dict_lexicon.go.
+// Lexicons of the UI's other languages, in the format of dict_lexicon.go.
 // Source: written by hand for Sluice from the column headers of common exports in each
 // language — address books and CRMs, web shops and marketplaces, invoicing and accounting,
 // HR systems, help desks and property listings — with the languages' standard terms for

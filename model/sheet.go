@@ -44,7 +44,7 @@ type FieldConfig struct {
 	Extra         json.RawMessage `json:"-"`
 }
 
-// FieldFormat says how a date or number field reads text (issue 14): without it only
+// FieldFormat says how a date or number field reads text: without it only
 // values whose reading needs no choice are accepted.
 type FieldFormat struct {
 	DateFormat       string `json:"dateFormat,omitempty"`       // DD/MM/YYYY, MM/DD/YYYY or YYYY-MM-DD
@@ -119,7 +119,7 @@ type SheetConfig struct {
 	Constraints                []SheetConstraint `json:"constraints,omitempty"`
 	Treatments                 []string          `json:"treatments,omitempty"`
 	// Format reads the text of every date and number field that has no config.format of its
-	// own (issue 14).
+	// own.
 	Format *FieldFormat `json:"format,omitempty"`
 }
 

@@ -468,7 +468,7 @@ func QuoteRow(cells []string) []json.RawMessage {
 }
 
 // Quoter is QuoteRow for many rows: they share buffers of quoterChunk bytes and values, two
-// allocations for many rows instead of two a row (issue 17). A row's values stay valid, and
+// allocations for many rows instead of two a row. A row's values stay valid, and
 // unchanged by later rows, for as long as they are kept.
 type Quoter struct {
 	buf  []byte

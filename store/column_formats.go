@@ -10,7 +10,7 @@ import (
 	"github.com/sluice/sluice/formats"
 )
 
-// SaveColumnFormats keeps what each column of a sheet can be read as (issue 14).
+// SaveColumnFormats keeps what each column of a sheet can be read as.
 func (db *DB) SaveColumnFormats(ctx context.Context, sheetID string, cols map[string]*formats.Column) error {
 	b, err := json.Marshal(cols)
 	if err != nil {

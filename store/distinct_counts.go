@@ -18,7 +18,7 @@ import (
 	"github.com/sluice/sluice/records"
 )
 
-// Counted values (issue 17): a field with too many distinct values for a kept list (ids,
+// Counted values: a field with too many distinct values for a kept list (ids,
 // e-mails) had its values counted for every request: 0.8 s for a page of the most frequent
 // at 1,000,000 records, 2.5 s for the whole list. Such a field gets a row per value in
 // value_counts once it is asked for on a sheet of ValueCountsMin records or more: keyed in

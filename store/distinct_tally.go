@@ -22,7 +22,7 @@ import (
 	"github.com/sluice/sluice/ffql"
 )
 
-// Distinct values counted in Go (issue 17). SQLite groups by sorting: the first page of a
+// Distinct values counted in Go. SQLite groups by sorting: the first page of a
 // field with a value per record took 0.76 s at 1,000,000 records (0.28 s taking the values
 // out of the stored arrays with ->, the rest sorting a million strings); PostgreSQL took 1.3-1.5
 // s (grouping, and ordering a million groups by value). On a big sheet the values are

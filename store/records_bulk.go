@@ -19,7 +19,7 @@ import (
 // events, as Flatfile's find and replace does.
 const BatchSize = 10000
 
-// BatchBytes caps the values one streamed insert batch holds (issue 13): a job reading rows
+// BatchBytes caps the values one streamed insert batch holds: a job reading rows
 // of wide, long values flushes early, so its memory stays within a few such batches (the one
 // being read, two queued, the one being written) whatever the file's shape.
 const BatchBytes = 16 << 20

@@ -47,11 +47,11 @@ type WriteOptions struct {
 	// Completes names a pending commit this write answers (a record hook writing back to
 	// the commit's dataUrl); it is completed in the same transaction.
 	Completes string
-	// Job names the built-in job whose records these are (issue 13): the records added are
+	// Job names the built-in job whose records these are: the records added are
 	// noted with it, so the job takes them back unless it completes.
 	Job string
 	// Formats reads text values of some fields in the given format (fieldKey → DMY, MDY,
-	// serial, "." or ","), as the import wizard chose for their columns (issue 14).
+	// serial, "." or ","), as the import wizard chose for their columns.
 	Formats map[string]string
 	// Undo notes the write in the actor's undo history of the sheet as this kind of change
 	// (edit, paste, fill, add, delete, replace, clear, set): the grid's writes (undo.go).
@@ -525,8 +525,8 @@ func (rs *recSheet) newState(rid int64, row records.Row) *recState {
 	return st
 }
 
-// sourceMeta is {"source": {fieldKey: text as written}} for the values reading changed
-// (issue 14): nothing of the file is lost, and an undo can put it back.
+// sourceMeta is {"source": {fieldKey: text as written}} for the values reading changed:
+// nothing of the file is lost, and an undo can put it back.
 func sourceMeta(s *records.Schema, written []string) json.RawMessage {
 	src := make(map[string]string)
 	for i, w := range written {

@@ -16,7 +16,7 @@ import (
 )
 
 // PostgreSQL turns every record's jsonb into text to scan it for a search: 0.33 s at
-// 1,000,000 records, all the cores can give (issue 17), until the sheet's trigram index is
+// 1,000,000 records, all the cores can give, until the sheet's trigram index is
 // built in the background (search_trgm_postgres.go), which takes ten seconds of a core and waits for
 // the import to end and the node to be idle. In between, a search reads only the records in
 // blocks whose Bloom filter may hold its needle.

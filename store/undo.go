@@ -10,7 +10,7 @@ import (
 	"github.com/sluice/sluice/errs"
 )
 
-// The grid's undo history (issue 16). A write made with WriteOptions.Undo set is noted as
+// The grid's undo history. A write made with WriteOptions.Undo set is noted as
 // an entry of its actor's history in the sheet; applyChanges records, for every record the
 // write touches, what undoing needs (undo_records): the records it added, the fields it
 // changed with the record as it was, the records it removed as they were. Undo writes that

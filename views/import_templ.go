@@ -54,7 +54,7 @@ type ImportColumn struct {
 	Format      *ImportFormat
 }
 
-// ImportFormat is how a column mapped onto a date or number field will be read (issue 14):
+// ImportFormat is how a column mapped onto a date or number field will be read:
 // the reading its values prove, and a switch to the other.
 type ImportFormat struct {
 	Kind      string // date or number

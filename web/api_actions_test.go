@@ -15,7 +15,7 @@ import (
 )
 
 // mustCreateSheet inserts a workbook with one sheet (email required) in SQL: the workbooks
-// API is built elsewhere (issue 3).
+// API is built elsewhere.
 func (e *apiEnv) mustCreateSheet(t *testing.T, spaceID string) (workbookID, sheetID string) {
 	t.Helper()
 	ctx := t.Context()

@@ -23,7 +23,7 @@ func audited(a auth.Area) bool {
 	return a != auth.AreaSpaceData && a != auth.AreaSpaceCreate && a != auth.AreaDataClips
 }
 
-// auditor records administrative changes (issue 19): actor, time, client address, the route
+// auditor records administrative changes: actor, time, client address, the route
 // and what it touched, with field names and harmless values but never a secret value.
 type auditor struct{ db *store.DB }
 

@@ -47,7 +47,7 @@ func corsHeaderAllowed(h string) bool {
 	return strings.HasPrefix(h, "x-fern-")
 }
 
-// cors lets the pages of listed origins call the API from a browser (issue 12): preflights are
+// cors lets the pages of listed origins call the API from a browser: preflights are
 // answered before any token check, and answers carry Access-Control-Allow-Origin for a listed
 // origin only. An origin not on the list gets no CORS header (its preflight a 403), so the
 // browser keeps the answer from it. No cookies are involved: the API takes bearer tokens.

@@ -14,7 +14,7 @@ import (
 	"github.com/sluice/sluice/store"
 )
 
-// idempotency answers writes sent with an Idempotency-Key (issue 13): for 24 hours the same
+// idempotency answers writes sent with an Idempotency-Key: for 24 hours the same
 // key from the same principal gets the first request's answer back, marked
 // Idempotent-Replayed, instead of a second write. The key's row is marked in the transaction
 // of the request's first write, so a retry after a crash that lost the answer is told the

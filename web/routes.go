@@ -107,7 +107,7 @@ func routes(app *fiber.App, d Deps) {
 	app.Get("/spaces/:spaceId", need, can(auth.AreaSpaceData), limitBody, spaces.Get)
 	app.Patch("/spaces/:spaceId", need, can(auth.AreaSpaceData), limitBody, gunzip, spaces.Update)
 
-	// -- jobs, actions, agents, event stream (issue 4) --
+	// -- jobs, actions, agents, event stream --
 	// (above /events/:eventId, which would otherwise take "stream" for an id)
 	v.get(auth.AreaSpaceData, "/events/stream", stream.Serve)
 	v.get(auth.AreaSpaceData, "/jobs", jobsH.List)
@@ -217,7 +217,7 @@ func routes(app *fiber.App, d Deps) {
 	v.get(auth.AreaSpaceData, "/events/:eventId", events.Get)
 	v.post(auth.AreaSpaceData, "/events/:eventId/ack", events.Ack)
 
-	// -- workbooks, sheets, commits (issue 3) --
+	// -- workbooks, sheets, commits --
 	v.get(auth.AreaSpaceData, "/workbooks", workbooks.List)
 	v.post(auth.AreaSpaceData, "/workbooks", workbooks.Create)
 	v.get(auth.AreaSpaceData, "/workbooks/:workbookId", workbooks.Get)
@@ -238,7 +238,7 @@ func routes(app *fiber.App, d Deps) {
 	v.post(auth.AreaSpaceData, "/commits/:commitId/complete", commits.Complete)
 	v.post(auth.AreaSpaceData, "/commits/:commitId/replay", commits.Replay)
 
-	// -- records, counts, find-replace, snapshots (issue 3) --
+	// -- records, counts, find-replace, snapshots --
 	recs, snaps := api.NewRecords(d.Store), api.NewSnapshots(d.Store)
 	v.get(auth.AreaSpaceData, "/sheets/:sheetId/records", recs.Get)
 	v.get(auth.AreaSpaceData, "/sheets/:sheetId/cells", recs.Cells)

@@ -23,7 +23,7 @@ import (
 	"github.com/sluice/sluice/store"
 )
 
-// automationConfig sets the job timers and webhook retries (issue 4).
+// automationConfig sets the job timers and webhook retries.
 type automationConfig struct {
 	JobCheckEvery      time.Duration
 	JobAckWindow       time.Duration
@@ -31,10 +31,10 @@ type automationConfig struct {
 	WebhookRetryBase   time.Duration
 	WebhookMaxAttempts int
 	RetentionEvery     time.Duration
-	// Workers is how many built-in jobs run at once; JobBudget how long one may run (issue 13).
+	// Workers is how many built-in jobs run at once; JobBudget how long one may run.
 	Workers   int
 	JobBudget time.Duration
-	// QueryTimeout bounds an API read, WriteTimeout an API write (issue 38).
+	// QueryTimeout bounds an API read, WriteTimeout an API write.
 	QueryTimeout, WriteTimeout time.Duration
 	// ClipLinkTTL is how long a public data clip's link lasts.
 	ClipLinkTTL time.Duration

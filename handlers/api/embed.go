@@ -23,7 +23,7 @@ type EmbedStore interface {
 	CreateDocument(ctx context.Context, d *model.Document, actor string) error
 }
 
-// Embed serves the browser SDKs' entry point (issue 12).
+// Embed serves the browser SDKs' entry point.
 type Embed struct {
 	store   EmbedStore
 	spaces  *Spaces

@@ -472,7 +472,7 @@ func (h *Files) DetectHeader(c *fiber.Ctx) error {
 	for i := range letters {
 		letters[i] = columnLetter(i)
 	}
-	// How the rows below the header read, column by column (issue 14): the same counts an
+	// How the rows below the header read, column by column: the same counts an
 	// uploaded file's columns get, so an agent can see a date order or decimal separator
 	// before it maps anything.
 	for _, row := range in.Data[idx+1:] {

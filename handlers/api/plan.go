@@ -36,7 +36,7 @@ type planFieldJSON struct {
 		Reasons    []string `json:"reasons"`
 		Apply      bool     `json:"apply"`
 		// Format is how the job reads the source's text for a date or number destination;
-		// Reading what the column's values say (issue 14). Sluice's own additions.
+		// Reading what the column's values say. Sluice's own additions.
 		Format  string           `json:"format,omitempty"`
 		Reading *formats.Reading `json:"reading,omitempty"`
 	} `json:"metadata"`

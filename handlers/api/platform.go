@@ -13,8 +13,8 @@ import (
 	"github.com/sluice/sluice/store"
 )
 
-// Platform serves the endpoints Flatfile's plugins and SDKs call before doing their work
-// (issue 20): entitlements, the event subscription and data retention policies.
+// Platform serves the endpoints Flatfile's plugins and SDKs call before doing their work:
+// entitlements, the event subscription and data retention policies.
 type Platform struct {
 	envs   EnvironmentStore
 	tokens *auth.Tokens

@@ -20,7 +20,7 @@ import (
 // messages (always: Flatfile's record-hook counts a record whose cells lack them as
 // modified) and updatedAt. With keys (the sheet's fields), every field has a cell, an empty
 // one {value: null, valid: true, messages: []}: record-hook refuses record.set() on a field
-// the record does not have (issue 20).
+// the record does not have.
 type recordWriter struct {
 	messages bool
 	fields   map[string]bool

@@ -33,7 +33,7 @@ const (
 	gridPage    = 50
 	gridPageMax = 500
 	// gridColumns is how many columns a page shows at once: a sheet of 2,000 fields is read
-	// in windows (?cols=<first>) so that no page grows past a few MB (issue 13).
+	// in windows (?cols=<first>) so that no page grows past a few MB.
 	gridColumns = 40
 	lookupLimit = 200   // reference look-up options offered
 	valueMenu   = 12    // values offered by a column's filter-by-value menu

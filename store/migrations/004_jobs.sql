@@ -1,4 +1,4 @@
--- Jobs, actions, agents and webhook deliveries (issue 4).
+-- Jobs, actions, agents and webhook deliveries.
 -- Times are Unix milliseconds (UTC). JSON columns hold text; NULL means "absent".
 
 CREATE TABLE jobs (

@@ -1,4 +1,4 @@
--- Access hardening (issue 19): users invited with an environment's key reach that environment
+-- Access hardening: users invited with an environment's key reach that environment
 -- only; a user's token_version ends every token issued before a password change; dashboard
 -- sessions live on the server (the cookie holds only the session id) so logout, password
 -- change and user deletion end them at once.

@@ -1,4 +1,4 @@
--- Password reset by e-mail (issue 19): a one-hour, single-use link per request; only the
+-- Password reset by e-mail: a one-hour, single-use link per request; only the
 -- token's hash is stored.
 CREATE TABLE password_resets (
     id         TEXT PRIMARY KEY,

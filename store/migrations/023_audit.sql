@@ -1,4 +1,4 @@
--- The audit trail (issue 19): every administrative change, who made it, from where and what
+-- The audit trail: every administrative change, who made it, from where and what
 -- it touched. Details never hold secret values (they are redacted before they get here).
 CREATE TABLE audit_log (
     id             TEXT PRIMARY KEY,

@@ -1,3 +1,3 @@
--- Embedding (issue 12): the origins allowed to call the API from a browser (CORS) and to frame
+-- Embedding: the origins allowed to call the API from a browser (CORS) and to frame
 -- Sluice's pages, per account (Flatfile's embeddedDomainWhitelist). A JSON array of origins.
 ALTER TABLE accounts ADD COLUMN embedded_domains TEXT NOT NULL DEFAULT '[]';

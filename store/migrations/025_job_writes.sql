@@ -1,4 +1,4 @@
--- Imports that fail cleanly (issue 13).
+-- Imports that fail cleanly.
 --
 -- The records a built-in job adds, by key range, noted in the transaction that adds them: a
 -- job that fails, is canceled or is interrupted by a restart takes them back, so an import

@@ -1,4 +1,4 @@
--- The grid's undo history (issue 16): the last changes each person made in a sheet through
+-- The grid's undo history: the last changes each person made in a sheet through
 -- the grid, and for each what it replaced, so that undo writes the earlier values back as a
 -- new commit and redo writes the later ones again.
 CREATE TABLE undo_entries (

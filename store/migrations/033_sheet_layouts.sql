@@ -1,4 +1,4 @@
--- The grid's layout as each person left it in a sheet (issue 16): column widths by field key.
+-- The grid's layout as each person left it in a sheet: column widths by field key.
 CREATE TABLE sheet_layouts (
     user_id    TEXT NOT NULL,
     sheet_id   TEXT NOT NULL,

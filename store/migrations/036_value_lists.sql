@@ -1,6 +1,6 @@
 -- Each field's distinct values with how many records hold them (all, and valid), kept in
 -- step with every write so the filter-by-value menu and GET /v1/sheets/:id/cells answer
--- without reading the sheet (issue 17). One row per value position: state 0 keeps the
+-- without reading the sheet. One row per value position: state 0 keeps the
 -- exact list; state 1 means the field holds too many distinct values to keep, and a
 -- missing row that the list is not known yet (sheets from before this table). Both are
 -- answered by counting the records, and a count that finds few enough values keeps them.

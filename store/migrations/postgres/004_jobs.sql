@@ -1,5 +1,5 @@
 -- PostgreSQL form of ../004_jobs.sql (keep the two in step).
--- Jobs, actions, agents and webhook deliveries (issue 4).
+-- Jobs, actions, agents and webhook deliveries.
 -- Times are Unix milliseconds (UTC). JSON columns hold text; NULL means "absent".
 
 CREATE TABLE jobs (

@@ -1,5 +1,5 @@
 -- PostgreSQL form of ../019_access.sql (keep the two in step).
--- Access hardening (issue 19): users invited with an environment's key reach that environment
+-- Access hardening: users invited with an environment's key reach that environment
 -- only; a user's token_version ends every token issued before a password change; dashboard
 -- sessions live on the server (the cookie holds only the session id) so logout, password
 -- change and user deletion end them at once.

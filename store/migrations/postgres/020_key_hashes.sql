@@ -1,5 +1,5 @@
 -- PostgreSQL form of ../020_key_hashes.sql (keep the two in step).
--- API keys at rest (issue 19): api_keys.raw holds "sha256:<hex>" of the key, never the key.
+-- API keys at rest: api_keys.raw holds "sha256:<hex>" of the key, never the key.
 -- sealed is the key encrypted under the master key (outside the database): publishable keys
 -- are public and stay visible, a secret key signs its environment's webhooks. hint is what a
 -- list shows of a secret key after it was revealed once (at creation, or at its first list).

@@ -1,5 +1,5 @@
 -- PostgreSQL form of ../021_throttle.sql (keep the two in step).
--- Throttling of credential checks (issue 19): failures per account (e-mail or client id) and
+-- Throttling of credential checks: failures per account (e-mail or client id) and
 -- per client address, with the time before the next attempt is allowed. Kept in the database
 -- so a restart does not reset it.
 CREATE TABLE auth_throttle (

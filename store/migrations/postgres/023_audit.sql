@@ -1,5 +1,5 @@
 -- PostgreSQL form of ../023_audit.sql (keep the two in step).
--- The audit trail (issue 19): every administrative change, who made it, from where and what
+-- The audit trail: every administrative change, who made it, from where and what
 -- it touched. Details never hold secret values (they are redacted before they get here).
 CREATE TABLE audit_log (
     id             TEXT PRIMARY KEY,

@@ -1,5 +1,5 @@
 -- PostgreSQL form of ../025_job_writes.sql (keep the two in step).
--- Imports that fail cleanly (issue 13).
+-- Imports that fail cleanly.
 --
 -- The records a built-in job adds, by key range, noted in the transaction that adds them: a
 -- job that fails, is canceled or is interrupted by a restart takes them back, so an import

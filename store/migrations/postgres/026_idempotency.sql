@@ -1,5 +1,5 @@
 -- PostgreSQL form of ../026_idempotency.sql (keep the two in step).
--- Idempotent writes (issue 13): a client that sends Idempotency-Key gets, for 24 hours, the
+-- Idempotent writes: a client that sends Idempotency-Key gets, for 24 hours, the
 -- first answer to that key instead of a second write.
 CREATE TABLE idempotency_keys (
     id           TEXT PRIMARY KEY,          -- sha256 of the principal and the key

@@ -1,5 +1,5 @@
 -- PostgreSQL form of ../027_column_formats.sql (keep the two in step).
--- What each column of an extracted sheet can be read as (issue 14): counts over every value,
+-- What each column of an extracted sheet can be read as: counts over every value,
 -- kept when the file is read, so the import wizard and map jobs know each column's date
 -- order and decimal separator without reading the sheet again.
 CREATE TABLE column_formats (
