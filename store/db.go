@@ -46,9 +46,11 @@ type DB struct {
 	sorts sortCache        // the full order of recent sorted record queries
 	// Sealer encrypts API keys at rest under the master key; set it before the first key is
 	// written (cmd/sluice does, then calls SealKeys). Without it keys are stored hashed only.
-	Sealer  Sealer
-	vacuum  vacuumer    // PostgreSQL: tidies records after bulk writes
-	anchors pageAnchors // where deep pages of whole sheets start
+	Sealer Sealer
+	// settings are the DB's runtime settings (Configure), shared with its pools and transactions.
+	settings *Settings
+	vacuum   vacuumer    // PostgreSQL: tidies records after bulk writes
+	anchors  pageAnchors // where deep pages of whole sheets start
 	// searchIdx: sheets whose PostgreSQL search index this node built (search_index.go)
 	searchIdx searchIndexes
 	// valueCounts: fields whose counted values this node is building (distinct_counts.go)
@@ -59,6 +61,23 @@ type DB struct {
 	// also let go first
 	writes foreground
 }
+
+// Settings are what a DB's owner may set at start (cmd/sluice from its configuration; a
+// test for its own DB): each DB has its own, so tests running side by side do not share them.
+type Settings struct {
+	// SearchIndexMin is the size of sheet that gets a search index (SLUICE_SEARCH_INDEX_MIN);
+	// 0: none does, searches scan.
+	SearchIndexMin int64
+}
+
+// DefaultSettings are a DB's settings until Configure.
+func DefaultSettings() Settings { return Settings{SearchIndexMin: DefaultSearchIndexMin} }
+
+// Configure sets the DB's settings; call it before the DB is used.
+func (db *DB) Configure(s Settings) { *db.settings = s }
+
+// Settings returns the DB's settings.
+func (db *DB) Settings() Settings { return *db.settings }
 
 // Sealer encrypts and decrypts values with a key kept outside the database.
 type Sealer interface {
@@ -106,7 +125,8 @@ func Open(path string) (*DB, error) {
 		return nil, err
 	}
 	r.SetMaxOpenConns(8)
-	db := &DB{w: &pool{DB: w}, r: &pool{DB: r}, Now: func() time.Time { return time.Now().UTC() }}
+	set := DefaultSettings()
+	db := &DB{w: &pool{DB: w, set: &set}, r: &pool{DB: r, set: &set}, settings: &set, Now: func() time.Time { return time.Now().UTC() }}
 	if err := db.migrate(context.Background()); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("migrate: %w", err)
@@ -277,6 +297,7 @@ type querier interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 	dialect() dialect
+	settings() *Settings
 }
 
 // ms turns a time into the stored integer (Unix milliseconds).

@@ -39,7 +39,8 @@ func OpenPostgres(url string) (*DB, error) {
 		w.Close()
 		return nil, err
 	}
-	db := &DB{url: url, w: &pool{DB: w, d: postgresDialect}, r: &pool{DB: r, d: postgresDialect}, Now: func() time.Time { return time.Now().UTC() }}
+	set := DefaultSettings()
+	db := &DB{url: url, w: &pool{DB: w, d: postgresDialect, set: &set}, r: &pool{DB: r, d: postgresDialect, set: &set}, settings: &set, Now: func() time.Time { return time.Now().UTC() }}
 	db.sorts.shared = true // other nodes write too: kept orders are checked against the sheet's count of writes
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

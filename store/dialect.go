@@ -32,7 +32,8 @@ const (
 // pool is a database/sql pool that speaks the store's SQL in its dialect.
 type pool struct {
 	*sql.DB
-	d dialect
+	d   dialect
+	set *Settings // the DB's
 }
 
 // QueryContext runs a query in the pool's dialect.
@@ -58,7 +59,7 @@ func (p *pool) BeginTx(ctx context.Context, opts *sql.TxOptions) (*dtx, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &dtx{Tx: tx, d: p.d}, nil
+		return &dtx{Tx: tx, d: p.d, set: p.set}, nil
 	}
 	conn, err := p.DB.Conn(ctx)
 	if err != nil {
@@ -69,15 +70,18 @@ func (p *pool) BeginTx(ctx context.Context, opts *sql.TxOptions) (*dtx, error) {
 		conn.Close()
 		return nil, err
 	}
-	return &dtx{Tx: tx, d: p.d, conn: conn}, nil
+	return &dtx{Tx: tx, d: p.d, set: p.set, conn: conn}, nil
 }
 
 func (p *pool) dialect() dialect { return p.d }
+
+func (p *pool) settings() *Settings { return p.set }
 
 // dtx is a transaction that speaks the store's SQL in its dialect.
 type dtx struct {
 	*sql.Tx
 	d    dialect
+	set  *Settings
 	conn *sql.Conn // PostgreSQL: the transaction's connection, back to the pool when it ends
 }
 
@@ -149,6 +153,8 @@ func (t *dtx) PrepareContext(ctx context.Context, query string) (*sql.Stmt, erro
 }
 
 func (t *dtx) dialect() dialect { return t.d }
+
+func (t *dtx) settings() *Settings { return t.set }
 
 // typing is how the dialect's record values are tested (ffql).
 func (d dialect) typing() ffql.Typing {

@@ -240,7 +240,7 @@ func (db *DB) eachGrouped(ctx context.Context, query string, args []any, fn func
 			return errs.Wrap(err, "count values")
 		}
 		defer done()
-		q = connQuerier{conn}
+		q = connQuerier{conn, db.r.set}
 	}
 	return eachRow(ctx, q, "count values", query, args, func(rows *sql.Rows) error {
 		var c CellCount
@@ -254,6 +254,11 @@ func (db *DB) eachGrouped(ctx context.Context, query string, args []any, fn func
 }
 
 // connQuerier runs SQLite's SQL on one connection of its pool (the dialect needs no rebinding).
-type connQuerier struct{ *sql.Conn }
+type connQuerier struct {
+	*sql.Conn
+	set *Settings
+}
 
 func (connQuerier) dialect() dialect { return sqliteDialect }
+
+func (c connQuerier) settings() *Settings { return c.set }

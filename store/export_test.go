@@ -4,8 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"github.com/sluice/sluice/records"
 	"strings"
+
+	"github.com/sluice/sluice/records"
 
 	"github.com/sluice/sluice/ffql"
 )

@@ -632,8 +632,7 @@ func TestSearchIndexOnPostgres(t *testing.T) {
 	if !e.db.Postgres() {
 		t.Skip("PostgreSQL only")
 	}
-	defer func(n int64) { store.SearchIndexMin = n }(store.SearchIndexMin)
-	store.SearchIndexMin = 50
+	e.db.Configure(store.Settings{SearchIndexMin: 50})
 	sh := e.mustCreateSheet(t, model.SheetConfig{Name: "I", Fields: []model.Field{{Key: "email", Type: model.FieldString}}})
 	var in []store.RecordIn
 	for i := 0; i < 100; i++ {

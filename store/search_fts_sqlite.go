@@ -78,7 +78,7 @@ func (db *DB) buildFTS(ctx context.Context, sk int64) error {
 // after it (not yet reached by the build, or an import since) are scanned. ok is false when
 // the sheet has no index and searches scan it whole.
 func (tx *readCtx) ftsCovers(rs *recSheet) (upto int64, ok bool) {
-	if rs.d != sqliteDialect || rs.sk == 0 || rs.total < SearchIndexMin {
+	if rs.d != sqliteDialect || rs.sk == 0 || rs.total < tx.q.settings().SearchIndexMin {
 		return 0, false
 	}
 	err := tx.q.QueryRowContext(tx.ctx, `SELECT upto FROM search_indexes WHERE sk = ?`, rs.sk).Scan(&upto)

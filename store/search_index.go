@@ -14,7 +14,7 @@ import (
 // 0.6 s on PostgreSQL, where jsonb is turned into text. An index of the values' trigrams
 // answers in a few milliseconds but costs more to build than an import takes (SQLite's FTS5:
 // 11 s a million records, 5 times the whole import; PostgreSQL's pg_trgm: 10 s), so it is
-// built in the background, once a sheet has SearchIndexMin records or more: after the write
+// built in the background, once a sheet has Settings.SearchIndexMin records or more: after the write
 // that makes it that big, as soon as writes pause (an import has ended), or at the first
 // search of a sheet that has none. Searches scan until it is ready (on SQLite, only the part
 // it does not reach yet), then use it for needles it finds in few records (ftsBroad,
@@ -32,12 +32,15 @@ import (
 // checks the candidates as the scan would. Needs the driver built with FTS5 (the sqlite_fts5
 // build tag, which the Makefile sets); without it searches keep scanning.
 
-// SearchIndexMin is the size of sheet that gets a search index (SLUICE_SEARCH_INDEX_MIN; a
+// DefaultSearchIndexMin is the size of sheet that gets a search index unless Settings say
+// otherwise (SLUICE_SEARCH_INDEX_MIN; a
 // variable for tests). At 0 no sheet gets one (indexes built before are still kept and used).
-var SearchIndexMin int64 = 200000
+const DefaultSearchIndexMin int64 = 200000
 
 // searchIndexWanted reports whether a sheet of total records gets a search index.
-func searchIndexWanted(total int64) bool { return SearchIndexMin > 0 && total >= SearchIndexMin }
+func (s *Settings) searchIndexWanted(total int64) bool {
+	return s.SearchIndexMin > 0 && total >= s.SearchIndexMin
+}
 
 // searchIndexes remembers the sheets whose index this node has set out to build (on
 // PostgreSQL: built, being built, or failed, so a search does not try again; on SQLite:
@@ -53,7 +56,7 @@ func searchIndexName(sk int64) string { return fmt.Sprintf("records_search_%d", 
 // ensureSearchIndex starts building sheet sk's search index unless it exists or is being
 // built; it returns at once.
 func (db *DB) ensureSearchIndex(rs *recSheet) {
-	if rs.sk == 0 || !searchIndexWanted(rs.total) {
+	if rs.sk == 0 || !db.settings.searchIndexWanted(rs.total) {
 		return
 	}
 	db.startSearchIndex(rs.sk)
@@ -110,12 +113,12 @@ func (tx *Tx) dropSearchIndex(sk int64) error {
 }
 
 // indexWhenBig has a sheet that has no search index get one after the commit (its build
-// waits for the writes to pause) when the write's new records make it SearchIndexMin records
+// waits for the writes to pause) when the write's new records make it Settings.SearchIndexMin records
 // or more: a sheet imported from a big file is searched fast (on SQLite about 15 s after the
 // import ends, on PostgreSQL about 10 s after the node was idle for a second) without
 // waiting for its first search to start it.
 func (tx *Tx) indexWhenBig(rs *recSheet, changes []*change) {
-	if rs.sk == 0 || searchIndexWanted(rs.total) {
+	if rs.sk == 0 || tx.set.searchIndexWanted(rs.total) {
 		return // a sheet that was big already got its index from the write that made it so, or from a search
 	}
 	n := int64(0)
@@ -124,7 +127,7 @@ func (tx *Tx) indexWhenBig(rs *recSheet, changes []*change) {
 			n++
 		}
 	}
-	if searchIndexWanted(rs.total + n) {
+	if tx.set.searchIndexWanted(rs.total + n) {
 		tx.searchBuild = append(tx.searchBuild, rs.sk)
 	}
 }

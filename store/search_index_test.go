@@ -21,8 +21,7 @@ func TestSearchIndexOnSQLite(t *testing.T) {
 		t.Skip("SQLite only (TestSearchIndexOnPostgres)")
 	}
 	skipWithoutFTS5(t, e)
-	defer func(n int64) { store.SearchIndexMin = n }(store.SearchIndexMin)
-	store.SearchIndexMin = 50
+	e.db.Configure(store.Settings{SearchIndexMin: 50})
 	defer store.SetFTSSlice(40)()
 	sh := e.mustCreateSheet(t, model.SheetConfig{Name: "I", Fields: []model.Field{{Key: "email", Type: model.FieldString}, {Key: "note", Type: model.FieldString}}})
 	var in []map[string]any
@@ -40,8 +39,8 @@ func TestSearchIndexOnSQLite(t *testing.T) {
 		return out
 	}
 	scan := func(s string) []string {
-		defer func(n int64) { store.SearchIndexMin = n }(store.SearchIndexMin)
-		store.SearchIndexMin = 1 << 40
+		defer e.db.Configure(e.db.Settings())
+		e.db.Configure(store.Settings{SearchIndexMin: 1 << 40})
 		return search(s)
 	}
 	// The insert started the build (the sheet is big enough), which waited for a pause in the
@@ -138,8 +137,7 @@ func TestSearchIndexDroppedByBigEdits(t *testing.T) {
 		t.Skip("SQLite only")
 	}
 	skipWithoutFTS5(t, e)
-	defer func(n int64) { store.SearchIndexMin = n }(store.SearchIndexMin)
-	store.SearchIndexMin = 50
+	e.db.Configure(store.Settings{SearchIndexMin: 50})
 	defer store.SetFTSBulk(20)()
 	sh := e.mustCreateSheet(t, model.SheetConfig{Name: "I", Fields: []model.Field{{Key: "email", Type: model.FieldString}}})
 	var in []map[string]any
@@ -201,8 +199,7 @@ func TestSearchIndexAfterABigWrite(t *testing.T) {
 	if !e.db.Postgres() {
 		skipWithoutFTS5(t, e)
 	}
-	defer func(n int64) { store.SearchIndexMin = n }(store.SearchIndexMin)
-	store.SearchIndexMin = 50
+	e.db.Configure(store.Settings{SearchIndexMin: 50})
 	sh := e.mustCreateSheet(t, model.SheetConfig{Name: "I", Fields: []model.Field{{Key: "email", Type: model.FieldString}}})
 	n := 0
 	batch := func(size int) []store.RecordIn {
@@ -243,8 +240,7 @@ func TestSearchIndexAfterABigWrite(t *testing.T) {
 // writes or searches; searches scan.
 func TestSearchIndexTurnedOff(t *testing.T) {
 	e := mustOpenDB(t)
-	defer func(n int64) { store.SearchIndexMin = n }(store.SearchIndexMin)
-	store.SearchIndexMin = 0
+	e.db.Configure(store.Settings{SearchIndexMin: 0})
 	sh := e.mustCreateSheet(t, model.SheetConfig{Name: "I", Fields: []model.Field{{Key: "email", Type: model.FieldString}}})
 	var in []map[string]any
 	for i := 0; i < 300; i++ {
@@ -268,8 +264,7 @@ func TestSearchIndexRebuiltAfterAnUnfinishedBuild(t *testing.T) {
 	if !e.db.Postgres() {
 		t.Skip("PostgreSQL only")
 	}
-	defer func(n int64) { store.SearchIndexMin = n }(store.SearchIndexMin)
-	store.SearchIndexMin = 1 << 40 // no build until the invalid index is in place
+	e.db.Configure(store.Settings{SearchIndexMin: 1 << 40}) // no build until the invalid index is in place
 	sh := e.mustCreateSheet(t, model.SheetConfig{Name: "I", Fields: []model.Field{{Key: "email", Type: model.FieldString}}})
 	var in []map[string]any
 	for i := 0; i < 100; i++ {
@@ -296,7 +291,7 @@ func TestSearchIndexRebuiltAfterAnUnfinishedBuild(t *testing.T) {
 	if n, _ := e.db.CountForTest(t.Context(), `SELECT count(*) FROM pg_class WHERE relname = ?`, name); n != 1 || valid() != 0 {
 		t.Fatalf("no invalid index %s to start from", name)
 	}
-	store.SearchIndexMin = 50
+	e.db.Configure(store.Settings{SearchIndexMin: 50})
 	if got := len(e.mustGet(t, sh, store.RecordQuery{SearchValue: "user42@"})); got != 1 {
 		t.Fatalf("search user42@: %d records, want 1", got)
 	}

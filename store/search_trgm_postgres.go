@@ -74,7 +74,7 @@ const searchSample = 4096
 // a sixteenth of a sample of the sheet's records, or the sheet is too small for a trigram
 // index (either way, a scan answers it best).
 func (tx *readCtx) commonNeedle(rs *recSheet, pattern string) bool {
-	if !searchIndexWanted(rs.total) {
+	if !tx.q.settings().searchIndexWanted(rs.total) {
 		return true
 	}
 	lo, hi, found, err := tx.keyBounds(rs)

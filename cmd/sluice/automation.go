@@ -108,7 +108,7 @@ func automationFlags(fs *flag.FlagSet, getenv func(string) string, c *automation
 		}
 		fs.IntVar(n.dst, n.name, n.def, n.usage+" ("+n.key+")")
 	}
-	c.SearchIndexMin = store.SearchIndexMin
+	c.SearchIndexMin = store.DefaultSearchIndexMin
 	if v := getenv("SLUICE_SEARCH_INDEX_MIN"); v != "" {
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || n < 0 {
@@ -161,7 +161,7 @@ func startAutomation(ctx context.Context, db *store.DB, c automationConfig, file
 	a.worker.Size, a.worker.Budget = c.Workers, c.JobBudget
 	limits.Columns, limits.NameLength, limits.CellLength, limits.JSONDepth = c.Limits.Columns, c.Limits.NameLength, c.Limits.CellLength, c.Limits.JSONDepth
 	limits.Records, limits.FFQLTerms = c.Limits.Records, c.Limits.FFQLTerms
-	store.SearchIndexMin = c.SearchIndexMin
+	db.Configure(store.Settings{SearchIndexMin: c.SearchIndexMin})
 	a.worker.Handle(jobs.OpDeleteRecords, jobs.DeleteRecords(db))
 	var live []string // other nodes' extractions go on
 	if db.Postgres() {
