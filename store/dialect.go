@@ -231,6 +231,16 @@ func (d dialect) pgxRows() bool { return d == postgresDialect }
 // transaction to the next (SQLite's statement cache), so the store need not prepare them.
 func (d dialect) cachesStatements() bool { return d == sqliteDialect }
 
+// jsonTexts is a table of one text column, value, with the elements of the JSON array in
+// param (a list of keys or strings the store sends): SQLite's json_each, PostgreSQL's own
+// jsonb_array_elements_text rather than the json_each its compatibility functions define.
+func (d dialect) jsonTexts(param string) string {
+	if d == postgresDialect {
+		return "jsonb_array_elements_text(CAST(" + param + " AS JSONB)) AS value"
+	}
+	return "json_each(" + param + ")"
+}
+
 // noLimit is the LIMIT that takes every row: SQLite's -1; PostgreSQL takes no negative.
 func (d dialect) noLimit() int64 {
 	if d == postgresDialect {

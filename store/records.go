@@ -412,7 +412,7 @@ func (rc *readCtx) load(rs *recSheet, rids []int64) ([]*Record, error) {
 	byRid := make(map[int64]*Record, len(rids))
 	seqOf := make(map[int64]int64, len(rids))
 	versions := map[int64]version{}
-	err := eachRow(rc.ctx, rc.q, "load records", `SELECT `+stateColumns+`, vseq FROM records WHERE rid IN (SELECT CAST(value AS BIGINT) FROM json_each(?))`,
+	err := eachRow(rc.ctx, rc.q, "load records", `SELECT `+stateColumns+`, vseq FROM records WHERE rid IN (SELECT CAST(value AS BIGINT) FROM `+rc.q.dialect().jsonTexts("?")+`)`,
 		[]any{ridsJSON(rids)}, func(rows *sql.Rows) error {
 			var vseq int64
 			st, err := rs.scanState(scanFunc(func(dest ...any) error { return rows.Scan(append(dest, &vseq)...) }))

@@ -82,7 +82,7 @@ func (tx *Tx) fillKinds(after int64) (n int, last int64, err error) {
 	}
 	for k, list := range rids {
 		// (kinds IS NULL: a write in another node's transaction since the read stored its own)
-		if _, err := tx.exec(`UPDATE records SET kinds = `+strconv.FormatInt(k, 10)+` WHERE kinds IS NULL AND rid IN (SELECT CAST(value AS BIGINT) FROM json_each(?))`, ridsJSON(list)); err != nil {
+		if _, err := tx.exec(`UPDATE records SET kinds = `+strconv.FormatInt(k, 10)+` WHERE kinds IS NULL AND rid IN (SELECT CAST(value AS BIGINT) FROM `+tx.d.jsonTexts("?")+`)`, ridsJSON(list)); err != nil {
 			return 0, 0, errs.Wrap(err, "fill in record kinds")
 		}
 	}

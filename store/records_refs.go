@@ -116,7 +116,7 @@ func (tx *Tx) findRefsByScan(target *recSheet, tr *records.Rule, wanted map[stri
 	text := target.d.typing().Text(target.value("r", tr.Key))
 	args := append(append(append(append([]any{}, text.Args...), lo, hi), text.Args...), stringsJSON(list))
 	return eachRow(tx.ctx, tx, "look up references", `SELECT DISTINCT `+text.SQL+` FROM records r
-		WHERE r.rid BETWEEN ? AND ? AND `+text.SQL+` IN (SELECT value FROM json_each(?))`, args, func(rows *sql.Rows) error {
+		WHERE r.rid BETWEEN ? AND ? AND `+text.SQL+` IN (SELECT value FROM `+tx.d.jsonTexts("?")+`)`, args, func(rows *sql.Rows) error {
 		var v string
 		if err := rows.Scan(&v); err != nil {
 			return errs.Wrap(err, "scan reference")

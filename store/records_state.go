@@ -379,7 +379,7 @@ func (rs *recSheet) buildState(rid int64, vals string, x, efs, dups sql.NullStri
 // loadStates reads the records with the given keys; keys not found are left out.
 func (tx *Tx) loadStates(rs *recSheet, rids []int64) (map[int64]*recState, error) {
 	out := make(map[int64]*recState, len(rids))
-	err := eachRow(tx.ctx, tx, "load records", `SELECT `+stateColumns+` FROM records WHERE rid IN (SELECT CAST(value AS BIGINT) FROM json_each(?))`,
+	err := eachRow(tx.ctx, tx, "load records", `SELECT `+stateColumns+` FROM records WHERE rid IN (SELECT CAST(value AS BIGINT) FROM `+tx.d.jsonTexts("?")+`)`,
 		[]any{ridsJSON(rids)}, func(rows *sql.Rows) error {
 			st, err := rs.scanState(rows)
 			if err == nil {
@@ -391,7 +391,7 @@ func (tx *Tx) loadStates(rs *recSheet, rids []int64) (map[int64]*recState, error
 }
 
 // ridsJSON encodes record keys as a JSON array, so one parameter can carry any number of
-// them: `rid IN (SELECT CAST(value AS BIGINT) FROM json_each(?))`.
+// them: rid IN (SELECT CAST(value AS BIGINT) FROM <dialect.jsonTexts("?")>).
 func ridsJSON(rids []int64) string {
 	b := make([]byte, 0, 2+20*len(rids))
 	b = append(b, '[')

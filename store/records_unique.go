@@ -146,7 +146,7 @@ func (tx *Tx) addKeys(ix *ruleIndex, adds []uentry, removes map[string][]int64, 
 	if len(cands) == 0 {
 		return nil
 	}
-	res, err := tx.exec(`INSERT INTO record_uniques (uc, val, rid) SELECT ?1, substr(value, 20), CAST(substr(value, 1, 19) AS BIGINT) FROM json_each(?2) WHERE true ON CONFLICT DO NOTHING`, ix.uc, entriesJSON(cands))
+	res, err := tx.exec(`INSERT INTO record_uniques (uc, val, rid) SELECT ?1, substr(value, 20), CAST(substr(value, 1, 19) AS BIGINT) FROM `+tx.d.jsonTexts("?2")+` WHERE true ON CONFLICT DO NOTHING`, ix.uc, entriesJSON(cands))
 	if err != nil {
 		return errs.Wrap(err, "add unique values")
 	}
@@ -168,7 +168,7 @@ func (tx *Tx) addKeys(ix *ruleIndex, adds []uentry, removes map[string][]int64, 
 				taken = append(taken, c.val)
 			}
 		}
-		if existing, err = tx.queryEntries(`SELECT val, rid FROM record_dups WHERE uc = ?1 AND val IN (SELECT value FROM json_each(?2))`, ix.uc, taken, existing); err != nil {
+		if existing, err = tx.queryEntries(`SELECT val, rid FROM record_dups WHERE uc = ?1 AND val IN (SELECT value FROM `+tx.d.jsonTexts("?2")+`)`, ix.uc, taken, existing); err != nil {
 			return err
 		}
 	}
@@ -205,12 +205,12 @@ func (tx *Tx) rewriteKeys(ix *ruleIndex, adds []uentry, removes map[string][]int
 	if err != nil {
 		return err
 	}
-	dupRows, err := tx.queryEntries(`SELECT val, rid FROM record_dups WHERE uc = ?1 AND val IN (SELECT value FROM json_each(?2))`, ix.uc, keys, nil)
+	dupRows, err := tx.queryEntries(`SELECT val, rid FROM record_dups WHERE uc = ?1 AND val IN (SELECT value FROM `+tx.d.jsonTexts("?2")+`)`, ix.uc, keys, nil)
 	if err != nil {
 		return err
 	}
-	for _, q := range []string{`DELETE FROM record_uniques WHERE uc = ?1 AND val IN (SELECT value FROM json_each(?2))`,
-		`DELETE FROM record_dups WHERE uc = ?1 AND val IN (SELECT value FROM json_each(?2))`} {
+	for _, q := range []string{`DELETE FROM record_uniques WHERE uc = ?1 AND val IN (SELECT value FROM ` + tx.d.jsonTexts("?2") + `)`,
+		`DELETE FROM record_dups WHERE uc = ?1 AND val IN (SELECT value FROM ` + tx.d.jsonTexts("?2") + `)`} {
 		if _, err := tx.exec(q, ix.uc, stringsJSON(keys)); err != nil {
 			return errs.Wrap(err, "rewrite unique values")
 		}
@@ -246,7 +246,7 @@ func (tx *Tx) rewriteKeys(ix *ruleIndex, adds []uentry, removes map[string][]int
 		}
 	}
 	if len(holders) > 0 {
-		if _, err := tx.exec(`INSERT INTO record_uniques (uc, val, rid) SELECT ?1, substr(value, 20), CAST(substr(value, 1, 19) AS BIGINT) FROM json_each(?2)`, ix.uc, entriesJSON(holders)); err != nil {
+		if _, err := tx.exec(`INSERT INTO record_uniques (uc, val, rid) SELECT ?1, substr(value, 20), CAST(substr(value, 1, 19) AS BIGINT) FROM `+tx.d.jsonTexts("?2"), ix.uc, entriesJSON(holders)); err != nil {
 			return errs.Wrap(err, "rewrite unique values")
 		}
 	}
@@ -257,7 +257,7 @@ func (tx *Tx) insertDups(uc int64, dups []uentry) error {
 	if len(dups) == 0 {
 		return nil
 	}
-	_, err := tx.exec(`INSERT INTO record_dups (uc, val, rid) SELECT ?1, substr(value, 20), CAST(substr(value, 1, 19) AS BIGINT) FROM json_each(?2) WHERE true ON CONFLICT DO NOTHING`, uc, entriesJSON(dups))
+	_, err := tx.exec(`INSERT INTO record_dups (uc, val, rid) SELECT ?1, substr(value, 20), CAST(substr(value, 1, 19) AS BIGINT) FROM `+tx.d.jsonTexts("?2")+` WHERE true ON CONFLICT DO NOTHING`, uc, entriesJSON(dups))
 	if err != nil {
 		return errs.Wrap(err, "add duplicate values")
 	}
@@ -297,7 +297,7 @@ func (tx *Tx) queryEntries(q string, uc int64, keys []string, out map[string][]i
 
 // lookupHolders returns the holder of each key that has one.
 func (tx *Tx) lookupHolders(uc int64, keys []string) (map[string][]int64, error) {
-	return tx.queryEntries(`SELECT val, rid FROM record_uniques WHERE uc = ?1 AND val IN (SELECT value FROM json_each(?2))`, uc, keys, nil)
+	return tx.queryEntries(`SELECT val, rid FROM record_uniques WHERE uc = ?1 AND val IN (SELECT value FROM `+tx.d.jsonTexts("?2")+`)`, uc, keys, nil)
 }
 
 // entriesJSON encodes entries for json_each as strings of the 19-digit key followed by the
@@ -356,7 +356,7 @@ func (tx *Tx) flipTwins(rs *recSheet, twins map[int64]map[int64]bool, w *writeCt
 		row       records.Row // with kept value lists, whose valid counts follow
 	}
 	var list []twin
-	err := eachRow(tx.ctx, tx, "load duplicates", `SELECT rid, efs, dups, vals FROM records WHERE rid IN (SELECT CAST(value AS BIGINT) FROM json_each(?))`,
+	err := eachRow(tx.ctx, tx, "load duplicates", `SELECT rid, efs, dups, vals FROM records WHERE rid IN (SELECT CAST(value AS BIGINT) FROM `+tx.d.jsonTexts("?")+`)`,
 		[]any{ridsJSON(rids)}, func(rows *sql.Rows) error {
 			var t twin
 			var efs, dups sql.NullString

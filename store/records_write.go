@@ -430,7 +430,7 @@ func (tx *Tx) deleteRows(rids []int64) error {
 	if len(rids) == 0 {
 		return nil
 	}
-	if _, err := tx.exec(`DELETE FROM records WHERE rid IN (SELECT CAST(value AS BIGINT) FROM json_each(?))`, ridsJSON(rids)); err != nil {
+	if _, err := tx.exec(`DELETE FROM records WHERE rid IN (SELECT CAST(value AS BIGINT) FROM `+tx.d.jsonTexts("?")+`)`, ridsJSON(rids)); err != nil {
 		return errs.Wrap(err, "delete records")
 	}
 	return nil

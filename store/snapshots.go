@@ -323,7 +323,7 @@ func (tx *Tx) restoreChunk(rs *recSheet, w *writeCtx, s *Snapshot, verb string, 
 // loadSnapshotStates reads saved records as new states, revalidated against the schema.
 func (tx *Tx) loadSnapshotStates(rs *recSheet, ssk int64, rids []int64) (map[int64]*recState, error) {
 	out := make(map[int64]*recState, len(rids))
-	err := eachRow(tx.ctx, tx, "load snapshot records", `SELECT rid, vals, x FROM snapshot_records WHERE ssk = ? AND rid IN (SELECT CAST(value AS BIGINT) FROM json_each(?))`,
+	err := eachRow(tx.ctx, tx, "load snapshot records", `SELECT rid, vals, x FROM snapshot_records WHERE ssk = ? AND rid IN (SELECT CAST(value AS BIGINT) FROM `+tx.d.jsonTexts("?")+`)`,
 		[]any{ssk, ridsJSON(rids)}, func(rows *sql.Rows) error {
 			var rid int64
 			var vals string
