@@ -281,6 +281,17 @@ func TestImportWizardWaitsForTheFile(t *testing.T) {
 	if _, doc := b.do(t, "GET", page+bad+"?to="+sheetID, nil, false); !strings.Contains(doc.Find(`[data-testid=import-read-failed]`).Text(), "broken.xlsx could not be read") {
 		t.Errorf("the broken file's page: %q", doc.Find("main").Text())
 	}
+	// Its columns known but its rows still being written (status analyzed): the wizard's
+	// sample, value lists and empty markers need every row, so the page still waits.
+	if err := e.db.ExecForTest(t.Context(), `UPDATE files SET status = 'analyzed' WHERE id = ?`, good); err != nil {
+		t.Fatal(err)
+	}
+	if _, doc := b.do(t, "GET", page+good+"?to="+sheetID, nil, false); doc.Find(`[data-testid=import-reading]`).Length() != 1 || doc.Find(`[data-testid=import-mapping]`).Length() != 0 {
+		t.Error("a file whose rows are still being written shows the wizard")
+	}
+	if resp, _ := b.do(t, "GET", page+good+"?wait=1&to="+sheetID, nil, true); resp.StatusCode != http.StatusNoContent || resp.Header.Get("HX-Refresh") != "" {
+		t.Errorf("the poll while the rows are written: %d %q, want 204 and no refresh", resp.StatusCode, resp.Header.Get("HX-Refresh"))
+	}
 }
 
 // A space with no sheet yet: the wizard offers "Import as a new sheet", which makes a

@@ -146,7 +146,7 @@ func (h *Imports) Page(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if c.Query("wait") == "1" || ic.file.SheetID == "" {
+	if c.Query("wait") == "1" || stillReading(ic.file) {
 		return h.unread(c, ic)
 	}
 	if err := h.source(c, ic); err != nil {
@@ -192,6 +192,17 @@ func (h *Imports) Page(c *fiber.Ctx) error {
 	return Render(c, fiber.StatusOK, views.ImportPage(p))
 }
 
+// stillReading reports whether a file's extraction has not finished: its sheet may exist
+// (its columns are known) while its rows are still being written, and the wizard's sample,
+// value lists and empty markers need them all.
+func stillReading(f *model.File) bool {
+	switch f.Status {
+	case model.FileStatusPartial, model.FileStatusAnalyzing, model.FileStatusAnalyzed:
+		return true
+	}
+	return f.SheetID == ""
+}
+
 // unread answers for a file that has not been read yet (just uploaded from a sheet): a page
 // that waits for its extraction and shows the wizard when it is done, or why it failed. The
 // page polls with htmx (?wait=1); the poll answers 204 until there is news, then reloads the
@@ -200,7 +211,7 @@ func (h *Imports) unread(c *fiber.Ctx, ic *importCtx) error {
 	sp, f := ic.space, ic.file
 	failed := f.Status == model.FileStatusFailed
 	if c.Query("wait") == "1" {
-		if f.SheetID != "" || failed {
+		if !stillReading(f) || failed {
 			c.Set("HX-Refresh", "true")
 		}
 		return c.SendStatus(fiber.StatusNoContent)
