@@ -141,7 +141,7 @@ func (db *DB) Setting(ctx context.Context, key string, gen func() string) (strin
 // EmbeddedOrigins is every origin on any account's embedding allowlist: CORS and framing are
 // decided before a request says which account it is for.
 func (db *DB) EmbeddedOrigins(ctx context.Context) ([]string, error) {
-	rows, err := db.r.QueryContext(ctx, `SELECT DISTINCT j.value FROM accounts a, json_each(a.embedded_domains) j ORDER BY j.value`)
+	rows, err := db.r.QueryContext(ctx, `SELECT DISTINCT value FROM accounts a, `+db.r.d.jsonTexts("a.embedded_domains")+` ORDER BY value`)
 	if err != nil {
 		return nil, errs.Wrap(err, "read embedding allowlist")
 	}

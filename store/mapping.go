@@ -231,7 +231,7 @@ func (db *DB) MappingHistory(ctx context.Context, envID, actor string, keys []st
 	}
 	list, _ := json.Marshal(keys)
 	rows, err := db.r.QueryContext(ctx, `SELECT r.source_key, r.dest_key, r.accepted_by = ?, COUNT(*) FROM mapping_rules r JOIN mapping_programs p ON p.id = r.program_id
-		WHERE p.environment_id = ? AND r.accepted_at IS NOT NULL AND r.deleted_at IS NULL AND r.source_key IN (SELECT value FROM json_each(?))
+		WHERE p.environment_id = ? AND r.accepted_at IS NOT NULL AND r.deleted_at IS NULL AND r.source_key IN (SELECT value FROM `+db.r.d.jsonTexts("?")+`)
 		GROUP BY 1, 2, 3`, actor, envID, string(list))
 	if err != nil {
 		return nil, nil, errs.Wrap(err, "mapping history")
@@ -268,7 +268,7 @@ func (db *DB) MappingFormats(ctx context.Context, envID, actor string, keys []st
 	list, _ := json.Marshal(keys)
 	rows, err := db.r.QueryContext(ctx, `SELECT r.source_key, r.dest_key, json_extract(r.config, '$.format') FROM mapping_rules r JOIN mapping_programs p ON p.id = r.program_id
 		WHERE p.environment_id = ? AND r.accepted_at IS NOT NULL AND r.deleted_at IS NULL AND r.type = 'assign'
-		AND json_extract(r.config, '$.format') IS NOT NULL AND r.source_key IN (SELECT value FROM json_each(?))
+		AND json_extract(r.config, '$.format') IS NOT NULL AND r.source_key IN (SELECT value FROM `+db.r.d.jsonTexts("?")+`)
 		ORDER BY r.accepted_by = ?, r.accepted_at, r.id`, envID, string(list), actor)
 	if err != nil {
 		return nil, errs.Wrap(err, "mapping formats")

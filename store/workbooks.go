@@ -201,14 +201,14 @@ func (db *DB) ListWorkbooks(ctx context.Context, f WorkbookFilter) ([]*model.Wor
 	negatable("w.namespace", f.Namespace)
 	if f.Label != "" {
 		label, neg := strings.CutPrefix(f.Label, "-")
-		cond := "EXISTS (SELECT 1 FROM json_each(w.labels) WHERE value = ?)"
+		cond := "EXISTS (SELECT 1 FROM " + db.r.d.jsonTexts("w.labels") + " WHERE value = ?)"
 		if neg {
 			cond = "NOT " + cond
 		}
 		add(cond, label)
 	}
 	if f.Treatment != "" {
-		add("EXISTS (SELECT 1 FROM json_each(w.treatments) WHERE value = ?)", f.Treatment)
+		add("EXISTS (SELECT 1 FROM "+db.r.d.jsonTexts("w.treatments")+" WHERE value = ?)", f.Treatment)
 	}
 	rows, err := db.r.QueryContext(ctx, `SELECT `+workbookColumns+` FROM workbooks w JOIN spaces s ON s.id = w.space_id WHERE `+
 		strings.Join(where, " AND ")+` ORDER BY w.created_at, w.id`, args...)
