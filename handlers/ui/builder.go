@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"fmt"
 	"net/url"
 	"regexp"
 	"slices"
@@ -269,12 +268,16 @@ func (b *builder) freeSlug(slug string) string {
 	if b.wb == nil {
 		return slug
 	}
-	taken := func(s string) bool {
+	return firstFree(slug, "-", func(s string) bool {
 		return slices.ContainsFunc(b.wb.Sheets, func(sh *model.Sheet) bool { return sh.Slug == s })
-	}
-	out := slug
+	})
+}
+
+// firstFree is base, or base<sep>2, base<sep>3… the first that is not taken.
+func firstFree(base, sep string, taken func(string) bool) string {
+	out := base
 	for n := 2; taken(out); n++ {
-		out = fmt.Sprintf("%s-%d", slug, n)
+		out = base + sep + strconv.Itoa(n)
 	}
 	return out
 }

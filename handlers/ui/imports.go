@@ -655,10 +655,7 @@ func (h *Imports) NewSheet(c *fiber.Ctx) error {
 	taken := map[string]bool{}
 	for i, f := range ic.src.Config.Fields {
 		// Keys an API user can type: "E-Mail Adresse" → e_mail_adresse (the label keeps the header).
-		key := cmp.Or(keyOf(cmp.Or(f.Label, f.Key)), fmt.Sprintf("column_%d", i+1))
-		for n, base := 2, key; taken[key]; n++ {
-			key = fmt.Sprintf("%s_%d", base, n)
-		}
+		key := firstFree(cmp.Or(keyOf(cmp.Or(f.Label, f.Key)), fmt.Sprintf("column_%d", i+1)), "_", func(k string) bool { return taken[k] })
 		taken[key] = true
 		cfg.Fields = append(cfg.Fields, model.Field{Key: key, Label: cmp.Or(f.Label, f.Key), Type: inferredType(readings[f.Key])})
 	}
