@@ -46,11 +46,9 @@ type DB struct {
 	sorts sortCache        // the full order of recent sorted record queries
 	// Sealer encrypts API keys at rest under the master key; set it before the first key is
 	// written (cmd/sluice does, then calls SealKeys). Without it keys are stored hashed only.
-	Sealer Sealer
-	// settings are the DB's runtime settings (Configure), shared with its pools and transactions.
-	settings *Settings
-	vacuum   vacuumer    // PostgreSQL: tidies records after bulk writes
-	anchors  pageAnchors // where deep pages of whole sheets start
+	Sealer  Sealer
+	vacuum  vacuumer    // PostgreSQL: tidies records after bulk writes
+	anchors pageAnchors // where deep pages of whole sheets start
 	// searchIdx: sheets whose PostgreSQL search index this node built (search_index.go)
 	searchIdx searchIndexes
 	// valueCounts: fields whose counted values this node is building (distinct_counts.go)
@@ -73,11 +71,12 @@ type Settings struct {
 // DefaultSettings are a DB's settings until Configure.
 func DefaultSettings() Settings { return Settings{SearchIndexMin: DefaultSearchIndexMin} }
 
-// Configure sets the DB's settings; call it before the DB is used.
-func (db *DB) Configure(s Settings) { *db.settings = s }
+// Configure sets the DB's settings, which its pools and transactions share; call it before
+// the DB is used.
+func (db *DB) Configure(s Settings) { *db.r.set = s }
 
 // Settings returns the DB's settings.
-func (db *DB) Settings() Settings { return *db.settings }
+func (db *DB) Settings() Settings { return *db.r.set }
 
 // Sealer encrypts and decrypts values with a key kept outside the database.
 type Sealer interface {
@@ -126,7 +125,7 @@ func Open(path string) (*DB, error) {
 	}
 	r.SetMaxOpenConns(8)
 	set := DefaultSettings()
-	db := &DB{w: &pool{DB: w, set: &set}, r: &pool{DB: r, set: &set}, settings: &set, Now: func() time.Time { return time.Now().UTC() }}
+	db := &DB{w: &pool{DB: w, set: &set}, r: &pool{DB: r, set: &set}, Now: func() time.Time { return time.Now().UTC() }}
 	if err := db.migrate(context.Background()); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("migrate: %w", err)

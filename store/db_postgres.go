@@ -40,7 +40,7 @@ func OpenPostgres(url string) (*DB, error) {
 		return nil, err
 	}
 	set := DefaultSettings()
-	db := &DB{url: url, w: &pool{DB: w, d: postgresDialect, set: &set}, r: &pool{DB: r, d: postgresDialect, set: &set}, settings: &set, Now: func() time.Time { return time.Now().UTC() }}
+	db := &DB{url: url, w: &pool{DB: w, d: postgresDialect, set: &set}, r: &pool{DB: r, d: postgresDialect, set: &set}, Now: func() time.Time { return time.Now().UTC() }}
 	db.sorts.shared = true // other nodes write too: kept orders are checked against the sheet's count of writes
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

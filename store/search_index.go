@@ -56,7 +56,7 @@ func searchIndexName(sk int64) string { return fmt.Sprintf("records_search_%d", 
 // ensureSearchIndex starts building sheet sk's search index unless it exists or is being
 // built; it returns at once.
 func (db *DB) ensureSearchIndex(rs *recSheet) {
-	if rs.sk == 0 || !db.settings.searchIndexWanted(rs.total) {
+	if rs.sk == 0 || !db.r.set.searchIndexWanted(rs.total) {
 		return
 	}
 	db.startSearchIndex(rs.sk)
