@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"sort"
 
 	"github.com/sluice/sluice/errs"
@@ -67,14 +68,21 @@ func (tx *Tx) writeLines(file string, states []*recState) error {
 // SourceLines returns the runs of a sheet's records that came from a file: all of them, or
 // with ids only those that hold one of these records. Errors: not_found.
 func (db *DB) SourceLines(ctx context.Context, accountID, sheetID string, ids ...string) (LineRuns, error) {
-	rs, err := loadRecSheet(ctx, db.r, accountID, sheetID)
-	if err != nil {
-		return nil, err
+	// Only the sheet's key is needed, not the whole sheet the record work loads.
+	var acc string
+	var sk sql.NullInt64
+	err := db.r.QueryRowContext(ctx, `SELECT w.account_id, rs.sk FROM sheets sh JOIN workbooks w ON w.id = sh.workbook_id
+		LEFT JOIN record_sheets rs ON rs.sheet_id = sh.id WHERE sh.id = ? AND sh.deleted_at IS NULL AND w.deleted_at IS NULL`, sheetID).Scan(&acc, &sk)
+	if errors.Is(err, sql.ErrNoRows) || (err == nil && accountID != "" && acc != accountID) {
+		return nil, errs.NotFoundf("sheetId", "Sheet not found")
 	}
-	if rs.sk == 0 {
+	if err != nil {
+		return nil, errs.Wrap(err, "read file rows")
+	}
+	if !sk.Valid || sk.Int64 == 0 {
 		return nil, nil
 	}
-	lo, hi := ridRange(rs.sk)
+	lo, hi := ridRange(sk.Int64)
 	from := lo
 	if len(ids) > 0 {
 		first, last := hi, lo
