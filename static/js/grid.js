@@ -184,23 +184,22 @@
     }
     const ids = (tbody) => Array.from(tbody.querySelectorAll(":scope > tr"), (tr) => tr.dataset.record || "").join();
     const active = document.activeElement?.closest?.("td[data-cell]");
-    if (ids(fresh) !== ids(body) && keep) {
-      // The fresh rows in their order, and each row that left the view after the row it
-      // followed before.
-      const freshIds = new Set(Array.from(fresh.querySelectorAll(":scope > tr"), (tr) => tr.dataset.record));
-      const oldRows = Array.from(body.querySelectorAll(":scope > tr"));
-      oldRows.forEach((tr, i) => {
-        if (freshIds.has(tr.dataset.record)) return;
-        tr.dataset.outOfView = "true";
-        tr.title = fresh.dataset.labelOutOfView || "";
-        const before = oldRows.slice(0, i).reverse().find((o) => freshIds.has(o.dataset.record) || o.dataset.outOfView);
-        const anchor = before && fresh.querySelector(`:scope > tr[data-record="${CSS.escape(before.dataset.record)}"]`);
-        if (anchor) anchor.after(tr);
-        else fresh.prepend(tr);
-      });
-      body.replaceWith(fresh);
-      htmx.process(fresh);
-    } else if (ids(fresh) !== ids(body)) {
+    if (ids(fresh) !== ids(body)) {
+      if (keep) {
+        // The fresh rows in their order, and each row that left the view after the row it
+        // followed before.
+        const freshIds = new Set(Array.from(fresh.querySelectorAll(":scope > tr"), (tr) => tr.dataset.record));
+        const oldRows = Array.from(body.querySelectorAll(":scope > tr"));
+        oldRows.forEach((tr, i) => {
+          if (freshIds.has(tr.dataset.record)) return;
+          tr.dataset.outOfView = "true";
+          tr.title = fresh.dataset.labelOutOfView || "";
+          const before = oldRows.slice(0, i).reverse().find((o) => freshIds.has(o.dataset.record) || o.dataset.outOfView);
+          const anchor = before && fresh.querySelector(`:scope > tr[data-record="${CSS.escape(before.dataset.record)}"]`);
+          if (anchor) anchor.after(tr);
+          else fresh.prepend(tr);
+        });
+      }
       body.replaceWith(fresh);
       htmx.process(fresh);
     } else {
