@@ -57,7 +57,7 @@ test-go: generate
 # role that may create databases (each test and each server gets its own); .ci/postgres
 # installs and starts Debian's PostgreSQL and prints one. Without it they are skipped, loudly
 # (SLUICE_REQUIRE_POSTGRES=1 makes that a failure, as in CI).
-PG_PACKAGES := ./store/ ./blobs/ ./jobs/ ./events/ ./web/ ./cmd/sluice/
+PG_PACKAGES := ./store/... ./blobs/ ./jobs/ ./events/ ./web/ ./cmd/sluice/
 test-pg: build $(UPSTREAM_STAMP)
 	@if [ -z "$(SLUICE_TEST_DATABASE_URL)" ]; then \
 	  echo "*** PostgreSQL tests skipped: set SLUICE_TEST_DATABASE_URL (SLUICE_TEST_DATABASE_URL=\$$(.ci/postgres) make test-pg)"; \
@@ -97,10 +97,10 @@ test-fuzz:
 
 test: check test-go test-wire test-upstream test-pg test-fuzz
 
-# The records benchmark (store/records_bench_test.go): SLUICE_BENCH_ROWS records (default
+# The records benchmark (store/recordset/records_bench_test.go): SLUICE_BENCH_ROWS records (default
 # 1,000,000), each phase SLUICE_BENCH_REPEAT times (default 3), medians printed as a table.
 bench-records:
-	$(GO) test -run '^$$' -bench '^BenchmarkRecords$$' -benchtime 1x -timeout 30m ./store/
+	$(GO) test -run '^$$' -bench '^BenchmarkRecords$$' -benchtime 1x -timeout 30m ./store/recordset/
 
 # The upload benchmark (bench/): a generated SLUICE_BENCH_ROWS-row CSV (default 1,000,000)
 # uploaded over HTTP to the built server, beside the sqlite3 shell's .import of the same file.

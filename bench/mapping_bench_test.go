@@ -14,6 +14,7 @@ import (
 	"github.com/sluice/sluice/jobs"
 	"github.com/sluice/sluice/model"
 	"github.com/sluice/sluice/store"
+	"github.com/sluice/sluice/store/recordset"
 )
 
 // BenchmarkMapping maps SLUICE_BENCH_ROWS records (default 1,000,000) from a source sheet into
@@ -64,7 +65,7 @@ func BenchmarkMapping(b *testing.B) {
 		return out, nil
 	}
 	start := time.Now()
-	if _, err := db.InsertStream(ctx, src.Sheets[0].ID, srcKeys, gen, 10000, store.WriteOptions{Actor: "bench", DisableHooks: true}); err != nil {
+	if _, err := db.InsertStream(ctx, src.Sheets[0].ID, srcKeys, gen, 10000, recordset.WriteOptions{Actor: "bench", DisableHooks: true}); err != nil {
 		b.Fatal(err)
 	}
 	insert := time.Since(start)

@@ -10,13 +10,14 @@ import (
 
 	"github.com/sluice/sluice/blobs"
 	"github.com/sluice/sluice/store"
+	"github.com/sluice/sluice/store/sqldb"
 )
 
 // The node that received an upload extracts from its own copy; any other node, or the same
 // one once the copy is used or swept, reads the database's bytes.
 func TestDatabaseKeepsTheReceivingNodesCopy(t *testing.T) {
-	dsn := store.TestDatabase(t)
-	if !store.IsPostgresURL(dsn) {
+	dsn := sqldb.TestDatabase(t)
+	if !sqldb.IsPostgresURL(dsn) {
 		t.Skip("the database store is PostgreSQL's (set SLUICE_TEST_DATABASE_URL)")
 	}
 	db, err := store.OpenDSN(dsn)

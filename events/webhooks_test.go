@@ -15,6 +15,7 @@ import (
 	"github.com/sluice/sluice/handlers/api"
 	"github.com/sluice/sluice/model"
 	"github.com/sluice/sluice/store"
+	"github.com/sluice/sluice/store/sqldb"
 )
 
 const secret = "sk_webhook_test"
@@ -41,7 +42,7 @@ type fixture struct {
 
 func mustOpenDB(t *testing.T) *fixture {
 	t.Helper()
-	f := &fixture{path: store.TestDatabase(t), clock: &clock{now: time.Now().UTC().Truncate(time.Second)}}
+	f := &fixture{path: sqldb.TestDatabase(t), clock: &clock{now: time.Now().UTC().Truncate(time.Second)}}
 	f.open(t)
 	res, err := f.db.EnsureBootstrap(t.Context(), store.Bootstrap{AccountName: "T", AdminEmail: "a@b.c", SecretKey: secret, PublishableKey: "pk_w"})
 	if err != nil {

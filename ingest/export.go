@@ -15,6 +15,7 @@ import (
 	"github.com/sluice/sluice/records"
 	"github.com/sluice/sluice/schema"
 	"github.com/sluice/sluice/store"
+	"github.com/sluice/sluice/store/recordset"
 )
 
 // ExportOperation is the job operation of the built-in export ("sheet:export" or
@@ -53,7 +54,7 @@ func (s *Service) Export(ctx context.Context, j *model.Job) (jobs.Outcome, error
 		_ = json.Unmarshal(j.Input, &in)
 	}
 	format := strings.ToLower(cmp.Or(in.Format, cfg.Format))
-	q := store.RecordQuery{Filter: cfg.Options.Filter, FilterField: cfg.Options.FilterField, SearchValue: cfg.Options.SearchValue,
+	q := recordset.RecordQuery{Filter: cfg.Options.Filter, FilterField: cfg.Options.FilterField, SearchValue: cfg.Options.SearchValue,
 		SearchField: cfg.Options.SearchField, Q: cfg.Options.Q, IDs: cfg.Options.IDs, SortField: cfg.Options.SortField,
 		SortDesc: strings.EqualFold(cfg.Options.SortDirection, "desc")}
 	var sheets []*model.Sheet
@@ -118,7 +119,7 @@ func (s *Service) Export(ctx context.Context, j *model.Job) (jobs.Outcome, error
 }
 
 // write renders the export into the file at path and returns the record count and byte size.
-func (s *Service) write(ctx context.Context, accountID, path, format string, sheets []*model.Sheet, q store.RecordQuery, keepFormulas bool) (int, int64, error) {
+func (s *Service) write(ctx context.Context, accountID, path, format string, sheets []*model.Sheet, q recordset.RecordQuery, keepFormulas bool) (int, int64, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return 0, 0, errs.Wrap(err, "files directory")
 	}
@@ -150,8 +151,8 @@ type countingReader struct {
 	n  int
 }
 
-func (c *countingReader) EachRecord(ctx context.Context, accountID, sheetID string, q store.RecordQuery, fn func(*store.Record) error) error {
-	return c.rr.EachRecord(ctx, accountID, sheetID, q, func(r *store.Record) error { c.n++; return fn(r) })
+func (c *countingReader) EachRecord(ctx context.Context, accountID, sheetID string, q recordset.RecordQuery, fn func(*recordset.Record) error) error {
+	return c.rr.EachRecord(ctx, accountID, sheetID, q, func(r *recordset.Record) error { c.n++; return fn(r) })
 }
 
 // countingValues is a countingReader over a reader of stored values (valueReader).

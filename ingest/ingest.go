@@ -23,6 +23,7 @@ import (
 	"github.com/sluice/sluice/records"
 	"github.com/sluice/sluice/schema"
 	"github.com/sluice/sluice/store"
+	"github.com/sluice/sluice/store/recordset"
 )
 
 // Operation is the job operation of extraction; its job events carry job "file:extract".
@@ -146,8 +147,8 @@ func (s *Service) load(ctx context.Context, j *model.Job, f *model.File, src *ex
 		}
 		return quote.Row(row), nil
 	}
-	lines := &store.Lines{File: f.ID, Line: t.Row}
-	_, err := s.DB.InsertStream(ctx, sheetID, t.Headers, rows, batch, store.WriteOptions{Actor: f.CreatedBy, AccountID: f.AccountID, Job: j.ID, Lines: lines})
+	lines := &recordset.Lines{File: f.ID, Line: t.Row}
+	_, err := s.DB.InsertStream(ctx, sheetID, t.Headers, rows, batch, recordset.WriteOptions{Actor: f.CreatedBy, AccountID: f.AccountID, Job: j.ID, Lines: lines})
 	cols := infer.done()
 	if errors.Is(err, io.EOF) {
 		err = nil

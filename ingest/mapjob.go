@@ -18,7 +18,8 @@ import (
 	"github.com/sluice/sluice/model"
 	"github.com/sluice/sluice/records"
 	"github.com/sluice/sluice/schema"
-	"github.com/sluice/sluice/store"
+	"github.com/sluice/sluice/store/recordset"
+	"github.com/sluice/sluice/store/sqldb"
 )
 
 // mapBatch is how many records each write transaction of a map job holds: larger than an
@@ -282,7 +283,7 @@ func (s *Service) samples(ctx context.Context, accountID string, src *model.Shee
 	for i, f := range src.Config.Fields {
 		idx[f.Key] = i
 	}
-	recs, _, err := s.DB.GetRecords(ctx, accountID, src.ID, store.RecordQuery{Page: model.Page{Size: 25, Number: 1}}, false)
+	recs, _, err := s.DB.GetRecords(ctx, accountID, src.ID, recordset.RecordQuery{Page: model.Page{Size: 25, Number: 1}}, false)
 	if err != nil {
 		return err
 	}
@@ -351,17 +352,17 @@ func (s *Service) Map(ctx context.Context, j *model.Job) (jobs.Outcome, error) {
 			addKey(k)
 		}
 	}
-	recs := make(chan *store.Record, 1000)
+	recs := make(chan *recordset.Record, 1000)
 	errc := make(chan error, 1)
 	// The reader stops when the job returns early (a failed write): done ends its wait.
 	done := make(chan struct{})
 	defer close(done)
 	go func() {
 		errc <- s.DB.EachValues(ctx, j.AccountID, p.Source.ID, func(keys []string, id string, row records.Row) error {
-			r := &store.Record{ID: id, Cells: make([]store.Cell, 0, len(row))}
+			r := &recordset.Record{ID: id, Cells: make([]recordset.Cell, 0, len(row))}
 			for i, v := range row {
 				if v != nil {
-					r.Cells = append(r.Cells, store.Cell{Key: keys[i], Value: v})
+					r.Cells = append(r.Cells, recordset.Cell{Key: keys[i], Value: v})
 				}
 			}
 			select {
@@ -378,7 +379,7 @@ func (s *Service) Map(ctx context.Context, j *model.Job) (jobs.Outcome, error) {
 		total = c.Total
 	}
 	n := 0
-	next := func() (*store.Record, error) {
+	next := func() (*recordset.Record, error) {
 		r, ok := <-recs
 		if !ok {
 			if err := <-errc; err != nil {
@@ -402,7 +403,7 @@ func (s *Service) Map(ctx context.Context, j *model.Job) (jobs.Outcome, error) {
 	for _, v := range in.EmptyValues {
 		empty[v] = true
 	}
-	values := func(r *store.Record) map[string]json.RawMessage {
+	values := func(r *recordset.Record) map[string]json.RawMessage {
 		byKey := make(map[string]json.RawMessage, len(r.Cells))
 		for _, c := range r.Cells {
 			byKey[c.Key] = c.Value
@@ -429,7 +430,7 @@ func (s *Service) Map(ctx context.Context, j *model.Job) (jobs.Outcome, error) {
 		}
 		return vals
 	}
-	opt := store.WriteOptions{Actor: j.CreatedBy, AccountID: j.AccountID}
+	opt := recordset.WriteOptions{Actor: j.CreatedBy, AccountID: j.AccountID}
 	if in.KeepRecordIDs {
 		// All or nothing in place too: a snapshot first, put back if the job does not finish.
 		snap, err := s.DB.CreateSnapshot(ctx, j.AccountID, p.Destination.ID, "Before transform job "+j.ID, "", j.CreatedBy)
@@ -440,7 +441,7 @@ func (s *Service) Map(ctx context.Context, j *model.Job) (jobs.Outcome, error) {
 			if ctx.Err() != nil {
 				err = context.Cause(ctx)
 			}
-			if _, rerr := s.DB.RestoreSnapshot(context.WithoutCancel(ctx), j.AccountID, snap.ID, store.RestoreOptions{Updated: true}, opt); rerr != nil {
+			if _, rerr := s.DB.RestoreSnapshot(context.WithoutCancel(ctx), j.AccountID, snap.ID, recordset.RestoreOptions{Updated: true}, opt); rerr != nil {
 				return jobs.Outcome{}, fmt.Errorf("%w; putting the records back from snapshot %s failed too: %w", err, snap.ID, rerr)
 			}
 			return jobs.Outcome{}, fmt.Errorf("%w; the records it had changed were put back as they were (snapshot %s)", err, snap.ID)
@@ -457,7 +458,7 @@ func (s *Service) Map(ctx context.Context, j *model.Job) (jobs.Outcome, error) {
 	}
 	row := 0
 	if len(runs) > 0 {
-		opt.Lines = &store.Lines{File: runs[0].File, Line: func() int { return row }}
+		opt.Lines = &recordset.Lines{File: runs[0].File, Line: func() int { return row }}
 	}
 	rows := func() ([]json.RawMessage, error) {
 		r, err := next()
@@ -487,7 +488,7 @@ func (s *Service) Map(ctx context.Context, j *model.Job) (jobs.Outcome, error) {
 	}
 	// A person's import is one change in their undo history of the sheet: "Undo" takes
 	// the whole import back.
-	if strings.HasPrefix(j.CreatedBy, store.PrefixUser) && j.CreatedBy != jobs.WorkerActor {
+	if strings.HasPrefix(j.CreatedBy, sqldb.PrefixUser) && j.CreatedBy != jobs.WorkerActor {
 		if _, err := s.DB.NoteJobUndo(ctx, j.ID, p.Destination.ID, j.CreatedBy, "import"); err != nil {
 			return jobs.Outcome{}, err
 		}
@@ -500,9 +501,9 @@ func (s *Service) Map(ctx context.Context, j *model.Job) (jobs.Outcome, error) {
 
 // transformInPlace rewrites each record of the sheet with the values the plan computes from
 // it, keeping its id, mapBatch records per version (keepRecordIds: true).
-func (s *Service) transformInPlace(ctx context.Context, sheetID string, keys []string, next func() (*store.Record, error),
-	values func(*store.Record) map[string]json.RawMessage, opt store.WriteOptions) error {
-	batch := make([]store.RecordIn, 0, mapBatch)
+func (s *Service) transformInPlace(ctx context.Context, sheetID string, keys []string, next func() (*recordset.Record, error),
+	values func(*recordset.Record) map[string]json.RawMessage, opt recordset.WriteOptions) error {
+	batch := make([]recordset.RecordIn, 0, mapBatch)
 	flush := func() error {
 		if len(batch) == 0 {
 			return nil
@@ -520,13 +521,13 @@ func (s *Service) transformInPlace(ctx context.Context, sheetID string, keys []s
 			return err
 		}
 		vals := values(r)
-		in := store.RecordIn{ID: r.ID, Values: make(map[string]store.CellIn, len(keys))}
+		in := recordset.RecordIn{ID: r.ID, Values: make(map[string]recordset.CellIn, len(keys))}
 		for _, k := range keys {
 			v := vals[k]
 			if len(v) == 0 {
 				v = jsonNull
 			}
-			in.Values[k] = store.CellIn{Value: v, HasValue: true}
+			in.Values[k] = recordset.CellIn{Value: v, HasValue: true}
 		}
 		if batch = append(batch, in); len(batch) == mapBatch {
 			if err := flush(); err != nil {

@@ -15,7 +15,7 @@ import (
 	"github.com/sluice/sluice/jobs"
 	"github.com/sluice/sluice/model"
 	"github.com/sluice/sluice/netguard"
-	"github.com/sluice/sluice/store"
+	"github.com/sluice/sluice/store/recordset"
 )
 
 // SubmitOperation is the built-in Submit of workbooks made in the dashboard's sheet builder
@@ -105,7 +105,7 @@ func (s *Submitter) post(ctx context.Context, wb *model.Workbook, target string)
 	n := 0
 	for _, sh := range wb.Sheets {
 		out := submitSheet{ID: sh.ID, Slug: sh.Slug, Name: sh.Name, Records: []map[string]any{}}
-		err := s.Files.DB.EachRecord(ctx, wb.AccountID, sh.ID, store.RecordQuery{}, func(r *store.Record) error {
+		err := s.Files.DB.EachRecord(ctx, wb.AccountID, sh.ID, recordset.RecordQuery{}, func(r *recordset.Record) error {
 			if n++; target == "" {
 				return nil
 			}

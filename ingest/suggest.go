@@ -6,7 +6,7 @@ import (
 
 	"github.com/sluice/sluice/mapping"
 	"github.com/sluice/sluice/model"
-	"github.com/sluice/sluice/store"
+	"github.com/sluice/sluice/store/recordset"
 )
 
 // SuggestSheet runs the suggestion engine for mapping src onto dst as actor sees it: the
@@ -35,7 +35,7 @@ const distinctScan = 5000
 // DistinctValues returns up to limit distinct non-empty texts of one field, in the order
 // they first appear among the sheet's first records (for enum value mapping).
 func (s *Service) DistinctValues(ctx context.Context, accountID, sheetID, key string, limit int) ([]string, error) {
-	recs, _, err := s.DB.GetRecords(ctx, accountID, sheetID, store.RecordQuery{Page: model.Page{Size: distinctScan, Number: 1}}, false)
+	recs, _, err := s.DB.GetRecords(ctx, accountID, sheetID, recordset.RecordQuery{Page: model.Page{Size: distinctScan, Number: 1}}, false)
 	if err != nil {
 		return nil, err
 	}

@@ -18,19 +18,19 @@ import (
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/model"
 	"github.com/sluice/sluice/records"
-	"github.com/sluice/sluice/store"
+	"github.com/sluice/sluice/store/recordset"
 )
 
 // RecordReader walks the records a query selects.
 type RecordReader interface {
-	EachRecord(ctx context.Context, accountID, sheetID string, q store.RecordQuery, fn func(*store.Record) error) error
+	EachRecord(ctx context.Context, accountID, sheetID string, q recordset.RecordQuery, fn func(*recordset.Record) error) error
 }
 
 // CheckReadable reads the first record q selects of a sheet and stops: an export checks
 // its query so before the first byte of a streamed file goes out, while an error can still
 // be answered as one.
-func CheckReadable(ctx context.Context, rr RecordReader, accountID, sheetID string, q store.RecordQuery) error {
-	err := rr.EachRecord(ctx, accountID, sheetID, q, func(*store.Record) error { return errFirstRecord })
+func CheckReadable(ctx context.Context, rr RecordReader, accountID, sheetID string, q recordset.RecordQuery) error {
+	err := rr.EachRecord(ctx, accountID, sheetID, q, func(*recordset.Record) error { return errFirstRecord })
 	if errors.Is(err, errFirstRecord) {
 		return nil
 	}
@@ -40,7 +40,7 @@ func CheckReadable(ctx context.Context, rr RecordReader, accountID, sheetID stri
 // CSVBody writes the sheet's CSV (WriteCSV) into a streamed response body, once the query
 // has been checked (CheckReadable): the request's context is gone by then, and an error can
 // no longer be answered, only cut the file short.
-func CSVBody(rr RecordReader, accountID string, s *model.Sheet, q store.RecordQuery, keepFormulas bool) func(*bufio.Writer) {
+func CSVBody(rr RecordReader, accountID string, s *model.Sheet, q recordset.RecordQuery, keepFormulas bool) func(*bufio.Writer) {
 	return func(bw *bufio.Writer) {
 		_ = WriteCSV(context.Background(), rr, accountID, s, q, bw, keepFormulas)
 		_ = bw.Flush()
@@ -71,10 +71,10 @@ type valueReader interface {
 
 // eachCells calls fn with the export text of each record q selects, in the sheet's field
 // order.
-func eachCells(ctx context.Context, rr RecordReader, accountID string, s *model.Sheet, q store.RecordQuery, fn func([]string) error) error {
+func eachCells(ctx context.Context, rr RecordReader, accountID string, s *model.Sheet, q recordset.RecordQuery, fn func([]string) error) error {
 	vr, ok := rr.(valueReader)
 	if !ok || !q.Whole() {
-		return rr.EachRecord(ctx, accountID, s.ID, q, func(r *store.Record) error { return fn(cells(s, r)) })
+		return rr.EachRecord(ctx, accountID, s.ID, q, func(r *recordset.Record) error { return fn(cells(s, r)) })
 	}
 	var at []int // (field i's place among the reader's keys, -1: none)
 	return vr.EachValues(ctx, accountID, s.ID, func(keys []string, _ string, row records.Row) error {
@@ -95,7 +95,7 @@ func eachCells(ctx context.Context, rr RecordReader, accountID string, s *model.
 }
 
 // cells lays a record out in the sheet's field order as export text.
-func cells(s *model.Sheet, r *store.Record) []string {
+func cells(s *model.Sheet, r *recordset.Record) []string {
 	byKey := make(map[string]json.RawMessage, len(r.Cells))
 	for _, c := range r.Cells {
 		byKey[c.Key] = c.Value
@@ -145,7 +145,7 @@ func decodedText(raw json.RawMessage) string {
 // a cell a spreadsheet would take for a formula (it starts with = + - @, a tab or a carriage
 // return, and is not a number) is written with a leading ' (OWASP's advice against CSV
 // injection): whoever opens the export runs nothing an importer typed.
-func WriteCSV(ctx context.Context, rr RecordReader, accountID string, s *model.Sheet, q store.RecordQuery, w io.Writer, keepFormulas bool) error {
+func WriteCSV(ctx context.Context, rr RecordReader, accountID string, s *model.Sheet, q recordset.RecordQuery, w io.Writer, keepFormulas bool) error {
 	cw := csv.NewWriter(w)
 	write := cw.Write
 	if !keepFormulas {
@@ -168,7 +168,7 @@ func WriteCSV(ctx context.Context, rr RecordReader, accountID string, s *model.S
 }
 
 // WriteXLSX writes sheets as the worksheets of one Excel workbook, streaming each.
-func WriteXLSX(ctx context.Context, rr RecordReader, accountID string, sheets []*model.Sheet, q store.RecordQuery, w io.Writer) error {
+func WriteXLSX(ctx context.Context, rr RecordReader, accountID string, sheets []*model.Sheet, q recordset.RecordQuery, w io.Writer) error {
 	x := excelize.NewFile()
 	defer x.Close()
 	used := map[string]bool{}

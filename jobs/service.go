@@ -9,12 +9,13 @@ import (
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/model"
 	"github.com/sluice/sluice/store"
+	"github.com/sluice/sluice/store/recordset"
 )
 
 // RecordCounter reads a sheet's record counts (kept up to date on write, so no scan); the
 // records store provides it. Actions' hasData and hasAllValid constraints use it.
 type RecordCounter interface {
-	GetRecordCounts(ctx context.Context, accountID, sheetID string) (*store.Counts, error)
+	GetRecordCounts(ctx context.Context, accountID, sheetID string) (*recordset.Counts, error)
 }
 
 // Service runs the job rules on the store.

@@ -11,6 +11,7 @@ import (
 	"github.com/sluice/sluice/jobs"
 	"github.com/sluice/sluice/model"
 	"github.com/sluice/sluice/store"
+	"github.com/sluice/sluice/store/sqldb"
 )
 
 // clock is a fake clock shared by every store opened on the same file.
@@ -30,7 +31,7 @@ type fixture struct {
 
 func mustOpenDB(t *testing.T) *fixture {
 	t.Helper()
-	f := &fixture{path: store.TestDatabase(t), clock: &clock{now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}}
+	f := &fixture{path: sqldb.TestDatabase(t), clock: &clock{now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}}
 	f.open(t)
 	res, err := f.db.EnsureBootstrap(t.Context(), store.Bootstrap{AccountName: "T", AdminEmail: "a@b.c", SecretKey: "sk_t", PublishableKey: "pk_t"})
 	if err != nil {

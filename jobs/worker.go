@@ -15,6 +15,7 @@ import (
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/model"
 	"github.com/sluice/sluice/store"
+	"github.com/sluice/sluice/store/recordset"
 )
 
 // WorkerActor is the actor id on events of jobs the built-in worker carries out.
@@ -217,7 +218,7 @@ func (w *Worker) run(ctx context.Context, r store.JobRef) (bool, error) {
 		}
 		// Nothing of a job that did not complete stays: a fresh context, the job's is done.
 		dctx, dcancel := context.WithTimeout(context.Background(), time.Hour)
-		n, err := w.svc.DB.DiscardJobWrites(dctx, j.ID, store.WriteOptions{Actor: WorkerActor, AccountID: j.AccountID})
+		n, err := w.svc.DB.DiscardJobWrites(dctx, j.ID, recordset.WriteOptions{Actor: WorkerActor, AccountID: j.AccountID})
 		dcancel()
 		if err != nil {
 			return true, err
@@ -290,7 +291,7 @@ func (w *Worker) TakeOver(ctx context.Context, runner, msg string) (int, error) 
 		return len(refs), err
 	}
 	for _, id := range ids {
-		if _, err := w.svc.DB.DiscardJobWrites(ctx, id, store.WriteOptions{Actor: WorkerActor}); err != nil {
+		if _, err := w.svc.DB.DiscardJobWrites(ctx, id, recordset.WriteOptions{Actor: WorkerActor}); err != nil {
 			return len(refs), err
 		}
 	}
@@ -332,7 +333,7 @@ func (w *Worker) Stop() {
 // RecordDeleter deletes the records a query selects; the records store provides it.
 type RecordDeleter interface {
 	Resolver
-	DeleteWhere(ctx context.Context, sheetID string, q store.RecordQuery, opt store.WriteOptions) (*store.BulkResult, error)
+	DeleteWhere(ctx context.Context, sheetID string, q recordset.RecordQuery, opt recordset.WriteOptions) (*recordset.BulkResult, error)
 }
 
 // DeleteRecords is the built-in delete-records job: it deletes the records of config.sheet
@@ -348,7 +349,7 @@ func DeleteRecords(d RecordDeleter) Handler {
 		if err := CheckScope(ctx, d, j); err != nil { // the stored config, checked again before acting
 			return "", err
 		}
-		q := store.RecordQuery{Filter: c.Filter, FilterField: c.FilterField, SearchValue: c.SearchValue, SearchField: c.SearchField,
+		q := recordset.RecordQuery{Filter: c.Filter, FilterField: c.FilterField, SearchValue: c.SearchValue, SearchField: c.SearchField,
 			Q: c.Q, IDs: c.Exceptions}
 		if q.Filter == "none" {
 			q.Filter = ""
@@ -357,7 +358,7 @@ func DeleteRecords(d RecordDeleter) Handler {
 			// Without a selection, ids would pick the records to delete, not spare them.
 			return "Deleted 0 records: the config selects none", nil
 		}
-		res, err := d.DeleteWhere(ctx, c.Sheet, q, store.WriteOptions{Actor: WorkerActor, AccountID: j.AccountID})
+		res, err := d.DeleteWhere(ctx, c.Sheet, q, recordset.WriteOptions{Actor: WorkerActor, AccountID: j.AccountID})
 		if err != nil {
 			return "", err
 		}

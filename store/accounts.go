@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 
+	"github.com/sluice/sluice/store/sqldb"
+
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/model"
 )
@@ -34,22 +36,22 @@ func (db *DB) EnsureBootstrap(ctx context.Context, b Bootstrap) (*BootstrapResul
 	res := &BootstrapResult{}
 	err := db.Update(ctx, func(tx *Tx) error {
 		var n int
-		if err := tx.queryRow(`SELECT COUNT(*) FROM accounts`).Scan(&n); err != nil {
+		if err := tx.QueryRow(`SELECT COUNT(*) FROM accounts`).Scan(&n); err != nil {
 			return errs.Wrap(err, "count accounts")
 		}
 		if n > 0 {
 			return nil
 		}
 		res.Created = true
-		now := tx.now
-		acc := &model.Account{ID: NewID(PrefixAccount), Name: b.AccountName, Metadata: json.RawMessage("{}"), CreatedAt: now, UpdatedAt: now}
-		if _, err := tx.exec(`INSERT INTO accounts (id, name, metadata, created_at, updated_at) VALUES (?, ?, '{}', ?, ?)`, acc.ID, acc.Name, ms(now), ms(now)); err != nil {
+		now := tx.Now()
+		acc := &model.Account{ID: sqldb.NewID(sqldb.PrefixAccount), Name: b.AccountName, Metadata: json.RawMessage("{}"), CreatedAt: now, UpdatedAt: now}
+		if _, err := tx.Exec(`INSERT INTO accounts (id, name, metadata, created_at, updated_at) VALUES (?, ?, '{}', ?, ?)`, acc.ID, acc.Name, sqldb.Millis(now), sqldb.Millis(now)); err != nil {
 			return errs.Wrap(err, "insert account")
 		}
 		res.Account = acc
-		u := &model.User{ID: NewID(PrefixUser), AccountID: acc.ID, Email: b.AdminEmail, Name: "Admin", PasswordHash: b.PasswordHash, CreatedAt: now, UpdatedAt: now}
-		if _, err := tx.exec(`INSERT INTO users (id, account_id, email, name, password_hash, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-			u.ID, u.AccountID, u.Email, u.Name, u.PasswordHash, ms(now), ms(now)); err != nil {
+		u := &model.User{ID: sqldb.NewID(sqldb.PrefixUser), AccountID: acc.ID, Email: b.AdminEmail, Name: "Admin", PasswordHash: b.PasswordHash, CreatedAt: now, UpdatedAt: now}
+		if _, err := tx.Exec(`INSERT INTO users (id, account_id, email, name, password_hash, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+			u.ID, u.AccountID, u.Email, u.Name, u.PasswordHash, sqldb.Millis(now), sqldb.Millis(now)); err != nil {
 			return errs.Wrap(err, "insert admin")
 		}
 		res.Admin = u
@@ -68,7 +70,7 @@ func (db *DB) GetAccount(ctx context.Context, id string) (*model.Account, error)
 	var a model.Account
 	var meta, domains string
 	var c, u int64
-	err := db.r.QueryRowContext(ctx, `SELECT id, name, metadata, embedded_domains, created_at, updated_at FROM accounts WHERE id = ?`, id).
+	err := db.Reader.QueryRowContext(ctx, `SELECT id, name, metadata, embedded_domains, created_at, updated_at FROM accounts WHERE id = ?`, id).
 		Scan(&a.ID, &a.Name, &meta, &domains, &c, &u)
 	if err == sql.ErrNoRows {
 		return nil, errs.NotFoundf("accountId", "Account not found")
@@ -76,7 +78,7 @@ func (db *DB) GetAccount(ctx context.Context, id string) (*model.Account, error)
 	if err != nil {
 		return nil, errs.Wrap(err, "get account")
 	}
-	a.Metadata, a.CreatedAt, a.UpdatedAt = rawOr(meta, "{}"), fromMS(c), fromMS(u)
+	a.Metadata, a.CreatedAt, a.UpdatedAt = sqldb.RawOr(meta, "{}"), sqldb.FromMillis(c), sqldb.FromMillis(u)
 	a.EmbeddedDomains = []string{}
 	_ = json.Unmarshal([]byte(domains), &a.EmbeddedDomains)
 	return &a, nil
@@ -94,10 +96,10 @@ func (db *DB) UpdateAccount(ctx context.Context, id string, up AccountUpdate) (*
 	err := db.Update(ctx, func(tx *Tx) error {
 		var domains any
 		if up.EmbeddedDomains != nil {
-			domains = jsonText(up.EmbeddedDomains)
+			domains = sqldb.JSONText(up.EmbeddedDomains)
 		}
-		res, err := tx.exec(`UPDATE accounts SET name = COALESCE(?, name), metadata = COALESCE(?, metadata), embedded_domains = COALESCE(?, embedded_domains),
-			updated_at = ? WHERE id = ?`, up.Name, nullRaw(up.Metadata), domains, ms(tx.now), id)
+		res, err := tx.Exec(`UPDATE accounts SET name = COALESCE(?, name), metadata = COALESCE(?, metadata), embedded_domains = COALESCE(?, embedded_domains),
+			updated_at = ? WHERE id = ?`, up.Name, nullRaw(up.Metadata), domains, sqldb.Millis(tx.Now()), id)
 		if err != nil {
 			return errs.Wrap(err, "update account")
 		}
@@ -124,7 +126,7 @@ func nullRaw(r json.RawMessage) any {
 func (db *DB) Setting(ctx context.Context, key string, gen func() string) (string, error) {
 	var v string
 	err := db.Update(ctx, func(tx *Tx) error {
-		err := tx.queryRow(`SELECT value FROM settings WHERE key = ?`, key).Scan(&v)
+		err := tx.QueryRow(`SELECT value FROM settings WHERE key = ?`, key).Scan(&v)
 		if err == nil {
 			return nil
 		}
@@ -132,7 +134,7 @@ func (db *DB) Setting(ctx context.Context, key string, gen func() string) (strin
 			return errs.Wrap(err, "read setting")
 		}
 		v = gen()
-		_, err = tx.exec(`INSERT INTO settings (key, value) VALUES (?, ?)`, key, v)
+		_, err = tx.Exec(`INSERT INTO settings (key, value) VALUES (?, ?)`, key, v)
 		return err
 	})
 	return v, err
@@ -141,7 +143,7 @@ func (db *DB) Setting(ctx context.Context, key string, gen func() string) (strin
 // EmbeddedOrigins is every origin on any account's embedding allowlist: CORS and framing are
 // decided before a request says which account it is for.
 func (db *DB) EmbeddedOrigins(ctx context.Context) ([]string, error) {
-	rows, err := db.r.QueryContext(ctx, `SELECT DISTINCT value FROM accounts a, `+db.r.d.jsonTexts("a.embedded_domains")+` ORDER BY value`)
+	rows, err := db.Reader.QueryContext(ctx, `SELECT DISTINCT value FROM accounts a, `+db.Reader.Dialect().JSONTexts("a.embedded_domains")+` ORDER BY value`)
 	if err != nil {
 		return nil, errs.Wrap(err, "read embedding allowlist")
 	}

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 
+	"github.com/sluice/sluice/store/sqldb"
+
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/model"
 )
@@ -15,7 +17,7 @@ const PrefixAction = "us_act_"
 
 const actionColumns = `id, account_id, environment_id, space_id, target_id, target_type, workbook_id, config, created_by, created_at, updated_at`
 
-func scanAction(sc scanner) (*model.Action, error) {
+func scanAction(sc sqldb.Scanner) (*model.Action, error) {
 	var a model.Action
 	var cfg string
 	var c, u int64
@@ -29,7 +31,7 @@ func scanAction(sc scanner) (*model.Action, error) {
 	if err := json.Unmarshal([]byte(cfg), &a.Config); err != nil {
 		return nil, errs.Wrap(err, "decode action %s", a.ID)
 	}
-	a.CreatedAt, a.UpdatedAt = fromMS(c), fromMS(u)
+	a.CreatedAt, a.UpdatedAt = sqldb.FromMillis(c), sqldb.FromMillis(u)
 	return &a, nil
 }
 
@@ -57,16 +59,16 @@ func actionPayload(a *model.Action) map[string]any {
 func (db *DB) CreateActions(ctx context.Context, list []*model.Action, actor string) error {
 	return db.Update(ctx, func(tx *Tx) error {
 		for _, a := range list {
-			a.ID = NewID(PrefixAction)
-			a.CreatedBy, a.CreatedAt, a.UpdatedAt = actor, tx.now, tx.now
+			a.ID = sqldb.NewID(PrefixAction)
+			a.CreatedBy, a.CreatedAt, a.UpdatedAt = actor, tx.Now(), tx.Now()
 			cfg, err := json.Marshal(a.Config)
 			if err != nil {
 				return errs.Wrap(err, "encode action")
 			}
-			_, err = tx.exec(`INSERT INTO actions (id, account_id, environment_id, space_id, target_id, target_type, workbook_id, operation, config,
+			_, err = tx.Exec(`INSERT INTO actions (id, account_id, environment_id, space_id, target_id, target_type, workbook_id, operation, config,
 				created_by, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 				a.ID, a.AccountID, a.EnvironmentID, a.SpaceID, a.TargetID, a.TargetType, a.WorkbookID, a.Config.Operation, string(cfg),
-				actor, ms(tx.now), ms(tx.now))
+				actor, sqldb.Millis(tx.Now()), sqldb.Millis(tx.Now()))
 			if err != nil {
 				return errs.Wrap(err, "insert action")
 			}
@@ -80,12 +82,12 @@ func (db *DB) CreateActions(ctx context.Context, list []*model.Action, actor str
 
 // GetAction returns a live action of the account. Errors: not_found.
 func (db *DB) GetAction(ctx context.Context, accountID, id string) (*model.Action, error) {
-	return scanAction(db.r.QueryRowContext(ctx, `SELECT `+actionColumns+` FROM actions WHERE id = ? AND account_id = ? AND deleted_at IS NULL`, id, accountID))
+	return scanAction(db.Reader.QueryRowContext(ctx, `SELECT `+actionColumns+` FROM actions WHERE id = ? AND account_id = ? AND deleted_at IS NULL`, id, accountID))
 }
 
 // ListActions returns the live actions of a space in creation order.
 func (db *DB) ListActions(ctx context.Context, accountID, spaceID string) ([]*model.Action, error) {
-	rows, err := db.r.QueryContext(ctx, `SELECT `+actionColumns+` FROM actions WHERE account_id = ? AND space_id = ? AND deleted_at IS NULL
+	rows, err := db.Reader.QueryContext(ctx, `SELECT `+actionColumns+` FROM actions WHERE account_id = ? AND space_id = ? AND deleted_at IS NULL
 		ORDER BY created_at, id`, accountID, spaceID)
 	if err != nil {
 		return nil, errs.Wrap(err, "list actions")
@@ -108,19 +110,19 @@ func (db *DB) UpdateAction(ctx context.Context, accountID, id, actor string, cha
 	var a *model.Action
 	err := db.Update(ctx, func(tx *Tx) error {
 		var err error
-		a, err = scanAction(tx.queryRow(`SELECT `+actionColumns+` FROM actions WHERE id = ? AND account_id = ? AND deleted_at IS NULL`, id, accountID))
+		a, err = scanAction(tx.QueryRow(`SELECT `+actionColumns+` FROM actions WHERE id = ? AND account_id = ? AND deleted_at IS NULL`, id, accountID))
 		if err != nil {
 			return err
 		}
 		if err := change(a); err != nil {
 			return err
 		}
-		a.UpdatedAt = tx.now
+		a.UpdatedAt = tx.Now()
 		cfg, err := json.Marshal(a.Config)
 		if err != nil {
 			return errs.Wrap(err, "encode action")
 		}
-		if _, err := tx.exec(`UPDATE actions SET config = ?, operation = ?, updated_at = ? WHERE id = ?`, string(cfg), a.Config.Operation, ms(tx.now), a.ID); err != nil {
+		if _, err := tx.Exec(`UPDATE actions SET config = ?, operation = ?, updated_at = ? WHERE id = ?`, string(cfg), a.Config.Operation, sqldb.Millis(tx.Now()), a.ID); err != nil {
 			return errs.Wrap(err, "update action")
 		}
 		_, err = tx.Emit("action:updated", actionContext(a, actor), actionPayload(a))
@@ -132,11 +134,11 @@ func (db *DB) UpdateAction(ctx context.Context, accountID, id, actor string, cha
 // DeleteAction soft-deletes an action and emits action:deleted. Errors: not_found.
 func (db *DB) DeleteAction(ctx context.Context, accountID, id, actor string) error {
 	return db.Update(ctx, func(tx *Tx) error {
-		a, err := scanAction(tx.queryRow(`SELECT `+actionColumns+` FROM actions WHERE id = ? AND account_id = ? AND deleted_at IS NULL`, id, accountID))
+		a, err := scanAction(tx.QueryRow(`SELECT `+actionColumns+` FROM actions WHERE id = ? AND account_id = ? AND deleted_at IS NULL`, id, accountID))
 		if err != nil {
 			return err
 		}
-		if _, err := tx.exec(`UPDATE actions SET deleted_at = ?, updated_at = ? WHERE id = ?`, ms(tx.now), ms(tx.now), id); err != nil {
+		if _, err := tx.Exec(`UPDATE actions SET deleted_at = ?, updated_at = ? WHERE id = ?`, sqldb.Millis(tx.Now()), sqldb.Millis(tx.Now()), id); err != nil {
 			return errs.Wrap(err, "delete action")
 		}
 		_, err = tx.Emit("action:deleted", actionContext(a, actor), actionPayload(a))
@@ -163,7 +165,7 @@ func (db *DB) FindAction(ctx context.Context, accountID, targetID, operation str
 // ActionsOn lists the actions mounted on a target: its first-class actions, oldest first,
 // then those inline in a workbook's `actions` or a sheet config's `actions` (without ids).
 func (db *DB) ActionsOn(ctx context.Context, accountID, targetID string) ([]*model.Action, error) {
-	rows, err := db.r.QueryContext(ctx, `SELECT `+actionColumns+` FROM actions WHERE account_id = ? AND target_id = ?
+	rows, err := db.Reader.QueryContext(ctx, `SELECT `+actionColumns+` FROM actions WHERE account_id = ? AND target_id = ?
 		AND deleted_at IS NULL ORDER BY created_at, id`, accountID, targetID)
 	if err != nil {
 		return nil, errs.Wrap(err, "list actions")
@@ -183,9 +185,9 @@ func (db *DB) ActionsOn(ctx context.Context, accountID, targetID string) ([]*mod
 	var inline sql.NullString
 	switch KindOf(targetID) {
 	case KindWorkbook:
-		err = db.r.QueryRowContext(ctx, `SELECT actions FROM workbooks WHERE id = ? AND account_id = ? AND deleted_at IS NULL`, targetID, accountID).Scan(&inline)
+		err = db.Reader.QueryRowContext(ctx, `SELECT actions FROM workbooks WHERE id = ? AND account_id = ? AND deleted_at IS NULL`, targetID, accountID).Scan(&inline)
 	case KindSheet:
-		err = db.r.QueryRowContext(ctx, `SELECT json_extract(s.config, '$.actions') FROM sheets s JOIN workbooks w ON w.id = s.workbook_id
+		err = db.Reader.QueryRowContext(ctx, `SELECT json_extract(s.config, '$.actions') FROM sheets s JOIN workbooks w ON w.id = s.workbook_id
 			WHERE s.id = ? AND w.account_id = ? AND s.deleted_at IS NULL`, targetID, accountID).Scan(&inline)
 	default:
 		return out, nil

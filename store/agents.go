@@ -7,6 +7,8 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/sluice/sluice/store/sqldb"
+
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/model"
 )
@@ -20,7 +22,7 @@ const (
 
 const agentColumns = `id, account_id, environment_id, config, version, created_by, created_at, updated_at`
 
-func scanAgent(sc scanner) (*model.Agent, error) {
+func scanAgent(sc sqldb.Scanner) (*model.Agent, error) {
 	var a model.Agent
 	var cfg string
 	var c, u int64
@@ -34,22 +36,14 @@ func scanAgent(sc scanner) (*model.Agent, error) {
 	if err := json.Unmarshal([]byte(cfg), &a.Config); err != nil {
 		return nil, errs.Wrap(err, "decode agent %s", a.ID)
 	}
-	a.CreatedAt, a.UpdatedAt = fromMS(c), fromMS(u)
+	a.CreatedAt, a.UpdatedAt = sqldb.FromMillis(c), sqldb.FromMillis(u)
 	return &a, nil
 }
 
 func agentEvent(tx *Tx, topic string, a *model.Agent, actor string) error {
 	_, err := tx.Emit(topic, model.EventContext{AccountID: a.AccountID, EnvironmentID: a.EnvironmentID, ActorID: actor},
-		map[string]any{"agentId": a.ID, "slug": a.Config.Slug, "version": a.Version, "topics": nonNil(a.Config.Topics)})
+		map[string]any{"agentId": a.ID, "slug": a.Config.Slug, "version": a.Version, "topics": sqldb.NonNil(a.Config.Topics)})
 	return err
-}
-
-// nonNil is v, or an empty slice rather than nil (null in JSON, NULL to the database).
-func nonNil[T any](v []T) []T {
-	if v == nil {
-		return []T{}
-	}
-	return v
 }
 
 // saveAgentVersion writes the agent row and a new version row made from origin.
@@ -59,19 +53,19 @@ func (tx *Tx) saveAgentVersion(a *model.Agent, origin int, insert bool) (*model.
 		return nil, errs.Wrap(err, "encode agent")
 	}
 	if insert {
-		_, err = tx.exec(`INSERT INTO agents (id, account_id, environment_id, slug, url, config, version, created_by, created_at, updated_at)
+		_, err = tx.Exec(`INSERT INTO agents (id, account_id, environment_id, slug, url, config, version, created_by, created_at, updated_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, a.ID, a.AccountID, a.EnvironmentID, a.Config.Slug, a.Config.URL, string(cfg), a.Version,
-			a.CreatedBy, ms(a.CreatedAt), ms(a.UpdatedAt))
+			a.CreatedBy, sqldb.Millis(a.CreatedAt), sqldb.Millis(a.UpdatedAt))
 	} else {
-		_, err = tx.exec(`UPDATE agents SET slug = ?, url = ?, config = ?, version = ?, updated_at = ? WHERE id = ?`,
-			a.Config.Slug, a.Config.URL, string(cfg), a.Version, ms(a.UpdatedAt), a.ID)
+		_, err = tx.Exec(`UPDATE agents SET slug = ?, url = ?, config = ?, version = ?, updated_at = ? WHERE id = ?`,
+			a.Config.Slug, a.Config.URL, string(cfg), a.Version, sqldb.Millis(a.UpdatedAt), a.ID)
 	}
 	if err != nil {
 		return nil, errs.Wrap(err, "save agent")
 	}
-	v := &model.AgentVersion{ID: NewID(PrefixAgentVersion), AgentID: a.ID, Version: a.Version, Origin: origin, Config: a.Config, CreatedAt: tx.now}
-	if _, err := tx.exec(`INSERT INTO agent_versions (id, agent_id, version, origin, config, url, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-		v.ID, v.AgentID, v.Version, v.Origin, string(cfg), a.Config.URL, ms(tx.now)); err != nil {
+	v := &model.AgentVersion{ID: sqldb.NewID(PrefixAgentVersion), AgentID: a.ID, Version: a.Version, Origin: origin, Config: a.Config, CreatedAt: tx.Now()}
+	if _, err := tx.Exec(`INSERT INTO agent_versions (id, agent_id, version, origin, config, url, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+		v.ID, v.AgentID, v.Version, v.Origin, string(cfg), a.Config.URL, sqldb.Millis(tx.Now())); err != nil {
 		return nil, errs.Wrap(err, "insert agent version")
 	}
 	return v, nil
@@ -86,17 +80,17 @@ func (db *DB) DeployAgent(ctx context.Context, a *model.Agent, actor string) (bo
 	err := db.Update(ctx, func(tx *Tx) error {
 		var cur *model.Agent
 		if a.Config.Slug != "" {
-			found, err := scanAgent(tx.queryRow(`SELECT `+agentColumns+` FROM agents WHERE environment_id = ? AND slug = ? AND deleted_at IS NULL
+			found, err := scanAgent(tx.QueryRow(`SELECT `+agentColumns+` FROM agents WHERE environment_id = ? AND slug = ? AND deleted_at IS NULL
 				ORDER BY created_at LIMIT 1`, a.EnvironmentID, a.Config.Slug))
 			if err != nil && !errs.Is(err, errs.NotFound) {
 				return err
 			}
 			cur = found
 		}
-		a.UpdatedAt = tx.now
+		a.UpdatedAt = tx.Now()
 		if cur == nil {
 			created = true
-			a.ID, a.Version, a.CreatedAt, a.CreatedBy = NewID(PrefixAgent), 1, tx.now, actor
+			a.ID, a.Version, a.CreatedAt, a.CreatedBy = sqldb.NewID(PrefixAgent), 1, tx.Now(), actor
 			if _, err := tx.saveAgentVersion(a, 1, true); err != nil {
 				return err
 			}
@@ -113,7 +107,7 @@ func (db *DB) DeployAgent(ctx context.Context, a *model.Agent, actor string) (bo
 
 // GetAgent returns a live agent of the account. Errors: not_found.
 func (db *DB) GetAgent(ctx context.Context, accountID, id string) (*model.Agent, error) {
-	return scanAgent(db.r.QueryRowContext(ctx, `SELECT `+agentColumns+` FROM agents WHERE id = ? AND account_id = ? AND deleted_at IS NULL`, id, accountID))
+	return scanAgent(db.Reader.QueryRowContext(ctx, `SELECT `+agentColumns+` FROM agents WHERE id = ? AND account_id = ? AND deleted_at IS NULL`, id, accountID))
 }
 
 // AgentFilter selects agents.
@@ -133,17 +127,17 @@ func (db *DB) ListAgents(ctx context.Context, f AgentFilter) ([]*model.Agent, in
 		where, args = append(where, "environment_id = ?"), append(args, f.EnvironmentID)
 	}
 	if f.IsSystem != nil {
-		where, args = append(where, "COALESCE(CAST(json_extract(config, '$.isSystem') AS BIGINT), 0) = ?"), append(args, boolInt(*f.IsSystem))
+		where, args = append(where, "COALESCE(CAST(json_extract(config, '$.isSystem') AS BIGINT), 0) = ?"), append(args, sqldb.BoolInt(*f.IsSystem))
 	}
 	if f.Search != "" {
 		where, args = append(where, "(id = ? OR instr(lower(slug), lower(?)) > 0)"), append(args, f.Search, f.Search)
 	}
 	cond := strings.Join(where, " AND ")
 	var total int
-	if err := db.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM agents WHERE `+cond, args...).Scan(&total); err != nil {
+	if err := db.Reader.QueryRowContext(ctx, `SELECT COUNT(*) FROM agents WHERE `+cond, args...).Scan(&total); err != nil {
 		return nil, 0, errs.Wrap(err, "count agents")
 	}
-	rows, err := db.r.QueryContext(ctx, `SELECT `+agentColumns+` FROM agents WHERE `+cond+` ORDER BY created_at, id LIMIT ? OFFSET ?`,
+	rows, err := db.Reader.QueryContext(ctx, `SELECT `+agentColumns+` FROM agents WHERE `+cond+` ORDER BY created_at, id LIMIT ? OFFSET ?`,
 		append(args, f.Page.Size, f.Page.Offset())...)
 	if err != nil {
 		return nil, 0, errs.Wrap(err, "list agents")
@@ -164,22 +158,22 @@ func (db *DB) ListAgents(ctx context.Context, f AgentFilter) ([]*model.Agent, in
 // agent:deleted. Errors: not_found.
 func (db *DB) DeleteAgent(ctx context.Context, accountID, id, actor string) error {
 	return db.Update(ctx, func(tx *Tx) error {
-		a, err := scanAgent(tx.queryRow(`SELECT `+agentColumns+` FROM agents WHERE id = ? AND account_id = ? AND deleted_at IS NULL`, id, accountID))
+		a, err := scanAgent(tx.QueryRow(`SELECT `+agentColumns+` FROM agents WHERE id = ? AND account_id = ? AND deleted_at IS NULL`, id, accountID))
 		if err != nil {
 			return err
 		}
-		if _, err := tx.exec(`UPDATE agents SET deleted_at = ?, updated_at = ? WHERE id = ?`, ms(tx.now), ms(tx.now), id); err != nil {
+		if _, err := tx.Exec(`UPDATE agents SET deleted_at = ?, updated_at = ? WHERE id = ?`, sqldb.Millis(tx.Now()), sqldb.Millis(tx.Now()), id); err != nil {
 			return errs.Wrap(err, "delete agent")
 		}
-		if _, err := tx.exec(`UPDATE deliveries SET status = 'failed', last_error = 'agent deleted', next_attempt_at = NULL, completed_at = ?
-			WHERE agent_id = ? AND status = 'pending'`, ms(tx.now), id); err != nil {
+		if _, err := tx.Exec(`UPDATE deliveries SET status = 'failed', last_error = 'agent deleted', next_attempt_at = NULL, completed_at = ?
+			WHERE agent_id = ? AND status = 'pending'`, sqldb.Millis(tx.Now()), id); err != nil {
 			return errs.Wrap(err, "cancel deliveries")
 		}
 		return agentEvent(tx, "agent:deleted", a, actor)
 	})
 }
 
-func scanAgentVersion(sc scanner) (*model.AgentVersion, error) {
+func scanAgentVersion(sc sqldb.Scanner) (*model.AgentVersion, error) {
 	var v model.AgentVersion
 	var cfg string
 	var c int64
@@ -193,13 +187,13 @@ func scanAgentVersion(sc scanner) (*model.AgentVersion, error) {
 	if err := json.Unmarshal([]byte(cfg), &v.Config); err != nil {
 		return nil, errs.Wrap(err, "decode agent version %s", v.ID)
 	}
-	v.CreatedAt = fromMS(c)
+	v.CreatedAt = sqldb.FromMillis(c)
 	return &v, nil
 }
 
 // ListAgentVersions returns an agent's versions, oldest first.
 func (db *DB) ListAgentVersions(ctx context.Context, agentID string) ([]*model.AgentVersion, error) {
-	rows, err := db.r.QueryContext(ctx, `SELECT id, agent_id, version, origin, config, created_at FROM agent_versions WHERE agent_id = ? ORDER BY version`, agentID)
+	rows, err := db.Reader.QueryContext(ctx, `SELECT id, agent_id, version, origin, config, created_at FROM agent_versions WHERE agent_id = ? ORDER BY version`, agentID)
 	if err != nil {
 		return nil, errs.Wrap(err, "list agent versions")
 	}
@@ -220,16 +214,16 @@ func (db *DB) ListAgentVersions(ctx context.Context, agentID string) ([]*model.A
 func (db *DB) RevertAgent(ctx context.Context, accountID, agentID, versionID, actor string) (*model.AgentVersion, error) {
 	var out *model.AgentVersion
 	err := db.Update(ctx, func(tx *Tx) error {
-		a, err := scanAgent(tx.queryRow(`SELECT `+agentColumns+` FROM agents WHERE id = ? AND account_id = ? AND deleted_at IS NULL`, agentID, accountID))
+		a, err := scanAgent(tx.QueryRow(`SELECT `+agentColumns+` FROM agents WHERE id = ? AND account_id = ? AND deleted_at IS NULL`, agentID, accountID))
 		if err != nil {
 			return err
 		}
-		old, err := scanAgentVersion(tx.queryRow(`SELECT id, agent_id, version, origin, config, created_at FROM agent_versions WHERE id = ? AND agent_id = ?`,
+		old, err := scanAgentVersion(tx.QueryRow(`SELECT id, agent_id, version, origin, config, created_at FROM agent_versions WHERE id = ? AND agent_id = ?`,
 			versionID, agentID))
 		if err != nil {
 			return err
 		}
-		a.Config, a.Version, a.UpdatedAt = old.Config, a.Version+1, tx.now
+		a.Config, a.Version, a.UpdatedAt = old.Config, a.Version+1, tx.Now()
 		if out, err = tx.saveAgentVersion(a, old.Version, false); err != nil {
 			return err
 		}
@@ -240,7 +234,7 @@ func (db *DB) RevertAgent(ctx context.Context, accountID, agentID, versionID, ac
 
 // WebhookAgents returns every live agent with a webhook URL.
 func (db *DB) WebhookAgents(ctx context.Context) ([]*model.Agent, error) {
-	rows, err := db.r.QueryContext(ctx, `SELECT `+agentColumns+` FROM agents WHERE url <> '' AND deleted_at IS NULL ORDER BY created_at`)
+	rows, err := db.Reader.QueryContext(ctx, `SELECT `+agentColumns+` FROM agents WHERE url <> '' AND deleted_at IS NULL ORDER BY created_at`)
 	if err != nil {
 		return nil, errs.Wrap(err, "list webhook agents")
 	}

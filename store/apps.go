@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sluice/sluice/store/sqldb"
+
 	"github.com/jackc/pgerrcode"
 	"github.com/jackc/pgx/v5/pgconn"
 
@@ -43,7 +45,7 @@ type Constraint struct {
 
 const appColumns = `id, account_id, name, namespace, type, entity, entity_plural, icon, metadata, environment_filters, blueprint, activated_at, created_at, updated_at`
 
-func scanApp(s scanner) (*App, error) {
+func scanApp(s sqldb.Scanner) (*App, error) {
 	var a App
 	var meta, filters, blueprint sql.NullString
 	var act sql.NullInt64
@@ -56,8 +58,8 @@ func scanApp(s scanner) (*App, error) {
 		return nil, errs.Wrap(err, "scan app")
 	}
 	a.Metadata, a.EnvironmentFilters, a.Blueprint = nullJSON(meta), nullJSON(filters), nullJSON(blueprint)
-	a.ActivatedAt = fromNullMS(act)
-	a.CreatedAt, a.UpdatedAt = fromMS(c), fromMS(u)
+	a.ActivatedAt = sqldb.FromNullMillis(act)
+	a.CreatedAt, a.UpdatedAt = sqldb.FromMillis(c), sqldb.FromMillis(u)
 	return &a, nil
 }
 
@@ -75,16 +77,16 @@ func (db *DB) SaveApp(ctx context.Context, a *App) error {
 	return db.Update(ctx, func(tx *Tx) error {
 		var err error
 		if a.ID == "" {
-			a.ID, a.CreatedAt = NewID(PrefixApp), tx.now
-			_, err = tx.exec(`INSERT INTO apps (`+appColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			a.ID, a.CreatedAt = sqldb.NewID(PrefixApp), tx.Now()
+			_, err = tx.Exec(`INSERT INTO apps (`+appColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 				a.ID, a.AccountID, a.Name, a.Namespace, a.Type, a.Entity, a.EntityPlural, a.Icon, jsonOrNull(a.Metadata), jsonOrNull(a.EnvironmentFilters),
-				jsonOrNull(a.Blueprint), msPtr(a.ActivatedAt), ms(tx.now), ms(tx.now))
+				jsonOrNull(a.Blueprint), sqldb.MillisPtr(a.ActivatedAt), sqldb.Millis(tx.Now()), sqldb.Millis(tx.Now()))
 		} else {
-			_, err = tx.exec(`UPDATE apps SET name = ?, namespace = ?, entity = ?, entity_plural = ?, icon = ?, metadata = ?, environment_filters = ?,
+			_, err = tx.Exec(`UPDATE apps SET name = ?, namespace = ?, entity = ?, entity_plural = ?, icon = ?, metadata = ?, environment_filters = ?,
 				blueprint = ?, activated_at = ?, updated_at = ? WHERE id = ? AND deleted_at IS NULL`, a.Name, a.Namespace, a.Entity, a.EntityPlural, a.Icon,
-				jsonOrNull(a.Metadata), jsonOrNull(a.EnvironmentFilters), jsonOrNull(a.Blueprint), msPtr(a.ActivatedAt), ms(tx.now), a.ID)
+				jsonOrNull(a.Metadata), jsonOrNull(a.EnvironmentFilters), jsonOrNull(a.Blueprint), sqldb.MillisPtr(a.ActivatedAt), sqldb.Millis(tx.Now()), a.ID)
 		}
-		a.UpdatedAt = tx.now
+		a.UpdatedAt = tx.Now()
 		if err = uniqueViolation(err, "namespace", "Another app already uses namespace %q", a.Namespace); err != nil {
 			if errs.Is(err, errs.Conflict) {
 				return err
@@ -97,12 +99,12 @@ func (db *DB) SaveApp(ctx context.Context, a *App) error {
 
 // GetApp returns a live app of the account. Errors: not_found.
 func (db *DB) GetApp(ctx context.Context, accountID, id string) (*App, error) {
-	return scanApp(db.r.QueryRowContext(ctx, `SELECT `+appColumns+` FROM apps WHERE id = ? AND account_id = ? AND deleted_at IS NULL`, id, accountID))
+	return scanApp(db.Reader.QueryRowContext(ctx, `SELECT `+appColumns+` FROM apps WHERE id = ? AND account_id = ? AND deleted_at IS NULL`, id, accountID))
 }
 
 // ListApps returns the account's live apps, oldest first.
 func (db *DB) ListApps(ctx context.Context, accountID string) ([]*App, error) {
-	rows, err := db.r.QueryContext(ctx, `SELECT `+appColumns+` FROM apps WHERE account_id = ? AND deleted_at IS NULL ORDER BY created_at, id`, accountID)
+	rows, err := db.Reader.QueryContext(ctx, `SELECT `+appColumns+` FROM apps WHERE account_id = ? AND deleted_at IS NULL ORDER BY created_at, id`, accountID)
 	if err != nil {
 		return nil, errs.Wrap(err, "list apps")
 	}
@@ -121,14 +123,14 @@ func (db *DB) ListApps(ctx context.Context, accountID string) ([]*App, error) {
 // DeleteApp removes an app and its constraints; its spaces keep their appId. Errors: not_found.
 func (db *DB) DeleteApp(ctx context.Context, accountID, id string) error {
 	return db.Update(ctx, func(tx *Tx) error {
-		res, err := tx.exec(`UPDATE apps SET deleted_at = ? WHERE id = ? AND account_id = ? AND deleted_at IS NULL`, ms(tx.now), id, accountID)
+		res, err := tx.Exec(`UPDATE apps SET deleted_at = ? WHERE id = ? AND account_id = ? AND deleted_at IS NULL`, sqldb.Millis(tx.Now()), id, accountID)
 		if err != nil {
 			return errs.Wrap(err, "delete app")
 		}
 		if n, _ := res.RowsAffected(); n == 0 {
 			return errs.NotFoundf("appId", "App not found")
 		}
-		if _, err := tx.exec(`UPDATE app_constraints SET deleted_at = ? WHERE app_id = ? AND deleted_at IS NULL`, ms(tx.now), id); err != nil {
+		if _, err := tx.Exec(`UPDATE app_constraints SET deleted_at = ? WHERE app_id = ? AND deleted_at IS NULL`, sqldb.Millis(tx.Now()), id); err != nil {
 			return errs.Wrap(err, "delete app constraints")
 		}
 		return nil
@@ -137,7 +139,7 @@ func (db *DB) DeleteApp(ctx context.Context, accountID, id string) error {
 
 const constraintColumns = `id, app_id, validator, description, function, options, label, version, created_at, updated_at`
 
-func scanConstraint(s scanner) (*Constraint, error) {
+func scanConstraint(s sqldb.Scanner) (*Constraint, error) {
 	var k Constraint
 	var opts sql.NullString
 	var c, u int64
@@ -149,7 +151,7 @@ func scanConstraint(s scanner) (*Constraint, error) {
 		return nil, errs.Wrap(err, "scan constraint")
 	}
 	k.Options = nullJSON(opts)
-	k.CreatedAt, k.UpdatedAt = fromMS(c), fromMS(u)
+	k.CreatedAt, k.UpdatedAt = sqldb.FromMillis(c), sqldb.FromMillis(u)
 	return &k, nil
 }
 
@@ -159,29 +161,29 @@ func (db *DB) SaveConstraint(ctx context.Context, k *Constraint) error {
 	return db.Update(ctx, func(tx *Tx) error {
 		var err error
 		if k.ID == "" {
-			k.ID, k.Version, k.CreatedAt = NewID(PrefixConstraint), 1, tx.now
-			_, err = tx.exec(`INSERT INTO app_constraints (`+constraintColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?)`,
-				k.ID, k.AppID, k.Validator, k.Description, k.Function, jsonOrNull(k.Options), k.Label, ms(tx.now), ms(tx.now))
+			k.ID, k.Version, k.CreatedAt = sqldb.NewID(PrefixConstraint), 1, tx.Now()
+			_, err = tx.Exec(`INSERT INTO app_constraints (`+constraintColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?)`,
+				k.ID, k.AppID, k.Validator, k.Description, k.Function, jsonOrNull(k.Options), k.Label, sqldb.Millis(tx.Now()), sqldb.Millis(tx.Now()))
 		} else {
 			k.Version++
 			var res sql.Result
-			res, err = tx.exec(`UPDATE app_constraints SET description = ?, function = ?, options = ?, label = ?, version = ?, updated_at = ?
-				WHERE id = ? AND deleted_at IS NULL`, k.Description, k.Function, jsonOrNull(k.Options), k.Label, k.Version, ms(tx.now), k.ID)
+			res, err = tx.Exec(`UPDATE app_constraints SET description = ?, function = ?, options = ?, label = ?, version = ?, updated_at = ?
+				WHERE id = ? AND deleted_at IS NULL`, k.Description, k.Function, jsonOrNull(k.Options), k.Label, k.Version, sqldb.Millis(tx.Now()), k.ID)
 			if err == nil {
 				if n, _ := res.RowsAffected(); n == 0 {
 					return errs.NotFoundf("constraintId", "Constraint not found")
 				}
 			}
 		}
-		k.UpdatedAt = tx.now
+		k.UpdatedAt = tx.Now()
 		if err = uniqueViolation(err, "validator", "The app already has a constraint with validator %q", k.Validator); err != nil {
 			if errs.Is(err, errs.Conflict) {
 				return err
 			}
 			return errs.Wrap(err, "save constraint")
 		}
-		_, err = tx.exec(`INSERT INTO app_constraint_versions (constraint_id, version, validator, description, function, options, label, created_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, k.ID, k.Version, k.Validator, k.Description, k.Function, jsonOrNull(k.Options), k.Label, ms(tx.now))
+		_, err = tx.Exec(`INSERT INTO app_constraint_versions (constraint_id, version, validator, description, function, options, label, created_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, k.ID, k.Version, k.Validator, k.Description, k.Function, jsonOrNull(k.Options), k.Label, sqldb.Millis(tx.Now()))
 		if err != nil {
 			return errs.Wrap(err, "store constraint version")
 		}
@@ -191,12 +193,12 @@ func (db *DB) SaveConstraint(ctx context.Context, k *Constraint) error {
 
 // GetConstraint returns a live constraint of an app. Errors: not_found.
 func (db *DB) GetConstraint(ctx context.Context, appID, id string) (*Constraint, error) {
-	return scanConstraint(db.r.QueryRowContext(ctx, `SELECT `+constraintColumns+` FROM app_constraints WHERE id = ? AND app_id = ? AND deleted_at IS NULL`, id, appID))
+	return scanConstraint(db.Reader.QueryRowContext(ctx, `SELECT `+constraintColumns+` FROM app_constraints WHERE id = ? AND app_id = ? AND deleted_at IS NULL`, id, appID))
 }
 
 // ListConstraints returns an app's live constraints, oldest first.
 func (db *DB) ListConstraints(ctx context.Context, appID string) ([]*Constraint, error) {
-	rows, err := db.r.QueryContext(ctx, `SELECT `+constraintColumns+` FROM app_constraints WHERE app_id = ? AND deleted_at IS NULL ORDER BY created_at, id`, appID)
+	rows, err := db.Reader.QueryContext(ctx, `SELECT `+constraintColumns+` FROM app_constraints WHERE app_id = ? AND deleted_at IS NULL ORDER BY created_at, id`, appID)
 	if err != nil {
 		return nil, errs.Wrap(err, "list constraints")
 	}
@@ -219,7 +221,7 @@ func (db *DB) ConstraintVersions(ctx context.Context, k *Constraint, version int
 	if version > 0 {
 		q, args = q+` AND version = ?`, append(args, version)
 	}
-	rows, err := db.r.QueryContext(ctx, q+` ORDER BY version`, args...)
+	rows, err := db.Reader.QueryContext(ctx, q+` ORDER BY version`, args...)
 	if err != nil {
 		return nil, errs.Wrap(err, "list constraint versions")
 	}
@@ -232,7 +234,7 @@ func (db *DB) ConstraintVersions(ctx context.Context, k *Constraint, version int
 		if err := rows.Scan(&v.Version, &v.Validator, &v.Description, &v.Function, &opts, &v.Label, &at); err != nil {
 			return nil, errs.Wrap(err, "scan constraint version")
 		}
-		v.Options, v.CreatedAt, v.UpdatedAt = nullJSON(opts), k.CreatedAt, fromMS(at)
+		v.Options, v.CreatedAt, v.UpdatedAt = nullJSON(opts), k.CreatedAt, sqldb.FromMillis(at)
 		out = append(out, v)
 	}
 	if err := rows.Err(); err != nil {
@@ -247,7 +249,7 @@ func (db *DB) ConstraintVersions(ctx context.Context, k *Constraint, version int
 // DeleteConstraint removes a constraint of an app. Errors: not_found.
 func (db *DB) DeleteConstraint(ctx context.Context, appID, id string) error {
 	return db.Update(ctx, func(tx *Tx) error {
-		res, err := tx.exec(`UPDATE app_constraints SET deleted_at = ? WHERE id = ? AND app_id = ? AND deleted_at IS NULL`, ms(tx.now), id, appID)
+		res, err := tx.Exec(`UPDATE app_constraints SET deleted_at = ? WHERE id = ? AND app_id = ? AND deleted_at IS NULL`, sqldb.Millis(tx.Now()), id, appID)
 		if err != nil {
 			return errs.Wrap(err, "delete constraint")
 		}

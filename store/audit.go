@@ -4,6 +4,8 @@ import (
 	"context"
 	"time"
 
+	"github.com/sluice/sluice/store/sqldb"
+
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/model"
 )
@@ -20,13 +22,13 @@ type AuditEntry struct {
 // AddAudit records an entry.
 func (db *DB) AddAudit(ctx context.Context, a *AuditEntry) error {
 	return db.Update(ctx, func(tx *Tx) error {
-		a.ID, a.CreatedAt = NewID("us_aud_"), tx.now
+		a.ID, a.CreatedAt = sqldb.NewID("us_aud_"), tx.Now()
 		if a.Details == "" {
 			a.Details = "{}"
 		}
-		if _, err := tx.exec(`INSERT INTO audit_log (id, account_id, environment_id, actor_id, actor_kind, client_addr, area, action, target, status, details, created_at)
+		if _, err := tx.Exec(`INSERT INTO audit_log (id, account_id, environment_id, actor_id, actor_kind, client_addr, area, action, target, status, details, created_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, a.ID, a.AccountID, a.EnvironmentID, a.ActorID, a.ActorKind, a.ClientAddr, a.Area, a.Action,
-			a.Target, a.Status, a.Details, ms(tx.now)); err != nil {
+			a.Target, a.Status, a.Details, sqldb.Millis(tx.Now())); err != nil {
 			return errs.Wrap(err, "record audit entry")
 		}
 		return nil
@@ -51,13 +53,13 @@ func (db *DB) ListAudit(ctx context.Context, f AuditFilter) ([]*AuditEntry, erro
 		q, args = q+` AND area = ?`, append(args, f.Area)
 	}
 	if f.Search != "" {
-		like := db.r.d.like()
+		like := db.Reader.Dialect().Like()
 		q, args = q+` AND (action`+like+`? OR target`+like+`? OR details`+like+`?)`, append(args, "%"+f.Search+"%", "%"+f.Search+"%", "%"+f.Search+"%")
 	}
 	if f.Since != nil {
-		q, args = q+` AND created_at >= ?`, append(args, ms(*f.Since))
+		q, args = q+` AND created_at >= ?`, append(args, sqldb.Millis(*f.Since))
 	}
-	rows, err := db.r.QueryContext(ctx, q+` ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`, append(args, f.Page.Size, f.Page.Offset())...)
+	rows, err := db.Reader.QueryContext(ctx, q+` ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`, append(args, f.Page.Size, f.Page.Offset())...)
 	if err != nil {
 		return nil, errs.Wrap(err, "list audit")
 	}
@@ -69,7 +71,7 @@ func (db *DB) ListAudit(ctx context.Context, f AuditFilter) ([]*AuditEntry, erro
 		if err := rows.Scan(&a.ID, &a.AccountID, &a.EnvironmentID, &a.ActorID, &a.ActorKind, &a.ClientAddr, &a.Area, &a.Action, &a.Target, &a.Status, &a.Details, &c); err != nil {
 			return nil, errs.Wrap(err, "scan audit")
 		}
-		a.CreatedAt = fromMS(c)
+		a.CreatedAt = sqldb.FromMillis(c)
 		out = append(out, &a)
 	}
 	return out, rows.Err()

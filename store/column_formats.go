@@ -17,7 +17,7 @@ func (db *DB) SaveColumnFormats(ctx context.Context, sheetID string, cols map[st
 		return errs.Wrap(err, "encode column formats")
 	}
 	return db.Update(ctx, func(tx *Tx) error {
-		if _, err := tx.exec(`INSERT INTO column_formats (sheet_id, columns) VALUES (?, ?)
+		if _, err := tx.Exec(`INSERT INTO column_formats (sheet_id, columns) VALUES (?, ?)
 			ON CONFLICT(sheet_id) DO UPDATE SET columns = excluded.columns`, sheetID, string(b)); err != nil {
 			return errs.Wrap(err, "save column formats")
 		}
@@ -28,7 +28,7 @@ func (db *DB) SaveColumnFormats(ctx context.Context, sheetID string, cols map[st
 // ColumnFormats reads what SaveColumnFormats kept; an empty map when the sheet has none.
 func (db *DB) ColumnFormats(ctx context.Context, sheetID string) (map[string]*formats.Column, error) {
 	var raw string
-	err := db.r.QueryRowContext(ctx, `SELECT columns FROM column_formats WHERE sheet_id = ?`, sheetID).Scan(&raw)
+	err := db.Reader.QueryRowContext(ctx, `SELECT columns FROM column_formats WHERE sheet_id = ?`, sheetID).Scan(&raw)
 	out := map[string]*formats.Column{}
 	if errors.Is(err, sql.ErrNoRows) {
 		return out, nil

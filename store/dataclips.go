@@ -6,6 +6,8 @@ import (
 	"errors"
 	"time"
 
+	"github.com/sluice/sluice/store/sqldb"
+
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/model"
 )
@@ -34,7 +36,7 @@ type DataClipFilter struct {
 const dataClipColumns = `id, account_id, environment_id, space_id, workbook_id, source_sheet_id, clip_sheet_id, name, description, status,
 	collaborators, shared_link_access, guest_id, access_token, created_by, merged_at, created_at, updated_at`
 
-func scanDataClip(s scanner) (*DataClip, error) {
+func scanDataClip(s sqldb.Scanner) (*DataClip, error) {
 	var d DataClip
 	var collab string
 	var merged sql.NullInt64
@@ -47,9 +49,9 @@ func scanDataClip(s scanner) (*DataClip, error) {
 	if err != nil {
 		return nil, errs.Wrap(err, "scan data clip")
 	}
-	d.Collaborators = stringList(collab)
-	d.MergedAt = fromNullMS(merged)
-	d.CreatedAt, d.UpdatedAt = fromMS(c), fromMS(u)
+	d.Collaborators = sqldb.StringList(collab)
+	d.MergedAt = sqldb.FromNullMillis(merged)
+	d.CreatedAt, d.UpdatedAt = sqldb.FromMillis(c), sqldb.FromMillis(u)
 	return &d, nil
 }
 
@@ -65,19 +67,19 @@ func (db *DB) SaveDataClip(ctx context.Context, d *DataClip, collaboratorsChange
 		topic := "data-clip:updated"
 		var err error
 		if d.ID == "" {
-			topic, d.ID, d.CreatedBy, d.CreatedAt = "data-clip:created", NewID(PrefixDataClip), actor, tx.now
-			_, err = tx.exec(`INSERT INTO data_clips (`+dataClipColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			topic, d.ID, d.CreatedBy, d.CreatedAt = "data-clip:created", sqldb.NewID(PrefixDataClip), actor, tx.Now()
+			_, err = tx.Exec(`INSERT INTO data_clips (`+dataClipColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 				d.ID, d.AccountID, d.EnvironmentID, d.SpaceID, d.WorkbookID, d.SourceSheetID, d.ClipSheetID, d.Name, d.Description, d.Status,
-				jsonText(d.Collaborators), d.SharedLinkAccess, d.GuestID, d.AccessToken, actor, msPtr(d.MergedAt), ms(tx.now), ms(tx.now))
+				sqldb.JSONText(d.Collaborators), d.SharedLinkAccess, d.GuestID, d.AccessToken, actor, sqldb.MillisPtr(d.MergedAt), sqldb.Millis(tx.Now()), sqldb.Millis(tx.Now()))
 		} else {
-			_, err = tx.exec(`UPDATE data_clips SET name = ?, description = ?, status = ?, collaborators = ?, shared_link_access = ?, guest_id = ?,
-				access_token = ?, merged_at = ?, updated_at = ? WHERE id = ?`, d.Name, d.Description, d.Status, jsonText(d.Collaborators),
-				d.SharedLinkAccess, d.GuestID, d.AccessToken, msPtr(d.MergedAt), ms(tx.now), d.ID)
+			_, err = tx.Exec(`UPDATE data_clips SET name = ?, description = ?, status = ?, collaborators = ?, shared_link_access = ?, guest_id = ?,
+				access_token = ?, merged_at = ?, updated_at = ? WHERE id = ?`, d.Name, d.Description, d.Status, sqldb.JSONText(d.Collaborators),
+				d.SharedLinkAccess, d.GuestID, d.AccessToken, sqldb.MillisPtr(d.MergedAt), sqldb.Millis(tx.Now()), d.ID)
 		}
 		if err != nil {
 			return errs.Wrap(err, "save data clip")
 		}
-		d.UpdatedAt = tx.now
+		d.UpdatedAt = tx.Now()
 		payload := map[string]any{"dataClipId": d.ID, "status": d.Status}
 		if _, err := tx.Emit(topic, dataClipContext(d, actor), payload); err != nil {
 			return err
@@ -91,7 +93,7 @@ func (db *DB) SaveDataClip(ctx context.Context, d *DataClip, collaboratorsChange
 
 // GetDataClip returns a live clip of the account. Errors: not_found.
 func (db *DB) GetDataClip(ctx context.Context, accountID, id string) (*DataClip, error) {
-	return scanDataClip(db.r.QueryRowContext(ctx, `SELECT `+dataClipColumns+` FROM data_clips WHERE id = ? AND account_id = ? AND deleted_at IS NULL`, id, accountID))
+	return scanDataClip(db.Reader.QueryRowContext(ctx, `SELECT `+dataClipColumns+` FROM data_clips WHERE id = ? AND account_id = ? AND deleted_at IS NULL`, id, accountID))
 }
 
 // ListDataClips returns live clips, oldest first.
@@ -105,7 +107,7 @@ func (db *DB) ListDataClips(ctx context.Context, f DataClipFilter) ([]*DataClip,
 	if f.SheetID != "" {
 		q, args = q+` AND (source_sheet_id = ? OR clip_sheet_id = ?)`, append(args, f.SheetID, f.SheetID)
 	}
-	rows, err := db.r.QueryContext(ctx, q+` ORDER BY created_at, id`, args...)
+	rows, err := db.Reader.QueryContext(ctx, q+` ORDER BY created_at, id`, args...)
 	if err != nil {
 		return nil, errs.Wrap(err, "list data clips")
 	}
@@ -124,7 +126,7 @@ func (db *DB) ListDataClips(ctx context.Context, f DataClipFilter) ([]*DataClip,
 // DeleteDataClip removes a clip (its workbook stays for the record) and emits data-clip:deleted.
 func (db *DB) DeleteDataClip(ctx context.Context, d *DataClip, actor string) error {
 	return db.Update(ctx, func(tx *Tx) error {
-		if _, err := tx.exec(`UPDATE data_clips SET deleted_at = ?, access_token = '' WHERE id = ?`, ms(tx.now), d.ID); err != nil {
+		if _, err := tx.Exec(`UPDATE data_clips SET deleted_at = ?, access_token = '' WHERE id = ?`, sqldb.Millis(tx.Now()), d.ID); err != nil {
 			return errs.Wrap(err, "delete data clip")
 		}
 		_, err := tx.Emit("data-clip:deleted", dataClipContext(d, actor), map[string]any{"dataClipId": d.ID})

@@ -5,8 +5,11 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"strconv"
 	"strings"
 	"time"
+
+	"github.com/sluice/sluice/store/sqldb"
 
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/model"
@@ -21,7 +24,7 @@ type SeqEvent struct {
 
 // EventsAfter returns up to limit events with a position after seq, in order.
 func (db *DB) EventsAfter(ctx context.Context, seq int64, limit int) ([]SeqEvent, error) {
-	rows, err := db.r.QueryContext(ctx, `SELECT seq, account_id, `+eventColumns+` FROM events WHERE seq > ? ORDER BY seq LIMIT ?`, seq, limit)
+	rows, err := db.Reader.QueryContext(ctx, `SELECT seq, account_id, `+eventColumns+` FROM events WHERE seq > ? ORDER BY seq LIMIT ?`, seq, limit)
 	if err != nil {
 		return nil, errs.Wrap(err, "read events")
 	}
@@ -55,7 +58,7 @@ func (s seqScanner) Scan(dest ...any) error {
 // LastEventSeq returns the position of the newest event (0 when there is none).
 func (db *DB) LastEventSeq(ctx context.Context) (int64, error) {
 	var n sql.NullInt64
-	if err := db.r.QueryRowContext(ctx, `SELECT MAX(seq) FROM events`).Scan(&n); err != nil {
+	if err := db.Reader.QueryRowContext(ctx, `SELECT MAX(seq) FROM events`).Scan(&n); err != nil {
 		return 0, errs.Wrap(err, "read last event")
 	}
 	return n.Int64, nil
@@ -64,7 +67,7 @@ func (db *DB) LastEventSeq(ctx context.Context) (int64, error) {
 // EventSeq returns the position of an event of the account. Errors: not_found.
 func (db *DB) EventSeq(ctx context.Context, accountID, id string) (int64, error) {
 	var n int64
-	err := db.r.QueryRowContext(ctx, `SELECT seq FROM events WHERE id = ? AND account_id = ?`, id, accountID).Scan(&n)
+	err := db.Reader.QueryRowContext(ctx, `SELECT seq FROM events WHERE id = ? AND account_id = ?`, id, accountID).Scan(&n)
 	if err == sql.ErrNoRows {
 		return 0, errs.NotFoundf("Last-Event-ID", "Event %s not found", id)
 	}
@@ -77,7 +80,7 @@ func (db *DB) EventSeq(ctx context.Context, accountID, id string) (int64, error)
 // EventSeqAt returns the position of the last event created before t (0 when none).
 func (db *DB) EventSeqAt(ctx context.Context, t time.Time) (int64, error) {
 	var n sql.NullInt64
-	if err := db.r.QueryRowContext(ctx, `SELECT MAX(seq) FROM events WHERE created_at < ?`, ms(t)).Scan(&n); err != nil {
+	if err := db.Reader.QueryRowContext(ctx, `SELECT MAX(seq) FROM events WHERE created_at < ?`, sqldb.Millis(t)).Scan(&n); err != nil {
 		return 0, errs.Wrap(err, "read event position")
 	}
 	return n.Int64, nil
@@ -87,7 +90,7 @@ func (db *DB) EventSeqAt(ctx context.Context, t time.Time) (int64, error) {
 // its webhooks. Errors: not_found.
 func (db *DB) SecretKey(ctx context.Context, envID string) (string, error) {
 	var sealed []byte
-	err := db.r.QueryRowContext(ctx, `SELECT sealed FROM api_keys WHERE environment_id = ? AND type = ? AND deleted_at IS NULL ORDER BY created_at LIMIT 1`,
+	err := db.Reader.QueryRowContext(ctx, `SELECT sealed FROM api_keys WHERE environment_id = ? AND type = ? AND deleted_at IS NULL ORDER BY created_at LIMIT 1`,
 		envID, model.KeySecret).Scan(&sealed)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", errs.NotFoundf("environmentId", "Environment %s has no secret key", envID)
@@ -110,9 +113,11 @@ func (db *DB) SecretKey(ctx context.Context, envID string) (string, error) {
 const cursorKey = "webhook_dispatch_cursor"
 
 // DispatchCursor returns the position of the last event turned into deliveries.
-func (db *DB) DispatchCursor(ctx context.Context) (int64, error) { return dispatchCursor(ctx, db.r) }
+func (db *DB) DispatchCursor(ctx context.Context) (int64, error) {
+	return dispatchCursor(ctx, db.Reader)
+}
 
-func dispatchCursor(ctx context.Context, q querier) (int64, error) {
+func dispatchCursor(ctx context.Context, q sqldb.Querier) (int64, error) {
 	var v int64
 	err := q.QueryRowContext(ctx, `SELECT CAST(value AS BIGINT) FROM settings WHERE key = ?`, cursorKey).Scan(&v)
 	if err == sql.ErrNoRows {
@@ -129,23 +134,24 @@ func dispatchCursor(ctx context.Context, q querier) (int64, error) {
 // is no longer at from, another node dispatched these events: nothing is stored.
 func (db *DB) EnqueueDeliveries(ctx context.Context, list []*model.Delivery, from, upto int64) error {
 	return db.Update(ctx, func(tx *Tx) error {
-		if at, err := dispatchCursor(tx.ctx, tx); err != nil || at != from {
+		if at, err := dispatchCursor(tx.Context(), tx); err != nil || at != from {
 			return err
 		}
 		for _, d := range list {
-			d.ID, d.Status, d.CreatedAt = NewID(PrefixAgentLog), model.DeliveryPending, tx.now
+			d.ID, d.Status, d.CreatedAt = sqldb.NewID(PrefixAgentLog), model.DeliveryPending, tx.Now()
 			if d.NextAttemptAt == nil {
-				d.NextAttemptAt = &tx.now
+				now := tx.Now()
+				d.NextAttemptAt = &now
 			}
-			if _, err := tx.exec(`INSERT INTO deliveries (id, agent_id, account_id, environment_id, space_id, event_id, event_seq, topic, url,
+			if _, err := tx.Exec(`INSERT INTO deliveries (id, agent_id, account_id, environment_id, space_id, event_id, event_seq, topic, url,
 				status, next_attempt_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
 				d.ID, d.AgentID, d.AccountID, d.EnvironmentID, d.SpaceID, d.EventID, d.EventSeq, d.Topic, d.URL, d.Status,
-				msPtr(d.NextAttemptAt), ms(tx.now)); err != nil {
+				sqldb.MillisPtr(d.NextAttemptAt), sqldb.Millis(tx.Now())); err != nil {
 				return errs.Wrap(err, "insert delivery")
 			}
 		}
-		_, err := tx.exec(`INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`,
-			cursorKey, itoa(upto))
+		_, err := tx.Exec(`INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`,
+			cursorKey, strconv.FormatInt(upto, 10))
 		if err != nil {
 			return errs.Wrap(err, "move dispatch cursor")
 		}
@@ -156,7 +162,7 @@ func (db *DB) EnqueueDeliveries(ctx context.Context, list []*model.Delivery, fro
 const deliveryColumns = `id, agent_id, account_id, environment_id, space_id, event_id, event_seq, topic, url, status, attempts, last_status,
 	last_error, duration_ms, next_attempt_at, created_at, completed_at`
 
-func scanDelivery(sc scanner) (*model.Delivery, error) {
+func scanDelivery(sc sqldb.Scanner) (*model.Delivery, error) {
 	var d model.Delivery
 	var dur int64
 	var next, done sql.NullInt64
@@ -170,11 +176,11 @@ func scanDelivery(sc scanner) (*model.Delivery, error) {
 		return nil, errs.Wrap(err, "scan delivery")
 	}
 	d.Duration = time.Duration(dur) * time.Millisecond
-	d.NextAttemptAt, d.CompletedAt, d.CreatedAt = fromNullMS(next), fromNullMS(done), fromMS(c)
+	d.NextAttemptAt, d.CompletedAt, d.CreatedAt = sqldb.FromNullMillis(next), sqldb.FromNullMillis(done), sqldb.FromMillis(c)
 	return &d, nil
 }
 
-func queryDeliveries(ctx context.Context, q querier, query string, args ...any) ([]*model.Delivery, error) {
+func queryDeliveries(ctx context.Context, q sqldb.Querier, query string, args ...any) ([]*model.Delivery, error) {
 	rows, err := q.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, errs.Wrap(err, "query deliveries")
@@ -199,7 +205,7 @@ func queryDeliveries(ctx context.Context, q querier, query string, args ...any) 
 func (db *DB) ClaimDueDeliveries(ctx context.Context, now time.Time, lease time.Duration, limit int, node string) ([]*model.Delivery, error) {
 	const due = `FROM deliveries WHERE status = 'pending' AND next_attempt_at <= ?`
 	var n int
-	if err := db.r.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 `+due+` LIMIT 1) AS d`, ms(now)).Scan(&n); err != nil {
+	if err := db.Reader.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 `+due+` LIMIT 1) AS d`, sqldb.Millis(now)).Scan(&n); err != nil {
 		return nil, errs.Wrap(err, "query deliveries")
 	}
 	if n == 0 {
@@ -208,11 +214,11 @@ func (db *DB) ClaimDueDeliveries(ctx context.Context, now time.Time, lease time.
 	var out []*model.Delivery
 	err := db.Update(ctx, func(tx *Tx) error {
 		var err error
-		if out, err = queryDeliveries(tx.ctx, tx, `SELECT `+deliveryColumns+` `+due+` ORDER BY event_seq, id LIMIT ?`, ms(now), limit); err != nil {
+		if out, err = queryDeliveries(tx.Context(), tx, `SELECT `+deliveryColumns+` `+due+` ORDER BY event_seq, id LIMIT ?`, sqldb.Millis(now), limit); err != nil {
 			return err
 		}
 		for _, d := range out {
-			if _, err := tx.exec(`UPDATE deliveries SET next_attempt_at = ?, claimed_by = ? WHERE id = ?`, ms(now.Add(lease)), node, d.ID); err != nil {
+			if _, err := tx.Exec(`UPDATE deliveries SET next_attempt_at = ?, claimed_by = ? WHERE id = ?`, sqldb.Millis(now.Add(lease)), node, d.ID); err != nil {
 				return errs.Wrap(err, "claim delivery")
 			}
 		}
@@ -227,7 +233,7 @@ func (db *DB) ClaimDueDeliveries(ctx context.Context, now time.Time, lease time.
 func (db *DB) ReleaseDeliveryClaims(ctx context.Context, node string) (int, error) {
 	var n int64
 	err := db.Update(ctx, func(tx *Tx) error {
-		res, err := tx.exec(`UPDATE deliveries SET next_attempt_at = ?, claimed_by = NULL WHERE status = 'pending' AND claimed_by = ?`, ms(tx.now), node)
+		res, err := tx.Exec(`UPDATE deliveries SET next_attempt_at = ?, claimed_by = NULL WHERE status = 'pending' AND claimed_by = ?`, sqldb.Millis(tx.Now()), node)
 		if err != nil {
 			return errs.Wrap(err, "release delivery claims")
 		}
@@ -240,19 +246,19 @@ func (db *DB) ReleaseDeliveryClaims(ctx context.Context, node string) (int, erro
 // NextDeliveryAt returns when the earliest pending delivery is due, or nil when none is.
 func (db *DB) NextDeliveryAt(ctx context.Context) (*time.Time, error) {
 	var n sql.NullInt64
-	if err := db.r.QueryRowContext(ctx, `SELECT MIN(next_attempt_at) FROM deliveries WHERE status = 'pending'`).Scan(&n); err != nil {
+	if err := db.Reader.QueryRowContext(ctx, `SELECT MIN(next_attempt_at) FROM deliveries WHERE status = 'pending'`).Scan(&n); err != nil {
 		return nil, errs.Wrap(err, "read next delivery")
 	}
-	return fromNullMS(n), nil
+	return sqldb.FromNullMillis(n), nil
 }
 
 // SaveDeliveryAttempt records the outcome of an attempt (status, attempts, last status and
 // error, duration, next attempt, completion).
 func (db *DB) SaveDeliveryAttempt(ctx context.Context, d *model.Delivery) error {
 	return db.Update(ctx, func(tx *Tx) error {
-		_, err := tx.exec(`UPDATE deliveries SET status = ?, attempts = ?, last_status = ?, last_error = ?, duration_ms = ?, next_attempt_at = ?,
+		_, err := tx.Exec(`UPDATE deliveries SET status = ?, attempts = ?, last_status = ?, last_error = ?, duration_ms = ?, next_attempt_at = ?,
 			completed_at = ?, claimed_by = NULL WHERE id = ? AND status = 'pending'`, d.Status, d.Attempts, d.LastStatus, d.LastError, d.Duration.Milliseconds(),
-			msPtr(d.NextAttemptAt), msPtr(d.CompletedAt), d.ID)
+			sqldb.MillisPtr(d.NextAttemptAt), sqldb.MillisPtr(d.CompletedAt), d.ID)
 		if err != nil {
 			return errs.Wrap(err, "save delivery attempt")
 		}
@@ -293,17 +299,17 @@ func (db *DB) ListDeliveries(ctx context.Context, f DeliveryFilter) ([]*model.De
 	}
 	cond := strings.Join(where, " AND ")
 	var total int
-	if err := db.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM deliveries WHERE `+cond, args...).Scan(&total); err != nil {
+	if err := db.Reader.QueryRowContext(ctx, `SELECT COUNT(*) FROM deliveries WHERE `+cond, args...).Scan(&total); err != nil {
 		return nil, 0, errs.Wrap(err, "count deliveries")
 	}
-	list, err := queryDeliveries(ctx, db.r, `SELECT `+deliveryColumns+` FROM deliveries WHERE `+cond+` ORDER BY created_at DESC, event_seq DESC LIMIT ? OFFSET ?`,
+	list, err := queryDeliveries(ctx, db.Reader, `SELECT `+deliveryColumns+` FROM deliveries WHERE `+cond+` ORDER BY created_at DESC, event_seq DESC LIMIT ? OFFSET ?`,
 		append(args, f.Page.Size, f.Page.Offset())...)
 	return list, total, err
 }
 
 // DeliveryForEvent returns the first delivery of an event of the account. Errors: not_found.
 func (db *DB) DeliveryForEvent(ctx context.Context, accountID, eventID string) (*model.Delivery, error) {
-	return scanDelivery(db.r.QueryRowContext(ctx, `SELECT `+deliveryColumns+` FROM deliveries WHERE event_id = ? AND account_id = ?
+	return scanDelivery(db.Reader.QueryRowContext(ctx, `SELECT `+deliveryColumns+` FROM deliveries WHERE event_id = ? AND account_id = ?
 		ORDER BY created_at LIMIT 1`, eventID, accountID))
 }
 
@@ -317,7 +323,7 @@ func (db *DB) EventContexts(ctx context.Context, ids []string) (map[string]json.
 	for i, id := range ids {
 		args[i] = id
 	}
-	rows, err := db.r.QueryContext(ctx, `SELECT id, context FROM events WHERE id IN (?`+strings.Repeat(", ?", len(ids)-1)+`)`, args...)
+	rows, err := db.Reader.QueryContext(ctx, `SELECT id, context FROM events WHERE id IN (?`+strings.Repeat(", ?", len(ids)-1)+`)`, args...)
 	if err != nil {
 		return nil, errs.Wrap(err, "read event contexts")
 	}

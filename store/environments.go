@@ -6,13 +6,15 @@ import (
 	"encoding/json"
 	"errors"
 
+	"github.com/sluice/sluice/store/sqldb"
+
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/model"
 )
 
 const environmentColumns = `id, account_id, name, is_prod, guest_authentication, features, metadata, translations_path, namespaces, language_override, created_at, updated_at`
 
-func scanEnvironment(s scanner) (*model.Environment, error) {
+func scanEnvironment(s sqldb.Scanner) (*model.Environment, error) {
 	var e model.Environment
 	var isProd int
 	var ga, feat, meta, ns string
@@ -25,18 +27,18 @@ func scanEnvironment(s scanner) (*model.Environment, error) {
 		return nil, errs.Wrap(err, "scan environment")
 	}
 	e.IsProd = isProd == 1
-	e.GuestAuthentication = stringList(ga)
-	e.Features, e.Metadata = rawOr(feat, "{}"), rawOr(meta, "{}")
-	e.Namespaces = stringList(ns)
-	e.CreatedAt, e.UpdatedAt = fromMS(c), fromMS(u)
+	e.GuestAuthentication = sqldb.StringList(ga)
+	e.Features, e.Metadata = sqldb.RawOr(feat, "{}"), sqldb.RawOr(meta, "{}")
+	e.Namespaces = sqldb.StringList(ns)
+	e.CreatedAt, e.UpdatedAt = sqldb.FromMillis(c), sqldb.FromMillis(u)
 	return &e, nil
 }
 
 // insertEnvironment stores env (filling id and times), creates its secret and publishable keys
 // (generating those not given) and emits environment:created.
 func (tx *Tx) insertEnvironment(env *model.Environment, actor, secret, publishable string) error {
-	env.ID = NewID(PrefixEnvironment)
-	env.CreatedAt, env.UpdatedAt = tx.now, tx.now
+	env.ID = sqldb.NewID(sqldb.PrefixEnvironment)
+	env.CreatedAt, env.UpdatedAt = tx.Now(), tx.Now()
 	if env.GuestAuthentication == nil {
 		env.GuestAuthentication = []string{"shared_link", "magic_link"}
 	}
@@ -49,21 +51,21 @@ func (tx *Tx) insertEnvironment(env *model.Environment, actor, secret, publishab
 	if env.Namespaces == nil {
 		env.Namespaces = []string{}
 	}
-	_, err := tx.exec(`INSERT INTO environments (id, account_id, name, is_prod, guest_authentication, features, metadata, translations_path, namespaces, language_override, created_at, updated_at)
+	_, err := tx.Exec(`INSERT INTO environments (id, account_id, name, is_prod, guest_authentication, features, metadata, translations_path, namespaces, language_override, created_at, updated_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		env.ID, env.AccountID, env.Name, boolInt(env.IsProd), jsonText(env.GuestAuthentication), jsonText(env.Features), jsonText(env.Metadata),
-		env.TranslationsPath, jsonText(env.Namespaces), env.LanguageOverride, ms(tx.now), ms(tx.now))
+		env.ID, env.AccountID, env.Name, sqldb.BoolInt(env.IsProd), sqldb.JSONText(env.GuestAuthentication), sqldb.JSONText(env.Features), sqldb.JSONText(env.Metadata),
+		env.TranslationsPath, sqldb.JSONText(env.Namespaces), env.LanguageOverride, sqldb.Millis(tx.Now()), sqldb.Millis(tx.Now()))
 	if err != nil {
 		return errs.Wrap(err, "insert environment")
 	}
 	if secret == "" {
-		secret = "sk_" + RandomString(32)
+		secret = "sk_" + sqldb.RandomString(32)
 	}
 	if publishable == "" {
-		publishable = "pk_" + RandomString(32)
+		publishable = "pk_" + sqldb.RandomString(32)
 	}
 	for typ, raw := range map[string]string{model.KeySecret: secret, model.KeyPublishable: publishable} {
-		if err := tx.insertKey(&model.APIKey{ID: NewID(PrefixKey), AccountID: env.AccountID, EnvironmentID: env.ID, Type: typ, Raw: raw}, false); err != nil {
+		if err := tx.insertKey(&model.APIKey{ID: sqldb.NewID(sqldb.PrefixKey), AccountID: env.AccountID, EnvironmentID: env.ID, Type: typ, Raw: raw}, false); err != nil {
 			return err
 		}
 	}
@@ -79,7 +81,7 @@ func (db *DB) CreateEnvironment(ctx context.Context, env *model.Environment, act
 
 // GetEnvironment returns a live environment of the account. Errors: not_found.
 func (db *DB) GetEnvironment(ctx context.Context, accountID, id string) (*model.Environment, error) {
-	return scanEnvironment(db.r.QueryRowContext(ctx, `SELECT `+environmentColumns+` FROM environments WHERE id = ? AND account_id = ? AND deleted_at IS NULL`, id, accountID))
+	return scanEnvironment(db.Reader.QueryRowContext(ctx, `SELECT `+environmentColumns+` FROM environments WHERE id = ? AND account_id = ? AND deleted_at IS NULL`, id, accountID))
 }
 
 // ListEnvironments returns one page of the account's environments (only envID when set) and the total.
@@ -90,10 +92,10 @@ func (db *DB) ListEnvironments(ctx context.Context, accountID, envID string, p m
 		args = append(args, envID)
 	}
 	var total int
-	if err := db.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM environments WHERE `+cond, args...).Scan(&total); err != nil {
+	if err := db.Reader.QueryRowContext(ctx, `SELECT COUNT(*) FROM environments WHERE `+cond, args...).Scan(&total); err != nil {
 		return nil, 0, errs.Wrap(err, "count environments")
 	}
-	rows, err := db.r.QueryContext(ctx, `SELECT `+environmentColumns+` FROM environments WHERE `+cond+` ORDER BY created_at, id LIMIT ? OFFSET ?`,
+	rows, err := db.Reader.QueryContext(ctx, `SELECT `+environmentColumns+` FROM environments WHERE `+cond+` ORDER BY created_at, id LIMIT ? OFFSET ?`,
 		append(args, p.Size, p.Offset())...)
 	if err != nil {
 		return nil, 0, errs.Wrap(err, "list environments")
@@ -126,7 +128,7 @@ func (db *DB) UpdateEnvironment(ctx context.Context, accountID, id string, up En
 	var env *model.Environment
 	err := db.Update(ctx, func(tx *Tx) error {
 		var err error
-		env, err = scanEnvironment(tx.queryRow(`SELECT `+environmentColumns+` FROM environments WHERE id = ? AND account_id = ? AND deleted_at IS NULL`, id, accountID))
+		env, err = scanEnvironment(tx.QueryRow(`SELECT `+environmentColumns+` FROM environments WHERE id = ? AND account_id = ? AND deleted_at IS NULL`, id, accountID))
 		if err != nil {
 			return err
 		}
@@ -151,9 +153,9 @@ func (db *DB) UpdateEnvironment(ctx context.Context, accountID, id string, up En
 		if up.LanguageOverride != nil {
 			env.LanguageOverride = *up.LanguageOverride
 		}
-		env.UpdatedAt = tx.now
-		if _, err := tx.exec(`UPDATE environments SET name = ?, is_prod = ?, guest_authentication = ?, metadata = ?, translations_path = ?, namespaces = ?, language_override = ?, updated_at = ? WHERE id = ?`,
-			env.Name, boolInt(env.IsProd), jsonText(env.GuestAuthentication), jsonText(env.Metadata), env.TranslationsPath, jsonText(env.Namespaces), env.LanguageOverride, ms(tx.now), env.ID); err != nil {
+		env.UpdatedAt = tx.Now()
+		if _, err := tx.Exec(`UPDATE environments SET name = ?, is_prod = ?, guest_authentication = ?, metadata = ?, translations_path = ?, namespaces = ?, language_override = ?, updated_at = ? WHERE id = ?`,
+			env.Name, sqldb.BoolInt(env.IsProd), sqldb.JSONText(env.GuestAuthentication), sqldb.JSONText(env.Metadata), env.TranslationsPath, sqldb.JSONText(env.Namespaces), env.LanguageOverride, sqldb.Millis(tx.Now()), env.ID); err != nil {
 			return errs.Wrap(err, "update environment")
 		}
 		_, err = tx.Emit("environment:updated", model.EventContext{AccountID: accountID, EnvironmentID: id, ActorID: actor}, map[string]any{"environmentId": id, "name": env.Name})
@@ -167,10 +169,10 @@ func (db *DB) UpdateEnvironment(ctx context.Context, accountID, id string, up En
 func (db *DB) DeleteEnvironment(ctx context.Context, accountID, id, actor string) error {
 	return db.Update(ctx, func(tx *Tx) error {
 		var live int
-		if err := tx.queryRow(`SELECT COUNT(*) FROM environments WHERE account_id = ? AND deleted_at IS NULL`, accountID).Scan(&live); err != nil {
+		if err := tx.QueryRow(`SELECT COUNT(*) FROM environments WHERE account_id = ? AND deleted_at IS NULL`, accountID).Scan(&live); err != nil {
 			return errs.Wrap(err, "count environments")
 		}
-		res, err := tx.exec(`UPDATE environments SET deleted_at = ? WHERE id = ? AND account_id = ? AND deleted_at IS NULL`, ms(tx.now), id, accountID)
+		res, err := tx.Exec(`UPDATE environments SET deleted_at = ? WHERE id = ? AND account_id = ? AND deleted_at IS NULL`, sqldb.Millis(tx.Now()), id, accountID)
 		if err != nil {
 			return errs.Wrap(err, "delete environment")
 		}
@@ -180,7 +182,7 @@ func (db *DB) DeleteEnvironment(ctx context.Context, accountID, id, actor string
 		if live <= 1 {
 			return errs.E(errs.Conflict, "environmentId", "The last environment of an account cannot be deleted")
 		}
-		if _, err := tx.exec(`UPDATE api_keys SET deleted_at = ? WHERE environment_id = ? AND deleted_at IS NULL`, ms(tx.now), id); err != nil {
+		if _, err := tx.Exec(`UPDATE api_keys SET deleted_at = ? WHERE environment_id = ? AND deleted_at IS NULL`, sqldb.Millis(tx.Now()), id); err != nil {
 			return errs.Wrap(err, "revoke keys")
 		}
 		_, err = tx.Emit("environment:deleted", model.EventContext{AccountID: accountID, EnvironmentID: id, ActorID: actor}, map[string]any{"environmentId": id})
@@ -192,7 +194,7 @@ func (db *DB) DeleteEnvironment(ctx context.Context, accountID, id, actor string
 func (db *DB) KeyByRaw(ctx context.Context, raw string) (*model.APIKey, error) {
 	var k model.APIKey
 	var c int64
-	err := db.r.QueryRowContext(ctx, `SELECT k.id, k.account_id, k.environment_id, k.type, k.created_at FROM api_keys k
+	err := db.Reader.QueryRowContext(ctx, `SELECT k.id, k.account_id, k.environment_id, k.type, k.created_at FROM api_keys k
 		JOIN environments e ON e.id = k.environment_id WHERE k.raw = ? AND k.deleted_at IS NULL AND e.deleted_at IS NULL`, keyHash(raw)).
 		Scan(&k.ID, &k.AccountID, &k.EnvironmentID, &k.Type, &c)
 	if err == sql.ErrNoRows {
@@ -201,7 +203,7 @@ func (db *DB) KeyByRaw(ctx context.Context, raw string) (*model.APIKey, error) {
 	if err != nil {
 		return nil, errs.Wrap(err, "find key")
 	}
-	k.CreatedAt, k.Raw = fromMS(c), raw
+	k.CreatedAt, k.Raw = sqldb.FromMillis(c), raw
 	return &k, nil
 }
 
@@ -212,7 +214,7 @@ func (db *DB) KeyByRaw(ctx context.Context, raw string) (*model.APIKey, error) {
 func (db *DB) ListKeys(ctx context.Context, accountID, envID string, reveal bool) ([]*model.APIKey, error) {
 	var out []*model.APIKey
 	err := db.Update(ctx, func(tx *Tx) error {
-		rows, err := tx.QueryContext(tx.ctx, `SELECT id, account_id, environment_id, type, hint, sealed, revealed_at IS NOT NULL, created_at FROM api_keys
+		rows, err := tx.QueryContext(tx.Context(), `SELECT id, account_id, environment_id, type, hint, sealed, revealed_at IS NOT NULL, created_at FROM api_keys
 			WHERE account_id = ? AND environment_id = ? AND deleted_at IS NULL ORDER BY type DESC, created_at`, accountID, envID)
 		if err != nil {
 			return errs.Wrap(err, "list keys")
@@ -228,7 +230,7 @@ func (db *DB) ListKeys(ctx context.Context, accountID, envID string, reveal bool
 				rows.Close()
 				return errs.Wrap(err, "scan key")
 			}
-			k.CreatedAt = fromMS(c)
+			k.CreatedAt = sqldb.FromMillis(c)
 			if k.Type == model.KeyPublishable || (reveal && !revealed) {
 				if plain, err := tx.open(sealed); err == nil {
 					k.Raw = plain
@@ -241,7 +243,7 @@ func (db *DB) ListKeys(ctx context.Context, accountID, envID string, reveal bool
 		}
 		rows.Close()
 		for _, id := range reveals {
-			if _, err := tx.exec(`UPDATE api_keys SET revealed_at = ? WHERE id = ?`, ms(tx.now), id); err != nil {
+			if _, err := tx.Exec(`UPDATE api_keys SET revealed_at = ? WHERE id = ?`, sqldb.Millis(tx.Now()), id); err != nil {
 				return errs.Wrap(err, "reveal key")
 			}
 		}
@@ -267,11 +269,11 @@ func (tx *Tx) insertKey(k *model.APIKey, revealed bool) error {
 	sealed := tx.seal(k.Raw)
 	var rev any
 	if revealed {
-		rev = ms(tx.now)
+		rev = sqldb.Millis(tx.Now())
 	}
-	k.CreatedAt, k.Hint = tx.now, keyHint(k.Raw)
-	if _, err := tx.exec(`INSERT INTO api_keys (id, account_id, environment_id, type, raw, sealed, hint, revealed_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		k.ID, k.AccountID, k.EnvironmentID, k.Type, keyHash(k.Raw), sealed, k.Hint, rev, ms(tx.now)); err != nil {
+	k.CreatedAt, k.Hint = tx.Now(), keyHint(k.Raw)
+	if _, err := tx.Exec(`INSERT INTO api_keys (id, account_id, environment_id, type, raw, sealed, hint, revealed_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		k.ID, k.AccountID, k.EnvironmentID, k.Type, keyHash(k.Raw), sealed, k.Hint, rev, sqldb.Millis(tx.Now())); err != nil {
 		return errs.E(errs.Conflict, "key", "an API key with this value already exists")
 	}
 	return nil
@@ -299,7 +301,7 @@ func (tx *Tx) open(sealed []byte) (string, error) {
 func (db *DB) SealKeys(ctx context.Context) (int, error) {
 	n := 0
 	err := db.Update(ctx, func(tx *Tx) error {
-		rows, err := tx.QueryContext(tx.ctx, `SELECT id, raw FROM api_keys WHERE raw NOT LIKE 'sha256:%'`)
+		rows, err := tx.QueryContext(tx.Context(), `SELECT id, raw FROM api_keys WHERE raw NOT LIKE 'sha256:%'`)
 		if err != nil {
 			return errs.Wrap(err, "read keys")
 		}
@@ -318,7 +320,7 @@ func (db *DB) SealKeys(ctx context.Context) (int, error) {
 		}
 		rows.Close()
 		for id, raw := range plain {
-			if _, err := tx.exec(`UPDATE api_keys SET raw = ?, sealed = ?, hint = ? WHERE id = ?`, keyHash(raw), tx.seal(raw), keyHint(raw), id); err != nil {
+			if _, err := tx.Exec(`UPDATE api_keys SET raw = ?, sealed = ?, hint = ? WHERE id = ?`, keyHash(raw), tx.seal(raw), keyHint(raw), id); err != nil {
 				return errs.Wrap(err, "hash key")
 			}
 			n++
@@ -335,10 +337,10 @@ func (db *DB) RotateKey(ctx context.Context, accountID, envID, typ string) (*mod
 	if prefix == "" {
 		return nil, errs.Invalidf("type", "type must be SECRET or PUBLISHABLE")
 	}
-	k := &model.APIKey{ID: NewID(PrefixKey), AccountID: accountID, EnvironmentID: envID, Type: typ, Raw: prefix + RandomString(32)}
+	k := &model.APIKey{ID: sqldb.NewID(sqldb.PrefixKey), AccountID: accountID, EnvironmentID: envID, Type: typ, Raw: prefix + sqldb.RandomString(32)}
 	err := db.Update(ctx, func(tx *Tx) error {
-		res, err := tx.exec(`UPDATE api_keys SET deleted_at = ? WHERE account_id = ? AND environment_id = ? AND type = ? AND deleted_at IS NULL`,
-			ms(tx.now), accountID, envID, typ)
+		res, err := tx.Exec(`UPDATE api_keys SET deleted_at = ? WHERE account_id = ? AND environment_id = ? AND type = ? AND deleted_at IS NULL`,
+			sqldb.Millis(tx.Now()), accountID, envID, typ)
 		if err != nil {
 			return errs.Wrap(err, "retire key")
 		}

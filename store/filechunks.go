@@ -7,6 +7,8 @@ import (
 	"io"
 	"io/fs"
 
+	"github.com/sluice/sluice/store/sqldb"
+
 	"github.com/sluice/sluice/errs"
 )
 
@@ -18,7 +20,7 @@ const ChunkSize = 1 << 20
 // the single-writer order (they emit nothing): a file is only reachable once its record is
 // created. PostgreSQL only.
 func (db *DB) PutFileBytes(ctx context.Context, id string, r io.Reader) (int64, error) {
-	tx, err := db.w.BeginTx(ctx, nil)
+	tx, err := db.Writer.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, errs.Wrap(err, "store file bytes")
 	}
@@ -32,7 +34,7 @@ func (db *DB) PutFileBytes(ctx context.Context, id string, r io.Reader) (int64, 
 		k, err := io.ReadFull(r, buf)
 		if k > 0 || n == 0 { // an empty file has one empty chunk: it exists
 			if _, werr := tx.ExecContext(ctx, `INSERT INTO file_chunks (file_id, n, data, created_at) VALUES (?, ?, ?, ?)`,
-				id, n, buf[:k], ms(db.Now())); werr != nil {
+				id, n, buf[:k], sqldb.Millis(db.Now())); werr != nil {
 				return total, errs.Wrap(werr, "store file bytes")
 			}
 			total += int64(k)
@@ -52,7 +54,7 @@ func (db *DB) PutFileBytes(ctx context.Context, id string, r io.Reader) (int64, 
 
 // RemoveFileBytes deletes file id's stored bytes.
 func (db *DB) RemoveFileBytes(ctx context.Context, id string) error {
-	if _, err := db.w.ExecContext(ctx, `DELETE FROM file_chunks WHERE file_id = ?`, id); err != nil {
+	if _, err := db.Writer.ExecContext(ctx, `DELETE FROM file_chunks WHERE file_id = ?`, id); err != nil {
 		return errs.Wrap(err, "remove file bytes")
 	}
 	return nil
@@ -61,7 +63,7 @@ func (db *DB) RemoveFileBytes(ctx context.Context, id string) error {
 // RemoveOrphanFileBytes deletes chunks older than cutoff of files that were never recorded
 // (an upload whose node stopped between storing the bytes and creating the file).
 func (db *DB) RemoveOrphanFileBytes(ctx context.Context, cutoffMS int64) (int64, error) {
-	res, err := db.w.ExecContext(ctx, `DELETE FROM file_chunks c WHERE c.created_at < ? AND NOT EXISTS (SELECT 1 FROM files f WHERE f.id = c.file_id)`, cutoffMS)
+	res, err := db.Writer.ExecContext(ctx, `DELETE FROM file_chunks c WHERE c.created_at < ? AND NOT EXISTS (SELECT 1 FROM files f WHERE f.id = c.file_id)`, cutoffMS)
 	if err != nil {
 		return 0, errs.Wrap(err, "remove orphan file bytes")
 	}
@@ -84,7 +86,7 @@ type FileBytes struct {
 func (db *DB) OpenFileBytes(ctx context.Context, id string) (*FileBytes, error) {
 	var size sql.NullInt64
 	var n int64
-	if err := db.r.QueryRowContext(ctx, `SELECT count(*), sum(length(data)) FROM file_chunks WHERE file_id = ?`, id).Scan(&n, &size); err != nil {
+	if err := db.Reader.QueryRowContext(ctx, `SELECT count(*), sum(length(data)) FROM file_chunks WHERE file_id = ?`, id).Scan(&n, &size); err != nil {
 		return nil, errs.Wrap(err, "open file bytes")
 	}
 	if n == 0 {
@@ -104,7 +106,7 @@ func (f *FileBytes) Read(p []byte) (int, error) {
 	n := f.off / ChunkSize
 	if n != f.at {
 		f.chunk = f.chunk[:0]
-		if err := f.db.r.QueryRowContext(f.ctx, `SELECT data FROM file_chunks WHERE file_id = ? AND n = ?`, f.id, n).Scan(&f.chunk); err != nil {
+		if err := f.db.Reader.QueryRowContext(f.ctx, `SELECT data FROM file_chunks WHERE file_id = ? AND n = ?`, f.id, n).Scan(&f.chunk); err != nil {
 			return 0, errs.Wrap(err, "read file bytes")
 		}
 		f.at = n

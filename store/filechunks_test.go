@@ -9,11 +9,12 @@ import (
 	"testing"
 
 	"github.com/sluice/sluice/store"
+	"github.com/sluice/sluice/store/sqldb"
 )
 
 // A file's bytes in PostgreSQL come back exactly, across chunk boundaries and from any offset.
 func TestFileBytesRoundTrip(t *testing.T) {
-	db, err := store.OpenDSN(store.TestDatabase(t))
+	db, err := store.OpenDSN(sqldb.TestDatabase(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/sluice/sluice/store/sqldb"
+
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/model"
 )
@@ -14,7 +16,7 @@ import (
 const fileColumns = `id, account_id, environment_id, space_id, name, ext, mimetype, encoding, status, mode, origin, size, bytes_received,
 	actions, workbook_id, sheet_id, description, created_by, created_at, updated_at`
 
-func scanFile(s scanner) (*model.File, error) {
+func scanFile(s sqldb.Scanner) (*model.File, error) {
 	var f model.File
 	var actions string
 	var c, u int64
@@ -26,8 +28,8 @@ func scanFile(s scanner) (*model.File, error) {
 	if err != nil {
 		return nil, errs.Wrap(err, "scan file")
 	}
-	f.Actions = rawOr(actions, "[]")
-	f.CreatedAt, f.UpdatedAt = fromMS(c), fromMS(u)
+	f.Actions = sqldb.RawOr(actions, "[]")
+	f.CreatedAt, f.UpdatedAt = sqldb.FromMillis(c), sqldb.FromMillis(u)
 	return &f, nil
 }
 
@@ -36,20 +38,20 @@ func fileContext(f *model.File, actor string) model.EventContext {
 }
 
 // NewFileID reserves an id for an upload, so its bytes can be stored before the row exists.
-func NewFileID() string { return NewID(PrefixFile) }
+func NewFileID() string { return sqldb.NewID(sqldb.PrefixFile) }
 
 // CreateFile stores an uploaded file (its id set by NewFileID), emits file:created and moves
 // the space's lastActivityAt.
 func (db *DB) CreateFile(ctx context.Context, f *model.File, actor string) error {
 	return db.Update(ctx, func(tx *Tx) error {
-		f.CreatedAt, f.UpdatedAt, f.CreatedBy = tx.now, tx.now, actor
+		f.CreatedAt, f.UpdatedAt, f.CreatedBy = tx.Now(), tx.Now(), actor
 		if len(f.Actions) == 0 || string(f.Actions) == "null" {
 			f.Actions = json.RawMessage("[]")
 		}
-		if _, err := tx.exec(`INSERT INTO files (id, account_id, environment_id, space_id, name, ext, mimetype, encoding, status, mode, origin, size,
+		if _, err := tx.Exec(`INSERT INTO files (id, account_id, environment_id, space_id, name, ext, mimetype, encoding, status, mode, origin, size,
 			bytes_received, actions, workbook_id, sheet_id, description, created_by, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			f.ID, f.AccountID, f.EnvironmentID, f.SpaceID, f.Name, f.Ext, f.Mimetype, f.Encoding, f.Status, f.Mode, f.Origin, f.Size, f.BytesReceived,
-			string(f.Actions), f.WorkbookID, f.SheetID, f.Description, actor, ms(tx.now), ms(tx.now)); err != nil {
+			string(f.Actions), f.WorkbookID, f.SheetID, f.Description, actor, sqldb.Millis(tx.Now()), sqldb.Millis(tx.Now())); err != nil {
 			return errs.Wrap(err, "insert file")
 		}
 		if _, err := tx.Emit("file:created", fileContext(f, actor), map[string]any{"fileId": f.ID, "spaceId": f.SpaceID, "name": f.Name, "status": f.Status}); err != nil {
@@ -61,7 +63,7 @@ func (db *DB) CreateFile(ctx context.Context, f *model.File, actor string) error
 
 // GetFile returns a live file of the account. Errors: not_found.
 func (db *DB) GetFile(ctx context.Context, accountID, id string) (*model.File, error) {
-	return scanFile(db.r.QueryRowContext(ctx, `SELECT `+fileColumns+` FROM files WHERE id = ? AND account_id = ? AND deleted_at IS NULL`, id, accountID))
+	return scanFile(db.Reader.QueryRowContext(ctx, `SELECT `+fileColumns+` FROM files WHERE id = ? AND account_id = ? AND deleted_at IS NULL`, id, accountID))
 }
 
 // FileFilter selects files.
@@ -85,10 +87,10 @@ func (db *DB) ListFiles(ctx context.Context, f FileFilter) ([]*model.File, int, 
 	}
 	cond := strings.Join(where, " AND ")
 	var total int
-	if err := db.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM files WHERE `+cond, args...).Scan(&total); err != nil {
+	if err := db.Reader.QueryRowContext(ctx, `SELECT COUNT(*) FROM files WHERE `+cond, args...).Scan(&total); err != nil {
 		return nil, 0, errs.Wrap(err, "count files")
 	}
-	rows, err := db.r.QueryContext(ctx, `SELECT `+fileColumns+` FROM files WHERE `+cond+` ORDER BY created_at DESC, id LIMIT ? OFFSET ?`, append(args, f.Page.Size, f.Page.Offset())...)
+	rows, err := db.Reader.QueryContext(ctx, `SELECT `+fileColumns+` FROM files WHERE `+cond+` ORDER BY created_at DESC, id LIMIT ? OFFSET ?`, append(args, f.Page.Size, f.Page.Offset())...)
 	if err != nil {
 		return nil, 0, errs.Wrap(err, "list files")
 	}
@@ -107,9 +109,9 @@ func (db *DB) ListFiles(ctx context.Context, f FileFilter) ([]*model.File, int, 
 // SaveFile writes a file's changeable fields and emits file:updated. Errors: not_found.
 func (db *DB) SaveFile(ctx context.Context, f *model.File, actor string) error {
 	return db.Update(ctx, func(tx *Tx) error {
-		f.UpdatedAt = tx.now
-		res, err := tx.exec(`UPDATE files SET name = ?, mode = ?, status = ?, encoding = ?, actions = ?, workbook_id = ?, sheet_id = ?, description = ?, updated_at = ?
-			WHERE id = ? AND deleted_at IS NULL`, f.Name, f.Mode, f.Status, f.Encoding, string(f.Actions), f.WorkbookID, f.SheetID, f.Description, ms(tx.now), f.ID)
+		f.UpdatedAt = tx.Now()
+		res, err := tx.Exec(`UPDATE files SET name = ?, mode = ?, status = ?, encoding = ?, actions = ?, workbook_id = ?, sheet_id = ?, description = ?, updated_at = ?
+			WHERE id = ? AND deleted_at IS NULL`, f.Name, f.Mode, f.Status, f.Encoding, string(f.Actions), f.WorkbookID, f.SheetID, f.Description, sqldb.Millis(tx.Now()), f.ID)
 		if err != nil {
 			return errs.Wrap(err, "update file")
 		}
@@ -124,7 +126,7 @@ func (db *DB) SaveFile(ctx context.Context, f *model.File, actor string) error {
 // DeleteFile soft-deletes a file and emits file:deleted. Errors: not_found.
 func (db *DB) DeleteFile(ctx context.Context, f *model.File, actor string) error {
 	return db.Update(ctx, func(tx *Tx) error {
-		res, err := tx.exec(`UPDATE files SET deleted_at = ? WHERE id = ? AND deleted_at IS NULL`, ms(tx.now), f.ID)
+		res, err := tx.Exec(`UPDATE files SET deleted_at = ? WHERE id = ? AND deleted_at IS NULL`, sqldb.Millis(tx.Now()), f.ID)
 		if err != nil {
 			return errs.Wrap(err, "delete file")
 		}
@@ -146,12 +148,12 @@ func (db *DB) FailInterruptedFiles(ctx context.Context, live ...string) (int, er
 		q := `SELECT ` + fileColumns + ` FROM files WHERE status IN ('analyzing', 'analyzed') AND deleted_at IS NULL`
 		args := []any{}
 		if len(live) > 0 {
-			q += ` AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.source = files.id AND j.status = 'executing' AND j.runner IN (` + placeholders(len(live)) + `))`
+			q += ` AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.source = files.id AND j.status = 'executing' AND j.runner IN (` + sqldb.Placeholders(len(live)) + `))`
 			for _, r := range live {
 				args = append(args, r)
 			}
 		}
-		rows, err := tx.QueryContext(tx.ctx, q, args...)
+		rows, err := tx.QueryContext(tx.Context(), q, args...)
 		if err != nil {
 			return errs.Wrap(err, "find interrupted files")
 		}
@@ -179,7 +181,7 @@ func (db *DB) FailInterruptedFiles(ctx context.Context, live ...string) (int, er
 				}
 			}
 			f.WorkbookID, f.SheetID = "", ""
-			if _, err := tx.exec(`UPDATE files SET status = ?, description = ?, workbook_id = '', sheet_id = '', updated_at = ? WHERE id = ?`, f.Status, f.Description, ms(tx.now), f.ID); err != nil {
+			if _, err := tx.Exec(`UPDATE files SET status = ?, description = ?, workbook_id = '', sheet_id = '', updated_at = ? WHERE id = ?`, f.Status, f.Description, sqldb.Millis(tx.Now()), f.ID); err != nil {
 				return errs.Wrap(err, "fail interrupted file")
 			}
 			if _, err := tx.Emit("file:updated", fileContext(f, "us_usr_sluice"), map[string]any{"fileId": f.ID, "status": f.Status}); err != nil {
@@ -196,7 +198,7 @@ func (db *DB) FailInterruptedFiles(ctx context.Context, live ...string) (int, er
 // are what an upload interrupted between writing and recording left behind.
 func (db *DB) FileKnown(ctx context.Context, id string) (bool, error) {
 	var n int
-	if err := db.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM files WHERE id = ?`, id).Scan(&n); err != nil {
+	if err := db.Reader.QueryRowContext(ctx, `SELECT COUNT(*) FROM files WHERE id = ?`, id).Scan(&n); err != nil {
 		return false, errs.Wrap(err, "find file")
 	}
 	return n > 0, nil

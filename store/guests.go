@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sluice/sluice/store/sqldb"
+
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/model"
 )
@@ -38,10 +40,10 @@ func (g *Guest) Granted(spaceID string) bool {
 
 func (tx *Tx) grant(g *Guest, spaceID, actor string) error {
 	var envID string
-	if err := tx.queryRow(`SELECT environment_id FROM spaces WHERE id = ? AND account_id = ? AND deleted_at IS NULL`, spaceID, g.AccountID).Scan(&envID); err != nil || envID != g.EnvironmentID {
+	if err := tx.QueryRow(`SELECT environment_id FROM spaces WHERE id = ? AND account_id = ? AND deleted_at IS NULL`, spaceID, g.AccountID).Scan(&envID); err != nil || envID != g.EnvironmentID {
 		return errs.NotFoundf("spaces.id", "Space %s not found in the guest's environment", spaceID)
 	}
-	res, err := tx.exec(`INSERT INTO guest_spaces (guest_id, space_id) VALUES (?, ?) ON CONFLICT DO NOTHING`, g.ID, spaceID)
+	res, err := tx.Exec(`INSERT INTO guest_spaces (guest_id, space_id) VALUES (?, ?) ON CONFLICT DO NOTHING`, g.ID, spaceID)
 	if err != nil {
 		return errs.Wrap(err, "grant space")
 	}
@@ -53,7 +55,7 @@ func (tx *Tx) grant(g *Guest, spaceID, actor string) error {
 }
 
 func (tx *Tx) revoke(g *Guest, spaceID, actor string) error {
-	res, err := tx.exec(`DELETE FROM guest_spaces WHERE guest_id = ? AND space_id = ?`, g.ID, spaceID)
+	res, err := tx.Exec(`DELETE FROM guest_spaces WHERE guest_id = ? AND space_id = ?`, g.ID, spaceID)
 	if err != nil {
 		return errs.Wrap(err, "revoke space")
 	}
@@ -69,23 +71,23 @@ func (tx *Tx) revoke(g *Guest, spaceID, actor string) error {
 func (db *DB) CreateGuests(ctx context.Context, gs []*Guest, actor string) error {
 	return db.Update(ctx, func(tx *Tx) error {
 		for _, g := range gs {
-			err := tx.queryRow(`SELECT id, created_at FROM guests WHERE environment_id = ? AND email = ? AND deleted_at IS NULL`, g.EnvironmentID, g.Email).
+			err := tx.QueryRow(`SELECT id, created_at FROM guests WHERE environment_id = ? AND email = ? AND deleted_at IS NULL`, g.EnvironmentID, g.Email).
 				Scan(&g.ID, new(int64))
 			switch {
 			case err == sql.ErrNoRows:
-				g.ID, g.CreatedAt = NewID(PrefixGuest), tx.now
-				if _, err := tx.exec(`INSERT INTO guests (id, account_id, environment_id, email, name, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-					g.ID, g.AccountID, g.EnvironmentID, g.Email, g.Name, ms(tx.now), ms(tx.now)); err != nil {
+				g.ID, g.CreatedAt = sqldb.NewID(PrefixGuest), tx.Now()
+				if _, err := tx.Exec(`INSERT INTO guests (id, account_id, environment_id, email, name, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+					g.ID, g.AccountID, g.EnvironmentID, g.Email, g.Name, sqldb.Millis(tx.Now()), sqldb.Millis(tx.Now())); err != nil {
 					return errs.Wrap(err, "insert guest")
 				}
 			case err != nil:
 				return errs.Wrap(err, "find guest")
 			default:
-				if _, err := tx.exec(`UPDATE guests SET name = ?, updated_at = ? WHERE id = ?`, g.Name, ms(tx.now), g.ID); err != nil {
+				if _, err := tx.Exec(`UPDATE guests SET name = ?, updated_at = ? WHERE id = ?`, g.Name, sqldb.Millis(tx.Now()), g.ID); err != nil {
 					return errs.Wrap(err, "update guest")
 				}
 			}
-			g.UpdatedAt = tx.now
+			g.UpdatedAt = tx.Now()
 			for _, sp := range g.Spaces {
 				if err := tx.grant(g, sp, actor); err != nil {
 					return err
@@ -96,7 +98,7 @@ func (db *DB) CreateGuests(ctx context.Context, gs []*Guest, actor string) error
 	})
 }
 
-func (db *DB) loadGuest(ctx context.Context, q querier, accountID, id string) (*Guest, error) {
+func (db *DB) loadGuest(ctx context.Context, q sqldb.Querier, accountID, id string) (*Guest, error) {
 	var g Guest
 	var c, u int64
 	err := q.QueryRowContext(ctx, `SELECT id, account_id, environment_id, email, name, created_at, updated_at FROM guests WHERE id = ? AND account_id = ? AND deleted_at IS NULL`, id, accountID).
@@ -107,7 +109,7 @@ func (db *DB) loadGuest(ctx context.Context, q querier, accountID, id string) (*
 	if err != nil {
 		return nil, errs.Wrap(err, "load guest")
 	}
-	g.CreatedAt, g.UpdatedAt = fromMS(c), fromMS(u)
+	g.CreatedAt, g.UpdatedAt = sqldb.FromMillis(c), sqldb.FromMillis(u)
 	rows, err := q.QueryContext(ctx, `SELECT space_id FROM guest_spaces WHERE guest_id = ? ORDER BY space_id`, id)
 	if err != nil {
 		return nil, errs.Wrap(err, "guest spaces")
@@ -126,7 +128,7 @@ func (db *DB) loadGuest(ctx context.Context, q querier, accountID, id string) (*
 
 // GetGuest returns a live guest of the account with its spaces. Errors: not_found.
 func (db *DB) GetGuest(ctx context.Context, accountID, id string) (*Guest, error) {
-	return db.loadGuest(ctx, db.r, accountID, id)
+	return db.loadGuest(ctx, db.Reader, accountID, id)
 }
 
 // ListGuests returns the guests of a space (or of an environment when spaceID is ""),
@@ -143,7 +145,7 @@ func (db *DB) ListGuests(ctx context.Context, accountID, envID, spaceID, email s
 	if email != "" {
 		where, args = append(where, "g.email = ?"), append(args, email)
 	}
-	rows, err := db.r.QueryContext(ctx, `SELECT g.id FROM guests g WHERE `+strings.Join(where, " AND ")+` ORDER BY g.created_at, g.id`, args...)
+	rows, err := db.Reader.QueryContext(ctx, `SELECT g.id FROM guests g WHERE `+strings.Join(where, " AND ")+` ORDER BY g.created_at, g.id`, args...)
 	if err != nil {
 		return nil, errs.Wrap(err, "list guests")
 	}
@@ -163,7 +165,7 @@ func (db *DB) ListGuests(ctx context.Context, accountID, envID, spaceID, email s
 	rows.Close()
 	out := []*Guest{}
 	for _, id := range ids {
-		g, err := db.loadGuest(ctx, db.r, accountID, id)
+		g, err := db.loadGuest(ctx, db.Reader, accountID, id)
 		if err != nil {
 			return nil, err
 		}
@@ -176,8 +178,8 @@ func (db *DB) ListGuests(ctx context.Context, accountID, envID, spaceID, email s
 // grants, emitting guestAdded/guestRemoved. Errors: not_found.
 func (db *DB) UpdateGuest(ctx context.Context, g *Guest, spaces []string, actor string) error {
 	return db.Update(ctx, func(tx *Tx) error {
-		g.UpdatedAt = tx.now
-		if _, err := tx.exec(`UPDATE guests SET name = ?, email = ?, updated_at = ? WHERE id = ?`, g.Name, g.Email, ms(tx.now), g.ID); err != nil {
+		g.UpdatedAt = tx.Now()
+		if _, err := tx.Exec(`UPDATE guests SET name = ?, email = ?, updated_at = ? WHERE id = ?`, g.Name, g.Email, sqldb.Millis(tx.Now()), g.ID); err != nil {
 			return errs.Wrap(err, "update guest")
 		}
 		if spaces == nil {
@@ -214,7 +216,7 @@ func (db *DB) RemoveGuest(ctx context.Context, g *Guest, spaceID, actor string) 
 				return err
 			}
 		}
-		_, err := tx.exec(`UPDATE guests SET deleted_at = ? WHERE id = ?`, ms(tx.now), g.ID)
+		_, err := tx.Exec(`UPDATE guests SET deleted_at = ? WHERE id = ?`, sqldb.Millis(tx.Now()), g.ID)
 		return err
 	})
 }
@@ -223,7 +225,7 @@ func (db *DB) RemoveGuest(ctx context.Context, g *Guest, spaceID, actor string) 
 // access.
 func (db *DB) GuestReaches(ctx context.Context, guestID, spaceID string) bool {
 	var n int
-	err := db.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM guest_spaces s JOIN guests g ON g.id = s.guest_id
+	err := db.Reader.QueryRowContext(ctx, `SELECT COUNT(*) FROM guest_spaces s JOIN guests g ON g.id = s.guest_id
 		WHERE s.guest_id = ? AND s.space_id = ? AND g.deleted_at IS NULL`, guestID, spaceID).Scan(&n)
 	return err == nil && n > 0
 }

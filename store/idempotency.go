@@ -6,16 +6,16 @@ import (
 	"errors"
 	"time"
 
+	"github.com/sluice/sluice/store/sqldb"
+
 	"github.com/sluice/sluice/errs"
 )
 
 // IdempotencyWindow is how long an Idempotency-Key answers with its first result.
 const IdempotencyWindow = 24 * time.Hour
 
-// IdempotencyContextKey names, in a request's context (fasthttp user values are read through
-// Value with a string key), the idempotency key row of the request: every write transaction
-// of the request marks it committed, so a retry after a crash knows the write happened.
-const IdempotencyContextKey = "sluice.idempotency"
+// IdempotencyContextKey names the request's idempotency key in its context (sqldb).
+const IdempotencyContextKey = sqldb.IdempotencyContextKey
 
 // IdemState is what a claimed key found.
 type IdemState int
@@ -44,14 +44,14 @@ type IdemClaim struct {
 func (db *DB) ClaimIdempotencyKey(ctx context.Context, id, fingerprint, node string) (*IdemClaim, error) {
 	out := &IdemClaim{}
 	err := db.Update(ctx, func(tx *Tx) error {
-		if _, err := tx.exec(`DELETE FROM idempotency_keys WHERE created_at < ?`, ms(tx.now.Add(-IdempotencyWindow))); err != nil {
+		if _, err := tx.Exec(`DELETE FROM idempotency_keys WHERE created_at < ?`, sqldb.Millis(tx.Now().Add(-IdempotencyWindow))); err != nil {
 			return errs.Wrap(err, "expire idempotency keys")
 		}
 		var fp, owner, ctype string
 		var committed bool
 		var status sql.NullInt64
 		var body []byte
-		err := tx.queryRow(`SELECT fingerprint, node, committed, status, content_type, body FROM idempotency_keys WHERE id = ?`, id).
+		err := tx.QueryRow(`SELECT fingerprint, node, committed, status, content_type, body FROM idempotency_keys WHERE id = ?`, id).
 			Scan(&fp, &owner, &committed, &status, &ctype, &body)
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
@@ -70,11 +70,11 @@ func (db *DB) ClaimIdempotencyKey(ctx context.Context, id, fingerprint, node str
 			out.State = IdemLost
 			return nil
 		default: // its process stopped before writing anything: run it now
-			if _, err := tx.exec(`DELETE FROM idempotency_keys WHERE id = ?`, id); err != nil {
+			if _, err := tx.Exec(`DELETE FROM idempotency_keys WHERE id = ?`, id); err != nil {
 				return errs.Wrap(err, "drop idempotency key")
 			}
 		}
-		if _, err := tx.exec(`INSERT INTO idempotency_keys (id, fingerprint, node, created_at) VALUES (?, ?, ?, ?)`, id, fingerprint, node, ms(tx.now)); err != nil {
+		if _, err := tx.Exec(`INSERT INTO idempotency_keys (id, fingerprint, node, created_at) VALUES (?, ?, ?, ?)`, id, fingerprint, node, sqldb.Millis(tx.Now())); err != nil {
 			return errs.Wrap(err, "record idempotency key")
 		}
 		return nil
@@ -91,7 +91,7 @@ func (db *DB) ClaimIdempotencyKey(ctx context.Context, id, fingerprint, node str
 func (db *DB) FinishIdempotencyKey(ctx context.Context, id string, keep bool, status int, contentType string, body []byte) error {
 	return db.Update(ctx, func(tx *Tx) error {
 		if !keep {
-			res, err := tx.exec(`DELETE FROM idempotency_keys WHERE id = ? AND committed = 0`, id)
+			res, err := tx.Exec(`DELETE FROM idempotency_keys WHERE id = ? AND committed = 0`, id)
 			if err != nil {
 				return errs.Wrap(err, "forget idempotency key")
 			}
@@ -99,21 +99,9 @@ func (db *DB) FinishIdempotencyKey(ctx context.Context, id string, keep bool, st
 				return nil
 			}
 		}
-		if _, err := tx.exec(`UPDATE idempotency_keys SET status = ?, content_type = ?, body = ? WHERE id = ?`, status, contentType, body, id); err != nil {
+		if _, err := tx.Exec(`UPDATE idempotency_keys SET status = ?, content_type = ?, body = ? WHERE id = ?`, status, contentType, body, id); err != nil {
 			return errs.Wrap(err, "keep idempotent answer")
 		}
 		return nil
 	})
-}
-
-// markIdempotent notes, in a request's write transaction, that its key's request wrote.
-func (tx *Tx) markIdempotent() error {
-	id, _ := tx.ctx.Value(IdempotencyContextKey).(string)
-	if id == "" {
-		return nil
-	}
-	if _, err := tx.exec(`UPDATE idempotency_keys SET committed = 1 WHERE id = ? AND status IS NULL`, id); err != nil {
-		return errs.Wrap(err, "mark idempotency key")
-	}
-	return nil
 }

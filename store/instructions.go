@@ -7,6 +7,8 @@ import (
 	"errors"
 	"time"
 
+	"github.com/sluice/sluice/store/sqldb"
+
 	"github.com/sluice/sluice/errs"
 )
 
@@ -29,7 +31,7 @@ type Instruction struct {
 
 const instructionColumns = `id, account_id, environment_id, scope, instructions, field_keys, metadata, created_by, created_at, updated_at`
 
-func scanInstruction(s scanner) (*Instruction, error) {
+func scanInstruction(s sqldb.Scanner) (*Instruction, error) {
 	var in Instruction
 	var keys, meta string
 	var c, u int64
@@ -40,27 +42,27 @@ func scanInstruction(s scanner) (*Instruction, error) {
 	if err != nil {
 		return nil, errs.Wrap(err, "scan instruction")
 	}
-	in.FieldKeys, in.Metadata = stringList(keys), rawOr(meta, "{}")
-	in.CreatedAt, in.UpdatedAt = fromMS(c), fromMS(u)
+	in.FieldKeys, in.Metadata = sqldb.StringList(keys), sqldb.RawOr(meta, "{}")
+	in.CreatedAt, in.UpdatedAt = sqldb.FromMillis(c), sqldb.FromMillis(u)
 	return &in, nil
 }
 
 // SaveInstruction creates (no id) or replaces an instruction.
 func (db *DB) SaveInstruction(ctx context.Context, in *Instruction) error {
 	return db.Update(ctx, func(tx *Tx) error {
-		in.UpdatedAt = tx.now
+		in.UpdatedAt = tx.Now()
 		if in.ID == "" {
-			in.ID, in.CreatedAt = NewID(PrefixInstruction), tx.now
-			_, err := tx.exec(`INSERT INTO instructions (id, account_id, environment_id, scope, instructions, field_keys, metadata, created_by, created_at, updated_at)
-				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, in.ID, in.AccountID, in.EnvironmentID, in.Scope, in.Text, jsonText(in.FieldKeys), jsonText(in.Metadata),
-				in.CreatedBy, ms(tx.now), ms(tx.now))
+			in.ID, in.CreatedAt = sqldb.NewID(PrefixInstruction), tx.Now()
+			_, err := tx.Exec(`INSERT INTO instructions (id, account_id, environment_id, scope, instructions, field_keys, metadata, created_by, created_at, updated_at)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, in.ID, in.AccountID, in.EnvironmentID, in.Scope, in.Text, sqldb.JSONText(in.FieldKeys), sqldb.JSONText(in.Metadata),
+				in.CreatedBy, sqldb.Millis(tx.Now()), sqldb.Millis(tx.Now()))
 			if err != nil {
 				return errs.Wrap(err, "insert instruction")
 			}
 			return nil
 		}
-		_, err := tx.exec(`UPDATE instructions SET scope = ?, instructions = ?, field_keys = ?, metadata = ?, updated_at = ? WHERE id = ? AND deleted_at IS NULL`,
-			in.Scope, in.Text, jsonText(in.FieldKeys), jsonText(in.Metadata), ms(tx.now), in.ID)
+		_, err := tx.Exec(`UPDATE instructions SET scope = ?, instructions = ?, field_keys = ?, metadata = ?, updated_at = ? WHERE id = ? AND deleted_at IS NULL`,
+			in.Scope, in.Text, sqldb.JSONText(in.FieldKeys), sqldb.JSONText(in.Metadata), sqldb.Millis(tx.Now()), in.ID)
 		if err != nil {
 			return errs.Wrap(err, "update instruction")
 		}
@@ -70,12 +72,12 @@ func (db *DB) SaveInstruction(ctx context.Context, in *Instruction) error {
 
 // GetInstruction returns a live instruction of the account. Errors: not_found.
 func (db *DB) GetInstruction(ctx context.Context, accountID, id string) (*Instruction, error) {
-	return scanInstruction(db.r.QueryRowContext(ctx, `SELECT `+instructionColumns+` FROM instructions WHERE id = ? AND account_id = ? AND deleted_at IS NULL`, id, accountID))
+	return scanInstruction(db.Reader.QueryRowContext(ctx, `SELECT `+instructionColumns+` FROM instructions WHERE id = ? AND account_id = ? AND deleted_at IS NULL`, id, accountID))
 }
 
 // ListInstructions returns the live instructions of an environment.
 func (db *DB) ListInstructions(ctx context.Context, envID string) ([]*Instruction, error) {
-	rows, err := db.r.QueryContext(ctx, `SELECT `+instructionColumns+` FROM instructions WHERE environment_id = ? AND deleted_at IS NULL ORDER BY created_at, id`, envID)
+	rows, err := db.Reader.QueryContext(ctx, `SELECT `+instructionColumns+` FROM instructions WHERE environment_id = ? AND deleted_at IS NULL ORDER BY created_at, id`, envID)
 	if err != nil {
 		return nil, errs.Wrap(err, "list instructions")
 	}
@@ -94,7 +96,7 @@ func (db *DB) ListInstructions(ctx context.Context, envID string) ([]*Instructio
 // DeleteInstruction soft-deletes an instruction. Errors: not_found.
 func (db *DB) DeleteInstruction(ctx context.Context, accountID, id string) error {
 	return db.Update(ctx, func(tx *Tx) error {
-		res, err := tx.exec(`UPDATE instructions SET deleted_at = ? WHERE id = ? AND account_id = ? AND deleted_at IS NULL`, ms(tx.now), id, accountID)
+		res, err := tx.Exec(`UPDATE instructions SET deleted_at = ? WHERE id = ? AND account_id = ? AND deleted_at IS NULL`, sqldb.Millis(tx.Now()), id, accountID)
 		if err != nil {
 			return errs.Wrap(err, "delete instruction")
 		}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sluice/sluice/store/sqldb"
+
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/model"
 )
@@ -32,7 +34,7 @@ type UserInfo struct {
 const userInfoColumns = `u.id, u.account_id, u.email, u.name, u.password_hash, u.environment_id, u.created_at, u.updated_at, u.metadata, u.dashboard, u.last_seen_at,
 	EXISTS (SELECT 1 FROM invitations i WHERE i.user_id = u.id AND i.accepted_at IS NULL AND i.revoked_at IS NULL)`
 
-func scanUserInfo(s scanner) (*UserInfo, error) {
+func scanUserInfo(s sqldb.Scanner) (*UserInfo, error) {
 	var u UserInfo
 	var c, up int64
 	var dash, seen sql.NullInt64
@@ -42,12 +44,12 @@ func scanUserInfo(s scanner) (*UserInfo, error) {
 		}
 		return nil, errs.Wrap(err, "scan user")
 	}
-	u.CreatedAt, u.UpdatedAt = fromMS(c), fromMS(up)
+	u.CreatedAt, u.UpdatedAt = sqldb.FromMillis(c), sqldb.FromMillis(up)
 	if dash.Valid {
 		d := int(dash.Int64)
 		u.Dashboard = &d
 	}
-	u.LastSeenAt = fromNullMS(seen)
+	u.LastSeenAt = sqldb.FromNullMillis(seen)
 	return &u, nil
 }
 
@@ -70,11 +72,11 @@ func (db *DB) ListUsers(ctx context.Context, scope UserScope, email, search, sor
 		cond, args = cond+` AND u.email = ?`, append(args, email)
 	}
 	if search != "" {
-		like := db.r.d.like()
+		like := db.Reader.Dialect().Like()
 		cond, args = cond+` AND (u.name`+like+`? OR u.email`+like+`?)`, append(args, "%"+search+"%", "%"+search+"%")
 	}
 	var total int
-	if err := db.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM users u WHERE `+cond, args...).Scan(&total); err != nil {
+	if err := db.Reader.QueryRowContext(ctx, `SELECT COUNT(*) FROM users u WHERE `+cond, args...).Scan(&total); err != nil {
 		return nil, 0, errs.Wrap(err, "count users")
 	}
 	order := map[string]string{"name": "u.name", "email": "u.email", "createdAt": "u.created_at", "lastSeenAt": "u.last_seen_at"}[sortField]
@@ -84,7 +86,7 @@ func (db *DB) ListUsers(ctx context.Context, scope UserScope, email, search, sor
 	if desc {
 		order += " DESC"
 	}
-	rows, err := db.r.QueryContext(ctx, `SELECT `+userInfoColumns+` FROM users u WHERE `+cond+` ORDER BY `+order+`, u.id LIMIT ? OFFSET ?`,
+	rows, err := db.Reader.QueryContext(ctx, `SELECT `+userInfoColumns+` FROM users u WHERE `+cond+` ORDER BY `+order+`, u.id LIMIT ? OFFSET ?`,
 		append(args, p.Size, p.Offset())...)
 	if err != nil {
 		return nil, 0, errs.Wrap(err, "list users")
@@ -104,7 +106,7 @@ func (db *DB) ListUsers(ctx context.Context, scope UserScope, email, search, sor
 // GetUserInfo returns a live user of the account. Errors: not_found.
 func (db *DB) GetUserInfo(ctx context.Context, scope UserScope, id string) (*UserInfo, error) {
 	cond, args := scope.cond()
-	return scanUserInfo(db.r.QueryRowContext(ctx, `SELECT `+userInfoColumns+` FROM users u WHERE u.id = ? AND `+cond, append([]any{id}, args...)...))
+	return scanUserInfo(db.Reader.QueryRowContext(ctx, `SELECT `+userInfoColumns+` FROM users u WHERE u.id = ? AND `+cond, append([]any{id}, args...)...))
 }
 
 // InviteUser creates a user without a password and their invitation; raw is the link's
@@ -113,22 +115,22 @@ func (db *DB) InviteUser(ctx context.Context, scope UserScope, email, name, acto
 	accountID := scope.AccountID
 	err = db.Update(ctx, func(tx *Tx) error {
 		var n int
-		if err := tx.queryRow(`SELECT COUNT(*) FROM users WHERE email = ?`, email).Scan(&n); err != nil {
+		if err := tx.QueryRow(`SELECT COUNT(*) FROM users WHERE email = ?`, email).Scan(&n); err != nil {
 			return errs.Wrap(err, "check e-mail")
 		}
 		if n > 0 {
 			return errs.E(errs.Conflict, "email", "A user with e-mail %s already exists", email)
 		}
-		id := NewID(PrefixUser)
-		if _, err := tx.exec(`INSERT INTO users (id, account_id, email, name, password_hash, environment_id, created_at, updated_at) VALUES (?, ?, ?, ?, '', ?, ?, ?)`,
-			id, accountID, email, name, scope.EnvironmentID, ms(tx.now), ms(tx.now)); err != nil {
+		id := sqldb.NewID(sqldb.PrefixUser)
+		if _, err := tx.Exec(`INSERT INTO users (id, account_id, email, name, password_hash, environment_id, created_at, updated_at) VALUES (?, ?, ?, ?, '', ?, ?, ?)`,
+			id, accountID, email, name, scope.EnvironmentID, sqldb.Millis(tx.Now()), sqldb.Millis(tx.Now())); err != nil {
 			return errs.Wrap(err, "create user")
 		}
 		raw, err = tx.newInvitation(id, accountID, actor)
 		if err != nil {
 			return err
 		}
-		u = &UserInfo{User: model.User{ID: id, AccountID: accountID, Email: email, Name: name, EnvironmentID: scope.EnvironmentID, CreatedAt: tx.now, UpdatedAt: tx.now},
+		u = &UserInfo{User: model.User{ID: id, AccountID: accountID, Email: email, Name: name, EnvironmentID: scope.EnvironmentID, CreatedAt: tx.Now(), UpdatedAt: tx.Now()},
 			Metadata: "{}", Invited: true}
 		return nil
 	})
@@ -137,12 +139,12 @@ func (db *DB) InviteUser(ctx context.Context, scope UserScope, email, name, acto
 
 // newInvitation revokes the user's open invitations and makes a new one.
 func (tx *Tx) newInvitation(userID, accountID, actor string) (string, error) {
-	if _, err := tx.exec(`UPDATE invitations SET revoked_at = ? WHERE user_id = ? AND accepted_at IS NULL AND revoked_at IS NULL`, ms(tx.now), userID); err != nil {
+	if _, err := tx.Exec(`UPDATE invitations SET revoked_at = ? WHERE user_id = ? AND accepted_at IS NULL AND revoked_at IS NULL`, sqldb.Millis(tx.Now()), userID); err != nil {
 		return "", errs.Wrap(err, "revoke invitations")
 	}
-	raw := "inv_" + RandomString(40)
-	if _, err := tx.exec(`INSERT INTO invitations (id, user_id, account_id, token_hash, created_by, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-		NewID(PrefixInvitation), userID, accountID, hashToken(raw), actor, ms(tx.now), ms(tx.now.Add(InvitationTTL))); err != nil {
+	raw := "inv_" + sqldb.RandomString(40)
+	if _, err := tx.Exec(`INSERT INTO invitations (id, user_id, account_id, token_hash, created_by, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+		sqldb.NewID(PrefixInvitation), userID, accountID, hashToken(raw), actor, sqldb.Millis(tx.Now()), sqldb.Millis(tx.Now().Add(InvitationTTL))); err != nil {
 		return "", errs.Wrap(err, "create invitation")
 	}
 	return raw, nil
@@ -169,9 +171,9 @@ func (db *DB) ResendInvitation(ctx context.Context, scope UserScope, userID, act
 // replaced by a newer one, not expired.
 func (db *DB) InvitationLive(ctx context.Context, raw string) bool {
 	var expires int64
-	err := db.r.QueryRowContext(ctx, `SELECT expires_at FROM invitations WHERE token_hash = ? AND accepted_at IS NULL AND revoked_at IS NULL`,
+	err := db.Reader.QueryRowContext(ctx, `SELECT expires_at FROM invitations WHERE token_hash = ? AND accepted_at IS NULL AND revoked_at IS NULL`,
 		hashToken(raw)).Scan(&expires)
-	return err == nil && expires >= ms(db.Now())
+	return err == nil && expires >= sqldb.Millis(db.Now())
 }
 
 // AcceptInvitation sets the password of an invited user. Errors: not_found (unknown,
@@ -181,21 +183,21 @@ func (db *DB) AcceptInvitation(ctx context.Context, raw, passwordHash string) (*
 	err := db.Update(ctx, func(tx *Tx) error {
 		var id, userID string
 		var expires int64
-		err := tx.queryRow(`SELECT id, user_id, expires_at FROM invitations WHERE token_hash = ? AND accepted_at IS NULL AND revoked_at IS NULL`,
+		err := tx.QueryRow(`SELECT id, user_id, expires_at FROM invitations WHERE token_hash = ? AND accepted_at IS NULL AND revoked_at IS NULL`,
 			hashToken(raw)).Scan(&id, &userID, &expires)
-		if errors.Is(err, sql.ErrNoRows) || (err == nil && expires < ms(tx.now)) {
+		if errors.Is(err, sql.ErrNoRows) || (err == nil && expires < sqldb.Millis(tx.Now())) {
 			return errs.NotFoundf("token", "This invitation link is not valid any more: it was used, replaced by a newer one, or has expired")
 		}
 		if err != nil {
 			return errs.Wrap(err, "read invitation")
 		}
-		if _, err := tx.exec(`UPDATE invitations SET accepted_at = ? WHERE id = ?`, ms(tx.now), id); err != nil {
+		if _, err := tx.Exec(`UPDATE invitations SET accepted_at = ? WHERE id = ?`, sqldb.Millis(tx.Now()), id); err != nil {
 			return errs.Wrap(err, "accept invitation")
 		}
-		if _, err := tx.exec(`UPDATE users SET password_hash = ?, updated_at = ? WHERE id = ?`, passwordHash, ms(tx.now), userID); err != nil {
+		if _, err := tx.Exec(`UPDATE users SET password_hash = ?, updated_at = ? WHERE id = ?`, passwordHash, sqldb.Millis(tx.Now()), userID); err != nil {
 			return errs.Wrap(err, "set password")
 		}
-		user, err = scanUser(tx.queryRow(`SELECT `+userColumns+` FROM users WHERE id = ?`, userID))
+		user, err = scanUser(tx.QueryRow(`SELECT `+userColumns+` FROM users WHERE id = ?`, userID))
 		return err
 	})
 	return user, err
@@ -209,12 +211,12 @@ func (db *DB) UpdateUser(ctx context.Context, scope UserScope, id string, name *
 	accountID := scope.AccountID
 	err := db.Update(ctx, func(tx *Tx) error {
 		if name != nil {
-			if _, err := tx.exec(`UPDATE users SET name = ?, updated_at = ? WHERE id = ? AND account_id = ?`, strings.TrimSpace(*name), ms(tx.now), id, accountID); err != nil {
+			if _, err := tx.Exec(`UPDATE users SET name = ?, updated_at = ? WHERE id = ? AND account_id = ?`, strings.TrimSpace(*name), sqldb.Millis(tx.Now()), id, accountID); err != nil {
 				return errs.Wrap(err, "update user")
 			}
 		}
 		if dashboard != nil {
-			if _, err := tx.exec(`UPDATE users SET dashboard = ?, updated_at = ? WHERE id = ? AND account_id = ?`, *dashboard, ms(tx.now), id, accountID); err != nil {
+			if _, err := tx.Exec(`UPDATE users SET dashboard = ?, updated_at = ? WHERE id = ? AND account_id = ?`, *dashboard, sqldb.Millis(tx.Now()), id, accountID); err != nil {
 				return errs.Wrap(err, "update user")
 			}
 		}
@@ -234,18 +236,18 @@ func (db *DB) DeleteUser(ctx context.Context, scope UserScope, id string) error 
 	}
 	accountID := scope.AccountID
 	return db.Update(ctx, func(tx *Tx) error {
-		res, err := tx.exec(`UPDATE users SET deleted_at = ?, password_hash = '', email = email || '#deleted-' || id WHERE id = ? AND account_id = ? AND deleted_at IS NULL`,
-			ms(tx.now), id, accountID)
+		res, err := tx.Exec(`UPDATE users SET deleted_at = ?, password_hash = '', email = email || '#deleted-' || id WHERE id = ? AND account_id = ? AND deleted_at IS NULL`,
+			sqldb.Millis(tx.Now()), id, accountID)
 		if err != nil {
 			return errs.Wrap(err, "delete user")
 		}
 		if n, _ := res.RowsAffected(); n == 0 {
 			return errs.NotFoundf("userId", "User not found")
 		}
-		if _, err := tx.exec(`UPDATE invitations SET revoked_at = ? WHERE user_id = ? AND revoked_at IS NULL AND accepted_at IS NULL`, ms(tx.now), id); err != nil {
+		if _, err := tx.Exec(`UPDATE invitations SET revoked_at = ? WHERE user_id = ? AND revoked_at IS NULL AND accepted_at IS NULL`, sqldb.Millis(tx.Now()), id); err != nil {
 			return errs.Wrap(err, "revoke invitations")
 		}
-		if _, err := tx.exec(`DELETE FROM personal_access_tokens WHERE user_id = ?`, id); err != nil {
+		if _, err := tx.Exec(`DELETE FROM personal_access_tokens WHERE user_id = ?`, id); err != nil {
 			return errs.Wrap(err, "revoke tokens")
 		}
 		return tx.endSessions(id, "")
@@ -262,9 +264,9 @@ type Mail struct {
 // QueueMail keeps a mail in the outbox.
 func (db *DB) QueueMail(ctx context.Context, m *Mail) error {
 	return db.Update(ctx, func(tx *Tx) error {
-		m.ID, m.CreatedAt = NewID(PrefixMail), tx.now
-		_, err := tx.exec(`INSERT INTO outbox (id, account_id, to_addr, subject, html, text, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-			m.ID, m.AccountID, m.To, m.Subject, m.HTML, m.Text, ms(tx.now))
+		m.ID, m.CreatedAt = sqldb.NewID(PrefixMail), tx.Now()
+		_, err := tx.Exec(`INSERT INTO outbox (id, account_id, to_addr, subject, html, text, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+			m.ID, m.AccountID, m.To, m.Subject, m.HTML, m.Text, sqldb.Millis(tx.Now()))
 		if err != nil {
 			return errs.Wrap(err, "queue mail")
 		}
@@ -277,9 +279,9 @@ func (db *DB) MarkMail(ctx context.Context, id string, sendErr error) error {
 	return db.Update(ctx, func(tx *Tx) error {
 		var err error
 		if sendErr == nil {
-			_, err = tx.exec(`UPDATE outbox SET sent_at = ?, error = '' WHERE id = ?`, ms(tx.now), id)
+			_, err = tx.Exec(`UPDATE outbox SET sent_at = ?, error = '' WHERE id = ?`, sqldb.Millis(tx.Now()), id)
 		} else {
-			_, err = tx.exec(`UPDATE outbox SET error = ? WHERE id = ?`, sendErr.Error(), id)
+			_, err = tx.Exec(`UPDATE outbox SET error = ? WHERE id = ?`, sendErr.Error(), id)
 		}
 		if err != nil {
 			return errs.Wrap(err, "mark mail")
@@ -290,7 +292,7 @@ func (db *DB) MarkMail(ctx context.Context, id string, sendErr error) error {
 
 // ListMail returns the account's outbox, newest first.
 func (db *DB) ListMail(ctx context.Context, accountID string, p model.Page) ([]*Mail, error) {
-	rows, err := db.r.QueryContext(ctx, `SELECT id, account_id, to_addr, subject, html, text, error, created_at, sent_at FROM outbox WHERE account_id = ?
+	rows, err := db.Reader.QueryContext(ctx, `SELECT id, account_id, to_addr, subject, html, text, error, created_at, sent_at FROM outbox WHERE account_id = ?
 		ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?`, accountID, p.Size, p.Offset())
 	if err != nil {
 		return nil, errs.Wrap(err, "list outbox")
@@ -304,7 +306,7 @@ func (db *DB) ListMail(ctx context.Context, accountID string, p model.Page) ([]*
 		if err := rows.Scan(&m.ID, &m.AccountID, &m.To, &m.Subject, &m.HTML, &m.Text, &m.Error, &c, &sent); err != nil {
 			return nil, errs.Wrap(err, "scan mail")
 		}
-		m.CreatedAt, m.SentAt = fromMS(c), fromNullMS(sent)
+		m.CreatedAt, m.SentAt = sqldb.FromMillis(c), sqldb.FromNullMillis(sent)
 		out = append(out, &m)
 	}
 	return out, rows.Err()

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sluice/sluice/store/sqldb"
+
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/model"
 )
@@ -20,7 +22,7 @@ const jobColumns = `id, account_id, environment_id, space_id, workbook_id, sheet
 	predecessor_ids, metadata, action_id, created_by, estimated_completion_at, dispatched_at, started_at, last_ack_at, finished_at,
 	outcome_acknowledged_at, created_at, updated_at`
 
-func scanJob(sc scanner) (*model.Job, error) {
+func scanJob(sc sqldb.Scanner) (*model.Job, error) {
 	var j model.Job
 	var cfg, input, subject, outcome, result, partData sql.NullString
 	var preds, meta string
@@ -40,15 +42,15 @@ func scanJob(sc scanner) (*model.Job, error) {
 	}
 	j.Config, j.Input, j.Subject = nullJSON(cfg), nullJSON(input), nullJSON(subject)
 	j.Outcome, j.Result, j.PartData = nullJSON(outcome), nullJSON(result), nullJSON(partData)
-	j.PredecessorIDs, j.Metadata = stringList(preds), rawOr(meta, "{}")
+	j.PredecessorIDs, j.Metadata = sqldb.StringList(preds), sqldb.RawOr(meta, "{}")
 	j.Managed = managed == 1
 	if part.Valid {
 		v := int(part.Int64)
 		j.Part = &v
 	}
-	j.EstimatedCompletionAt, j.DispatchedAt, j.StartedAt = fromNullMS(eta), fromNullMS(dispatched), fromNullMS(started)
-	j.LastAckAt, j.FinishedAt, j.OutcomeAcknowledgedAt = fromNullMS(acked), fromNullMS(finished), fromNullMS(outAck)
-	j.CreatedAt, j.UpdatedAt = fromMS(c), fromMS(u)
+	j.EstimatedCompletionAt, j.DispatchedAt, j.StartedAt = sqldb.FromNullMillis(eta), sqldb.FromNullMillis(dispatched), sqldb.FromNullMillis(started)
+	j.LastAckAt, j.FinishedAt, j.OutcomeAcknowledgedAt = sqldb.FromNullMillis(acked), sqldb.FromNullMillis(finished), sqldb.FromNullMillis(outAck)
+	j.CreatedAt, j.UpdatedAt = sqldb.FromMillis(c), sqldb.FromMillis(u)
 	return &j, nil
 }
 
@@ -75,15 +77,15 @@ func jobArgs(j *model.Job) []any {
 	}
 	return []any{j.AccountID, j.EnvironmentID, j.SpaceID, j.WorkbookID, j.SheetID, j.FileID, j.DocumentID, j.Type, j.Operation, j.Source,
 		j.Destination, jsonOrNull(j.Config), j.Trigger, j.Status, j.Progress, j.Mode, jsonOrNull(j.Input), jsonOrNull(j.Subject),
-		jsonOrNull(j.Outcome), jsonOrNull(j.Result), j.Info, boolInt(j.Managed), part, jsonOrNull(j.PartData), j.PartExecution, j.ParentID,
-		jsonText(j.PredecessorIDs), jsonText(j.Metadata), j.ActionID, j.CreatedBy, msPtr(j.EstimatedCompletionAt), msPtr(j.DispatchedAt),
-		msPtr(j.StartedAt), msPtr(j.LastAckAt), msPtr(j.FinishedAt), msPtr(j.OutcomeAcknowledgedAt), ms(j.CreatedAt), ms(j.UpdatedAt)}
+		jsonOrNull(j.Outcome), jsonOrNull(j.Result), j.Info, sqldb.BoolInt(j.Managed), part, jsonOrNull(j.PartData), j.PartExecution, j.ParentID,
+		sqldb.JSONText(j.PredecessorIDs), sqldb.JSONText(j.Metadata), j.ActionID, j.CreatedBy, sqldb.MillisPtr(j.EstimatedCompletionAt), sqldb.MillisPtr(j.DispatchedAt),
+		sqldb.MillisPtr(j.StartedAt), sqldb.MillisPtr(j.LastAckAt), sqldb.MillisPtr(j.FinishedAt), sqldb.MillisPtr(j.OutcomeAcknowledgedAt), sqldb.Millis(j.CreatedAt), sqldb.Millis(j.UpdatedAt)}
 }
 
 // InsertJob stores a new job, filling its id and times, and records its predecessors.
 func (tx *Tx) InsertJob(j *model.Job) error {
-	j.ID = NewID(PrefixJob)
-	j.CreatedAt, j.UpdatedAt = tx.now, tx.now
+	j.ID = sqldb.NewID(sqldb.PrefixJob)
+	j.CreatedAt, j.UpdatedAt = tx.Now(), tx.Now()
 	if j.Trigger == "" {
 		j.Trigger = "manual"
 	}
@@ -93,13 +95,13 @@ func (tx *Tx) InsertJob(j *model.Job) error {
 	if j.PredecessorIDs == nil {
 		j.PredecessorIDs = []string{}
 	}
-	_, err := tx.exec(`INSERT INTO jobs (id, `+strings.TrimPrefix(jobColumns, "id, ")+`)
+	_, err := tx.Exec(`INSERT INTO jobs (id, `+strings.TrimPrefix(jobColumns, "id, ")+`)
 		VALUES (?`+strings.Repeat(", ?", 38)+`)`, append([]any{j.ID}, jobArgs(j)...)...)
 	if err != nil {
 		return errs.Wrap(err, "insert job")
 	}
 	for _, p := range j.PredecessorIDs {
-		if _, err := tx.exec(`INSERT INTO job_predecessors (predecessor_id, job_id) VALUES (?, ?) ON CONFLICT DO NOTHING`, p, j.ID); err != nil {
+		if _, err := tx.Exec(`INSERT INTO job_predecessors (predecessor_id, job_id) VALUES (?, ?) ON CONFLICT DO NOTHING`, p, j.ID); err != nil {
 			return errs.Wrap(err, "insert job predecessor")
 		}
 	}
@@ -108,9 +110,9 @@ func (tx *Tx) InsertJob(j *model.Job) error {
 
 // SaveJob writes every field of a loaded job back and moves its updatedAt to now.
 func (tx *Tx) SaveJob(j *model.Job) error {
-	j.UpdatedAt = tx.now
+	j.UpdatedAt = tx.Now()
 	sets := strings.ReplaceAll(strings.TrimPrefix(jobColumns, "id, "), ",", " = ?,") + " = ?"
-	_, err := tx.exec(`UPDATE jobs SET `+sets+` WHERE id = ?`, append(jobArgs(j), j.ID)...)
+	_, err := tx.Exec(`UPDATE jobs SET `+sets+` WHERE id = ?`, append(jobArgs(j), j.ID)...)
 	if err != nil {
 		return errs.Wrap(err, "update job")
 	}
@@ -119,12 +121,12 @@ func (tx *Tx) SaveJob(j *model.Job) error {
 
 // LoadJob reads a live job of the account inside the transaction. Errors: not_found.
 func (tx *Tx) LoadJob(accountID, id string) (*model.Job, error) {
-	return scanJob(tx.queryRow(`SELECT `+jobColumns+` FROM jobs WHERE id = ? AND account_id = ? AND deleted_at IS NULL`, id, accountID))
+	return scanJob(tx.QueryRow(`SELECT `+jobColumns+` FROM jobs WHERE id = ? AND account_id = ? AND deleted_at IS NULL`, id, accountID))
 }
 
 // DeleteJob soft-deletes a job.
 func (tx *Tx) DeleteJob(j *model.Job) error {
-	if _, err := tx.exec(`UPDATE jobs SET deleted_at = ?, updated_at = ? WHERE id = ?`, ms(tx.now), ms(tx.now), j.ID); err != nil {
+	if _, err := tx.Exec(`UPDATE jobs SET deleted_at = ?, updated_at = ? WHERE id = ?`, sqldb.Millis(tx.Now()), sqldb.Millis(tx.Now()), j.ID); err != nil {
 		return errs.Wrap(err, "delete job")
 	}
 	return nil
@@ -132,11 +134,11 @@ func (tx *Tx) DeleteJob(j *model.Job) error {
 
 // GetJob returns a live job of the account. Errors: not_found.
 func (db *DB) GetJob(ctx context.Context, accountID, id string) (*model.Job, error) {
-	return scanJob(db.r.QueryRowContext(ctx, `SELECT `+jobColumns+` FROM jobs WHERE id = ? AND account_id = ? AND deleted_at IS NULL`, id, accountID))
+	return scanJob(db.Reader.QueryRowContext(ctx, `SELECT `+jobColumns+` FROM jobs WHERE id = ? AND account_id = ? AND deleted_at IS NULL`, id, accountID))
 }
 
 func (tx *Tx) queryJobs(q string, args ...any) ([]*model.Job, error) {
-	rows, err := tx.QueryContext(tx.ctx, q, args...)
+	rows, err := tx.QueryContext(tx.Context(), q, args...)
 	if err != nil {
 		return nil, errs.Wrap(err, "query jobs")
 	}
@@ -163,7 +165,7 @@ func (tx *Tx) PredecessorStatuses(j *model.Job) (map[string]string, error) {
 	out := map[string]string{}
 	for _, p := range j.PredecessorIDs {
 		var st string
-		err := tx.queryRow(`SELECT status FROM jobs WHERE id = ? AND account_id = ?`, p, j.AccountID).Scan(&st)
+		err := tx.QueryRow(`SELECT status FROM jobs WHERE id = ? AND account_id = ?`, p, j.AccountID).Scan(&st)
 		if err == sql.ErrNoRows {
 			continue
 		}
@@ -178,7 +180,7 @@ func (tx *Tx) PredecessorStatuses(j *model.Job) (map[string]string, error) {
 // UnfinishedChildren counts the live unfinished parts of a parent job.
 func (tx *Tx) UnfinishedChildren(parentID string) (int, error) {
 	var n int
-	err := tx.queryRow(`SELECT COUNT(*) FROM jobs WHERE parent_id = ? AND deleted_at IS NULL AND status NOT IN (?, ?, ?)`,
+	err := tx.QueryRow(`SELECT COUNT(*) FROM jobs WHERE parent_id = ? AND deleted_at IS NULL AND status NOT IN (?, ?, ?)`,
 		parentID, model.JobComplete, model.JobFailed, model.JobCanceled).Scan(&n)
 	if err != nil {
 		return 0, errs.Wrap(err, "count job parts")
@@ -189,7 +191,7 @@ func (tx *Tx) UnfinishedChildren(parentID string) (int, error) {
 // BlockingJob returns the unfinished job of a toolbarBlocking action mounted on the workbook,
 // or nil when there is none.
 func (tx *Tx) BlockingJob(workbookID string) (*model.Job, error) {
-	return blockingJob(tx.ctx, tx, workbookID)
+	return blockingJob(tx.Context(), tx, workbookID)
 }
 
 // BlockingJob returns the unfinished toolbarBlocking job of a workbook, or nil: while it runs,
@@ -197,10 +199,10 @@ func (tx *Tx) BlockingJob(workbookID string) (*model.Job, error) {
 // runs a first-class action, one written inline in the workbook's `actions` (those have no
 // id) or was created with that mode.
 func (db *DB) BlockingJob(ctx context.Context, workbookID string) (*model.Job, error) {
-	return blockingJob(ctx, db.r, workbookID)
+	return blockingJob(ctx, db.Reader, workbookID)
 }
 
-func blockingJob(ctx context.Context, q querier, workbookID string) (*model.Job, error) {
+func blockingJob(ctx context.Context, q sqldb.Querier, workbookID string) (*model.Job, error) {
 	j, err := scanJob(q.QueryRowContext(ctx, `SELECT `+jobColumns+` FROM jobs WHERE workbook_id = ? AND type = 'workbook' AND mode = 'toolbarBlocking'
 		AND deleted_at IS NULL AND status NOT IN (?, ?, ?) ORDER BY created_at LIMIT 1`,
 		workbookID, model.JobComplete, model.JobFailed, model.JobCanceled))
@@ -217,11 +219,11 @@ func (tx *Tx) EmitJob(j *model.Job, topic, actor string) error {
 		SheetID: j.SheetID, FileID: j.FileID, DocumentID: j.DocumentID, JobID: j.ID, ActorID: actor, ActionID: j.ActionID}
 	if j.SheetID != "" {
 		// Listeners filter sheet jobs by slug (e.g. recordHook-style {sheetSlug: "contacts"}).
-		_ = tx.queryRow(`SELECT slug FROM sheets WHERE id = ?`, j.SheetID).Scan(&c.SheetSlug)
+		_ = tx.QueryRow(`SELECT slug FROM sheets WHERE id = ?`, j.SheetID).Scan(&c.SheetSlug)
 	}
 	if j.SpaceID != "" {
 		var ns string
-		if tx.queryRow(`SELECT namespace FROM spaces WHERE id = ?`, j.SpaceID).Scan(&ns) == nil && ns != "" {
+		if tx.QueryRow(`SELECT namespace FROM spaces WHERE id = ?`, j.SpaceID).Scan(&ns) == nil && ns != "" {
 			c.Namespaces = []string{ns}
 		}
 	}
@@ -241,7 +243,7 @@ func (tx *Tx) EmitJob(j *model.Job, topic, actor string) error {
 // insertSpaceConfigureJob creates the space:configure job every new space gets: trigger
 // immediate, so it is ready at once and job:ready tells the configuring agent to build it.
 func (tx *Tx) insertSpaceConfigureJob(s *model.Space, actor string) error {
-	now := tx.now
+	now := tx.Now()
 	j := &model.Job{AccountID: s.AccountID, EnvironmentID: s.EnvironmentID, SpaceID: s.ID, Type: "space", Operation: "configure",
 		Source: s.ID, Trigger: "immediate", Status: model.JobReady, Mode: "foreground", CreatedBy: actor, DispatchedAt: &now}
 	if err := tx.InsertJob(j); err != nil {
@@ -295,14 +297,14 @@ func (db *DB) ListJobs(ctx context.Context, f JobFilter) ([]*model.Job, int, err
 	}
 	cond := strings.Join(where, " AND ")
 	var total int
-	if err := db.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM jobs WHERE `+cond, args...).Scan(&total); err != nil {
+	if err := db.Reader.QueryRowContext(ctx, `SELECT COUNT(*) FROM jobs WHERE `+cond, args...).Scan(&total); err != nil {
 		return nil, 0, errs.Wrap(err, "count jobs")
 	}
 	order := "created_at, id"
 	if f.SortDesc {
 		order = "created_at DESC, id DESC"
 	}
-	rows, err := db.r.QueryContext(ctx, `SELECT `+jobColumns+` FROM jobs WHERE `+cond+` ORDER BY `+order+` LIMIT ? OFFSET ?`,
+	rows, err := db.Reader.QueryContext(ctx, `SELECT `+jobColumns+` FROM jobs WHERE `+cond+` ORDER BY `+order+` LIMIT ? OFFSET ?`,
 		append(args, f.Page.Size, f.Page.Offset())...)
 	if err != nil {
 		return nil, 0, errs.Wrap(err, "list jobs")
@@ -327,7 +329,7 @@ const unfinished = `status NOT IN ('complete', 'failed', 'canceled') AND deleted
 type JobRef struct{ AccountID, ID, SpaceID string }
 
 func (db *DB) jobRefs(ctx context.Context, q string, args ...any) ([]JobRef, error) {
-	rows, err := db.r.QueryContext(ctx, q, args...)
+	rows, err := db.Reader.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, errs.Wrap(err, "find due jobs")
 	}
@@ -347,13 +349,13 @@ func (db *DB) jobRefs(ctx context.Context, q string, args ...any) ([]JobRef, err
 // before cutoff.
 func (db *DB) UnacknowledgedJobs(ctx context.Context, cutoff time.Time) ([]JobRef, error) {
 	return db.jobRefs(ctx, `SELECT account_id, id, space_id FROM jobs WHERE `+unfinished+` AND status = 'executing'
-		AND COALESCE(last_ack_at, started_at, updated_at) <= ? ORDER BY created_at`, ms(cutoff))
+		AND COALESCE(last_ack_at, started_at, updated_at) <= ? ORDER BY created_at`, sqldb.Millis(cutoff))
 }
 
 // OverdueJobs returns unfinished jobs named typ:operation created at or before cutoff.
 func (db *DB) OverdueJobs(ctx context.Context, typ, operation string, cutoff time.Time) ([]JobRef, error) {
 	return db.jobRefs(ctx, `SELECT account_id, id, space_id FROM jobs WHERE `+unfinished+`
-		AND type = ? AND operation = ? AND created_at <= ? ORDER BY created_at`, typ, operation, ms(cutoff))
+		AND type = ? AND operation = ? AND created_at <= ? ORDER BY created_at`, typ, operation, sqldb.Millis(cutoff))
 }
 
 // ReadyJobs returns dispatched ready jobs with one of the given operations or type:operation
@@ -374,4 +376,18 @@ func (db *DB) ReadyJobs(ctx context.Context, operations []string, limit int) ([]
 	args = append(args, limit)
 	return db.jobRefs(ctx, `SELECT account_id, id, space_id FROM jobs WHERE `+unfinished+` AND status = 'ready' AND dispatched_at IS NOT NULL
 		AND (operation IN `+list+` OR type || ':' || operation IN `+list+`) ORDER BY created_at LIMIT ?`, args...)
+}
+
+// SetJobRunner records the worker that carries the job out.
+func (tx *Tx) SetJobRunner(id, runner string) error {
+	if _, err := tx.Exec(`UPDATE jobs SET runner = ? WHERE id = ?`, runner, id); err != nil {
+		return errs.Wrap(err, "claim job")
+	}
+	return nil
+}
+
+// RunnerJobs lists the executing jobs runner claimed: at start, the ones its last run left
+// unfinished.
+func (db *DB) RunnerJobs(ctx context.Context, runner string) ([]JobRef, error) {
+	return db.jobRefs(ctx, `SELECT account_id, id, space_id FROM jobs WHERE status = 'executing' AND runner = ? AND deleted_at IS NULL`, runner)
 }

@@ -4,13 +4,15 @@ import (
 	"testing"
 
 	"github.com/sluice/sluice/auth"
+	"github.com/sluice/sluice/store"
+	"github.com/sluice/sluice/store/sqldb"
 )
 
 // Keys written before migration 020 were plain text; SealKeys turns them into a hash and a
 // sealed copy at the next start, after which the same key still authenticates and still
 // signs webhooks.
 func TestSealKeysConvertsPlainKeys(t *testing.T) {
-	e := mustOpenDB(t)
+	e := openBootstrapped(t)
 	sealer, _ := auth.NewSealer([]byte("0123456789abcdef0123456789abcdef"))
 	e.db.Sealer = sealer
 	if err := e.db.ExecForTest(t.Context(), `UPDATE api_keys SET raw = 'sk_plain_legacy_key', sealed = NULL, hint = '' WHERE type = 'SECRET'`); err != nil {
@@ -33,4 +35,24 @@ func TestSealKeysConvertsPlainKeys(t *testing.T) {
 	if raw, err := e.db.SecretKey(t.Context(), e.env); err != nil || raw != "sk_plain_legacy_key" {
 		t.Fatalf("webhook signing key: %q %v", raw, err)
 	}
+}
+
+type bootstrapped struct {
+	db  *store.DB
+	env string
+}
+
+// openBootstrapped is a test database with its first account and environment.
+func openBootstrapped(t *testing.T) bootstrapped {
+	t.Helper()
+	db, err := store.OpenDSN(sqldb.TestDatabase(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	res, err := db.EnsureBootstrap(t.Context(), store.Bootstrap{AccountName: "T", AdminEmail: "a@example.com"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bootstrapped{db: db, env: res.Environment.ID}
 }

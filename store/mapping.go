@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 
+	"github.com/sluice/sluice/store/sqldb"
+
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/model"
 )
@@ -27,12 +29,12 @@ func programContext(p *model.MappingProgram, actor string) model.EventContext {
 // CreateProgram stores a program with its rules and emits program:created.
 func (db *DB) CreateProgram(ctx context.Context, p *model.MappingProgram, actor string, keys RuleKeys) error {
 	return db.Update(ctx, func(tx *Tx) error {
-		p.ID = NewID(PrefixMappingProgram)
-		p.CreatedBy, p.CreatedAt, p.UpdatedAt = actor, tx.now, tx.now
+		p.ID = sqldb.NewID(PrefixMappingProgram)
+		p.CreatedBy, p.CreatedAt, p.UpdatedAt = actor, tx.Now(), tx.Now()
 		src, _ := json.Marshal(p.Source)
 		dst, _ := json.Marshal(p.Destination)
-		if _, err := tx.exec(`INSERT INTO mapping_programs (id, account_id, environment_id, namespace, family_id, source, destination, created_by, created_at, updated_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, p.ID, p.AccountID, p.EnvironmentID, p.Namespace, p.FamilyID, string(src), string(dst), actor, ms(tx.now), ms(tx.now)); err != nil {
+		if _, err := tx.Exec(`INSERT INTO mapping_programs (id, account_id, environment_id, namespace, family_id, source, destination, created_by, created_at, updated_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, p.ID, p.AccountID, p.EnvironmentID, p.Namespace, p.FamilyID, string(src), string(dst), actor, sqldb.Millis(tx.Now()), sqldb.Millis(tx.Now())); err != nil {
 			return errs.Wrap(err, "insert program")
 		}
 		for _, r := range p.Rules {
@@ -49,12 +51,12 @@ func (db *DB) CreateProgram(ctx context.Context, p *model.MappingProgram, actor 
 }
 
 func (tx *Tx) insertRule(programID string, r *model.MappingRule, actor string, keys RuleKeys) error {
-	r.ID, r.ProgramID = NewID(PrefixMappingRule), programID
-	r.CreatedBy, r.CreatedAt, r.UpdatedAt = actor, tx.now, tx.now
+	r.ID, r.ProgramID = sqldb.NewID(PrefixMappingRule), programID
+	r.CreatedBy, r.CreatedAt, r.UpdatedAt = actor, tx.Now(), tx.Now()
 	src, dst := keys(r)
-	_, err := tx.exec(`INSERT INTO mapping_rules (id, program_id, name, type, config, metadata, confidence, source_key, dest_key, accepted_at, accepted_by, created_by, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, r.ID, programID, r.Name, r.Type, jsonText(r.Config), jsonText(r.Metadata), r.Confidence,
-		src, dst, msPtr(r.AcceptedAt), r.AcceptedBy, actor, ms(tx.now), ms(tx.now))
+	_, err := tx.Exec(`INSERT INTO mapping_rules (id, program_id, name, type, config, metadata, confidence, source_key, dest_key, accepted_at, accepted_by, created_by, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, r.ID, programID, r.Name, r.Type, sqldb.JSONText(r.Config), sqldb.JSONText(r.Metadata), r.Confidence,
+		src, dst, sqldb.MillisPtr(r.AcceptedAt), r.AcceptedBy, actor, sqldb.Millis(tx.Now()), sqldb.Millis(tx.Now()))
 	if err != nil {
 		return errs.Wrap(err, "insert rule")
 	}
@@ -63,7 +65,7 @@ func (tx *Tx) insertRule(programID string, r *model.MappingRule, actor string, k
 
 const programColumns = `id, account_id, environment_id, namespace, family_id, source, destination, created_by, created_at, updated_at`
 
-func scanProgram(s scanner) (*model.MappingProgram, error) {
+func scanProgram(s sqldb.Scanner) (*model.MappingProgram, error) {
 	var p model.MappingProgram
 	var src, dst string
 	var c, u int64
@@ -76,13 +78,13 @@ func scanProgram(s scanner) (*model.MappingProgram, error) {
 	}
 	_ = json.Unmarshal([]byte(src), &p.Source)
 	_ = json.Unmarshal([]byte(dst), &p.Destination)
-	p.CreatedAt, p.UpdatedAt = fromMS(c), fromMS(u)
+	p.CreatedAt, p.UpdatedAt = sqldb.FromMillis(c), sqldb.FromMillis(u)
 	return &p, nil
 }
 
 const ruleColumns = `id, program_id, name, type, config, metadata, confidence, accepted_at, accepted_by, created_by, created_at, updated_at`
 
-func scanRule(s scanner) (*model.MappingRule, error) {
+func scanRule(s sqldb.Scanner) (*model.MappingRule, error) {
 	var r model.MappingRule
 	var cfg, meta string
 	var conf sql.NullFloat64
@@ -95,26 +97,26 @@ func scanRule(s scanner) (*model.MappingRule, error) {
 	if err != nil {
 		return nil, errs.Wrap(err, "scan rule")
 	}
-	r.Config, r.Metadata = rawOr(cfg, "{}"), rawOr(meta, "{}")
+	r.Config, r.Metadata = sqldb.RawOr(cfg, "{}"), sqldb.RawOr(meta, "{}")
 	if conf.Valid {
 		r.Confidence = &conf.Float64
 	}
-	r.AcceptedAt = fromNullMS(acc)
-	r.CreatedAt, r.UpdatedAt = fromMS(c), fromMS(u)
+	r.AcceptedAt = sqldb.FromNullMillis(acc)
+	r.CreatedAt, r.UpdatedAt = sqldb.FromMillis(c), sqldb.FromMillis(u)
 	return &r, nil
 }
 
 // GetProgram returns a live program of the account with its rules. Errors: not_found.
 func (db *DB) GetProgram(ctx context.Context, accountID, id string) (*model.MappingProgram, error) {
-	p, err := scanProgram(db.r.QueryRowContext(ctx, `SELECT `+programColumns+` FROM mapping_programs WHERE id = ? AND account_id = ? AND deleted_at IS NULL`, id, accountID))
+	p, err := scanProgram(db.Reader.QueryRowContext(ctx, `SELECT `+programColumns+` FROM mapping_programs WHERE id = ? AND account_id = ? AND deleted_at IS NULL`, id, accountID))
 	if err != nil {
 		return nil, err
 	}
-	p.Rules, err = listRules(ctx, db.r, p.ID)
+	p.Rules, err = listRules(ctx, db.Reader, p.ID)
 	return p, err
 }
 
-func listRules(ctx context.Context, q querier, programID string) ([]*model.MappingRule, error) {
+func listRules(ctx context.Context, q sqldb.Querier, programID string) ([]*model.MappingRule, error) {
 	rows, err := q.QueryContext(ctx, `SELECT `+ruleColumns+` FROM mapping_rules WHERE program_id = ? AND deleted_at IS NULL ORDER BY created_at, id`, programID)
 	if err != nil {
 		return nil, errs.Wrap(err, "list rules")
@@ -139,7 +141,7 @@ func (db *DB) ListPrograms(ctx context.Context, accountID, envID string, p model
 		cond += ` AND environment_id = ?`
 		args = append(args, envID)
 	}
-	rows, err := db.r.QueryContext(ctx, `SELECT `+programColumns+` FROM mapping_programs WHERE `+cond+` ORDER BY created_at DESC, id LIMIT ? OFFSET ?`, append(args, p.Size, p.Offset())...)
+	rows, err := db.Reader.QueryContext(ctx, `SELECT `+programColumns+` FROM mapping_programs WHERE `+cond+` ORDER BY created_at DESC, id LIMIT ? OFFSET ?`, append(args, p.Size, p.Offset())...)
 	if err != nil {
 		return nil, errs.Wrap(err, "list programs")
 	}
@@ -158,7 +160,7 @@ func (db *DB) ListPrograms(ctx context.Context, accountID, envID string, p model
 	}
 	rows.Close()
 	for _, pr := range out {
-		if pr.Rules, err = listRules(ctx, db.r, pr.ID); err != nil {
+		if pr.Rules, err = listRules(ctx, db.Reader, pr.ID); err != nil {
 			return nil, err
 		}
 	}
@@ -172,10 +174,10 @@ func (db *DB) ListPrograms(ctx context.Context, accountID, envID string, p model
 // Errors: not_found.
 func (db *DB) DeleteProgram(ctx context.Context, p *model.MappingProgram, actor string) error {
 	return db.Update(ctx, func(tx *Tx) error {
-		if _, err := tx.exec(`UPDATE mapping_rules SET deleted_at = ? WHERE program_id = ? AND deleted_at IS NULL`, ms(tx.now), p.ID); err != nil {
+		if _, err := tx.Exec(`UPDATE mapping_rules SET deleted_at = ? WHERE program_id = ? AND deleted_at IS NULL`, sqldb.Millis(tx.Now()), p.ID); err != nil {
 			return errs.Wrap(err, "delete rules")
 		}
-		if _, err := tx.exec(`UPDATE mapping_programs SET deleted_at = ? WHERE id = ?`, ms(tx.now), p.ID); err != nil {
+		if _, err := tx.Exec(`UPDATE mapping_programs SET deleted_at = ? WHERE id = ?`, sqldb.Millis(tx.Now()), p.ID); err != nil {
 			return errs.Wrap(err, "delete program")
 		}
 		_, err := tx.Emit("program:updated", programContext(p, actor), map[string]any{"programId": p.ID, "deleted": true})
@@ -194,10 +196,10 @@ func (db *DB) ChangeRules(ctx context.Context, p *model.MappingProgram, add, rep
 		}
 		for _, r := range replace {
 			src, dst := keys(r)
-			r.UpdatedAt = tx.now
-			res, err := tx.exec(`UPDATE mapping_rules SET name = ?, type = ?, config = ?, metadata = ?, confidence = ?, source_key = ?, dest_key = ?, accepted_at = ?, accepted_by = ?, updated_at = ?
-				WHERE id = ? AND program_id = ? AND deleted_at IS NULL`, r.Name, r.Type, jsonText(r.Config), jsonText(r.Metadata), r.Confidence, src, dst,
-				msPtr(r.AcceptedAt), r.AcceptedBy, ms(tx.now), r.ID, p.ID)
+			r.UpdatedAt = tx.Now()
+			res, err := tx.Exec(`UPDATE mapping_rules SET name = ?, type = ?, config = ?, metadata = ?, confidence = ?, source_key = ?, dest_key = ?, accepted_at = ?, accepted_by = ?, updated_at = ?
+				WHERE id = ? AND program_id = ? AND deleted_at IS NULL`, r.Name, r.Type, sqldb.JSONText(r.Config), sqldb.JSONText(r.Metadata), r.Confidence, src, dst,
+				sqldb.MillisPtr(r.AcceptedAt), r.AcceptedBy, sqldb.Millis(tx.Now()), r.ID, p.ID)
 			if err != nil {
 				return errs.Wrap(err, "update rule")
 			}
@@ -206,7 +208,7 @@ func (db *DB) ChangeRules(ctx context.Context, p *model.MappingProgram, add, rep
 			}
 		}
 		for _, id := range del {
-			res, err := tx.exec(`UPDATE mapping_rules SET deleted_at = ? WHERE id = ? AND program_id = ? AND deleted_at IS NULL`, ms(tx.now), id, p.ID)
+			res, err := tx.Exec(`UPDATE mapping_rules SET deleted_at = ? WHERE id = ? AND program_id = ? AND deleted_at IS NULL`, sqldb.Millis(tx.Now()), id, p.ID)
 			if err != nil {
 				return errs.Wrap(err, "delete rule")
 			}
@@ -230,8 +232,8 @@ func (db *DB) MappingHistory(ctx context.Context, envID, actor string, keys []st
 		return mine, others, nil
 	}
 	list, _ := json.Marshal(keys)
-	rows, err := db.r.QueryContext(ctx, `SELECT r.source_key, r.dest_key, r.accepted_by = ?, COUNT(*) FROM mapping_rules r JOIN mapping_programs p ON p.id = r.program_id
-		WHERE p.environment_id = ? AND r.accepted_at IS NOT NULL AND r.deleted_at IS NULL AND r.source_key IN (SELECT value FROM `+db.r.d.jsonTexts("?")+`)
+	rows, err := db.Reader.QueryContext(ctx, `SELECT r.source_key, r.dest_key, r.accepted_by = ?, COUNT(*) FROM mapping_rules r JOIN mapping_programs p ON p.id = r.program_id
+		WHERE p.environment_id = ? AND r.accepted_at IS NOT NULL AND r.deleted_at IS NULL AND r.source_key IN (SELECT value FROM `+db.Reader.Dialect().JSONTexts("?")+`)
 		GROUP BY 1, 2, 3`, actor, envID, string(list))
 	if err != nil {
 		return nil, nil, errs.Wrap(err, "mapping history")
@@ -266,9 +268,9 @@ func (db *DB) MappingFormats(ctx context.Context, envID, actor string, keys []st
 		return out, nil
 	}
 	list, _ := json.Marshal(keys)
-	rows, err := db.r.QueryContext(ctx, `SELECT r.source_key, r.dest_key, json_extract(r.config, '$.format') FROM mapping_rules r JOIN mapping_programs p ON p.id = r.program_id
+	rows, err := db.Reader.QueryContext(ctx, `SELECT r.source_key, r.dest_key, json_extract(r.config, '$.format') FROM mapping_rules r JOIN mapping_programs p ON p.id = r.program_id
 		WHERE p.environment_id = ? AND r.accepted_at IS NOT NULL AND r.deleted_at IS NULL AND r.type = 'assign'
-		AND json_extract(r.config, '$.format') IS NOT NULL AND r.source_key IN (SELECT value FROM `+db.r.d.jsonTexts("?")+`)
+		AND json_extract(r.config, '$.format') IS NOT NULL AND r.source_key IN (SELECT value FROM `+db.Reader.Dialect().JSONTexts("?")+`)
 		ORDER BY r.accepted_by = ?, r.accepted_at, r.id`, envID, string(list), actor)
 	if err != nil {
 		return nil, errs.Wrap(err, "mapping formats")
@@ -296,11 +298,11 @@ func (db *DB) ForgetMappings(ctx context.Context, accountID, envID, actor string
 			cond += ` AND environment_id = ?`
 			args = append(args, envID)
 		}
-		now := ms(tx.now)
-		if _, err := tx.exec(`UPDATE mapping_rules SET deleted_at = ? WHERE deleted_at IS NULL AND program_id IN (SELECT id FROM mapping_programs WHERE `+cond+`)`, append([]any{now}, args...)...); err != nil {
+		now := sqldb.Millis(tx.Now())
+		if _, err := tx.Exec(`UPDATE mapping_rules SET deleted_at = ? WHERE deleted_at IS NULL AND program_id IN (SELECT id FROM mapping_programs WHERE `+cond+`)`, append([]any{now}, args...)...); err != nil {
 			return errs.Wrap(err, "forget rules")
 		}
-		_, err := tx.exec(`UPDATE mapping_programs SET deleted_at = ? WHERE `+cond, append([]any{now}, args...)...)
+		_, err := tx.Exec(`UPDATE mapping_programs SET deleted_at = ? WHERE `+cond, append([]any{now}, args...)...)
 		return err
 	})
 }
@@ -314,10 +316,10 @@ func (db *DB) RecomputeProgram(ctx context.Context, p *model.MappingProgram, rul
 		}
 		src, _ := json.Marshal(p.Source)
 		dst, _ := json.Marshal(p.Destination)
-		if _, err := tx.exec(`UPDATE mapping_programs SET source = ?, destination = ?, updated_at = ? WHERE id = ?`, string(src), string(dst), ms(tx.now), p.ID); err != nil {
+		if _, err := tx.Exec(`UPDATE mapping_programs SET source = ?, destination = ?, updated_at = ? WHERE id = ?`, string(src), string(dst), sqldb.Millis(tx.Now()), p.ID); err != nil {
 			return errs.Wrap(err, "update program")
 		}
-		if _, err := tx.exec(`UPDATE mapping_rules SET deleted_at = ? WHERE program_id = ? AND deleted_at IS NULL`, ms(tx.now), p.ID); err != nil {
+		if _, err := tx.Exec(`UPDATE mapping_rules SET deleted_at = ? WHERE program_id = ? AND deleted_at IS NULL`, sqldb.Millis(tx.Now()), p.ID); err != nil {
 			return errs.Wrap(err, "drop rules")
 		}
 		for _, r := range rules {

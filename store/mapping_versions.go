@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/sluice/sluice/store/sqldb"
+
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/model"
 )
@@ -38,19 +40,19 @@ type ProgramVersion struct {
 
 // newProgramVersion stores the program's current rules as its next version.
 func (tx *Tx) newProgramVersion(programID, actor string) error {
-	rules, err := listRules(tx.ctx, tx, programID)
+	rules, err := listRules(tx.Context(), tx, programID)
 	if err != nil {
 		return err
 	}
 	vr := make([]versionRule, len(rules))
 	for i, r := range rules {
 		vr[i] = versionRule{ID: r.ID, Name: r.Name, Type: r.Type, Config: r.Config, Metadata: r.Metadata, Confidence: r.Confidence,
-			AcceptedBy: r.AcceptedBy, CreatedBy: r.CreatedBy, CreatedAt: ms(r.CreatedAt), UpdatedAt: ms(r.UpdatedAt)}
+			AcceptedBy: r.AcceptedBy, CreatedBy: r.CreatedBy, CreatedAt: sqldb.Millis(r.CreatedAt), UpdatedAt: sqldb.Millis(r.UpdatedAt)}
 	}
 	b, _ := json.Marshal(vr)
-	_, err = tx.exec(`INSERT INTO mapping_program_versions (program_id, version, rules, created_by, created_at)
+	_, err = tx.Exec(`INSERT INTO mapping_program_versions (program_id, version, rules, created_by, created_at)
 		SELECT ?, COALESCE(MAX(version), 0) + 1, ?, ?, ? FROM mapping_program_versions WHERE program_id = ?`,
-		programID, string(b), actor, ms(tx.now), programID)
+		programID, string(b), actor, sqldb.Millis(tx.Now()), programID)
 	if err != nil {
 		return errs.Wrap(err, "store program version")
 	}
@@ -59,7 +61,7 @@ func (tx *Tx) newProgramVersion(programID, actor string) error {
 
 // ProgramVersions lists a program's versions, newest first.
 func (db *DB) ProgramVersions(ctx context.Context, programID string) ([]ProgramVersion, error) {
-	rows, err := db.r.QueryContext(ctx, `SELECT version, json_array_length(rules), created_by, created_at FROM mapping_program_versions
+	rows, err := db.Reader.QueryContext(ctx, `SELECT version, json_array_length(rules), created_by, created_at FROM mapping_program_versions
 		WHERE program_id = ? ORDER BY version DESC`, programID)
 	if err != nil {
 		return nil, errs.Wrap(err, "list program versions")
@@ -72,7 +74,7 @@ func (db *DB) ProgramVersions(ctx context.Context, programID string) ([]ProgramV
 		if err := rows.Scan(&v.Version, &v.RuleCount, &v.CreatedBy, &at); err != nil {
 			return nil, errs.Wrap(err, "scan program version")
 		}
-		v.CreatedAt = fromMS(at)
+		v.CreatedAt = sqldb.FromMillis(at)
 		out = append(out, v)
 	}
 	return out, rows.Err()
@@ -81,10 +83,10 @@ func (db *DB) ProgramVersions(ctx context.Context, programID string) ([]ProgramV
 // ProgramRulesAt returns a program's rules as version held them. Errors: not_found.
 func (db *DB) ProgramRulesAt(ctx context.Context, programID string, version int) ([]*model.MappingRule, error) {
 	var raw string
-	err := db.r.QueryRowContext(ctx, `SELECT rules FROM mapping_program_versions WHERE program_id = ? AND version = ?`, programID, version).Scan(&raw)
+	err := db.Reader.QueryRowContext(ctx, `SELECT rules FROM mapping_program_versions WHERE program_id = ? AND version = ?`, programID, version).Scan(&raw)
 	if err == sql.ErrNoRows {
 		var latest sql.NullInt64
-		_ = db.r.QueryRowContext(ctx, `SELECT MAX(version) FROM mapping_program_versions WHERE program_id = ?`, programID).Scan(&latest)
+		_ = db.Reader.QueryRowContext(ctx, `SELECT MAX(version) FROM mapping_program_versions WHERE program_id = ?`, programID).Scan(&latest)
 		return nil, errs.NotFoundf("input.version", "Mapping program %s has no version %d (its latest is %d)", programID, version, latest.Int64)
 	}
 	if err != nil {
@@ -97,7 +99,7 @@ func (db *DB) ProgramRulesAt(ctx context.Context, programID string, version int)
 	out := make([]*model.MappingRule, len(vr))
 	for i, r := range vr {
 		out[i] = &model.MappingRule{ID: r.ID, ProgramID: programID, Name: r.Name, Type: r.Type, Config: r.Config, Metadata: r.Metadata,
-			Confidence: r.Confidence, AcceptedBy: r.AcceptedBy, CreatedBy: r.CreatedBy, CreatedAt: fromMS(r.CreatedAt), UpdatedAt: fromMS(r.UpdatedAt)}
+			Confidence: r.Confidence, AcceptedBy: r.AcceptedBy, CreatedBy: r.CreatedBy, CreatedAt: sqldb.FromMillis(r.CreatedAt), UpdatedAt: sqldb.FromMillis(r.UpdatedAt)}
 	}
 	return out, nil
 }

@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"strings"
 
+	"github.com/sluice/sluice/store/sqldb"
+
 	"github.com/sluice/sluice/errs"
 )
 
@@ -39,15 +41,15 @@ func (r *Resource) In(envID, spaceID string) bool {
 // jobs and actions work on.
 func KindOf(id string) string {
 	switch {
-	case strings.HasPrefix(id, PrefixSpace):
+	case strings.HasPrefix(id, sqldb.PrefixSpace):
 		return KindSpace
-	case strings.HasPrefix(id, PrefixWorkbook):
+	case strings.HasPrefix(id, sqldb.PrefixWorkbook):
 		return KindWorkbook
-	case strings.HasPrefix(id, PrefixSheet):
+	case strings.HasPrefix(id, sqldb.PrefixSheet):
 		return KindSheet
-	case strings.HasPrefix(id, PrefixFile), strings.HasPrefix(id, "us_file_"):
+	case strings.HasPrefix(id, sqldb.PrefixFile), strings.HasPrefix(id, "us_file_"):
 		return KindFile
-	case strings.HasPrefix(id, PrefixDocument):
+	case strings.HasPrefix(id, sqldb.PrefixDocument):
 		return KindDocument
 	}
 	return ""
@@ -57,10 +59,10 @@ func KindOf(id string) string {
 // to a Resource of kind "" without error. Errors: not_found about key (a space, workbook or
 // sheet id that names no live resource).
 func (db *DB) ResolveResource(ctx context.Context, accountID, key, id string) (*Resource, error) {
-	return resolveResource(ctx, db.r, accountID, key, id)
+	return resolveResource(ctx, db.Reader, accountID, key, id)
 }
 
-func resolveResource(ctx context.Context, q querier, accountID, key, id string) (*Resource, error) {
+func resolveResource(ctx context.Context, q sqldb.Querier, accountID, key, id string) (*Resource, error) {
 	r := &Resource{Kind: KindOf(id), ID: id}
 	var err error
 	switch r.Kind {
@@ -97,7 +99,7 @@ func resolveResource(ctx context.Context, q querier, accountID, key, id string) 
 
 // SheetIDsOfWorkbook returns the live sheets of a workbook in position order.
 func (db *DB) SheetIDsOfWorkbook(ctx context.Context, workbookID string) ([]string, error) {
-	rows, err := db.r.QueryContext(ctx, `SELECT id FROM sheets WHERE workbook_id = ? AND deleted_at IS NULL ORDER BY position, created_at`, workbookID)
+	rows, err := db.Reader.QueryContext(ctx, `SELECT id FROM sheets WHERE workbook_id = ? AND deleted_at IS NULL ORDER BY position, created_at`, workbookID)
 	if err != nil {
 		return nil, errs.Wrap(err, "list sheets of workbook")
 	}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sluice/sluice/store/sqldb"
+
 	"github.com/sluice/sluice/errs"
 )
 
@@ -31,16 +33,16 @@ type Secret struct {
 func (db *DB) UpsertSecret(ctx context.Context, s *Secret) error {
 	return db.Update(ctx, func(tx *Tx) error {
 		var id string
-		err := tx.queryRow(`SELECT id FROM secrets WHERE environment_id = ? AND space_id = ? AND actor_id = ? AND name = ?`,
+		err := tx.QueryRow(`SELECT id FROM secrets WHERE environment_id = ? AND space_id = ? AND actor_id = ? AND name = ?`,
 			s.EnvironmentID, s.SpaceID, s.ActorID, s.Name).Scan(&id)
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
-			s.ID, s.CreatedAt, s.UpdatedAt = NewID(PrefixSecret), tx.now, tx.now
-			_, err = tx.exec(`INSERT INTO secrets (id, account_id, environment_id, space_id, actor_id, name, value_enc, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-				s.ID, s.AccountID, s.EnvironmentID, s.SpaceID, s.ActorID, s.Name, s.Sealed, ms(tx.now), ms(tx.now))
+			s.ID, s.CreatedAt, s.UpdatedAt = sqldb.NewID(PrefixSecret), tx.Now(), tx.Now()
+			_, err = tx.Exec(`INSERT INTO secrets (id, account_id, environment_id, space_id, actor_id, name, value_enc, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+				s.ID, s.AccountID, s.EnvironmentID, s.SpaceID, s.ActorID, s.Name, s.Sealed, sqldb.Millis(tx.Now()), sqldb.Millis(tx.Now()))
 		case err == nil:
-			s.ID, s.UpdatedAt = id, tx.now
-			_, err = tx.exec(`UPDATE secrets SET value_enc = ?, updated_at = ? WHERE id = ?`, s.Sealed, ms(tx.now), id)
+			s.ID, s.UpdatedAt = id, tx.Now()
+			_, err = tx.Exec(`UPDATE secrets SET value_enc = ?, updated_at = ? WHERE id = ?`, s.Sealed, sqldb.Millis(tx.Now()), id)
 		}
 		if err != nil {
 			return errs.Wrap(err, "save secret")
@@ -69,7 +71,7 @@ func (db *DB) ListSecrets(ctx context.Context, f SecretFilter) ([]*Secret, error
 		where = append(where, "actor_id IN ('', ?)")
 		args = append(args, f.ActorID)
 	}
-	rows, err := db.r.QueryContext(ctx, `SELECT `+secretColumns+` FROM secrets WHERE `+strings.Join(where, " AND ")+` ORDER BY name, space_id, actor_id`, args...)
+	rows, err := db.Reader.QueryContext(ctx, `SELECT `+secretColumns+` FROM secrets WHERE `+strings.Join(where, " AND ")+` ORDER BY name, space_id, actor_id`, args...)
 	if err != nil {
 		return nil, errs.Wrap(err, "list secrets")
 	}
@@ -81,7 +83,7 @@ func (db *DB) ListSecrets(ctx context.Context, f SecretFilter) ([]*Secret, error
 		if err := rows.Scan(&s.ID, &s.AccountID, &s.EnvironmentID, &s.SpaceID, &s.ActorID, &s.Name, &s.Sealed, &c, &u); err != nil {
 			return nil, errs.Wrap(err, "scan secret")
 		}
-		s.CreatedAt, s.UpdatedAt = fromMS(c), fromMS(u)
+		s.CreatedAt, s.UpdatedAt = sqldb.FromMillis(c), sqldb.FromMillis(u)
 		out = append(out, &s)
 	}
 	return out, rows.Err()
@@ -92,7 +94,7 @@ func (db *DB) DeleteSecret(ctx context.Context, accountID, id string, check func
 	var s Secret
 	err := db.Update(ctx, func(tx *Tx) error {
 		var c, u int64
-		err := tx.queryRow(`SELECT `+secretColumns+` FROM secrets WHERE id = ? AND account_id = ?`, id, accountID).
+		err := tx.QueryRow(`SELECT `+secretColumns+` FROM secrets WHERE id = ? AND account_id = ?`, id, accountID).
 			Scan(&s.ID, &s.AccountID, &s.EnvironmentID, &s.SpaceID, &s.ActorID, &s.Name, &s.Sealed, &c, &u)
 		if errors.Is(err, sql.ErrNoRows) {
 			return errs.NotFoundf("secretId", "Secret not found")
@@ -103,7 +105,7 @@ func (db *DB) DeleteSecret(ctx context.Context, accountID, id string, check func
 		if err := check(&s); err != nil {
 			return err
 		}
-		_, err = tx.exec(`DELETE FROM secrets WHERE id = ?`, id)
+		_, err = tx.Exec(`DELETE FROM secrets WHERE id = ?`, id)
 		return err
 	})
 	return &s, err
@@ -118,7 +120,7 @@ func (db *DB) ResealSecrets(ctx context.Context, legacy Sealer) (int, error) {
 	}
 	n := 0
 	err := db.Update(ctx, func(tx *Tx) error {
-		rows, err := tx.QueryContext(tx.ctx, `SELECT id, value_enc FROM secrets`)
+		rows, err := tx.QueryContext(tx.Context(), `SELECT id, value_enc FROM secrets`)
 		if err != nil {
 			return errs.Wrap(err, "read secrets")
 		}
@@ -144,7 +146,7 @@ func (db *DB) ResealSecrets(ctx context.Context, legacy Sealer) (int, error) {
 			if err != nil {
 				continue // neither key opens it: leave it for the operator (wrong SLUICE_MASTER_KEY?)
 			}
-			if _, err := tx.exec(`UPDATE secrets SET value_enc = ? WHERE id = ?`, db.Sealer.Seal(plain), id); err != nil {
+			if _, err := tx.Exec(`UPDATE secrets SET value_enc = ? WHERE id = ?`, db.Sealer.Seal(plain), id); err != nil {
 				return errs.Wrap(err, "reseal secret")
 			}
 			n++

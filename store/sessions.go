@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"time"
 
+	"github.com/sluice/sluice/store/sqldb"
+
 	"github.com/sluice/sluice/errs"
 )
 
@@ -17,11 +19,11 @@ type Session struct {
 
 // StartSession stores a new session and returns its id (shown to nobody but the cookie).
 func (db *DB) StartSession(ctx context.Context, s *Session) (string, error) {
-	id := "ses_" + RandomString(40)
+	id := "ses_" + sqldb.RandomString(40)
 	err := db.Update(ctx, func(tx *Tx) error {
-		s.CreatedAt, s.SeenAt = tx.now, tx.now
-		_, err := tx.exec(`INSERT INTO sessions (id_hash, user_id, account_id, email, environment_id, guest_space, client_addr, created_at, seen_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, hashToken(id), s.UserID, s.AccountID, s.Email, s.EnvironmentID, s.GuestSpace, s.ClientAddr, ms(tx.now), ms(tx.now))
+		s.CreatedAt, s.SeenAt = tx.Now(), tx.Now()
+		_, err := tx.Exec(`INSERT INTO sessions (id_hash, user_id, account_id, email, environment_id, guest_space, client_addr, created_at, seen_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, hashToken(id), s.UserID, s.AccountID, s.Email, s.EnvironmentID, s.GuestSpace, s.ClientAddr, sqldb.Millis(tx.Now()), sqldb.Millis(tx.Now()))
 		if err != nil {
 			return errs.Wrap(err, "start session")
 		}
@@ -35,24 +37,24 @@ func (db *DB) StartSession(ctx context.Context, s *Session) (string, error) {
 func (db *DB) SessionByID(ctx context.Context, id string, ttl time.Duration) (*Session, error) {
 	var s Session
 	var c, seen int64
-	err := db.r.QueryRowContext(ctx, `SELECT s.user_id, s.account_id, s.email, s.environment_id, s.guest_space, s.client_addr, s.created_at, s.seen_at
+	err := db.Reader.QueryRowContext(ctx, `SELECT s.user_id, s.account_id, s.email, s.environment_id, s.guest_space, s.client_addr, s.created_at, s.seen_at
 		FROM sessions s WHERE s.id_hash = ? AND s.ended_at IS NULL AND s.created_at > ?
 		AND (s.guest_space <> '' OR EXISTS (SELECT 1 FROM users u WHERE u.id = s.user_id AND u.deleted_at IS NULL))`,
-		hashToken(id), ms(db.Now().Add(-ttl))).Scan(&s.UserID, &s.AccountID, &s.Email, &s.EnvironmentID, &s.GuestSpace, &s.ClientAddr, &c, &seen)
+		hashToken(id), sqldb.Millis(db.Now().Add(-ttl))).Scan(&s.UserID, &s.AccountID, &s.Email, &s.EnvironmentID, &s.GuestSpace, &s.ClientAddr, &c, &seen)
 	if err == sql.ErrNoRows {
 		return nil, errs.NotFoundf("session", "Session not found or ended")
 	}
 	if err != nil {
 		return nil, errs.Wrap(err, "read session")
 	}
-	s.CreatedAt, s.SeenAt = fromMS(c), fromMS(seen)
+	s.CreatedAt, s.SeenAt = sqldb.FromMillis(c), sqldb.FromMillis(seen)
 	return &s, nil
 }
 
 // EndSession ends one session (logout).
 func (db *DB) EndSession(ctx context.Context, id string) error {
 	return db.Update(ctx, func(tx *Tx) error {
-		_, err := tx.exec(`UPDATE sessions SET ended_at = ? WHERE id_hash = ? AND ended_at IS NULL`, ms(tx.now), hashToken(id))
+		_, err := tx.Exec(`UPDATE sessions SET ended_at = ? WHERE id_hash = ? AND ended_at IS NULL`, sqldb.Millis(tx.Now()), hashToken(id))
 		if err != nil {
 			return errs.Wrap(err, "end session")
 		}
@@ -66,7 +68,7 @@ func (tx *Tx) endSessions(userID, keep string) error {
 	if keep != "" {
 		keepHash = hashToken(keep)
 	}
-	_, err := tx.exec(`UPDATE sessions SET ended_at = ? WHERE user_id = ? AND ended_at IS NULL AND id_hash <> ?`, ms(tx.now), userID, keepHash)
+	_, err := tx.Exec(`UPDATE sessions SET ended_at = ? WHERE user_id = ? AND ended_at IS NULL AND id_hash <> ?`, sqldb.Millis(tx.Now()), userID, keepHash)
 	if err != nil {
 		return errs.Wrap(err, "end sessions")
 	}
@@ -76,8 +78,8 @@ func (tx *Tx) endSessions(userID, keep string) error {
 // PruneSessions removes sessions that ended or expired more than a day ago.
 func (db *DB) PruneSessions(ctx context.Context, ttl time.Duration) error {
 	return db.Update(ctx, func(tx *Tx) error {
-		cut := ms(tx.now.Add(-ttl - 24*time.Hour))
-		_, err := tx.exec(`DELETE FROM sessions WHERE created_at < ? OR ended_at < ?`, cut, cut)
+		cut := sqldb.Millis(tx.Now().Add(-ttl - 24*time.Hour))
+		_, err := tx.Exec(`DELETE FROM sessions WHERE created_at < ? OR ended_at < ?`, cut, cut)
 		if err != nil {
 			return errs.Wrap(err, "prune sessions")
 		}

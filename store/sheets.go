@@ -6,13 +6,15 @@ import (
 	"encoding/json"
 	"errors"
 
+	"github.com/sluice/sluice/store/sqldb"
+
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/model"
 )
 
 const sheetColumns = `id, workbook_id, name, slug, config, metadata, namespace, locked_by, locked_at, created_at, updated_at`
 
-func scanSheet(s scanner) (*model.Sheet, error) {
+func scanSheet(s sqldb.Scanner) (*model.Sheet, error) {
 	var sh model.Sheet
 	var cfg, meta string
 	var locked sql.NullInt64
@@ -28,13 +30,13 @@ func scanSheet(s scanner) (*model.Sheet, error) {
 		return nil, errs.Wrap(err, "decode sheet config")
 	}
 	sh.Config.Name, sh.Config.Slug = sh.Name, sh.Slug
-	sh.Metadata = rawOr(meta, "{}")
-	sh.LockedAt = fromNullMS(locked)
-	sh.CreatedAt, sh.UpdatedAt = fromMS(c), fromMS(u)
+	sh.Metadata = sqldb.RawOr(meta, "{}")
+	sh.LockedAt = sqldb.FromNullMillis(locked)
+	sh.CreatedAt, sh.UpdatedAt = sqldb.FromMillis(c), sqldb.FromMillis(u)
 	return &sh, nil
 }
 
-func listSheets(ctx context.Context, q querier, workbookID string) ([]*model.Sheet, error) {
+func listSheets(ctx context.Context, q sqldb.Querier, workbookID string) ([]*model.Sheet, error) {
 	rows, err := q.QueryContext(ctx, `SELECT `+sheetColumns+` FROM sheets WHERE workbook_id = ? AND deleted_at IS NULL ORDER BY position, created_at, id`, workbookID)
 	if err != nil {
 		return nil, errs.Wrap(err, "list sheets")
@@ -53,10 +55,10 @@ func listSheets(ctx context.Context, q querier, workbookID string) ([]*model.She
 
 // GetSheet returns a live sheet of the account with its workbook. Errors: not_found.
 func (db *DB) GetSheet(ctx context.Context, accountID, id string) (*model.Sheet, *model.Workbook, error) {
-	return getSheet(ctx, db.r, accountID, id)
+	return getSheet(ctx, db.Reader, accountID, id)
 }
 
-func getSheet(ctx context.Context, q querier, accountID, id string) (*model.Sheet, *model.Workbook, error) {
+func getSheet(ctx context.Context, q sqldb.Querier, accountID, id string) (*model.Sheet, *model.Workbook, error) {
 	var wbID string
 	err := q.QueryRowContext(ctx, `SELECT workbook_id FROM sheets WHERE id = ? AND deleted_at IS NULL`, id).Scan(&wbID)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -82,7 +84,7 @@ func getSheet(ctx context.Context, q querier, accountID, id string) (*model.Shee
 
 // ListSheets returns the live sheets of a workbook in sidebar order. Errors: not_found.
 func (db *DB) ListSheets(ctx context.Context, accountID, workbookID string) ([]*model.Sheet, *model.Workbook, error) {
-	w, err := getWorkbook(ctx, db.r, accountID, workbookID)
+	w, err := getWorkbook(ctx, db.Reader, accountID, workbookID)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -93,20 +95,20 @@ func (db *DB) ListSheets(ctx context.Context, accountID, workbookID string) ([]*
 // records when the schema changed. Errors: conflict (slug taken in the workbook).
 func (tx *Tx) saveSheet(w *model.Workbook, s *model.Sheet, actor string, revalidate bool) error {
 	var n int
-	if err := tx.queryRow(`SELECT COUNT(*) FROM sheets WHERE workbook_id = ? AND slug = ? AND id <> ? AND deleted_at IS NULL`, w.ID, s.Config.Slug, s.ID).Scan(&n); err != nil {
+	if err := tx.QueryRow(`SELECT COUNT(*) FROM sheets WHERE workbook_id = ? AND slug = ? AND id <> ? AND deleted_at IS NULL`, w.ID, s.Config.Slug, s.ID).Scan(&n); err != nil {
 		return errs.Wrap(err, "check slug")
 	}
 	if n > 0 {
 		return errs.E(errs.Conflict, "slug", "Another sheet of this workbook already has the slug %q", s.Config.Slug)
 	}
 	s.Name, s.Slug = s.Config.Name, s.Config.Slug
-	s.UpdatedAt = tx.now
+	s.UpdatedAt = tx.Now()
 	cfg, err := json.Marshal(s.Config)
 	if err != nil {
 		return errs.Wrap(err, "encode sheet config")
 	}
-	if _, err := tx.exec(`UPDATE sheets SET name = ?, slug = ?, config = ?, metadata = ?, updated_at = ? WHERE id = ?`,
-		s.Name, s.Slug, string(cfg), jsonText(s.Metadata), ms(tx.now), s.ID); err != nil {
+	if _, err := tx.Exec(`UPDATE sheets SET name = ?, slug = ?, config = ?, metadata = ?, updated_at = ? WHERE id = ?`,
+		s.Name, s.Slug, string(cfg), sqldb.JSONText(s.Metadata), sqldb.Millis(tx.Now()), s.ID); err != nil {
 		return errs.Wrap(err, "update sheet")
 	}
 	ctx := workbookContext(w, actor)
@@ -149,7 +151,7 @@ func (db *DB) DeleteSheet(ctx context.Context, accountID, id, actor string) erro
 		if err != nil {
 			return err
 		}
-		if _, err := tx.exec(`UPDATE sheets SET deleted_at = ? WHERE id = ?`, ms(tx.now), id); err != nil {
+		if _, err := tx.Exec(`UPDATE sheets SET deleted_at = ? WHERE id = ?`, sqldb.Millis(tx.Now()), id); err != nil {
 			return errs.Wrap(err, "delete sheet")
 		}
 		ctx := workbookContext(w, actor)
@@ -167,9 +169,9 @@ func (db *DB) SetSheetLocked(ctx context.Context, accountID, id string, locked b
 			return err
 		}
 		if locked {
-			_, err = tx.exec(`UPDATE sheets SET locked_at = ?, locked_by = ?, updated_at = ? WHERE id = ?`, ms(tx.now), actor, ms(tx.now), id)
+			_, err = tx.Exec(`UPDATE sheets SET locked_at = ?, locked_by = ?, updated_at = ? WHERE id = ?`, sqldb.Millis(tx.Now()), actor, sqldb.Millis(tx.Now()), id)
 		} else {
-			_, err = tx.exec(`UPDATE sheets SET locked_at = NULL, locked_by = '', updated_at = ? WHERE id = ?`, ms(tx.now), id)
+			_, err = tx.Exec(`UPDATE sheets SET locked_at = NULL, locked_by = '', updated_at = ? WHERE id = ?`, sqldb.Millis(tx.Now()), id)
 		}
 		if err != nil {
 			return errs.Wrap(err, "lock sheet")

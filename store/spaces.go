@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sluice/sluice/store/sqldb"
+
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/model"
 )
@@ -18,7 +20,7 @@ const spaceColumns = `s.id, s.account_id, s.environment_id, s.name, s.app_id, s.
 	(SELECT COUNT(*) FROM workbooks w WHERE w.space_id = s.id AND w.deleted_at IS NULL),
 	(SELECT COUNT(*) FROM files f WHERE f.space_id = s.id AND f.deleted_at IS NULL)`
 
-func scanSpace(sc scanner) (*model.Space, error) {
+func scanSpace(sc sqldb.Scanner) (*model.Space, error) {
 	var s model.Space
 	var tmpl, auto int
 	var meta, settings, actions, access, labels, ga string
@@ -35,27 +37,24 @@ func scanSpace(sc scanner) (*model.Space, error) {
 		return nil, errs.Wrap(err, "scan space")
 	}
 	s.IsAppTemplate, s.AutoConfigure = tmpl == 1, auto == 1
-	s.Metadata, s.Settings, s.Actions = rawOr(meta, "{}"), rawOr(settings, "{}"), rawOr(actions, "[]")
-	s.Access, s.Labels, s.GuestAuthentication = stringList(access), stringList(labels), stringList(ga)
+	s.Metadata, s.Settings, s.Actions = sqldb.RawOr(meta, "{}"), sqldb.RawOr(settings, "{}"), sqldb.RawOr(actions, "[]")
+	s.Access, s.Labels, s.GuestAuthentication = sqldb.StringList(access), sqldb.StringList(labels), sqldb.StringList(ga)
 	if order.Valid {
 		v := int(order.Int64)
 		s.DisplayOrder = &v
 	}
-	s.ArchivedAt, s.LastActivityAt = fromNullMS(archived), fromNullMS(activity)
-	s.CreatedAt, s.UpdatedAt = fromMS(c), fromMS(u)
+	s.ArchivedAt, s.LastActivityAt = sqldb.FromNullMillis(archived), sqldb.FromNullMillis(activity)
+	s.CreatedAt, s.UpdatedAt = sqldb.FromMillis(c), sqldb.FromMillis(u)
 	return &s, nil
 }
-
-// secondOf truncates t to whole seconds: lastActivityAt is kept at second precision.
-func secondOf(t time.Time) time.Time { return t.Truncate(time.Second) }
 
 // CreateSpace stores s (filling id and times), emits space:created and, when the space asks
 // for it with autoConfigure, creates its space:configure job (ready at once, store/jobs.go).
 func (db *DB) CreateSpace(ctx context.Context, s *model.Space, actor string) error {
 	return db.Update(ctx, func(tx *Tx) error {
-		s.ID = NewID(PrefixSpace)
-		s.CreatedAt, s.UpdatedAt = tx.now, tx.now
-		act := secondOf(tx.now)
+		s.ID = sqldb.NewID(sqldb.PrefixSpace)
+		s.CreatedAt, s.UpdatedAt = tx.Now(), tx.Now()
+		act := sqldb.SecondOf(tx.Now())
 		s.LastActivityAt = &act
 		if s.GuestAuthentication == nil {
 			s.GuestAuthentication = []string{"shared_link", "magic_link"}
@@ -74,13 +73,13 @@ func (db *DB) CreateSpace(ctx context.Context, s *model.Space, actor string) err
 		if len(s.Actions) == 0 || string(s.Actions) == "null" {
 			s.Actions = json.RawMessage("[]")
 		}
-		_, err := tx.exec(`INSERT INTO spaces (id, account_id, environment_id, name, app_id, namespace, is_app_template, metadata, settings, actions,
+		_, err := tx.Exec(`INSERT INTO spaces (id, account_id, environment_id, name, app_id, namespace, is_app_template, metadata, settings, actions,
 			access, labels, guest_authentication, auto_configure, primary_workbook_id, translations_path, language_override, display_order,
 			created_by, created_by_name, archived_at, last_activity_at, created_at, updated_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			s.ID, s.AccountID, s.EnvironmentID, s.Name, s.AppID, s.Namespace, boolInt(s.IsAppTemplate), string(s.Metadata), string(s.Settings), string(s.Actions),
-			jsonText(s.Access), jsonText(s.Labels), jsonText(s.GuestAuthentication), boolInt(s.AutoConfigure), s.PrimaryWorkbookID, s.TranslationsPath,
-			s.LanguageOverride, s.DisplayOrder, s.CreatedByUserID, s.CreatedByUserName, msPtr(s.ArchivedAt), ms(act), ms(tx.now), ms(tx.now))
+			s.ID, s.AccountID, s.EnvironmentID, s.Name, s.AppID, s.Namespace, sqldb.BoolInt(s.IsAppTemplate), string(s.Metadata), string(s.Settings), string(s.Actions),
+			sqldb.JSONText(s.Access), sqldb.JSONText(s.Labels), sqldb.JSONText(s.GuestAuthentication), sqldb.BoolInt(s.AutoConfigure), s.PrimaryWorkbookID, s.TranslationsPath,
+			s.LanguageOverride, s.DisplayOrder, s.CreatedByUserID, s.CreatedByUserName, sqldb.MillisPtr(s.ArchivedAt), sqldb.Millis(act), sqldb.Millis(tx.Now()), sqldb.Millis(tx.Now()))
 		if err != nil {
 			return errs.Wrap(err, "insert space")
 		}
@@ -105,10 +104,10 @@ func spaceContext(s *model.Space, actor string) model.EventContext {
 
 // GetSpace returns a live space of the account. Errors: not_found.
 func (db *DB) GetSpace(ctx context.Context, accountID, id string) (*model.Space, error) {
-	return getSpace(ctx, db.r, accountID, id)
+	return getSpace(ctx, db.Reader, accountID, id)
 }
 
-func getSpace(ctx context.Context, q querier, accountID, id string) (*model.Space, error) {
+func getSpace(ctx context.Context, q sqldb.Querier, accountID, id string) (*model.Space, error) {
 	return scanSpace(q.QueryRowContext(ctx, `SELECT `+spaceColumns+` FROM spaces s WHERE s.id = ? AND s.account_id = ? AND s.deleted_at IS NULL`, id, accountID))
 }
 
@@ -151,7 +150,7 @@ func (db *DB) ListSpaces(ctx context.Context, f SpaceFilter) ([]*model.Space, in
 		add("s.namespace = ?", *f.Namespace)
 	}
 	if f.IsAppTemplate != nil {
-		add("s.is_app_template = ?", boolInt(*f.IsAppTemplate))
+		add("s.is_app_template = ?", sqldb.BoolInt(*f.IsAppTemplate))
 	}
 	if !f.Archived {
 		add("s.archived_at IS NULL")
@@ -161,7 +160,7 @@ func (db *DB) ListSpaces(ctx context.Context, f SpaceFilter) ([]*model.Space, in
 	}
 	cond := strings.Join(where, " AND ")
 	var total int
-	if err := db.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM spaces s WHERE `+cond, args...).Scan(&total); err != nil {
+	if err := db.Reader.QueryRowContext(ctx, `SELECT COUNT(*) FROM spaces s WHERE `+cond, args...).Scan(&total); err != nil {
 		return nil, 0, errs.Wrap(err, "count spaces")
 	}
 	order := "s.created_at DESC"
@@ -171,7 +170,7 @@ func (db *DB) ListSpaces(ctx context.Context, f SpaceFilter) ([]*model.Space, in
 			order = col + " DESC"
 		}
 	}
-	rows, err := db.r.QueryContext(ctx, `SELECT `+spaceColumns+` FROM spaces s WHERE `+cond+` ORDER BY `+order+`, s.id LIMIT ? OFFSET ?`,
+	rows, err := db.Reader.QueryContext(ctx, `SELECT `+spaceColumns+` FROM spaces s WHERE `+cond+` ORDER BY `+order+`, s.id LIMIT ? OFFSET ?`,
 		append(args, f.Page.Size, f.Page.Offset())...)
 	if err != nil {
 		return nil, 0, errs.Wrap(err, "list spaces")
@@ -226,7 +225,7 @@ func (db *DB) UpdateSpace(ctx context.Context, accountID, id string, up SpaceUpd
 		}
 		wasArchived := s.ArchivedAt != nil
 		applySpaceUpdate(s, up)
-		s.UpdatedAt = tx.now
+		s.UpdatedAt = tx.Now()
 		if up.ArchivedAt != nil && *up.ArchivedAt != nil {
 			t := (*up.ArchivedAt).UTC()
 			s.ArchivedAt = &t
@@ -287,12 +286,12 @@ func applySpaceUpdate(s *model.Space, up SpaceUpdate) {
 }
 
 func (tx *Tx) saveSpace(s *model.Space) error {
-	_, err := tx.exec(`UPDATE spaces SET name = ?, app_id = ?, namespace = ?, is_app_template = ?, metadata = ?, settings = ?, actions = ?,
+	_, err := tx.Exec(`UPDATE spaces SET name = ?, app_id = ?, namespace = ?, is_app_template = ?, metadata = ?, settings = ?, actions = ?,
 		access = ?, labels = ?, guest_authentication = ?, auto_configure = ?, primary_workbook_id = ?, translations_path = ?,
 		language_override = ?, display_order = ?, archived_at = ?, updated_at = ? WHERE id = ?`,
-		s.Name, s.AppID, s.Namespace, boolInt(s.IsAppTemplate), string(s.Metadata), string(s.Settings), string(s.Actions),
-		jsonText(s.Access), jsonText(s.Labels), jsonText(s.GuestAuthentication), boolInt(s.AutoConfigure), s.PrimaryWorkbookID,
-		s.TranslationsPath, s.LanguageOverride, s.DisplayOrder, msPtr(s.ArchivedAt), ms(s.UpdatedAt), s.ID)
+		s.Name, s.AppID, s.Namespace, sqldb.BoolInt(s.IsAppTemplate), string(s.Metadata), string(s.Settings), string(s.Actions),
+		sqldb.JSONText(s.Access), sqldb.JSONText(s.Labels), sqldb.JSONText(s.GuestAuthentication), sqldb.BoolInt(s.AutoConfigure), s.PrimaryWorkbookID,
+		s.TranslationsPath, s.LanguageOverride, s.DisplayOrder, sqldb.MillisPtr(s.ArchivedAt), sqldb.Millis(s.UpdatedAt), s.ID)
 	if err != nil {
 		return errs.Wrap(err, "update space")
 	}
@@ -328,10 +327,10 @@ func (db *DB) SetSpaceArchived(ctx context.Context, accountID, id string, archiv
 		}
 		s.ArchivedAt = nil
 		if archived {
-			t := tx.now
+			t := tx.Now()
 			s.ArchivedAt = &t
 		}
-		s.UpdatedAt = tx.now
+		s.UpdatedAt = tx.Now()
 		if err := tx.saveSpace(s); err != nil {
 			return err
 		}
@@ -348,26 +347,17 @@ func (db *DB) DeleteSpace(ctx context.Context, accountID, id, actor string) erro
 		if err != nil {
 			return err
 		}
-		now := ms(tx.now)
+		now := sqldb.Millis(tx.Now())
 		for _, q := range []string{
 			`UPDATE sheets SET deleted_at = ? WHERE deleted_at IS NULL AND workbook_id IN (SELECT id FROM workbooks WHERE space_id = ?)`,
 			`UPDATE workbooks SET deleted_at = ? WHERE deleted_at IS NULL AND space_id = ?`,
 			`UPDATE spaces SET deleted_at = ? WHERE id = ?`,
 		} {
-			if _, err := tx.exec(q, now, id); err != nil {
+			if _, err := tx.Exec(q, now, id); err != nil {
 				return errs.Wrap(err, "delete space")
 			}
 		}
 		_, err = tx.Emit("space:deleted", spaceContext(s, actor), map[string]any{"spaceId": id})
 		return err
 	})
-}
-
-// TouchSpace moves a space's lastActivityAt to now (second precision) inside tx.
-func (tx *Tx) TouchSpace(spaceID string) error {
-	_, err := tx.exec(`UPDATE spaces SET last_activity_at = ? WHERE id = ?`, ms(secondOf(tx.now)), spaceID)
-	if err != nil {
-		return errs.Wrap(err, "touch space")
-	}
-	return nil
 }

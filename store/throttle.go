@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"time"
 
+	"github.com/sluice/sluice/store/sqldb"
+
 	"github.com/sluice/sluice/errs"
 )
 
@@ -14,14 +16,14 @@ func (db *DB) ThrottleWait(ctx context.Context, keys ...string) (time.Duration, 
 	now := db.Now()
 	for _, k := range keys {
 		var until int64
-		err := db.r.QueryRowContext(ctx, `SELECT locked_until FROM auth_throttle WHERE key = ?`, k).Scan(&until)
+		err := db.Reader.QueryRowContext(ctx, `SELECT locked_until FROM auth_throttle WHERE key = ?`, k).Scan(&until)
 		if err == sql.ErrNoRows {
 			continue
 		}
 		if err != nil {
 			return 0, errs.Wrap(err, "read throttle")
 		}
-		if d := fromMS(until).Sub(now); d > wait {
+		if d := sqldb.FromMillis(until).Sub(now); d > wait {
 			wait = d
 		}
 	}
@@ -34,11 +36,11 @@ func (db *DB) ThrottleFail(ctx context.Context, key string, free int, base, max,
 	return db.Update(ctx, func(tx *Tx) error {
 		var failures int
 		var updated int64
-		err := tx.queryRow(`SELECT failures, updated_at FROM auth_throttle WHERE key = ?`, key).Scan(&failures, &updated)
+		err := tx.QueryRow(`SELECT failures, updated_at FROM auth_throttle WHERE key = ?`, key).Scan(&failures, &updated)
 		if err != nil && err != sql.ErrNoRows {
 			return errs.Wrap(err, "read throttle")
 		}
-		if err == nil && tx.now.Sub(fromMS(updated)) > forget {
+		if err == nil && tx.Now().Sub(sqldb.FromMillis(updated)) > forget {
 			failures = 0
 		}
 		failures++
@@ -48,11 +50,11 @@ func (db *DB) ThrottleFail(ctx context.Context, key string, free int, base, max,
 			if lock > max || lock <= 0 {
 				lock = max
 			}
-			until = ms(tx.now.Add(lock))
+			until = sqldb.Millis(tx.Now().Add(lock))
 		}
-		if _, err := tx.exec(`INSERT INTO auth_throttle (key, failures, locked_until, updated_at) VALUES (?, ?, ?, ?)
+		if _, err := tx.Exec(`INSERT INTO auth_throttle (key, failures, locked_until, updated_at) VALUES (?, ?, ?, ?)
 			ON CONFLICT(key) DO UPDATE SET failures = excluded.failures, locked_until = excluded.locked_until, updated_at = excluded.updated_at`,
-			key, failures, until, ms(tx.now)); err != nil {
+			key, failures, until, sqldb.Millis(tx.Now())); err != nil {
 			return errs.Wrap(err, "count failure")
 		}
 		return nil
@@ -62,7 +64,7 @@ func (db *DB) ThrottleFail(ctx context.Context, key string, free int, base, max,
 // ThrottleReset forgets the failures of key (a successful sign-in).
 func (db *DB) ThrottleReset(ctx context.Context, key string) error {
 	return db.Update(ctx, func(tx *Tx) error {
-		if _, err := tx.exec(`DELETE FROM auth_throttle WHERE key = ?`, key); err != nil {
+		if _, err := tx.Exec(`DELETE FROM auth_throttle WHERE key = ?`, key); err != nil {
 			return errs.Wrap(err, "reset throttle")
 		}
 		return nil

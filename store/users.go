@@ -6,13 +6,15 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/sluice/sluice/store/sqldb"
+
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/model"
 )
 
 const userColumns = `id, account_id, email, name, password_hash, environment_id, token_version, deleted_at IS NOT NULL, created_at, updated_at`
 
-func scanUser(s scanner) (*model.User, error) {
+func scanUser(s sqldb.Scanner) (*model.User, error) {
 	var u model.User
 	var c, up int64
 	if err := s.Scan(&u.ID, &u.AccountID, &u.Email, &u.Name, &u.PasswordHash, &u.EnvironmentID, &u.TokenVersion, &u.Deleted, &c, &up); err != nil {
@@ -21,25 +23,25 @@ func scanUser(s scanner) (*model.User, error) {
 		}
 		return nil, errs.Wrap(err, "scan user")
 	}
-	u.CreatedAt, u.UpdatedAt = fromMS(c), fromMS(up)
+	u.CreatedAt, u.UpdatedAt = sqldb.FromMillis(c), sqldb.FromMillis(up)
 	return &u, nil
 }
 
 // UserByEmail finds a live user by e-mail, case-insensitively. Errors: not_found.
 func (db *DB) UserByEmail(ctx context.Context, email string) (*model.User, error) {
-	return scanUser(db.r.QueryRowContext(ctx, `SELECT `+userColumns+` FROM users WHERE email = ? AND deleted_at IS NULL`, email))
+	return scanUser(db.Reader.QueryRowContext(ctx, `SELECT `+userColumns+` FROM users WHERE email = ? AND deleted_at IS NULL`, email))
 }
 
 // GetUser returns a user, deleted or not (Deleted says which). Errors: not_found.
 func (db *DB) GetUser(ctx context.Context, id string) (*model.User, error) {
-	return scanUser(db.r.QueryRowContext(ctx, `SELECT `+userColumns+` FROM users WHERE id = ?`, id))
+	return scanUser(db.Reader.QueryRowContext(ctx, `SELECT `+userColumns+` FROM users WHERE id = ?`, id))
 }
 
 // UserLive reports whether a user exists, is not deleted and is still at token version ver:
 // every request made with a user's token or session asks this.
 func (db *DB) UserLive(ctx context.Context, id string, ver int) bool {
 	var n int
-	err := db.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM users WHERE id = ? AND deleted_at IS NULL AND token_version = ?`, id, ver).Scan(&n)
+	err := db.Reader.QueryRowContext(ctx, `SELECT COUNT(*) FROM users WHERE id = ? AND deleted_at IS NULL AND token_version = ?`, id, ver).Scan(&n)
 	return err == nil && n == 1
 }
 
@@ -47,7 +49,7 @@ func (db *DB) UserLive(ctx context.Context, id string, ver int) bool {
 // environment: tokens exchanged from a key die with it.
 func (db *DB) KeyLive(ctx context.Context, id string) bool {
 	var n int
-	err := db.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM api_keys k JOIN environments e ON e.id = k.environment_id
+	err := db.Reader.QueryRowContext(ctx, `SELECT COUNT(*) FROM api_keys k JOIN environments e ON e.id = k.environment_id
 		WHERE k.id = ? AND k.deleted_at IS NULL AND e.deleted_at IS NULL`, id).Scan(&n)
 	return err == nil && n == 1
 }
@@ -56,11 +58,11 @@ func (db *DB) KeyLive(ctx context.Context, id string) bool {
 // rotated, a user not deleted); other actors (guests, system) are checked elsewhere.
 func (db *DB) ActorLive(ctx context.Context, id string) bool {
 	switch {
-	case strings.HasPrefix(id, PrefixKey):
+	case strings.HasPrefix(id, sqldb.PrefixKey):
 		return db.KeyLive(ctx, id)
-	case strings.HasPrefix(id, PrefixUser):
+	case strings.HasPrefix(id, sqldb.PrefixUser):
 		var n int
-		err := db.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM users WHERE id = ? AND deleted_at IS NULL`, id).Scan(&n)
+		err := db.Reader.QueryRowContext(ctx, `SELECT COUNT(*) FROM users WHERE id = ? AND deleted_at IS NULL`, id).Scan(&n)
 		return err == nil && n == 1
 	}
 	return true

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 
+	"github.com/sluice/sluice/store/sqldb"
+
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/model"
 )
@@ -28,11 +30,11 @@ func (db *DB) SaveView(ctx context.Context, v *View) error {
 	return db.Update(ctx, func(tx *Tx) error {
 		var err error
 		if v.ID == "" {
-			v.ID = NewID(PrefixView)
-			_, err = tx.exec(`INSERT INTO views (id, account_id, sheet_id, name, config, created_by, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-				v.ID, v.AccountID, v.SheetID, v.Name, jsonText(v.Config), v.CreatedBy, ms(tx.now), ms(tx.now))
+			v.ID = sqldb.NewID(PrefixView)
+			_, err = tx.Exec(`INSERT INTO views (id, account_id, sheet_id, name, config, created_by, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+				v.ID, v.AccountID, v.SheetID, v.Name, sqldb.JSONText(v.Config), v.CreatedBy, sqldb.Millis(tx.Now()), sqldb.Millis(tx.Now()))
 		} else {
-			_, err = tx.exec(`UPDATE views SET name = ?, config = ?, updated_at = ? WHERE id = ?`, v.Name, jsonText(v.Config), ms(tx.now), v.ID)
+			_, err = tx.Exec(`UPDATE views SET name = ?, config = ?, updated_at = ? WHERE id = ?`, v.Name, sqldb.JSONText(v.Config), sqldb.Millis(tx.Now()), v.ID)
 		}
 		if err != nil {
 			return errs.Wrap(err, "save view")
@@ -41,7 +43,7 @@ func (db *DB) SaveView(ctx context.Context, v *View) error {
 	})
 }
 
-func scanView(s scanner) (*View, error) {
+func scanView(s sqldb.Scanner) (*View, error) {
 	var v View
 	var cfg string
 	err := s.Scan(&v.ID, &v.AccountID, &v.SheetID, &v.Name, &cfg, &v.CreatedBy)
@@ -51,13 +53,13 @@ func scanView(s scanner) (*View, error) {
 	if err != nil {
 		return nil, errs.Wrap(err, "scan view")
 	}
-	v.Config = rawOr(cfg, "{}")
+	v.Config = sqldb.RawOr(cfg, "{}")
 	return &v, nil
 }
 
 // GetView returns a view of the account. Errors: not_found.
 func (db *DB) GetView(ctx context.Context, accountID, id string) (*View, error) {
-	return scanView(db.r.QueryRowContext(ctx, `SELECT id, account_id, sheet_id, name, config, created_by FROM views WHERE id = ? AND account_id = ?`, id, accountID))
+	return scanView(db.Reader.QueryRowContext(ctx, `SELECT id, account_id, sheet_id, name, config, created_by FROM views WHERE id = ? AND account_id = ?`, id, accountID))
 }
 
 // ListViews returns a page of a sheet's views (one creator's when createdBy is set), oldest
@@ -68,10 +70,10 @@ func (db *DB) ListViews(ctx context.Context, sheetID, createdBy string, p model.
 		cond, args = cond+` AND created_by = ?`, append(args, createdBy)
 	}
 	var total int
-	if err := db.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM views WHERE `+cond, args...).Scan(&total); err != nil {
+	if err := db.Reader.QueryRowContext(ctx, `SELECT COUNT(*) FROM views WHERE `+cond, args...).Scan(&total); err != nil {
 		return nil, 0, errs.Wrap(err, "count views")
 	}
-	rows, err := db.r.QueryContext(ctx, `SELECT id, account_id, sheet_id, name, config, created_by FROM views WHERE `+cond+` ORDER BY created_at, id LIMIT ? OFFSET ?`,
+	rows, err := db.Reader.QueryContext(ctx, `SELECT id, account_id, sheet_id, name, config, created_by FROM views WHERE `+cond+` ORDER BY created_at, id LIMIT ? OFFSET ?`,
 		append(args, p.Size, p.Offset())...)
 	if err != nil {
 		return nil, 0, errs.Wrap(err, "list views")
@@ -91,7 +93,7 @@ func (db *DB) ListViews(ctx context.Context, sheetID, createdBy string, p model.
 // DeleteView removes a view. Errors: not_found.
 func (db *DB) DeleteView(ctx context.Context, accountID, id string) error {
 	return db.Update(ctx, func(tx *Tx) error {
-		res, err := tx.exec(`DELETE FROM views WHERE id = ? AND account_id = ?`, id, accountID)
+		res, err := tx.Exec(`DELETE FROM views WHERE id = ? AND account_id = ?`, id, accountID)
 		if err != nil {
 			return errs.Wrap(err, "delete view")
 		}
@@ -108,7 +110,7 @@ type ColumnWidths map[string]int
 // GetColumnWidths returns the widths userID left the sheet's columns at (none: empty).
 func (db *DB) GetColumnWidths(ctx context.Context, userID, sheetID string) (ColumnWidths, error) {
 	var raw string
-	err := db.r.QueryRowContext(ctx, `SELECT widths FROM sheet_layouts WHERE user_id = ? AND sheet_id = ?`, userID, sheetID).Scan(&raw)
+	err := db.Reader.QueryRowContext(ctx, `SELECT widths FROM sheet_layouts WHERE user_id = ? AND sheet_id = ?`, userID, sheetID).Scan(&raw)
 	if err == sql.ErrNoRows {
 		return ColumnWidths{}, nil
 	}
@@ -124,8 +126,8 @@ func (db *DB) GetColumnWidths(ctx context.Context, userID, sheetID string) (Colu
 func (db *DB) SaveColumnWidths(ctx context.Context, userID, sheetID string, w ColumnWidths) error {
 	raw, _ := json.Marshal(w)
 	return db.Update(ctx, func(tx *Tx) error {
-		_, err := tx.exec(`INSERT INTO sheet_layouts (user_id, sheet_id, widths, updated_at) VALUES (?, ?, ?, ?)
-			ON CONFLICT (user_id, sheet_id) DO UPDATE SET widths = excluded.widths, updated_at = excluded.updated_at`, userID, sheetID, string(raw), ms(tx.now))
+		_, err := tx.Exec(`INSERT INTO sheet_layouts (user_id, sheet_id, widths, updated_at) VALUES (?, ?, ?, ?)
+			ON CONFLICT (user_id, sheet_id) DO UPDATE SET widths = excluded.widths, updated_at = excluded.updated_at`, userID, sheetID, string(raw), sqldb.Millis(tx.Now()))
 		if err != nil {
 			return errs.Wrap(err, "save column widths")
 		}

@@ -7,13 +7,15 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/sluice/sluice/store/sqldb"
+
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/model"
 )
 
 const workbookColumns = `w.id, w.account_id, w.environment_id, w.space_id, w.name, w.namespace, w.labels, w.treatments, w.metadata, w.settings, w.actions, w.created_at, w.updated_at`
 
-func scanWorkbook(s scanner) (*model.Workbook, error) {
+func scanWorkbook(s sqldb.Scanner) (*model.Workbook, error) {
 	var w model.Workbook
 	var labels, treatments, meta, settings, actions string
 	var c, u int64
@@ -24,9 +26,9 @@ func scanWorkbook(s scanner) (*model.Workbook, error) {
 	if err != nil {
 		return nil, errs.Wrap(err, "scan workbook")
 	}
-	w.Labels, w.Treatments = stringList(labels), stringList(treatments)
-	w.Metadata, w.Settings, w.Actions = rawOr(meta, "{}"), rawOr(settings, "{}"), rawOr(actions, "[]")
-	w.CreatedAt, w.UpdatedAt = fromMS(c), fromMS(u)
+	w.Labels, w.Treatments = sqldb.StringList(labels), sqldb.StringList(treatments)
+	w.Metadata, w.Settings, w.Actions = sqldb.RawOr(meta, "{}"), sqldb.RawOr(settings, "{}"), sqldb.RawOr(actions, "[]")
+	w.CreatedAt, w.UpdatedAt = sqldb.FromMillis(c), sqldb.FromMillis(u)
 	return &w, nil
 }
 
@@ -43,15 +45,15 @@ func workbookContext(w *model.Workbook, actor string) model.EventContext {
 func (db *DB) CreateWorkbook(ctx context.Context, w *model.Workbook, actor string) error {
 	return db.Update(ctx, func(tx *Tx) error {
 		var n int
-		if err := tx.queryRow(`SELECT COUNT(*) FROM spaces WHERE id = ? AND deleted_at IS NULL`, w.SpaceID).Scan(&n); err != nil || n == 0 {
+		if err := tx.QueryRow(`SELECT COUNT(*) FROM spaces WHERE id = ? AND deleted_at IS NULL`, w.SpaceID).Scan(&n); err != nil || n == 0 {
 			return errs.NotFoundf("spaceId", "Space not found")
 		}
-		w.ID = NewID(PrefixWorkbook)
-		w.CreatedAt, w.UpdatedAt = tx.now, tx.now
+		w.ID = sqldb.NewID(sqldb.PrefixWorkbook)
+		w.CreatedAt, w.UpdatedAt = tx.Now(), tx.Now()
 		fillWorkbookDefaults(w)
-		if _, err := tx.exec(`INSERT INTO workbooks (id, account_id, environment_id, space_id, name, namespace, labels, treatments, metadata, settings, actions, created_at, updated_at)
+		if _, err := tx.Exec(`INSERT INTO workbooks (id, account_id, environment_id, space_id, name, namespace, labels, treatments, metadata, settings, actions, created_at, updated_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, w.ID, w.AccountID, w.EnvironmentID, w.SpaceID, w.Name, w.Namespace,
-			jsonText(w.Labels), jsonText(w.Treatments), string(w.Metadata), string(w.Settings), string(w.Actions), ms(tx.now), ms(tx.now)); err != nil {
+			sqldb.JSONText(w.Labels), sqldb.JSONText(w.Treatments), string(w.Metadata), string(w.Settings), string(w.Actions), sqldb.Millis(tx.Now()), sqldb.Millis(tx.Now())); err != nil {
 			return errs.Wrap(err, "insert workbook")
 		}
 		for i, s := range w.Sheets {
@@ -85,11 +87,11 @@ func fillWorkbookDefaults(w *model.Workbook) {
 }
 
 func (tx *Tx) insertSheet(w *model.Workbook, s *model.Sheet, pos int, actor string) error {
-	s.ID = NewID(PrefixSheet)
+	s.ID = sqldb.NewID(sqldb.PrefixSheet)
 	s.WorkbookID = w.ID
 	s.Name, s.Slug = s.Config.Name, s.Config.Slug
 	s.Namespace = w.Namespace
-	s.CreatedAt, s.UpdatedAt = tx.now, tx.now
+	s.CreatedAt, s.UpdatedAt = tx.Now(), tx.Now()
 	if len(s.Metadata) == 0 || string(s.Metadata) == "null" {
 		s.Metadata = json.RawMessage("{}")
 	}
@@ -97,8 +99,8 @@ func (tx *Tx) insertSheet(w *model.Workbook, s *model.Sheet, pos int, actor stri
 	if err != nil {
 		return errs.Wrap(err, "encode sheet config")
 	}
-	if _, err := tx.exec(`INSERT INTO sheets (id, workbook_id, name, slug, config, metadata, namespace, position, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		s.ID, s.WorkbookID, s.Name, s.Slug, string(cfg), string(s.Metadata), s.Namespace, pos, ms(tx.now), ms(tx.now)); err != nil {
+	if _, err := tx.Exec(`INSERT INTO sheets (id, workbook_id, name, slug, config, metadata, namespace, position, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		s.ID, s.WorkbookID, s.Name, s.Slug, string(cfg), string(s.Metadata), s.Namespace, pos, sqldb.Millis(tx.Now()), sqldb.Millis(tx.Now())); err != nil {
 		return errs.Wrap(err, "insert sheet")
 	}
 	ctx := workbookContext(w, actor)
@@ -108,7 +110,7 @@ func (tx *Tx) insertSheet(w *model.Workbook, s *model.Sheet, pos int, actor stri
 }
 
 // getWorkbook loads a live workbook of a live space with its sheets in sidebar order.
-func getWorkbook(ctx context.Context, q querier, accountID, id string) (*model.Workbook, error) {
+func getWorkbook(ctx context.Context, q sqldb.Querier, accountID, id string) (*model.Workbook, error) {
 	w, err := scanWorkbook(q.QueryRowContext(ctx, `SELECT `+workbookColumns+` FROM workbooks w JOIN spaces s ON s.id = w.space_id
 		WHERE w.id = ? AND w.account_id = ? AND w.deleted_at IS NULL AND s.deleted_at IS NULL`, id, accountID))
 	if err != nil {
@@ -123,7 +125,7 @@ func getWorkbook(ctx context.Context, q querier, accountID, id string) (*model.W
 
 // GetWorkbook returns a live workbook with its sheets. Errors: not_found.
 func (db *DB) GetWorkbook(ctx context.Context, accountID, id string) (*model.Workbook, error) {
-	return getWorkbook(ctx, db.r, accountID, id)
+	return getWorkbook(ctx, db.Reader, accountID, id)
 }
 
 // orderSheets puts the sheets named by settings.sheetSidebarOrder (ids or slugs) first, in
@@ -201,16 +203,16 @@ func (db *DB) ListWorkbooks(ctx context.Context, f WorkbookFilter) ([]*model.Wor
 	negatable("w.namespace", f.Namespace)
 	if f.Label != "" {
 		label, neg := strings.CutPrefix(f.Label, "-")
-		cond := "EXISTS (SELECT 1 FROM " + db.r.d.jsonTexts("w.labels") + " WHERE value = ?)"
+		cond := "EXISTS (SELECT 1 FROM " + db.Reader.Dialect().JSONTexts("w.labels") + " WHERE value = ?)"
 		if neg {
 			cond = "NOT " + cond
 		}
 		add(cond, label)
 	}
 	if f.Treatment != "" {
-		add("EXISTS (SELECT 1 FROM "+db.r.d.jsonTexts("w.treatments")+" WHERE value = ?)", f.Treatment)
+		add("EXISTS (SELECT 1 FROM "+db.Reader.Dialect().JSONTexts("w.treatments")+" WHERE value = ?)", f.Treatment)
 	}
-	rows, err := db.r.QueryContext(ctx, `SELECT `+workbookColumns+` FROM workbooks w JOIN spaces s ON s.id = w.space_id WHERE `+
+	rows, err := db.Reader.QueryContext(ctx, `SELECT `+workbookColumns+` FROM workbooks w JOIN spaces s ON s.id = w.space_id WHERE `+
 		strings.Join(where, " AND ")+` ORDER BY w.created_at, w.id`, args...)
 	if err != nil {
 		return nil, errs.Wrap(err, "list workbooks")
@@ -230,7 +232,7 @@ func (db *DB) ListWorkbooks(ctx context.Context, f WorkbookFilter) ([]*model.Wor
 	}
 	if f.IncludeSheets {
 		for _, w := range out {
-			if w.Sheets, err = listSheets(ctx, db.r, w.ID); err != nil {
+			if w.Sheets, err = listSheets(ctx, db.Reader, w.ID); err != nil {
 				return nil, err
 			}
 			orderSheets(w)
@@ -270,9 +272,9 @@ func (db *DB) UpdateWorkbook(ctx context.Context, accountID, id string, up Workb
 			return err
 		}
 		applyWorkbookUpdate(w, up)
-		w.UpdatedAt = tx.now
-		if _, err := tx.exec(`UPDATE workbooks SET name = ?, namespace = ?, labels = ?, treatments = ?, metadata = ?, settings = ?, actions = ?, updated_at = ? WHERE id = ?`,
-			w.Name, w.Namespace, jsonText(w.Labels), jsonText(w.Treatments), string(w.Metadata), string(w.Settings), string(w.Actions), ms(tx.now), w.ID); err != nil {
+		w.UpdatedAt = tx.Now()
+		if _, err := tx.Exec(`UPDATE workbooks SET name = ?, namespace = ?, labels = ?, treatments = ?, metadata = ?, settings = ?, actions = ?, updated_at = ? WHERE id = ?`,
+			w.Name, w.Namespace, sqldb.JSONText(w.Labels), sqldb.JSONText(w.Treatments), string(w.Metadata), string(w.Settings), string(w.Actions), sqldb.Millis(tx.Now()), w.ID); err != nil {
 			return errs.Wrap(err, "update workbook")
 		}
 		for _, su := range up.Sheets {
@@ -356,10 +358,10 @@ func (db *DB) DeleteWorkbook(ctx context.Context, accountID, id, actor string) e
 
 // dropWorkbook soft-deletes a workbook and its sheets (their records go out of reach).
 func (tx *Tx) dropWorkbook(id string) error {
-	if _, err := tx.exec(`UPDATE sheets SET deleted_at = ? WHERE workbook_id = ? AND deleted_at IS NULL`, ms(tx.now), id); err != nil {
+	if _, err := tx.Exec(`UPDATE sheets SET deleted_at = ? WHERE workbook_id = ? AND deleted_at IS NULL`, sqldb.Millis(tx.Now()), id); err != nil {
 		return errs.Wrap(err, "delete sheets")
 	}
-	if _, err := tx.exec(`UPDATE workbooks SET deleted_at = ? WHERE id = ? AND deleted_at IS NULL`, ms(tx.now), id); err != nil {
+	if _, err := tx.Exec(`UPDATE workbooks SET deleted_at = ? WHERE id = ? AND deleted_at IS NULL`, sqldb.Millis(tx.Now()), id); err != nil {
 		return errs.Wrap(err, "delete workbook")
 	}
 	return nil

@@ -11,7 +11,8 @@ import (
 	"testing"
 
 	"github.com/sluice/sluice/model"
-	"github.com/sluice/sluice/store"
+	"github.com/sluice/sluice/store/recordset"
+	"github.com/sluice/sluice/store/sqldb"
 )
 
 // mustCreateSheet inserts a workbook with one sheet (email required) in SQL: the workbooks
@@ -19,7 +20,7 @@ import (
 func (e *apiEnv) mustCreateSheet(t *testing.T, spaceID string) (workbookID, sheetID string) {
 	t.Helper()
 	ctx := t.Context()
-	workbookID, sheetID = store.NewID(store.PrefixWorkbook), store.NewID(store.PrefixSheet)
+	workbookID, sheetID = sqldb.NewID(sqldb.PrefixWorkbook), sqldb.NewID(sqldb.PrefixSheet)
 	acc := dataOf(e.mustCall(t, "GET", "/v1/accounts/current", testSecret, nil))["id"]
 	if err := e.db.ExecForTest(ctx, `INSERT INTO workbooks (id, account_id, environment_id, space_id, name, created_at, updated_at) VALUES (?, ?, ?, ?, 'W', 0, 0)`,
 		workbookID, acc, e.envID, spaceID); err != nil {
@@ -36,12 +37,12 @@ func (e *apiEnv) mustCreateSheet(t *testing.T, spaceID string) (workbookID, shee
 
 func (e *apiEnv) mustInsertRecords(t *testing.T, sheetID string, emails ...string) {
 	t.Helper()
-	var in []store.RecordIn
+	var in []recordset.RecordIn
 	for _, m := range emails {
 		v, _ := json.Marshal(m)
-		in = append(in, store.RecordIn{Values: map[string]store.CellIn{"email": {Value: v, HasValue: true}}})
+		in = append(in, recordset.RecordIn{Values: map[string]recordset.CellIn{"email": {Value: v, HasValue: true}}})
 	}
-	if _, err := e.db.InsertRecords(t.Context(), sheetID, in, store.WriteOptions{Actor: "us_usr_test"}); err != nil {
+	if _, err := e.db.InsertRecords(t.Context(), sheetID, in, recordset.WriteOptions{Actor: "us_usr_test"}); err != nil {
 		t.Fatal(err)
 	}
 }

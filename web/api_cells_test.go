@@ -5,17 +5,18 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/sluice/sluice/store"
+	"github.com/sluice/sluice/store/recordset"
+	"github.com/sluice/sluice/store/sqldb"
 )
 
 // A field with a value per record answers GET …/cells from its counted values once they are
 // built, the same as it was counted before: pages by count and by value, and the whole list.
 func TestCellsOfAFieldWithAValuePerRecord(t *testing.T) {
-	defer func(n, m int64) { store.ValueCountsMin, store.TallyMin = n, m }(store.ValueCountsMin, store.TallyMin)
-	tallyMin := store.TallyMin
+	defer func(n, m int64) { recordset.ValueCountsMin, recordset.TallyMin = n, m }(recordset.ValueCountsMin, recordset.TallyMin)
+	tallyMin := recordset.TallyMin
 	// Counted by the database's GROUP BY, then tallied (distinct_tally.go), then from the
 	// counted values built after that: the same answers.
-	store.ValueCountsMin, store.TallyMin = 1<<40, 1<<40
+	recordset.ValueCountsMin, recordset.TallyMin = 1<<40, 1<<40
 	e := newAPI(t)
 	_, sh := e.mustCreateRecordSheet(t, `[{"key":"code","type":"string"},{"key":"tags","type":"string-list"},{"key":"n","type":"number"}]`)
 	var recs []map[string]any
@@ -43,9 +44,9 @@ func TestCellsOfAFieldWithAValuePerRecord(t *testing.T) {
 		return out
 	}
 	counted := answers()
-	store.TallyMin = 1
+	recordset.TallyMin = 1
 	tallied := answers()
-	store.ValueCountsMin, store.TallyMin = 1, tallyMin
+	recordset.ValueCountsMin, recordset.TallyMin = 1, tallyMin
 	for k, want := range counted {
 		if got := tallied[k]; !reflect.DeepEqual(got, want) {
 			t.Fatalf("%s tallied:\n got  %.400v\n want %.400v", k, got, want)
@@ -58,7 +59,7 @@ func TestCellsOfAFieldWithAValuePerRecord(t *testing.T) {
 	if got := counted["code&includeCounts=true&pageSize=5"].([]any)[0].(map[string]any); got["value"] != "c<0000>" || got["counts"].(map[string]any)["total"] != float64(2) {
 		t.Fatalf("most frequent code: %v, want c<0000> twice", got)
 	}
-	store.Eventually(t, "values not counted", func() bool {
+	sqldb.Eventually(t, "values not counted", func() bool {
 		n, _ := e.db.CountForTest(t.Context(), `SELECT COUNT(*) FROM record_values WHERE state = 2`)
 		return n == 3
 	})

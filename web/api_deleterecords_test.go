@@ -10,7 +10,7 @@ import (
 
 	"github.com/sluice/sluice/jobs"
 	"github.com/sluice/sluice/model"
-	"github.com/sluice/sluice/store"
+	"github.com/sluice/sluice/store/recordset"
 )
 
 func TestDeleteRecordsJob(t *testing.T) {
@@ -44,7 +44,7 @@ func TestDeleteRecordsJob(t *testing.T) {
 	if j["status"] != "complete" || !strings.Contains(j["outcome"].(map[string]any)["message"].(string), "Deleted 2 records") || count() != 2 {
 		t.Fatalf("filter error: got %v, %d records left, want 2 deleted", j, count())
 	}
-	recs, _, err := e.db.GetRecords(t.Context(), "", sh, store.RecordQuery{Page: pageOf(10)}, false)
+	recs, _, err := e.db.GetRecords(t.Context(), "", sh, recordset.RecordQuery{Page: pageOf(10)}, false)
 	if err != nil {
 		t.Fatal(err)
 	}

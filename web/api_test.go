@@ -16,6 +16,7 @@ import (
 	"github.com/sluice/sluice/auth"
 	"github.com/sluice/sluice/events"
 	"github.com/sluice/sluice/store"
+	"github.com/sluice/sluice/store/sqldb"
 	"github.com/sluice/sluice/web"
 )
 
@@ -48,7 +49,7 @@ type apiEnv struct {
 
 func newAPI(t testing.TB) *apiEnv {
 	t.Helper()
-	path := store.TestDatabase(t)
+	path := sqldb.TestDatabase(t)
 	db, err := store.OpenDSN(path)
 	if err != nil {
 		t.Fatal(err)

@@ -14,7 +14,8 @@ import (
 
 	"github.com/sluice/sluice/model"
 	"github.com/sluice/sluice/records"
-	"github.com/sluice/sluice/store"
+	"github.com/sluice/sluice/store/recordset"
+	"github.com/sluice/sluice/store/sqldb"
 )
 
 // BenchmarkSheetPage renders the sheet grid of a SLUICE_BENCH_ROWS-record sheet (default
@@ -31,7 +32,7 @@ func BenchmarkSheetPage(b *testing.B) {
 	e := newAPI(b)
 	// The page path's own costs: no search index built in the background meanwhile (the
 	// search below scans; bench/ measures searches with the index).
-	e.db.Configure(store.Settings{SearchIndexMin: 1 << 40})
+	e.db.Configure(sqldb.Settings{SearchIndexMin: 1 << 40})
 	e.now = time.Now()
 	sp, ws := e.benchSheet(b, n)
 	s := loggedIn(b, e)
@@ -121,7 +122,7 @@ func (e *apiEnv) benchSheet(b testing.TB, n int) (spaceID, sheetID string) {
 			records.Quote("active")}, nil
 	}
 	start := time.Now()
-	if _, err := e.db.InsertStream(ctx, wb.Sheets[0].ID, keys, src, 10000, store.WriteOptions{Actor: "bench", AccountID: e.account}); err != nil && !errors.Is(err, io.EOF) {
+	if _, err := e.db.InsertStream(ctx, wb.Sheets[0].ID, keys, src, 10000, recordset.WriteOptions{Actor: "bench", AccountID: e.account}); err != nil && !errors.Is(err, io.EOF) {
 		b.Fatal(err)
 	}
 	fmt.Printf("inserted %d records in %s\n", n, time.Since(start).Round(time.Millisecond))

@@ -9,7 +9,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/sluice/sluice/errs"
-	"github.com/sluice/sluice/store"
+	"github.com/sluice/sluice/store/sqldb"
 )
 
 var statusOf = map[errs.Code]int{
@@ -68,12 +68,12 @@ func isAPI(c *fiber.Ctx) bool {
 func errorHandler(d Deps) fiber.ErrorHandler {
 	return func(c *fiber.Ctx, err error) error {
 		e := asAppError(err)
-		if e.Code == errs.Internal && store.Unavailable(err) {
+		if e.Code == errs.Internal && sqldb.Unavailable(err) {
 			// The pool reconnects by itself once the database is back.
 			d.Log.Warn("database unavailable", "path", c.Path(), "err", err)
 			e = &errs.Error{Code: errs.Unavailable, Message: "The database cannot be reached right now; try again in a moment", RetryAfter: 2 * time.Second, Cause: err}
 		}
-		if e.Code == errs.Internal && store.UnstorableText(err) {
+		if e.Code == errs.Internal && sqldb.UnstorableText(err) {
 			e = errs.Invalidf("", "A value holds the NUL character (U+0000), which this server's database (PostgreSQL) cannot store: remove it and send it again")
 		}
 		status := statusFor(e)

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/sluice/sluice/store"
+	"github.com/sluice/sluice/store/recordset"
 )
 
 // send makes an API request with an Idempotency-Key and returns status, body and whether it
@@ -131,8 +132,8 @@ func TestIdempotencyAfterACrash(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.WithValue(t.Context(), store.IdempotencyContextKey, "row-1") //nolint:staticcheck // the key fasthttp's user values share
-	in := []store.RecordIn{{Values: map[string]store.CellIn{"email": {Value: json.RawMessage(`"z@x.io"`), HasValue: true}}}}
-	if _, err := e.db.InsertRecords(ctx, sheetID, in, store.WriteOptions{}); err != nil {
+	in := []recordset.RecordIn{{Values: map[string]recordset.CellIn{"email": {Value: json.RawMessage(`"z@x.io"`), HasValue: true}}}}
+	if _, err := e.db.InsertRecords(ctx, sheetID, in, recordset.WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	claim, err := e.db.ClaimIdempotencyKey(t.Context(), "row-1", "x", "new-node")

@@ -14,7 +14,7 @@ import (
 	"github.com/sluice/sluice/jobs"
 	"github.com/sluice/sluice/limits"
 	"github.com/sluice/sluice/model"
-	"github.com/sluice/sluice/store"
+	"github.com/sluice/sluice/store/recordset"
 )
 
 // addRows is what an import does: rows added in batches, noted with the job.
@@ -26,7 +26,7 @@ func addRows(ctx context.Context, e *apiEnv, j *model.Job, sheetID string, n int
 		}
 		i++
 		return []json.RawMessage{json.RawMessage(fmt.Sprintf(`"row%d@x.io"`, i))}, nil
-	}, 50, store.WriteOptions{Actor: jobs.WorkerActor, AccountID: j.AccountID, Job: j.ID})
+	}, 50, recordset.WriteOptions{Actor: jobs.WorkerActor, AccountID: j.AccountID, Job: j.ID})
 	if errors.Is(err, io.EOF) {
 		err = nil
 	}

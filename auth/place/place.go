@@ -10,6 +10,7 @@ import (
 	"github.com/sluice/sluice/auth"
 	"github.com/sluice/sluice/model"
 	"github.com/sluice/sluice/store"
+	"github.com/sluice/sluice/store/recordset"
 )
 
 // Of says where a loaded thing lives: the one table of which kind of resource each type
@@ -18,7 +19,7 @@ func Of(v any) auth.Resource {
 	switch x := v.(type) {
 	case *model.Space:
 		return auth.Resource{Kind: auth.ResSpace, AccountID: x.AccountID, EnvironmentID: x.EnvironmentID, SpaceID: x.ID}
-	case *store.SheetScope:
+	case *recordset.SheetScope:
 		return sheetResource(x)
 	case *model.Workbook:
 		return Content(x.AccountID, x.EnvironmentID, x.SpaceID)
@@ -60,7 +61,7 @@ func EnvConfig(accountID, envID string) auth.Resource {
 	return auth.Resource{Kind: auth.ResEnvConfig, AccountID: accountID, EnvironmentID: envID}
 }
 
-func sheetResource(x *store.SheetScope) auth.Resource {
+func sheetResource(x *recordset.SheetScope) auth.Resource {
 	return auth.Resource{Kind: auth.ResSheet, AccountID: x.AccountID, EnvironmentID: x.EnvironmentID, SpaceID: x.SpaceID, SheetID: x.SheetID}
 }
 

@@ -21,6 +21,7 @@ import (
 	"github.com/sluice/sluice/jobs"
 	"github.com/sluice/sluice/limits"
 	"github.com/sluice/sluice/store"
+	"github.com/sluice/sluice/store/sqldb"
 )
 
 // automationConfig sets the job timers and webhook retries.
@@ -108,7 +109,7 @@ func automationFlags(fs *flag.FlagSet, getenv func(string) string, c *automation
 		}
 		fs.IntVar(n.dst, n.name, n.def, n.usage+" ("+n.key+")")
 	}
-	c.SearchIndexMin = store.DefaultSearchIndexMin
+	c.SearchIndexMin = sqldb.DefaultSearchIndexMin
 	if v := getenv("SLUICE_SEARCH_INDEX_MIN"); v != "" {
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || n < 0 {
@@ -161,7 +162,7 @@ func startAutomation(ctx context.Context, db *store.DB, c automationConfig, file
 	a.worker.Size, a.worker.Budget = c.Workers, c.JobBudget
 	limits.Columns, limits.NameLength, limits.CellLength, limits.JSONDepth = c.Limits.Columns, c.Limits.NameLength, c.Limits.CellLength, c.Limits.JSONDepth
 	limits.Records, limits.FFQLTerms = c.Limits.Records, c.Limits.FFQLTerms
-	db.Configure(store.Settings{SearchIndexMin: c.SearchIndexMin})
+	db.Configure(sqldb.Settings{SearchIndexMin: c.SearchIndexMin})
 	a.worker.Handle(jobs.OpDeleteRecords, jobs.DeleteRecords(db))
 	var live []string // other nodes' extractions go on
 	if db.Postgres() {
@@ -365,7 +366,7 @@ func removeOrphanUploads(ctx context.Context, db *store.DB, dir string) (int, er
 			continue
 		}
 		orphan := strings.HasSuffix(name, ".part") || strings.HasSuffix(name, blobs.CopySuffix)
-		if !orphan && strings.HasPrefix(name, store.PrefixFile) {
+		if !orphan && strings.HasPrefix(name, sqldb.PrefixFile) {
 			known, err := db.FileKnown(ctx, name)
 			if err != nil {
 				return n, err

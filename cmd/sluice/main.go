@@ -22,6 +22,7 @@ import (
 	"github.com/sluice/sluice/auth"
 	"github.com/sluice/sluice/mail"
 	"github.com/sluice/sluice/store"
+	"github.com/sluice/sluice/store/sqldb"
 	"github.com/sluice/sluice/web"
 )
 
@@ -75,7 +76,7 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 		dir, _ := filepath.Abs(c.DataDir)
 		c.Automation.NodeID = host + ":" + dir
 	}
-	if c.DatabaseURL != "" && !store.IsPostgresURL(c.DatabaseURL) {
+	if c.DatabaseURL != "" && !sqldb.IsPostgresURL(c.DatabaseURL) {
 		return c, errors.New("SLUICE_DATABASE_URL must be a postgres:// or postgresql:// URL")
 	}
 	if c.DatabaseURL != "" && getenv("SLUICE_MASTER_KEY") == "" {
@@ -158,7 +159,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	if err != nil {
 		return err
 	}
-	signing, err := db.Setting(ctx, "jwt_signing_key", func() string { return store.RandomString(48) })
+	signing, err := db.Setting(ctx, "jwt_signing_key", func() string { return sqldb.RandomString(48) })
 	if err != nil {
 		return err
 	}
@@ -231,7 +232,7 @@ func bootstrap(ctx context.Context, db *store.DB, cfg config, stdout io.Writer) 
 	password := cfg.AdminPassword
 	generated := password == ""
 	if generated {
-		password = store.RandomString(16)
+		password = sqldb.RandomString(16)
 	}
 	hash, err := auth.HashPassword(password)
 	if err != nil {
@@ -240,10 +241,10 @@ func bootstrap(ctx context.Context, db *store.DB, cfg config, stdout io.Writer) 
 	// Keys are stored as hashes: the generated ones are made here so they can be printed.
 	secret, publishable := cfg.SecretKey, cfg.PublishableKey
 	if secret == "" {
-		secret = "sk_" + store.RandomString(32)
+		secret = "sk_" + sqldb.RandomString(32)
 	}
 	if publishable == "" {
-		publishable = "pk_" + store.RandomString(32)
+		publishable = "pk_" + sqldb.RandomString(32)
 	}
 	res, err := db.EnsureBootstrap(ctx, store.Bootstrap{AccountName: "Sluice", AdminEmail: cfg.AdminEmail, PasswordHash: hash,
 		SecretKey: secret, PublishableKey: publishable})

@@ -10,7 +10,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/sluice/sluice/errs"
-	"github.com/sluice/sluice/store"
+	"github.com/sluice/sluice/store/recordset"
 )
 
 // Cells handles GET /v1/sheets/:sheetId/cells (Flatfile's getCellValues): the distinct
@@ -61,9 +61,9 @@ func (h *Records) Cells(c *fiber.Ctx) error {
 		return errs.Invalidf("sortField", "Distinct values sort by their own field (fieldKey) or by count (no sortField)")
 	}
 	withCounts := counts != nil && *counts
-	fields := make(map[string][]store.CellCount, len(keys))
+	fields := make(map[string][]recordset.CellCount, len(keys))
 	for _, key := range keys {
-		part := store.CellsPage{ByValue: sortField != "", Desc: desc}
+		part := recordset.CellsPage{ByValue: sortField != "", Desc: desc}
 		if paged {
 			part.Offset, part.Limit = pg.Offset(), pg.Size
 		}
@@ -88,7 +88,7 @@ func (h *Records) Cells(c *fiber.Ctx) error {
 // Flatfile's CellValueWithCounts: the value, valid when no record holding it has an error,
 // and withCounts how many records hold it. Written directly: a field with a value per
 // record has a million of them (0.4 s through encoding/json).
-func appendCells(b []byte, fields map[string][]store.CellCount, withCounts bool) []byte {
+func appendCells(b []byte, fields map[string][]recordset.CellCount, withCounts bool) []byte {
 	b = append(b, `{"data":{`...)
 	for i, key := range slices.Sorted(maps.Keys(fields)) {
 		if i > 0 {

@@ -17,6 +17,7 @@ import (
 	"github.com/sluice/sluice/model"
 	"github.com/sluice/sluice/schema"
 	"github.com/sluice/sluice/store"
+	"github.com/sluice/sluice/store/recordset"
 )
 
 // DataClipStore is what the data clip handlers need.
@@ -28,8 +29,8 @@ type DataClipStore interface {
 	GetDataClip(ctx context.Context, accountID, id string) (*store.DataClip, error)
 	ListDataClips(ctx context.Context, f store.DataClipFilter) ([]*store.DataClip, error)
 	DeleteDataClip(ctx context.Context, d *store.DataClip, actor string) error
-	GetRecords(ctx context.Context, accountID, sheetID string, q store.RecordQuery, withTotal bool) ([]*store.Record, int64, error)
-	InsertRecords(ctx context.Context, sheetID string, in []store.RecordIn, opt store.WriteOptions) (*store.WriteResult, error)
+	GetRecords(ctx context.Context, accountID, sheetID string, q recordset.RecordQuery, withTotal bool) ([]*recordset.Record, int64, error)
+	InsertRecords(ctx context.Context, sheetID string, in []recordset.RecordIn, opt recordset.WriteOptions) (*recordset.WriteResult, error)
 	CreateGuests(ctx context.Context, gs []*store.Guest, actor string) error
 	GetGuest(ctx context.Context, accountID, id string) (*store.Guest, error)
 	RemoveGuest(ctx context.Context, g *store.Guest, spaceID, actor string) error
@@ -381,18 +382,18 @@ func (h *DataClips) AddRecords(c *fiber.Ctx) error {
 	if len(in.RecordIDs) > 10000 {
 		return errs.Invalidf("recordIds", "At most 10,000 records at a time")
 	}
-	recs, _, err := h.store.GetRecords(ctxOf(c), p.AccountID, d.SourceSheetID, store.RecordQuery{IDs: in.RecordIDs, Page: model.Page{Size: len(in.RecordIDs), Number: 1}}, false)
+	recs, _, err := h.store.GetRecords(ctxOf(c), p.AccountID, d.SourceSheetID, recordset.RecordQuery{IDs: in.RecordIDs, Page: model.Page{Size: len(in.RecordIDs), Number: 1}}, false)
 	if err != nil {
 		return err
 	}
 	found := map[string]bool{}
-	copies := make([]store.RecordIn, 0, len(recs))
+	copies := make([]recordset.RecordIn, 0, len(recs))
 	for _, r := range recs {
 		found[r.ID] = true
-		rin := store.RecordIn{Values: map[string]store.CellIn{}}
+		rin := recordset.RecordIn{Values: map[string]recordset.CellIn{}}
 		for _, cell := range r.Cells {
 			if cell.Value != nil {
-				rin.Values[cell.Key] = store.CellIn{Value: cell.Value, HasValue: true}
+				rin.Values[cell.Key] = recordset.CellIn{Value: cell.Value, HasValue: true}
 			}
 		}
 		rin.Metadata, _ = json.Marshal(map[string]string{"sourceRecordId": r.ID})
@@ -403,7 +404,7 @@ func (h *DataClips) AddRecords(c *fiber.Ctx) error {
 			return errs.NotFoundf("recordIds", "Record %s is not in the clip's source sheet", id)
 		}
 	}
-	res, err := h.store.InsertRecords(ctxOf(c), d.ClipSheetID, copies, store.WriteOptions{Actor: p.ActorID, AccountID: p.AccountID})
+	res, err := h.store.InsertRecords(ctxOf(c), d.ClipSheetID, copies, recordset.WriteOptions{Actor: p.ActorID, AccountID: p.AccountID})
 	if err != nil {
 		return err
 	}

@@ -11,14 +11,14 @@ import (
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/ingest"
 	"github.com/sluice/sluice/model"
-	"github.com/sluice/sluice/store"
+	"github.com/sluice/sluice/store/recordset"
 )
 
 // ExportStore is what the sheet download needs.
 type ExportStore interface {
 	GetSpace(ctx context.Context, accountID, id string) (*model.Space, error)
 	GetSheet(ctx context.Context, accountID, id string) (*model.Sheet, *model.Workbook, error)
-	EachRecord(ctx context.Context, accountID, sheetID string, q store.RecordQuery, fn func(*store.Record) error) error
+	EachRecord(ctx context.Context, accountID, sheetID string, q recordset.RecordQuery, fn func(*recordset.Record) error) error
 }
 
 // Export serves GET /v1/sheets/:sheetId/download.

@@ -8,7 +8,7 @@ import (
 	"github.com/sluice/sluice/auth"
 	"github.com/sluice/sluice/auth/place"
 	"github.com/sluice/sluice/model"
-	"github.com/sluice/sluice/store"
+	"github.com/sluice/sluice/store/recordset"
 )
 
 // Every handler loads the resources a request names through inReach (or asks may for one it
@@ -45,8 +45,8 @@ func verbOf(c *fiber.Ctx) auth.Verb {
 
 // sheetScope loads a live sheet's scope (its space, environment and account) for verb v.
 func sheetScope(c *fiber.Ctx, s interface {
-	RecordSheetScope(ctx context.Context, accountID, sheetID string) (*store.SheetScope, error)
-}, v auth.Verb, sheetID string) (*store.SheetScope, error) {
+	RecordSheetScope(ctx context.Context, accountID, sheetID string) (*recordset.SheetScope, error)
+}, v auth.Verb, sheetID string) (*recordset.SheetScope, error) {
 	return inReach(c, v, s.RecordSheetScope, sheetID)
 }
 

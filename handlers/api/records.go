@@ -16,24 +16,24 @@ import (
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/limits"
 	"github.com/sluice/sluice/model"
-	"github.com/sluice/sluice/store"
+	"github.com/sluice/sluice/store/recordset"
 )
 
 // RecordStore is what the record handlers need.
 type RecordStore interface {
-	RecordSheetScope(ctx context.Context, accountID, sheetID string) (*store.SheetScope, error)
-	GetRecords(ctx context.Context, accountID, sheetID string, q store.RecordQuery, withTotal bool) ([]*store.Record, int64, error)
-	GetRecordCounts(ctx context.Context, accountID, sheetID string) (*store.Counts, error)
-	CountRecords(ctx context.Context, accountID, sheetID string, q store.RecordQuery) (*store.Counts, error)
-	InsertRecords(ctx context.Context, sheetID string, in []store.RecordIn, opt store.WriteOptions) (*store.WriteResult, error)
-	UpdateRecords(ctx context.Context, sheetID string, in []store.RecordIn, opt store.WriteOptions) (*store.WriteResult, error)
-	DeleteRecords(ctx context.Context, sheetID string, ids []string, opt store.WriteOptions) (*store.WriteResult, error)
-	DeleteWhere(ctx context.Context, sheetID string, q store.RecordQuery, opt store.WriteOptions) (*store.BulkResult, error)
-	FindAndReplace(ctx context.Context, sheetID string, q store.RecordQuery, fr store.FindReplace, opt store.WriteOptions) (*store.BulkResult, error)
-	BulkUpdate(ctx context.Context, sheetID string, q store.RecordQuery, cells map[string]store.CellIn, opt store.WriteOptions) (*store.BulkResult, error)
-	ClearColumn(ctx context.Context, sheetID, fieldKey string, opt store.WriteOptions) (*store.BulkResult, error)
+	RecordSheetScope(ctx context.Context, accountID, sheetID string) (*recordset.SheetScope, error)
+	GetRecords(ctx context.Context, accountID, sheetID string, q recordset.RecordQuery, withTotal bool) ([]*recordset.Record, int64, error)
+	GetRecordCounts(ctx context.Context, accountID, sheetID string) (*recordset.Counts, error)
+	CountRecords(ctx context.Context, accountID, sheetID string, q recordset.RecordQuery) (*recordset.Counts, error)
+	InsertRecords(ctx context.Context, sheetID string, in []recordset.RecordIn, opt recordset.WriteOptions) (*recordset.WriteResult, error)
+	UpdateRecords(ctx context.Context, sheetID string, in []recordset.RecordIn, opt recordset.WriteOptions) (*recordset.WriteResult, error)
+	DeleteRecords(ctx context.Context, sheetID string, ids []string, opt recordset.WriteOptions) (*recordset.WriteResult, error)
+	DeleteWhere(ctx context.Context, sheetID string, q recordset.RecordQuery, opt recordset.WriteOptions) (*recordset.BulkResult, error)
+	FindAndReplace(ctx context.Context, sheetID string, q recordset.RecordQuery, fr recordset.FindReplace, opt recordset.WriteOptions) (*recordset.BulkResult, error)
+	BulkUpdate(ctx context.Context, sheetID string, q recordset.RecordQuery, cells map[string]recordset.CellIn, opt recordset.WriteOptions) (*recordset.BulkResult, error)
+	ClearColumn(ctx context.Context, sheetID, fieldKey string, opt recordset.WriteOptions) (*recordset.BulkResult, error)
 	GetEvent(ctx context.Context, accountID, id string) (*model.Event, error)
-	CellValuesPage(ctx context.Context, accountID, sheetID, key string, q store.RecordQuery, p store.CellsPage) ([]store.CellCount, error)
+	CellValuesPage(ctx context.Context, accountID, sheetID, key string, q recordset.RecordQuery, p recordset.CellsPage) ([]recordset.CellCount, error)
 }
 
 // Records serves /v1/sheets/:sheetId/records and the sheet's counts, find-replace,
@@ -48,16 +48,16 @@ const maxIDs = 100
 
 // sheet loads the path's sheet and checks the principal reaches its space; sheets out of
 // reach are not found.
-func (h *Records) sheet(c *fiber.Ctx) (*auth.Principal, *store.SheetScope, error) {
+func (h *Records) sheet(c *fiber.Ctx) (*auth.Principal, *recordset.SheetScope, error) {
 	sc, err := sheetScope(c, h.store, verbOf(c), c.Params("sheetId"))
 	return PrincipalOf(c), sc, err
 }
 
 // writeOptions builds the store options of a write request. The SDK always sends
 // X-Disable-Hooks: true; X-Force-Hooks: true runs hooks anyway.
-func writeOptions(c *fiber.Ctx, p *auth.Principal) store.WriteOptions {
+func writeOptions(c *fiber.Ctx, p *auth.Principal) recordset.WriteOptions {
 	disable := strings.EqualFold(c.Get("X-Disable-Hooks"), "true") && !strings.EqualFold(c.Get("X-Force-Hooks"), "true")
-	return store.WriteOptions{Actor: p.ActorID, AccountID: p.AccountID, DisableHooks: disable}
+	return recordset.WriteOptions{Actor: p.ActorID, AccountID: p.AccountID, DisableHooks: disable}
 }
 
 // queryList reads a repeatable query parameter (ids=a&ids=b); commas also separate values.
@@ -74,8 +74,8 @@ func queryList(c *fiber.Ctx, key string) []string {
 }
 
 // recordQuery reads the filter parameters the records endpoints share.
-func recordQuery(c *fiber.Ctx) (store.RecordQuery, error) {
-	q := store.RecordQuery{Filter: c.Query("filter"), FilterField: c.Query("filterField"), SearchValue: c.Query("searchValue"),
+func recordQuery(c *fiber.Ctx) (recordset.RecordQuery, error) {
+	q := recordset.RecordQuery{Filter: c.Query("filter"), FilterField: c.Query("filterField"), SearchValue: c.Query("searchValue"),
 		SearchField: c.Query("searchField"), Q: c.Query("q"), SortField: c.Query("sortField"), IDs: queryList(c, "ids")}
 	if len(q.IDs) > maxIDs {
 		return q, errs.Invalidf("ids", "At most %d ids may be given, got %d", maxIDs, len(q.IDs))
@@ -121,7 +121,7 @@ func (h *Records) Get(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	var counts *store.Counts
+	var counts *recordset.Counts
 	if on("includeCounts") {
 		if counts, err = h.store.GetRecordCounts(ctxOf(c), p.AccountID, sc.SheetID); err != nil {
 			return err
@@ -129,7 +129,7 @@ func (h *Records) Get(c *fiber.Ctx) error {
 	}
 	if on("includeLength") {
 		if counts == nil {
-			counts = &store.Counts{}
+			counts = &recordset.Counts{}
 		}
 		counts.Total = total
 	}
@@ -138,7 +138,7 @@ func (h *Records) Get(c *fiber.Ctx) error {
 }
 
 // forEvent applies `for=<event id>`: the records of the event's commit, as listeners ask.
-func (h *Records) forEvent(c *fiber.Ctx, p *auth.Principal, q *store.RecordQuery) error {
+func (h *Records) forEvent(c *fiber.Ctx, p *auth.Principal, q *recordset.RecordQuery) error {
 	id := c.Query("for")
 	if id == "" {
 		return nil
@@ -182,7 +182,7 @@ func (h *Records) Counts(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	var counts *store.Counts
+	var counts *recordset.Counts
 	if q.Filter == "" && q.SearchValue == "" && q.Q == "" && len(q.IDs) == 0 && q.VersionID == "" && q.SinceVersionID == "" {
 		counts, err = h.store.GetRecordCounts(ctxOf(c), p.AccountID, sc.SheetID)
 	} else {
@@ -205,9 +205,9 @@ func (h *Records) Insert(c *fiber.Ctx) error {
 	if err := bindArray(c, &body); err != nil {
 		return err
 	}
-	in := make([]store.RecordIn, len(body))
+	in := make([]recordset.RecordIn, len(body))
 	for i, rec := range body {
-		in[i].Values = make(map[string]store.CellIn, len(rec))
+		in[i].Values = make(map[string]recordset.CellIn, len(rec))
 		for k, v := range rec {
 			in[i].Values[k] = v.CellIn
 		}
@@ -272,7 +272,7 @@ func (h *Records) Update(c *fiber.Ctx) error {
 	if err := bindArray(c, &body); err != nil {
 		return err
 	}
-	in := make([]store.RecordIn, len(body))
+	in := make([]recordset.RecordIn, len(body))
 	for i := range body {
 		if in[i], err = body[i].toIn(i); err != nil {
 			return err
@@ -349,7 +349,7 @@ func (h *Records) FindReplace(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	fr := store.FindReplace{FieldKey: in.FieldKey, Find: in.Find, Replace: in.Replace}
+	fr := recordset.FindReplace{FieldKey: in.FieldKey, Find: in.Find, Replace: in.Replace}
 	if in.Options != nil && in.Options.ExcludeReadOnly != nil {
 		in.ExcludeReadOnly = in.Options.ExcludeReadOnly
 	}
@@ -400,7 +400,7 @@ func (h *Records) BulkUpdate(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	cells := make(map[string]store.CellIn, len(in.FieldUpdates))
+	cells := make(map[string]recordset.CellIn, len(in.FieldUpdates))
 	for k, v := range in.FieldUpdates {
 		cells[k] = v.CellIn
 	}

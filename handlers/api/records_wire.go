@@ -9,7 +9,7 @@ import (
 
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/records"
-	"github.com/sluice/sluice/store"
+	"github.com/sluice/sluice/store/recordset"
 )
 
 // Wire types of the record endpoints: records are written straight into a buffer, since a
@@ -27,17 +27,17 @@ type recordWriter struct {
 	keys     []string
 }
 
-func (w recordWriter) send(c *fiber.Ctx, recs []*store.Record, counts *store.Counts, versionID string) error {
+func (w recordWriter) send(c *fiber.Ctx, recs []*recordset.Record, counts *recordset.Counts, versionID string) error {
 	return w.write(c, recs, counts, versionID, true)
 }
 
 // sendBare answers RecordsResponseData itself, without the data envelope (as Flatfile's
 // add-records of data clips does).
-func (w recordWriter) sendBare(c *fiber.Ctx, recs []*store.Record, versionID string) error {
+func (w recordWriter) sendBare(c *fiber.Ctx, recs []*recordset.Record, versionID string) error {
 	return w.write(c, recs, nil, versionID, false)
 }
 
-func (w recordWriter) write(c *fiber.Ctx, recs []*store.Record, counts *store.Counts, versionID string, envelope bool) error {
+func (w recordWriter) write(c *fiber.Ctx, recs []*recordset.Record, counts *recordset.Counts, versionID string, envelope bool) error {
 	var b bytes.Buffer
 	b.Grow(256 * (len(recs) + 1))
 	if envelope {
@@ -70,13 +70,13 @@ func (w recordWriter) write(c *fiber.Ctx, recs []*store.Record, counts *store.Co
 	return c.Send(b.Bytes())
 }
 
-func (w recordWriter) record(b *bytes.Buffer, r *store.Record) {
+func (w recordWriter) record(b *bytes.Buffer, r *recordset.Record) {
 	b.WriteString(`{"id":`)
 	b.Write(records.Quote(r.ID))
 	b.WriteString(`,"values":{`)
 	at, _ := Time(r.UpdatedAt).MarshalJSON()
 	first := true
-	writeCell := func(cell *store.Cell) {
+	writeCell := func(cell *recordset.Cell) {
 		if w.fields != nil && !w.fields[cell.Key] {
 			return
 		}
@@ -116,7 +116,7 @@ func (w recordWriter) record(b *bytes.Buffer, r *store.Record) {
 				j++
 				continue
 			}
-			writeCell(&store.Cell{Key: k, Valid: true})
+			writeCell(&recordset.Cell{Key: k, Valid: true})
 		}
 		for ; j < len(r.Cells); j++ {
 			writeCell(&r.Cells[j])
@@ -168,7 +168,7 @@ type fieldCountJSON struct {
 	Empty int64 `json:"empty"`
 }
 
-func toCountsJSON(c *store.Counts, byField bool) countsJSON {
+func toCountsJSON(c *recordset.Counts, byField bool) countsJSON {
 	out := countsJSON{Total: c.Total, Valid: c.Valid, Error: c.Error, ErrorsByField: c.ErrorsByField}
 	if out.ErrorsByField == nil {
 		out.ErrorsByField = map[string]int64{}
@@ -184,7 +184,7 @@ func toCountsJSON(c *store.Counts, byField bool) countsJSON {
 }
 
 // cellJSON is a CellValue in a request; it remembers which keys were present.
-type cellJSON struct{ store.CellIn }
+type cellJSON struct{ recordset.CellIn }
 
 // UnmarshalJSON reads {"value": …, "messages": […], …}.
 func (cj *cellJSON) UnmarshalJSON(b []byte) error {
@@ -224,8 +224,8 @@ type recordJSON struct {
 	Config   json.RawMessage     `json:"config"`
 }
 
-func (r *recordJSON) toIn(i int) (store.RecordIn, error) {
-	in := store.RecordIn{ID: r.ID, Values: make(map[string]store.CellIn, len(r.Values))}
+func (r *recordJSON) toIn(i int) (recordset.RecordIn, error) {
+	in := recordset.RecordIn{ID: r.ID, Values: make(map[string]recordset.CellIn, len(r.Values))}
 	for k, v := range r.Values {
 		in.Values[k] = v.CellIn
 	}

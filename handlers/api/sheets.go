@@ -12,7 +12,7 @@ import (
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/model"
 	"github.com/sluice/sluice/schema"
-	"github.com/sluice/sluice/store"
+	"github.com/sluice/sluice/store/recordset"
 )
 
 // SheetStore is what the sheet handlers need.
@@ -24,7 +24,7 @@ type SheetStore interface {
 	DeleteSheet(ctx context.Context, accountID, id, actor string) error
 	SetSheetLocked(ctx context.Context, accountID, id string, locked bool, actor string) error
 	ListCommits(ctx context.Context, column, id string, completed *bool) ([]*model.Commit, error)
-	GetRecordCounts(ctx context.Context, accountID, sheetID string) (*store.Counts, error)
+	GetRecordCounts(ctx context.Context, accountID, sheetID string) (*recordset.Counts, error)
 }
 
 // Sheets serves /v1/sheets.
@@ -55,7 +55,7 @@ type sheetJSON struct {
 	UpdatedAt    Time              `json:"updatedAt"`
 }
 
-func toSheetJSON(s *model.Sheet, counts *store.Counts) sheetJSON {
+func toSheetJSON(s *model.Sheet, counts *recordset.Counts) sheetJSON {
 	out := sheetJSON{ID: s.ID, WorkbookID: s.WorkbookID, Name: s.Name, Slug: s.Slug, Config: s.Config, Metadata: s.Metadata,
 		Namespace: s.Namespace, LockedBy: s.LockedBy, LockedAt: wireTime(s.LockedAt), CreatedAt: Time(s.CreatedAt), UpdatedAt: Time(s.UpdatedAt)}
 	out.Config.Name, out.Config.Slug = s.Name, s.Slug

@@ -9,18 +9,18 @@ import (
 
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/model"
-	"github.com/sluice/sluice/store"
+	"github.com/sluice/sluice/store/recordset"
 )
 
 // SnapshotStore is what the snapshot handlers need.
 type SnapshotStore interface {
-	RecordSheetScope(ctx context.Context, accountID, sheetID string) (*store.SheetScope, error)
-	CreateSnapshot(ctx context.Context, accountID, sheetID, label, threadID, actor string) (*store.Snapshot, error)
-	ListSnapshots(ctx context.Context, accountID, sheetID, threadID string) ([]*store.Snapshot, error)
-	GetSnapshot(ctx context.Context, accountID, id string, withSummary bool) (*store.Snapshot, error)
+	RecordSheetScope(ctx context.Context, accountID, sheetID string) (*recordset.SheetScope, error)
+	CreateSnapshot(ctx context.Context, accountID, sheetID, label, threadID, actor string) (*recordset.Snapshot, error)
+	ListSnapshots(ctx context.Context, accountID, sheetID, threadID string) ([]*recordset.Snapshot, error)
+	GetSnapshot(ctx context.Context, accountID, id string, withSummary bool) (*recordset.Snapshot, error)
 	DeleteSnapshot(ctx context.Context, accountID, id string) error
-	RestoreSnapshot(ctx context.Context, accountID, id string, o store.RestoreOptions, opt store.WriteOptions) (*store.Snapshot, error)
-	GetSnapshotRecords(ctx context.Context, accountID, id, changeType string, page model.Page) ([]*store.DiffRecord, error)
+	RestoreSnapshot(ctx context.Context, accountID, id string, o recordset.RestoreOptions, opt recordset.WriteOptions) (*recordset.Snapshot, error)
+	GetSnapshotRecords(ctx context.Context, accountID, id, changeType string, page model.Page) ([]*recordset.DiffRecord, error)
 }
 
 // Snapshots serves /v1/snapshots.
@@ -52,10 +52,10 @@ type snapshotJSON struct {
 	CreatedBy string               `json:"createdBy"`
 }
 
-func toSnapshotJSON(s *store.Snapshot) snapshotJSON {
+func toSnapshotJSON(s *recordset.Snapshot) snapshotJSON {
 	out := snapshotJSON{ID: s.ID, SheetID: s.SheetID, Label: s.Label, ThreadID: s.ThreadID, CreatedAt: Time(s.CreatedAt), CreatedBy: s.CreatedBy}
 	if sum := s.Summary; sum != nil {
-		sec := func(x store.SummarySection) summarySectionJSON {
+		sec := func(x recordset.SummarySection) summarySectionJSON {
 			return summarySectionJSON{Total: x.Total, ByField: x.ByField}
 		}
 		out.Summary = &snapshotSummaryJSON{CreatedSince: sec(sum.CreatedSince), UpdatedSince: sec(sum.UpdatedSince), DeletedSince: sec(sum.DeletedSince),
@@ -74,7 +74,7 @@ func (h *Snapshots) reach(c *fiber.Ctx, sheetID, key string) error {
 }
 
 // snapshot loads the path's snapshot after checking access to its sheet.
-func (h *Snapshots) snapshot(c *fiber.Ctx, withSummary bool) (*store.Snapshot, error) {
+func (h *Snapshots) snapshot(c *fiber.Ctx, withSummary bool) (*recordset.Snapshot, error) {
 	p := PrincipalOf(c)
 	s, err := h.store.GetSnapshot(ctxOf(c), p.AccountID, c.Params("snapshotId"), false)
 	if err != nil {
@@ -165,7 +165,7 @@ func (h *Snapshots) Restore(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	o := store.RestoreOptions{Created: true, Updated: true, Deleted: true}
+	o := recordset.RestoreOptions{Created: true, Updated: true, Deleted: true}
 	if len(bytes.TrimSpace(c.Body())) > 0 {
 		var in struct {
 			Created, Updated, Deleted *bool
@@ -220,10 +220,10 @@ func (h *Snapshots) Records(c *fiber.Ctx) error {
 }
 
 // diffRecord renders a DiffRecord: a record whose cells add snapshotValue.
-func (w recordWriter) diffRecord(b *bytes.Buffer, d *store.DiffRecord) {
+func (w recordWriter) diffRecord(b *bytes.Buffer, d *recordset.DiffRecord) {
 	var rec bytes.Buffer
 	w.record(&rec, d.Record)
-	if d.Change == store.CreatedSince || len(d.SnapshotValues) == 0 {
+	if d.Change == recordset.CreatedSince || len(d.SnapshotValues) == 0 {
 		b.Write(rec.Bytes())
 		return
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/sluice/sluice/markup"
 	"github.com/sluice/sluice/model"
 	"github.com/sluice/sluice/store"
+	"github.com/sluice/sluice/store/recordset"
 	"github.com/sluice/sluice/views"
 )
 
@@ -32,7 +33,7 @@ type ActionStore interface {
 	ActionsOn(ctx context.Context, accountID, targetID string) ([]*model.Action, error)
 	FindAction(ctx context.Context, accountID, targetID, operation string) (*model.Action, error)
 	SheetIDsOfWorkbook(ctx context.Context, workbookID string) ([]string, error)
-	GetRecordCounts(ctx context.Context, accountID, sheetID string) (*store.Counts, error)
+	GetRecordCounts(ctx context.Context, accountID, sheetID string) (*recordset.Counts, error)
 	BlockingJob(ctx context.Context, workbookID string) (*model.Job, error)
 	GetJob(ctx context.Context, accountID, id string) (*model.Job, error)
 }

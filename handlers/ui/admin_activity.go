@@ -12,6 +12,7 @@ import (
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/model"
 	"github.com/sluice/sluice/store"
+	"github.com/sluice/sluice/store/sqldb"
 	"github.com/sluice/sluice/views"
 )
 
@@ -25,7 +26,7 @@ func (h *Admin) actorName(ctx context.Context, accountID, id string, cache map[s
 	}
 	name := id
 	switch {
-	case strings.HasPrefix(id, store.PrefixUser):
+	case strings.HasPrefix(id, sqldb.PrefixUser):
 		if u, err := h.store.GetUser(ctx, id); err == nil {
 			name = cmp.Or(u.Name, u.Email)
 		}

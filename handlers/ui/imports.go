@@ -21,6 +21,7 @@ import (
 	"github.com/sluice/sluice/model"
 	"github.com/sluice/sluice/schema"
 	"github.com/sluice/sluice/store"
+	"github.com/sluice/sluice/store/recordset"
 	"github.com/sluice/sluice/views"
 )
 
@@ -36,12 +37,12 @@ type ImportStore interface {
 	GetFile(ctx context.Context, accountID, id string) (*model.File, error)
 	ListWorkbooks(ctx context.Context, f store.WorkbookFilter) ([]*model.Workbook, error)
 	GetSheet(ctx context.Context, accountID, id string) (*model.Sheet, *model.Workbook, error)
-	GetRecords(ctx context.Context, accountID, sheetID string, q store.RecordQuery, withTotal bool) ([]*store.Record, int64, error)
-	GetRecordCounts(ctx context.Context, accountID, sheetID string) (*store.Counts, error)
+	GetRecords(ctx context.Context, accountID, sheetID string, q recordset.RecordQuery, withTotal bool) ([]*recordset.Record, int64, error)
+	GetRecordCounts(ctx context.Context, accountID, sheetID string) (*recordset.Counts, error)
 	CreateProgram(ctx context.Context, p *model.MappingProgram, actor string, keys store.RuleKeys) error
 	GetJob(ctx context.Context, accountID, id string) (*model.Job, error)
 	ColumnFormats(ctx context.Context, sheetID string) (map[string]*formats.Column, error)
-	TopCellValues(ctx context.Context, accountID, sheetID, key string, q store.RecordQuery, n int) ([]store.CellCount, error)
+	TopCellValues(ctx context.Context, accountID, sheetID, key string, q recordset.RecordQuery, n int) ([]recordset.CellCount, error)
 	MappingFormats(ctx context.Context, envID, actor string, keys []string) (map[string]map[string]string, error)
 	CreateWorkbook(ctx context.Context, w *model.Workbook, actor string) error
 }
@@ -177,7 +178,7 @@ func (h *Imports) Page(c *fiber.Ctx) error {
 	case p.To == "" && len(p.Destinations) > 1:
 		p.To = h.bestFit(c, ic, p.Destinations)
 	}
-	if sample, _, err := h.store.GetRecords(c.Context(), ic.u.AccountID, ic.src.ID, store.RecordQuery{Page: model.Page{Size: reviewSample, Number: 1}}, false); err == nil {
+	if sample, _, err := h.store.GetRecords(c.Context(), ic.u.AccountID, ic.src.ID, recordset.RecordQuery{Page: model.Page{Size: reviewSample, Number: 1}}, false); err == nil {
 		p.Empty = strings.Join(markersIn(sample), ", ")
 	}
 	if p.To != "" {
@@ -226,7 +227,7 @@ func (h *Imports) preview(c *fiber.Ctx, ic *importCtx) (views.ImportPreview, err
 	for _, f := range ic.src.Config.Fields {
 		pv.Headers = append(pv.Headers, cmp.Or(f.Label, f.Key))
 	}
-	recs, total, err := h.store.GetRecords(c.Context(), ic.u.AccountID, ic.src.ID, store.RecordQuery{Page: model.Page{Size: previewRows, Number: 1}}, true)
+	recs, total, err := h.store.GetRecords(c.Context(), ic.u.AccountID, ic.src.ID, recordset.RecordQuery{Page: model.Page{Size: previewRows, Number: 1}}, true)
 	if err != nil {
 		return pv, err
 	}
@@ -334,7 +335,7 @@ func (h *Imports) enumMap(c *fiber.Ctx, ic *importCtx, dst *model.Sheet, srcKey,
 	if f == nil || f.Type != model.FieldEnum {
 		return nil, nil
 	}
-	top, err := h.store.TopCellValues(c.Context(), ic.u.AccountID, ic.src.ID, srcKey, store.RecordQuery{}, enumValues+1)
+	top, err := h.store.TopCellValues(c.Context(), ic.u.AccountID, ic.src.ID, srcKey, recordset.RecordQuery{}, enumValues+1)
 	if err != nil {
 		return nil, err
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/sluice/sluice/ingest"
 	"github.com/sluice/sluice/model"
 	"github.com/sluice/sluice/records"
-	"github.com/sluice/sluice/store"
+	"github.com/sluice/sluice/store/recordset"
 	"github.com/sluice/sluice/views"
 )
 
@@ -23,7 +23,7 @@ const reviewSample = 200
 var emptyMarkers = []string{"NA", "N/A", "n/a", "na", "#N/A", "-", "--", ".", "?", "null", "NULL", "None", "none", "nil"}
 
 // markersIn lists the empty markers that occur in recs.
-func markersIn(recs []*store.Record) []string {
+func markersIn(recs []*recordset.Record) []string {
 	found := map[string]bool{}
 	for _, r := range recs {
 		for _, c := range r.Cells {
@@ -89,7 +89,7 @@ func (h *Imports) Review(c *fiber.Ctx) error {
 // the sheet's types, required fields and options (unique values and references need the
 // sheet's data and are checked on import).
 func (h *Imports) dryRun(c *fiber.Ctx, ic *importCtx, dst *model.Sheet, rules []*model.MappingRule, p *views.ImportReviewProps) error {
-	recs, _, err := h.store.GetRecords(c.Context(), ic.u.AccountID, ic.src.ID, store.RecordQuery{Page: model.Page{Size: reviewSample, Number: 1}}, false)
+	recs, _, err := h.store.GetRecords(c.Context(), ic.u.AccountID, ic.src.ID, recordset.RecordQuery{Page: model.Page{Size: reviewSample, Number: 1}}, false)
 	if err != nil {
 		return err
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/sluice/sluice/records"
 	"github.com/sluice/sluice/schema"
 	"github.com/sluice/sluice/store"
+	"github.com/sluice/sluice/store/recordset"
 	"github.com/sluice/sluice/views"
 )
 
@@ -180,7 +181,7 @@ func (h *Handler) Sheet(c *fiber.Ctx) error {
 		}
 		p.Columns = append(p.Columns, col)
 	}
-	q := store.RecordQuery{SearchValue: gp.search, Q: gp.q, SortField: gp.sort, SortDesc: gp.dir == "desc", Page: model.Page{Size: gp.size, Number: gp.page},
+	q := recordset.RecordQuery{SearchValue: gp.search, Q: gp.q, SortField: gp.sort, SortDesc: gp.dir == "desc", Page: model.Page{Size: gp.size, Number: gp.page},
 		CountCap: countCap}
 	if gp.filter != "all" {
 		q.Filter = gp.filter
@@ -267,7 +268,7 @@ func gridNotice(c *fiber.Ctx) string {
 
 // sourceRows says, for the records that came from a file, which file and row: "people.csv,
 // row 12" by record id (a view's position says nothing about the file).
-func (h *Handler) sourceRows(sc *sheetCtx, recs []*store.Record) (map[string]string, error) {
+func (h *Handler) sourceRows(sc *sheetCtx, recs []*recordset.Record) (map[string]string, error) {
 	if len(recs) == 0 {
 		return nil, nil
 	}
@@ -303,13 +304,13 @@ func (h *Handler) sourceRows(sc *sheetCtx, recs []*store.Record) (map[string]str
 }
 
 // gridRow builds one record's row.
-func gridRow(sc *sheetCtx, fields []model.Field, r *store.Record, n int, editable bool) views.GridRow {
+func gridRow(sc *sheetCtx, fields []model.Field, r *recordset.Record, n int, editable bool) views.GridRow {
 	row := views.GridRow{Number: n, ID: r.ID, Valid: r.Valid}
 	for _, m := range r.Messages {
 		row.Messages = append(row.Messages, localMessage(sc.ctx, m.Message))
 	}
 	cfg := recordReadonly(r.Config)
-	byKey := make(map[string]store.Cell, len(r.Cells))
+	byKey := make(map[string]recordset.Cell, len(r.Cells))
 	for _, cell := range r.Cells {
 		byKey[cell.Key] = cell
 	}
@@ -355,7 +356,7 @@ func recordReadonly(raw json.RawMessage) readonlyConfig {
 }
 
 // gridCell builds a grid cell from a stored one: its text, its messages and their level.
-func gridCell(ctx context.Context, spaceID, sheetID, recordID, key string, cell store.Cell) views.GridCell {
+func gridCell(ctx context.Context, spaceID, sheetID, recordID, key string, cell recordset.Cell) views.GridCell {
 	gc := views.GridCell{SpaceID: spaceID, SheetID: sheetID, RecordID: recordID, Key: key, Value: ingest.CellText(cell.Value), Layer: cell.Layer}
 	var msgs []string
 	for _, m := range cell.Messages {
@@ -397,8 +398,8 @@ func hxRedirect(c *fiber.Ctx, to string) error {
 
 // writeOpts are the write options of a person's edit in the grid; undo, when not empty,
 // notes the edit in their undo history as this kind of change.
-func (sc *sheetCtx) writeOpts(undo string) store.WriteOptions {
-	return store.WriteOptions{Actor: sc.u.UserID, AccountID: sc.u.AccountID, Undo: undo}
+func (sc *sheetCtx) writeOpts(undo string) recordset.WriteOptions {
+	return recordset.WriteOptions{Actor: sc.u.UserID, AccountID: sc.u.AccountID, Undo: undo}
 }
 
 // checkWritable refuses edits of an archived space, a locked or read-only sheet.

@@ -10,18 +10,18 @@ import (
 
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/model"
-	"github.com/sluice/sluice/store"
+	"github.com/sluice/sluice/store/recordset"
 )
 
 // gridScope is the records the grid shows — its tab, search, filter and error column —
 // from a form's fields (the toolbar forms carry them as hidden inputs).
-func gridScope(c *fiber.Ctx, sc *sheetCtx) (store.RecordQuery, error) {
+func gridScope(c *fiber.Ctx, sc *sheetCtx) (recordset.RecordQuery, error) {
 	return sc.scope(c.FormValue("filter"), c.FormValue("search"), c.FormValue("q"), c.FormValue("field"))
 }
 
 // scope is the query of the grid's tab (filter), search, FFQL filter and error column.
-func (sc *sheetCtx) scope(filter, search, ffql, key string) (store.RecordQuery, error) {
-	q := store.RecordQuery{SearchValue: search, Q: strings.TrimSpace(ffql)}
+func (sc *sheetCtx) scope(filter, search, ffql, key string) (recordset.RecordQuery, error) {
+	q := recordset.RecordQuery{SearchValue: search, Q: strings.TrimSpace(ffql)}
 	if filter == "valid" || filter == "error" {
 		q.Filter = filter
 	}
@@ -48,7 +48,7 @@ func (sc *sheetCtx) gridBack(c *fiber.Ctx, notice string) string {
 }
 
 // matching counts the records q selects, to the end.
-func (h *Handler) matching(c *fiber.Ctx, sc *sheetCtx, q store.RecordQuery) (int64, error) {
+func (h *Handler) matching(c *fiber.Ctx, sc *sheetCtx, q recordset.RecordQuery) (int64, error) {
 	q.Page, q.CountCap = model.Page{Size: 1, Number: 1}, 0
 	_, n, err := h.store.GetRecords(c.Context(), sc.u.AccountID, sc.sheet.ID, q, true)
 	return n, err
@@ -78,7 +78,7 @@ func (h *Handler) Matching(c *fiber.Ctx) error {
 // every record the grid shows, whose count the user saw and confirmed (expect): when the
 // records matching have changed since, nothing is done and the user is told.
 type selection struct {
-	q     store.RecordQuery
+	q     recordset.RecordQuery
 	ids   []string
 	count int64
 }
@@ -92,7 +92,7 @@ func (h *Handler) selection(c *fiber.Ctx, sc *sheetCtx) (*selection, error) {
 		if len(ids) == 0 {
 			return nil, errs.Invalidf("ids", "Select the rows first").WithMsg("grid.select_rows", nil)
 		}
-		return &selection{q: store.RecordQuery{IDs: ids}, ids: ids, count: int64(len(ids))}, nil
+		return &selection{q: recordset.RecordQuery{IDs: ids}, ids: ids, count: int64(len(ids))}, nil
 	}
 	q, err := gridScope(c, sc)
 	if err != nil {
@@ -166,11 +166,11 @@ func (h *Handler) SetValue(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	cell := store.CellIn{Value: json.RawMessage("null"), HasValue: true}
+	cell := recordset.CellIn{Value: json.RawMessage("null"), HasValue: true}
 	if v := c.FormValue("value"); v != "" {
 		cell.Value, _ = json.Marshal(v)
 	}
-	res, err := h.store.BulkUpdate(c.Context(), sc.sheet.ID, sel.q, map[string]store.CellIn{key: cell}, sc.writeOpts("set"))
+	res, err := h.store.BulkUpdate(c.Context(), sc.sheet.ID, sel.q, map[string]recordset.CellIn{key: cell}, sc.writeOpts("set"))
 	if err != nil {
 		return err
 	}

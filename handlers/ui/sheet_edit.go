@@ -13,16 +13,17 @@ import (
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/model"
 	"github.com/sluice/sluice/store"
+	"github.com/sluice/sluice/store/recordset"
 	"github.com/sluice/sluice/views"
 )
 
 // maxGridEdit caps the records one grid edit (a paste, a fill) may touch.
 const maxGridEdit = 50000
 
-// gridEdit is the body of POST …/edit: a store.GridEdit and the kind of change it is, which
+// gridEdit is the body of POST …/edit: a recordset.GridEdit and the kind of change it is, which
 // the user's undo history names it by.
 type gridEdit struct {
-	store.GridEdit
+	recordset.GridEdit
 	What string `json:"what"` // paste (default), fill, or edit (cells cleared with Delete)
 }
 
@@ -95,7 +96,7 @@ func (h *Handler) replay(c *fiber.Ctx, undo bool) error {
 
 // answerEdit is the JSON answer of a grid edit, an undo or a redo: with st, what is left
 // to undo and redo (an undo's result says it already).
-func (h *Handler) answerEdit(c *fiber.Ctx, sc *sheetCtx, data any, message string, st *store.UndoState) error {
+func (h *Handler) answerEdit(c *fiber.Ctx, sc *sheetCtx, data any, message string, st *recordset.UndoState) error {
 	counts, err := h.store.GetRecordCounts(c.Context(), sc.u.AccountID, sc.sheet.ID)
 	if err != nil {
 		return err
@@ -104,7 +105,7 @@ func (h *Handler) answerEdit(c *fiber.Ctx, sc *sheetCtx, data any, message strin
 }
 
 // replayMessage says what an undo or redo did: "Undone: find & replace (12 records)".
-func replayMessage(ctx context.Context, res *store.UndoResult, undo bool) string {
+func replayMessage(ctx context.Context, res *recordset.UndoResult, undo bool) string {
 	if res.What == "" {
 		if undo {
 			return views.T(ctx, "grid.nothing_to_undo")
@@ -178,7 +179,7 @@ func (h *Handler) AddRow(c *fiber.Ctx) error {
 	if err := sc.checkWritable(c.Context()); err != nil {
 		return err
 	}
-	if _, err := h.store.InsertRecords(c.Context(), sc.sheet.ID, []store.RecordIn{{Values: map[string]store.CellIn{}}}, sc.writeOpts("add")); err != nil {
+	if _, err := h.store.InsertRecords(c.Context(), sc.sheet.ID, []recordset.RecordIn{{Values: map[string]recordset.CellIn{}}}, sc.writeOpts("add")); err != nil {
 		return err
 	}
 	counts, err := h.store.GetRecordCounts(c.Context(), sc.u.AccountID, sc.sheet.ID)
@@ -224,7 +225,7 @@ func (h *Handler) FindReplace(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	res, err := h.store.FindAndReplace(c.Context(), sc.sheet.ID, q, store.FindReplace{FieldKey: key, Find: find, Replace: replace, ExcludeReadOnly: true}, sc.writeOpts("replace"))
+	res, err := h.store.FindAndReplace(c.Context(), sc.sheet.ID, q, recordset.FindReplace{FieldKey: key, Find: find, Replace: replace, ExcludeReadOnly: true}, sc.writeOpts("replace"))
 	if err != nil {
 		return err
 	}
@@ -247,7 +248,7 @@ func (h *Handler) FindCount(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	n, more, err := h.store.CountMatches(c.Context(), sc.u.AccountID, sc.sheet.ID, q, store.FindReplace{FieldKey: key, Find: find, ExcludeReadOnly: true}, findCountCap)
+	n, more, err := h.store.CountMatches(c.Context(), sc.u.AccountID, sc.sheet.ID, q, recordset.FindReplace{FieldKey: key, Find: find, ExcludeReadOnly: true}, findCountCap)
 	if err != nil {
 		return err
 	}
@@ -298,7 +299,7 @@ func (h *Handler) cellRow(c *fiber.Ctx) (*sheetCtx, views.GridRow, error) {
 	if f == nil {
 		return nil, views.GridRow{}, errs.NotFoundf("fieldKey", "Sheet has no field %q", key)
 	}
-	recs, _, err := h.store.GetRecords(c.Context(), sc.u.AccountID, sc.sheet.ID, store.RecordQuery{IDs: []string{c.Params("recordId")}, Page: model.Page{Size: 1, Number: 1}}, false)
+	recs, _, err := h.store.GetRecords(c.Context(), sc.u.AccountID, sc.sheet.ID, recordset.RecordQuery{IDs: []string{c.Params("recordId")}, Page: model.Page{Size: 1, Number: 1}}, false)
 	if err != nil {
 		return nil, views.GridRow{}, err
 	}
@@ -359,7 +360,7 @@ func (h *Handler) SaveCell(c *fiber.Ctx) error {
 	if v := c.FormValue("value"); v != "" {
 		value, _ = json.Marshal(strings.ReplaceAll(v, "\r\n", "\n"))
 	}
-	edit := store.GridEdit{Set: []store.GridRecord{{ID: gc.RecordID, Values: map[string]json.RawMessage{gc.Key: value}}}}
+	edit := recordset.GridEdit{Set: []recordset.GridRecord{{ID: gc.RecordID, Values: map[string]json.RawMessage{gc.Key: value}}}}
 	if _, err := h.store.ApplyGridEdit(c.Context(), sc.sheet.ID, edit, sc.writeOpts("edit")); err != nil {
 		return err
 	}
@@ -385,7 +386,7 @@ func (h *Handler) SaveCell(c *fiber.Ctx) error {
 
 // countsChange is what grid.js shows around the rows: the tab counts and each column's
 // error count.
-func countsChange(cfg model.SheetConfig, counts *store.Counts) map[string]any {
+func countsChange(cfg model.SheetConfig, counts *recordset.Counts) map[string]any {
 	cols := map[string]int64{}
 	for _, f := range cfg.Fields {
 		cols[f.Key] = counts.ErrorsByField[f.Key]

@@ -11,6 +11,7 @@ import (
 	"github.com/sluice/sluice/ingest"
 	"github.com/sluice/sluice/model"
 	"github.com/sluice/sluice/store"
+	"github.com/sluice/sluice/store/recordset"
 	"github.com/sluice/sluice/views"
 )
 
@@ -32,13 +33,13 @@ func (h *Handler) ColumnValues(c *fiber.Ctx) error {
 	if errorsOnly {
 		n = valueMenu * 20
 	}
-	vals, err := h.store.TopCellValues(c.Context(), sc.u.AccountID, sc.sheet.ID, key, store.RecordQuery{}, n)
+	vals, err := h.store.TopCellValues(c.Context(), sc.u.AccountID, sc.sheet.ID, key, recordset.RecordQuery{}, n)
 	if err != nil {
 		return err
 	}
 	if errorsOnly {
-		vals = slices.DeleteFunc(vals, func(v store.CellCount) bool { return v.Error == 0 })
-		slices.SortStableFunc(vals, func(a, b store.CellCount) int { return cmp.Compare(b.Error, a.Error) })
+		vals = slices.DeleteFunc(vals, func(v recordset.CellCount) bool { return v.Error == 0 })
+		slices.SortStableFunc(vals, func(a, b recordset.CellCount) int { return cmp.Compare(b.Error, a.Error) })
 		vals = vals[:min(len(vals), valueMenu)]
 	}
 	p := views.SheetProps{SpaceID: sc.space.ID, SheetID: sc.sheet.ID, Query: gp.values()}
@@ -141,7 +142,7 @@ func (h *Handler) lookup(c *fiber.Ctx, sc *sheetCtx, f *model.Field, search stri
 			if target.Slug != f.Config.Ref && target.Config.Slug != f.Config.Ref {
 				continue
 			}
-			q := store.RecordQuery{Page: model.Page{Size: lookupLimit, Number: 1}}
+			q := recordset.RecordQuery{Page: model.Page{Size: lookupLimit, Number: 1}}
 			if search != "" {
 				q.SearchField, q.SearchValue = f.Config.Key, search
 			}

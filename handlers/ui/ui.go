@@ -9,6 +9,7 @@ import (
 
 	"github.com/sluice/sluice/auth"
 	"github.com/sluice/sluice/auth/place"
+	"github.com/sluice/sluice/store/recordset"
 
 	"github.com/a-h/templ"
 	"github.com/gofiber/fiber/v2"
@@ -120,25 +121,25 @@ type Store interface {
 	CreateWorkbook(ctx context.Context, w *model.Workbook, actor string) error
 	UpdateWorkbook(ctx context.Context, accountID, id string, up store.WorkbookUpdate, actor string) (*model.Workbook, error)
 	ChangeSheet(ctx context.Context, accountID, id, actor string, change func(s *model.Sheet, w *model.Workbook) (bool, error)) (*model.Sheet, error)
-	CreateSnapshot(ctx context.Context, accountID, sheetID, label, threadID, actor string) (*store.Snapshot, error)
-	GetRecordCounts(ctx context.Context, accountID, sheetID string) (*store.Counts, error)
-	TopCellValues(ctx context.Context, accountID, sheetID, key string, q store.RecordQuery, n int) ([]store.CellCount, error)
-	GetRecords(ctx context.Context, accountID, sheetID string, q store.RecordQuery, withTotal bool) ([]*store.Record, int64, error)
-	SourceLines(ctx context.Context, accountID, sheetID string, ids ...string) (store.LineRuns, error)
-	UpdateRecords(ctx context.Context, sheetID string, in []store.RecordIn, opt store.WriteOptions) (*store.WriteResult, error)
-	ApplyGridEdit(ctx context.Context, sheetID string, e store.GridEdit, opt store.WriteOptions) (*store.GridEditResult, error)
-	InsertRecords(ctx context.Context, sheetID string, in []store.RecordIn, opt store.WriteOptions) (*store.WriteResult, error)
-	DeleteRecords(ctx context.Context, sheetID string, ids []string, opt store.WriteOptions) (*store.WriteResult, error)
-	FindAndReplace(ctx context.Context, sheetID string, q store.RecordQuery, fr store.FindReplace, opt store.WriteOptions) (*store.BulkResult, error)
-	CountMatches(ctx context.Context, accountID, sheetID string, q store.RecordQuery, fr store.FindReplace, max int) (int, bool, error)
-	ClearColumn(ctx context.Context, sheetID, fieldKey string, opt store.WriteOptions) (*store.BulkResult, error)
-	DeleteWhere(ctx context.Context, sheetID string, q store.RecordQuery, opt store.WriteOptions) (*store.BulkResult, error)
-	BulkUpdate(ctx context.Context, sheetID string, q store.RecordQuery, cells map[string]store.CellIn, opt store.WriteOptions) (*store.BulkResult, error)
+	CreateSnapshot(ctx context.Context, accountID, sheetID, label, threadID, actor string) (*recordset.Snapshot, error)
+	GetRecordCounts(ctx context.Context, accountID, sheetID string) (*recordset.Counts, error)
+	TopCellValues(ctx context.Context, accountID, sheetID, key string, q recordset.RecordQuery, n int) ([]recordset.CellCount, error)
+	GetRecords(ctx context.Context, accountID, sheetID string, q recordset.RecordQuery, withTotal bool) ([]*recordset.Record, int64, error)
+	SourceLines(ctx context.Context, accountID, sheetID string, ids ...string) (recordset.LineRuns, error)
+	UpdateRecords(ctx context.Context, sheetID string, in []recordset.RecordIn, opt recordset.WriteOptions) (*recordset.WriteResult, error)
+	ApplyGridEdit(ctx context.Context, sheetID string, e recordset.GridEdit, opt recordset.WriteOptions) (*recordset.GridEditResult, error)
+	InsertRecords(ctx context.Context, sheetID string, in []recordset.RecordIn, opt recordset.WriteOptions) (*recordset.WriteResult, error)
+	DeleteRecords(ctx context.Context, sheetID string, ids []string, opt recordset.WriteOptions) (*recordset.WriteResult, error)
+	FindAndReplace(ctx context.Context, sheetID string, q recordset.RecordQuery, fr recordset.FindReplace, opt recordset.WriteOptions) (*recordset.BulkResult, error)
+	CountMatches(ctx context.Context, accountID, sheetID string, q recordset.RecordQuery, fr recordset.FindReplace, max int) (int, bool, error)
+	ClearColumn(ctx context.Context, sheetID, fieldKey string, opt recordset.WriteOptions) (*recordset.BulkResult, error)
+	DeleteWhere(ctx context.Context, sheetID string, q recordset.RecordQuery, opt recordset.WriteOptions) (*recordset.BulkResult, error)
+	BulkUpdate(ctx context.Context, sheetID string, q recordset.RecordQuery, cells map[string]recordset.CellIn, opt recordset.WriteOptions) (*recordset.BulkResult, error)
 	GetColumnWidths(ctx context.Context, userID, sheetID string) (store.ColumnWidths, error)
 	SaveColumnWidths(ctx context.Context, userID, sheetID string, w store.ColumnWidths) error
-	Undo(ctx context.Context, sheetID string, opt store.WriteOptions) (*store.UndoResult, error)
-	Redo(ctx context.Context, sheetID string, opt store.WriteOptions) (*store.UndoResult, error)
-	UndoState(ctx context.Context, sheetID, actor string) (*store.UndoState, error)
+	Undo(ctx context.Context, sheetID string, opt recordset.WriteOptions) (*recordset.UndoResult, error)
+	Redo(ctx context.Context, sheetID string, opt recordset.WriteOptions) (*recordset.UndoResult, error)
+	UndoState(ctx context.Context, sheetID, actor string) (*recordset.UndoState, error)
 	BlockingJob(ctx context.Context, workbookID string) (*model.Job, error)
 	SaveView(ctx context.Context, v *store.View) error
 	GetView(ctx context.Context, accountID, id string) (*store.View, error)
@@ -146,7 +147,7 @@ type Store interface {
 	DeleteView(ctx context.Context, accountID, id string) error
 	GetDocument(ctx context.Context, spaceID, id string) (*model.Document, error)
 	ListJobs(ctx context.Context, f store.JobFilter) ([]*model.Job, int, error)
-	EachRecord(ctx context.Context, accountID, sheetID string, q store.RecordQuery, fn func(*store.Record) error) error
+	EachRecord(ctx context.Context, accountID, sheetID string, q recordset.RecordQuery, fn func(*recordset.Record) error) error
 	AcceptInvitation(ctx context.Context, raw, passwordHash string) (*model.User, error)
 	InvitationLive(ctx context.Context, raw string) bool
 	ListAgents(ctx context.Context, f store.AgentFilter) ([]*model.Agent, int, error)

@@ -13,6 +13,7 @@ import (
 	"github.com/sluice/sluice/markup"
 	"github.com/sluice/sluice/model"
 	"github.com/sluice/sluice/store"
+	"github.com/sluice/sluice/store/recordset"
 	"github.com/sluice/sluice/views"
 )
 
@@ -161,7 +162,7 @@ func (h *Handler) SheetEmbed(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	recs, total, err := h.store.GetRecords(c.Context(), sc.u.AccountID, sc.sheet.ID, store.RecordQuery{Page: model.Page{Size: embedRows, Number: 1}}, true)
+	recs, total, err := h.store.GetRecords(c.Context(), sc.u.AccountID, sc.sheet.ID, recordset.RecordQuery{Page: model.Page{Size: embedRows, Number: 1}}, true)
 	if err != nil {
 		return err
 	}

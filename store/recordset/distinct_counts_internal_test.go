@@ -1,0 +1,22 @@
+package recordset
+
+import (
+	"testing"
+	"time"
+)
+
+// A build thrown away because a write came between is not tried again for
+// valueCountsRetry: a sheet being edited would be counted again and again in vain.
+func TestValueCountsWaitAfterADeclinedBuild(t *testing.T) {
+	db := &DB{}
+	b := &db.valueCounts
+	key := [2]int64{7, 3}
+	b.running, b.declined, b.one = map[[2]int64]bool{}, map[[2]int64]time.Time{key: time.Now().Add(-valueCountsRetry / 2)}, make(chan struct{}, 1)
+	db.startValueCounts(&recSheet{sk: 7, total: ValueCountsMin}, 3)
+	b.mu.Lock()
+	started := b.running[key]
+	b.mu.Unlock()
+	if started {
+		t.Fatal("a build started half the retry time after one was thrown away")
+	}
+}

@@ -1,0 +1,168 @@
+package recordset
+
+import (
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/sluice/sluice/errs"
+	"github.com/sluice/sluice/model"
+	"github.com/sluice/sluice/records"
+	"github.com/sluice/sluice/store/sqldb"
+)
+
+// checkRefs adds an "unlinked" error to every reference cell whose value matches no record
+// of the referenced sheet on the referenced field. Changes in the referenced sheet mark this
+// sheet for a full recheck (staleReferrers).
+func (tx *Tx) checkRefs(rs *recSheet, states []*recState) error {
+	for _, r := range rs.Schema.Refs {
+		if r.Config == nil || r.Config.Ref == "" || r.Config.Key == "" {
+			continue
+		}
+		wanted := map[string]bool{}
+		for _, st := range states {
+			for _, v := range records.Elements(st.row[r.Index]) {
+				wanted[v] = false
+			}
+		}
+		if len(wanted) == 0 {
+			continue
+		}
+		missing, err := tx.findRefs(rs, r, wanted)
+		if err != nil {
+			return err
+		}
+		for _, st := range states {
+			for _, v := range records.Elements(st.row[r.Index]) {
+				if wanted[v] {
+					continue
+				}
+				if st.msgs == nil {
+					st.msgs = make(records.Cells, len(rs.Schema.Rules))
+				}
+				msg := fmt.Sprintf("No record of %s has %s %q", r.Config.Ref, r.Config.Key, v)
+				if missing != "" {
+					msg = missing
+				}
+				st.msgs[r.Index] = append(st.msgs[r.Index], records.Message{Type: records.LevelError, Source: records.SourceUnlinked, Message: msg})
+				break
+			}
+		}
+	}
+	return nil
+}
+
+// findRefs marks in wanted the values that exist in the referenced sheet. It returns a
+// message for every value when the referenced sheet or field itself is missing.
+func (tx *Tx) findRefs(rs *recSheet, r *records.Rule, wanted map[string]bool) (string, error) {
+	var targetID string
+	err := tx.QueryRow(`SELECT id FROM sheets WHERE workbook_id = ? AND (slug = ? OR id = ?) AND deleted_at IS NULL ORDER BY slug = ? DESC LIMIT 1`,
+		rs.WorkbookID, r.Config.Ref, r.Config.Ref, r.Config.Ref).Scan(&targetID)
+	if errors.Is(err, sql.ErrNoRows) {
+		return fmt.Sprintf("Referenced sheet %q not found", r.Config.Ref), nil
+	}
+	if err != nil {
+		return "", errs.Wrap(err, "find referenced sheet")
+	}
+	target, err := loadRecSheet(tx.Context(), tx, "", targetID)
+	if err != nil {
+		return "", err
+	}
+	tr := target.Schema.Rule(r.Config.Key)
+	if tr == nil {
+		return fmt.Sprintf("Referenced field %q not found in %s", r.Config.Key, r.Config.Ref), nil
+	}
+	if target.sk == 0 {
+		return "", nil
+	}
+	if u := tr.Unique; u != nil && target.ucOf[u] != 0 && target.hash == schemaHash(&target.Config) {
+		return "", tx.findRefsByIndex(target.ucOf[u], tr, u, wanted)
+	}
+	return "", tx.findRefsByScan(target, tr, wanted)
+}
+
+// findRefsByIndex looks values up in the referenced field's unique index.
+func (tx *Tx) findRefsByIndex(uc int64, tr *records.Rule, u *records.Unique, wanted map[string]bool) error {
+	keyOf := map[string][]string{}
+	var keys []string
+	for v := range wanted {
+		raw, _ := tr.Coerce(records.Quote(v))
+		if k, ok := u.Key(raw); ok {
+			if keyOf[k] == nil {
+				keys = append(keys, k)
+			}
+			keyOf[k] = append(keyOf[k], v)
+		}
+	}
+	found, err := tx.lookupHolders(uc, keys)
+	if err != nil {
+		return err
+	}
+	for k := range found {
+		for _, v := range keyOf[k] {
+			wanted[v] = true
+		}
+	}
+	return nil
+}
+
+// findRefsByScan reads the referenced sheet's field, in one pass, when it has no unique index.
+func (tx *Tx) findRefsByScan(target *recSheet, tr *records.Rule, wanted map[string]bool) error {
+	lo, hi := ridRange(target.sk)
+	list := make([]string, 0, len(wanted))
+	for v := range wanted {
+		list = append(list, v)
+	}
+	text := target.d.Typing().Text(target.value("r", tr.Key))
+	args := append(append(append(append([]any{}, text.Args...), lo, hi), text.Args...), stringsJSON(list))
+	return sqldb.EachRow(tx.Context(), tx, "look up references", `SELECT DISTINCT `+text.SQL+` FROM records r
+		WHERE r.rid BETWEEN ? AND ? AND `+text.SQL+` IN (SELECT value FROM `+tx.Dialect().JSONTexts("?")+`)`, args, func(rows *sql.Rows) error {
+		var v string
+		if err := rows.Scan(&v); err != nil {
+			return errs.Wrap(err, "scan reference")
+		}
+		wanted[v] = true
+		return nil
+	})
+}
+
+// staleReferrers marks the sheets whose reference fields point at rs as needing revalidation:
+// a record added, changed or deleted here can make their references dangle or resolve. They
+// are rechecked in full on their next read or write.
+func (tx *Tx) staleReferrers(rs *recSheet) error {
+	rows, err := tx.QueryContext(tx.Context(), `SELECT s.id, s.config FROM sheets s JOIN record_sheets r ON r.sheet_id = s.id
+		WHERE s.workbook_id = ? AND s.id <> ? AND s.deleted_at IS NULL AND r.total > 0 AND instr(s.config, '"type":"reference') > 0`, rs.WorkbookID, rs.ID)
+	if err != nil {
+		return errs.Wrap(err, "find referring sheets")
+	}
+	defer rows.Close()
+	var stale []string
+	for rows.Next() {
+		var id, raw string
+		if err := rows.Scan(&id, &raw); err != nil {
+			rows.Close()
+			return errs.Wrap(err, "scan referring sheet")
+		}
+		var cfg model.SheetConfig
+		if json.Unmarshal([]byte(raw), &cfg) != nil {
+			continue
+		}
+		for _, f := range cfg.Fields {
+			if (f.Type == model.FieldReference || f.Type == model.FieldReferenceList) && f.Config != nil && (f.Config.Ref == rs.Slug || f.Config.Ref == rs.ID) {
+				stale = append(stale, id)
+				break
+			}
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return errs.Wrap(err, "find referring sheets")
+	}
+	rows.Close()
+	for _, id := range stale {
+		if _, err := tx.Exec(`UPDATE record_sheets SET schema_hash = '' WHERE sheet_id = ?`, id); err != nil {
+			return errs.Wrap(err, "mark referring sheet")
+		}
+	}
+	return nil
+}

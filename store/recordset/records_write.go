@@ -1,0 +1,571 @@
+package recordset
+
+import (
+	"database/sql"
+	"encoding/json"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/sluice/sluice/store/sqldb"
+
+	"github.com/sluice/sluice/errs"
+	"github.com/sluice/sluice/model"
+	"github.com/sluice/sluice/records"
+)
+
+type changeKind int
+
+const (
+	kInsert  changeKind = iota // a new row
+	kUpdate                    // an existing row, old state counted and indexed
+	kDelete                    // a row going away
+	kRecheck                   // an existing row revalidated after its sheet's index and counts were reset
+)
+
+// change is one record's move from old to new state inside a write.
+type change struct {
+	kind     changeKind
+	old, new *recState
+}
+
+func (c *change) rid() int64 {
+	if c.new != nil {
+		return c.new.rid
+	}
+	return c.old.rid
+}
+
+// WriteOptions says who writes and which events follow.
+type WriteOptions struct {
+	Actor string
+	// AccountID limits the write to sheets of one account; empty skips the check (tests, workers).
+	AccountID string
+	// Silent suppresses records:* events (bulk-update's silent flag).
+	Silent bool
+	// DisableHooks marks the write as one that must not wake record hooks (X-Disable-Hooks).
+	DisableHooks bool
+	// Completes names a pending commit this write answers (a record hook writing back to
+	// the commit's dataUrl); it is completed in the same transaction.
+	Completes string
+	// Job names the built-in job whose records these are: the records added are
+	// noted with it, so the job takes them back unless it completes.
+	Job string
+	// Formats reads text values of some fields in the given format (fieldKey → DMY, MDY,
+	// serial, "." or ","), as the import wizard chose for their columns.
+	Formats map[string]string
+	// Undo notes the write in the actor's undo history of the sheet as this kind of change
+	// (edit, paste, fill, add, delete, replace, clear, set): the grid's writes (undo.go).
+	Undo string
+	// Lines, for a streamed insert of a file's rows, notes each record's row in the file.
+	Lines *Lines
+}
+
+// writeCtx is the state shared by the steps of one versioned write.
+type writeCtx struct {
+	opt         WriteOptions
+	vseq        int64
+	versionID   string
+	emptyBefore bool // the sheet had no records when the write began
+	stmts       map[string]*sql.Stmt
+	undo        *undoLog // where the changes are noted for undo; nil: they are not
+	// pre is the values of a streamed batch counted ahead for the kept value lists (nil:
+	// none); keptAfter reports back which lists the write left kept.
+	pre       *valueDelta
+	keptAfter []bool
+}
+
+// beginSheetWrite loads the sheet sheetID of opt's account and begins a write to it
+// (beginWrite). Errors: not_found, forbidden.
+func (tx *Tx) beginSheetWrite(sheetID string, opt WriteOptions) (*recSheet, *writeCtx, error) {
+	rs, err := loadRecSheet(tx.Context(), tx, opt.AccountID, sheetID)
+	if err != nil {
+		return nil, nil, err
+	}
+	w, err := tx.beginWrite(rs, opt)
+	return rs, w, err
+}
+
+// beginWrite checks the sheet accepts writes, prepares its index and opens a version.
+func (tx *Tx) beginWrite(rs *recSheet, opt WriteOptions) (*writeCtx, error) {
+	if err := rs.checkWritable(); err != nil {
+		return nil, err
+	}
+	if err := tx.prepareWrite(rs); err != nil {
+		return nil, err
+	}
+	w := &writeCtx{opt: opt, emptyBefore: rs.total == 0}
+	if opt.Undo != "" {
+		w.undo = &undoLog{what: opt.Undo}
+	}
+	return w, tx.newVersion(rs, w)
+}
+
+// newVersion opens the commit the write's rows are stamped with (its id is the version id)
+// and maps it to a version key. Writes without hooks complete their commit at once.
+func (tx *Tx) newVersion(rs *recSheet, w *writeCtx) error {
+	c, err := tx.CreateCommit(rs.Sheet, w.opt.Actor, !w.opt.DisableHooks)
+	if err != nil {
+		return err
+	}
+	w.versionID = c.ID
+	tx.touchRecords(rs.sk)
+	if err := tx.QueryRow(`INSERT INTO record_versions (id, sk, created_at) VALUES (?, ?, ?) RETURNING vseq`, w.versionID, rs.sk, sqldb.Millis(tx.Now())).Scan(&w.vseq); err != nil {
+		return errs.Wrap(err, "create version")
+	}
+	if w.opt.Completes != "" {
+		if _, err := tx.CompleteCommitTx(w.opt.AccountID, w.opt.Completes, w.opt.Actor); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// applyChanges validates what references and unique constraints need, writes the rows and
+// the counts. Type, required and enum checks have already run on the new states.
+func (tx *Tx) applyChanges(rs *recSheet, changes []*change, w *writeCtx) error {
+	var news []*recState
+	for _, c := range changes {
+		if c.new != nil {
+			c.new.dups = c.new.dups[:0]
+			news = append(news, c.new)
+		}
+	}
+	if err := tx.checkRefs(rs, news); err != nil {
+		return err
+	}
+	if w.undo != nil {
+		if err := tx.noteUndo(rs, w, changes); err != nil {
+			return err
+		}
+	}
+	if err := tx.registerLayers(rs, news, w); err != nil {
+		return err
+	}
+	d := newCountDelta()
+	var err error
+	if d.values, err = tx.keptValues(rs); err != nil {
+		return err
+	}
+	d.values.adopt(w.pre)
+	if err := tx.reconcileUniques(rs, changes, w, d); err != nil {
+		return err
+	}
+	var ins, ups []*recState
+	var dels []int64
+	tx.noteChanged(rs.sk, len(changes), func(i int) int64 { return changes[i].rid() })
+	for _, c := range changes {
+		if c.old != nil && c.kind != kRecheck {
+			d.tally(rs, c.old, -1)
+		}
+		if c.new != nil {
+			rs.settle(c.new)
+			d.tally(rs, c.new, 1)
+			if c.new.preCounted {
+				d.values.correct(c.new.row, c.new.preValid, c.new.valid)
+			}
+		}
+		switch c.kind {
+		case kInsert:
+			ins = append(ins, c.new)
+		case kUpdate, kRecheck:
+			ups = append(ups, c.new)
+		case kDelete:
+			dels = append(dels, c.old.rid)
+		}
+	}
+	if len(ins) > 0 || len(dels) > 0 {
+		d.shape = 1
+	}
+	blooms, packs := rs.planBlooms(changes), rs.planPacks(changes, d.values)
+	defer blooms.wait() // (the rows are left alone once applyChanges returns, whatever it returns)
+	defer packs.wait()
+	if err := tx.insertRows(rs, ins, w); err != nil {
+		return err
+	}
+	if err := tx.updateRows(rs, ups, w); err != nil {
+		return err
+	}
+	if err := tx.deleteRows(dels); err != nil {
+		return err
+	}
+	if err := tx.keepFTS(rs, changes); err != nil {
+		return err
+	}
+	if err := tx.writeBlooms(rs, blooms); err != nil {
+		return err
+	}
+	if err := tx.applyCounts(rs, d); err != nil {
+		return err
+	}
+	w.keptAfter = d.values.keptRules(len(rs.Schema.Rules))
+	if err := tx.writePacks(rs, packs, w.keptAfter); err != nil {
+		return err
+	}
+	return tx.staleReferrers(rs)
+}
+
+// Rows are written by multi-row statements with numbered parameters: ?1 is the version,
+// then rowCols per row.
+const (
+	rowCols  = 7
+	rowChunk = 300
+)
+
+func (rs *recSheet) rowArgs(args []any, st *recState) []any {
+	return append(args, st.rid, rs.encoded(st), rs.encodeExtra(st), encodeEFS(st.efs), encodeDups(st.dups), sqldb.BoolInt(st.valid), rs.kindsOf(st))
+}
+
+// rowValues returns n groups "(?2, …, ?7)" numbering parameters after ?1, with tail
+// appended inside each group. typed casts the integer columns (rid, valid, kinds): the rows of an
+// UPDATE's VALUES have no column types, which PostgreSQL needs.
+func rowValues(n int, tail string, typed bool) string {
+	var b strings.Builder
+	p := 2
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteByte('(')
+		for j := 0; j < rowCols; j++ {
+			if j > 0 {
+				b.WriteString(", ")
+			}
+			if typed && (j == 0 || j == 5 || j == 6) {
+				b.WriteString("CAST(?" + strconv.Itoa(p) + " AS BIGINT)")
+			} else {
+				b.WriteByte('?')
+				b.WriteString(strconv.Itoa(p))
+			}
+			p++
+		}
+		b.WriteString(tail)
+		b.WriteByte(')')
+	}
+	return b.String()
+}
+
+// rowWrite is a multi-row statement over a list of records: per rows a statement, its text
+// for n rows (sql), each row's arguments after ?1, the version (row), and arguments after a
+// chunk's rows (tail, optional).
+type rowWrite struct {
+	per  int
+	sql  func(n int) string
+	row  func(args []any, st *recState) []any
+	tail func(chunk []*recState) []any
+}
+
+// writeRows runs rw over list in chunks of rw.per rows; the statement for a full chunk is
+// prepared once per write (on SQLite once per connection).
+func (tx *Tx) writeRows(list []*recState, w *writeCtx, rw rowWrite) error {
+	for start := 0; start < len(list); start += rw.per {
+		chunk := list[start:min(start+rw.per, len(list))]
+		args := make([]any, 1, 3+rowCols*len(chunk))
+		args[0] = w.vseq
+		for _, st := range chunk {
+			args = rw.row(args, st)
+		}
+		if rw.tail != nil {
+			args = append(args, rw.tail(chunk)...)
+		}
+		if tx.Dialect().CachesStatements() {
+			// The driver keeps the statement prepared on the writer's connection from one
+			// write to the next (its statement cache, Open's _stmt_cache_size): prepared
+			// in each write, an import's statements of 300 rows took 0.2 s of its writer.
+			if _, err := tx.ExecContext(tx.Context(), rw.sql(len(chunk)), args...); err != nil {
+				return errs.Wrap(err, "write records")
+			}
+			continue
+		}
+		stmt, err := w.prepare(tx, rw.sql(len(chunk))) //nolint:sqlclosecheck // kept for the write's next chunks; database/sql closes it with the transaction
+		if err != nil {
+			return err
+		}
+		if _, err := stmt.ExecContext(tx.Context(), tx.StmtArgs(args)...); err != nil {
+			return errs.Wrap(err, "write records")
+		}
+	}
+	return nil
+}
+
+// prepare returns a statement prepared in tx, reusing it within the write.
+func (w *writeCtx) prepare(tx *Tx, q string) (*sql.Stmt, error) {
+	if s := w.stmts[q]; s != nil {
+		return s, nil
+	}
+	s, err := tx.PrepareContext(tx.Context(), q)
+	if err != nil {
+		return nil, errs.Wrap(err, "prepare statement")
+	}
+	if w.stmts == nil {
+		w.stmts = map[string]*sql.Stmt{}
+	}
+	w.stmts[q] = s
+	return s, nil
+}
+
+// Statement texts by row count; updates by dialect too (PostgreSQL casts the values' text
+// to jsonb, which a VALUES list leaves as text).
+var insertSQL, updateSQL = map[int]string{}, [2]map[int]string{{}, {}}
+var sqlMu sync.Mutex
+
+// cachedSQL builds the statement text for n rows once.
+func cachedSQL(cache map[int]string, n int, build func(int) string) string {
+	return cachedSQLFull(cache, n, rowChunk, build)
+}
+
+// cachedSQLFull is cachedSQL for statements whose full chunk is full rows.
+func cachedSQLFull(cache map[int]string, n, full int, build func(int) string) string {
+	sqlMu.Lock()
+	defer sqlMu.Unlock()
+	if s, ok := cache[n]; ok {
+		return s
+	}
+	s := build(n)
+	if n == full {
+		cache[n] = s
+	}
+	return s
+}
+
+func (tx *Tx) insertRows(rs *recSheet, list []*recState, w *writeCtx) error {
+	if rs.d.Copies() {
+		return tx.copyRows(rs, list, w)
+	}
+	// Most imported rows are valid and carry nothing but their values: they bind two
+	// parameters, not six (binding is a cgo call each; issue 17).
+	var plain, rest []*recState
+	for _, st := range list {
+		if st.valid && len(st.efs) == 0 && len(st.dups) == 0 && rs.encodeExtra(st) == nil {
+			plain = append(plain, st)
+		} else {
+			rest = append(rest, st)
+		}
+	}
+	if err := tx.insertPlain(rs, plain, w); err != nil {
+		return err
+	}
+	return tx.writeRows(rest, w, rowWrite{per: rowChunk, row: rs.rowArgs, sql: func(n int) string {
+		return cachedSQL(insertSQL, n, func(n int) string {
+			return `INSERT INTO records (rid, vals, x, efs, dups, valid, kinds, vseq) VALUES ` + rowValues(n, ", ?1", false)
+		})
+	}})
+}
+
+// plainSQL are the statements of insertPlain by row count and kinds (count × (kindsAll+1) +
+// kinds).
+var plainSQL = map[int]string{}
+
+// insertPlain inserts valid rows without messages, metadata, config or duplicates: rid and
+// values are all they bind. Their kinds are written into the statement, those of all its
+// rows together (a record said to hold a kind it has not is only tested field by field
+// where it need not be; binding each row's cost 5% of an import whose rows differ).
+func (tx *Tx) insertPlain(rs *recSheet, list []*recState, w *writeCtx) error {
+	const per = 3 * rowChunk
+	for start := 0; start < len(list); start += per {
+		chunk := list[start:min(start+per, len(list))]
+		var k int64
+		for _, st := range chunk {
+			k = unionKinds(k, rs.kindsOf(st))
+		}
+		err := tx.writeRows(chunk, w, rowWrite{per: per,
+			row: func(args []any, st *recState) []any { return append(args, st.rid, rs.encoded(st)) },
+			sql: func(n int) string {
+				return cachedSQLFull(plainSQL, n*(kindsAll+1)+int(k), per*(kindsAll+1)+int(k), func(int) string {
+					var b strings.Builder
+					b.WriteString(`INSERT INTO records (rid, vals, x, efs, dups, valid, kinds, vseq) VALUES `)
+					for i := 0; i < n; i++ {
+						if i > 0 {
+							b.WriteString(", ")
+						}
+						b.WriteString("(?" + strconv.Itoa(2+2*i) + ", ?" + strconv.Itoa(3+2*i) + ", NULL, NULL, NULL, 1, " + strconv.FormatInt(k, 10) + ", ?1)")
+					}
+					return b.String()
+				})
+			}})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// copyRows inserts rows on PostgreSQL with COPY (issue 15: a 10,000-row batch as one
+// stream instead of 34 statements of 1,800 parameters).
+func (tx *Tx) copyRows(rs *recSheet, list []*recState, w *writeCtx) error {
+	if len(list) == 0 {
+		return nil
+	}
+	err := tx.CopyFrom(tx.Context(), "records", []string{"rid", "vals", "x", "efs", "dups", "valid", "kinds", "vseq"}, len(list), func(i int, row []any) {
+		st := list[i]
+		row[0], row[1] = st.rid, rs.encoded(st)
+		row[2], row[3], row[4], row[5], row[6], row[7] = rs.encodeExtra(st), encodeEFS(st.efs), encodeDups(st.dups), int64(sqldb.BoolInt(st.valid)), rs.kindsOf(st), w.vseq
+	})
+	if err != nil {
+		return errs.Wrap(err, "write records")
+	}
+	return nil
+}
+
+func (tx *Tx) updateRows(rs *recSheet, list []*recState, w *writeCtx) error {
+	// Each statement also bounds rid to its rows' range: without it SQLite 3.54 plans a
+	// 300-row VALUES join as a scan of every record (21 ms a statement at 1,000,000
+	// records, quadratic over a sheet-wide edit) instead of a search by key (0.5 ms).
+	// Sorted by key, each chunk's range holds little else.
+	list = append([]*recState(nil), list...)
+	sort.Slice(list, func(i, j int) bool { return list[i].rid < list[j].rid })
+	return tx.writeRows(list, w, rowWrite{per: rowChunk, row: rs.rowArgs,
+		sql: func(n int) string {
+			return cachedSQL(updateSQL[rs.d], n, func(n int) string {
+				vals := rs.d.AsJSON("v.column2")
+				lo := 2 + rowCols*n
+				return `UPDATE records SET vals = ` + vals + `, x = v.column3, efs = v.column4, dups = v.column5, valid = v.column6, kinds = v.column7, vseq = ?1
+			FROM (VALUES ` + rowValues(n, "", true) + `) AS v WHERE records.rid = v.column1 AND records.rid BETWEEN ?` + strconv.Itoa(lo) + ` AND ?` + strconv.Itoa(lo+1)
+			})
+		},
+		tail: func(chunk []*recState) []any { return []any{chunk[0].rid, chunk[len(chunk)-1].rid} },
+	})
+}
+
+func (tx *Tx) deleteRows(rids []int64) error {
+	if len(rids) == 0 {
+		return nil
+	}
+	if _, err := tx.Exec(`DELETE FROM records WHERE rid IN (SELECT CAST(value AS BIGINT) FROM `+tx.Dialect().JSONTexts("?")+`)`, ridsJSON(rids)); err != nil {
+		return errs.Wrap(err, "delete records")
+	}
+	return nil
+}
+
+// nextRids reserves n record keys of the sheet, in order.
+func (tx *Tx) nextRids(rs *recSheet, n int) (int64, error) {
+	var first int64
+	err := tx.QueryRow(`UPDATE record_sheets SET next_seq = next_seq + ? WHERE sk = ? RETURNING next_seq - ?`, n, rs.sk, n).Scan(&first)
+	if err != nil {
+		return 0, errs.Wrap(err, "reserve record ids")
+	}
+	if first+int64(n) >= 1<<seqBits {
+		return 0, errs.Invalidf("sheetId", "Sheet has reached the maximum number of records")
+	}
+	if rs.fresh == 0 {
+		rs.fresh = rs.sk<<seqBits | first
+	}
+	return rs.sk<<seqBits | first, nil
+}
+
+// emitRecords writes the records:<verb> and sheet:counts-updated events of a write.
+func (tx *Tx) emitRecords(rs *recSheet, w *writeCtx, verb string, ids []string) error {
+	if w.opt.Silent {
+		return nil
+	}
+	ctx := rs.eventContext(w.opt.Actor, w.versionID)
+	if len(ids) > 0 {
+		if err := tx.emitWorkbook("records:"+verb, ctx, recordsPayload(rs.ID, ids)); err != nil {
+			return err
+		}
+	}
+	_, err := tx.Emit("sheet:counts-updated", ctx, map[string]any{"sheetId": rs.ID})
+	return err
+}
+
+// emitChanges writes the records:updated, records:created and records:deleted events of
+// changes, each naming its records in order, and touches the space when records came.
+func (tx *Tx) emitChanges(rs *recSheet, w *writeCtx, changes []*change) error {
+	byKind := map[changeKind][]string{}
+	for _, c := range changes {
+		byKind[c.kind] = append(byKind[c.kind], RecordID(c.rid()))
+	}
+	for _, v := range []struct {
+		kind changeKind
+		verb string
+	}{{kUpdate, "updated"}, {kInsert, "created"}, {kDelete, "deleted"}} {
+		if ids := byKind[v.kind]; len(ids) > 0 {
+			if err := tx.emitRecords(rs, w, v.verb, ids); err != nil {
+				return err
+			}
+		}
+	}
+	if len(byKind[kInsert]) > 0 {
+		return tx.TouchSpace(rs.SpaceID)
+	}
+	return nil
+}
+
+// recordsPayload is {sheetId, recordIds, recordCount}, written directly: a batch names up to
+// 10,000 records, and record ids need no escaping.
+func recordsPayload(sheetID string, ids []string) json.RawMessage {
+	b := make([]byte, 0, 64+len(ids)*(len(sqldb.PrefixRecord)+recordIDLen+3))
+	b = append(b, `{"sheetId":`...)
+	b = append(b, records.Quote(sheetID)...)
+	b = append(b, `,"recordIds":[`...)
+	for i, id := range ids {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(append(append(b, '"'), id...), '"')
+	}
+	b = append(b, `],"recordCount":`...)
+	b = strconv.AppendInt(b, int64(len(ids)), 10)
+	return append(b, '}')
+}
+
+// emitWorkbook writes an event with domain "workbook", where Flatfile's listeners expect
+// record and snapshot events (Emit would take the domain from the topic).
+func (tx *Tx) emitWorkbook(topic string, ctx model.EventContext, payload json.RawMessage) error {
+	return tx.InsertEvent(&model.Event{ID: sqldb.NewID(sqldb.PrefixEvent), Topic: topic, Domain: "workbook", Context: ctx, Payload: payload, CreatedAt: tx.Now()})
+}
+
+// newState starts a record state for rid with its values checked.
+func (rs *recSheet) newState(rid int64, row records.Row) *recState {
+	st := &recState{rid: rid, row: row}
+	var written []string
+	st.msgs, written = rs.Schema.CheckKeep(row)
+	if written != nil {
+		st.meta = sourceMeta(rs.Schema, written)
+	}
+	return st
+}
+
+// sourceMeta is {"source": {fieldKey: text as written}} for the values reading changed:
+// nothing of the file is lost, and an undo can put it back.
+func sourceMeta(s *records.Schema, written []string) json.RawMessage {
+	src := make(map[string]string)
+	for i, w := range written {
+		if w != "" {
+			src[s.Rules[i].Key] = w
+		}
+	}
+	b, _ := json.Marshal(map[string]any{"source": src})
+	return b
+}
+
+// mergeMeta adds the metadata Sluice wrote (ours: the source texts) to what a client sent,
+// the client's own source keys first.
+func mergeMeta(client, ours json.RawMessage) json.RawMessage {
+	if ours == nil {
+		return client
+	}
+	if client == nil {
+		return ours
+	}
+	var c, o map[string]json.RawMessage
+	if json.Unmarshal(client, &c) != nil || json.Unmarshal(ours, &o) != nil {
+		return client
+	}
+	var cs, xs map[string]json.RawMessage
+	_ = json.Unmarshal(c["source"], &cs)
+	_ = json.Unmarshal(o["source"], &xs)
+	if cs == nil {
+		cs = xs
+	} else {
+		for k, v := range xs {
+			if _, ok := cs[k]; !ok {
+				cs[k] = v
+			}
+		}
+	}
+	c["source"], _ = json.Marshal(cs)
+	b, _ := json.Marshal(c)
+	return b
+}

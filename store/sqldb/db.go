@@ -1,0 +1,332 @@
+// Package sqldb is the floor of Sluice's store: the two SQL engines (SQLite, PostgreSQL)
+// behind one dialect, embedded numbered migrations, one writer with immediate transactions
+// and a pool of readers, the write transaction with its clock, events and idempotency mark,
+// and prefixed ids. The record engine (store/recordset) and the resources (store) stand on
+// it; nothing here knows about records' derived data or HTTP.
+package sqldb
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	_ "github.com/mattn/go-sqlite3" // registers the sqlite3 driver
+
+	"github.com/sluice/sluice/errs"
+)
+
+//go:embed migrations/*.sql migrations/postgres/*.sql
+var migrations embed.FS
+
+// Advisory lock keys of PostgreSQL mode.
+const (
+	writeLock     int64 = 0x51c3_0001
+	migrationLock int64 = 0x51c3_0002
+)
+
+func (db *DB) migrationDir() string {
+	if db.Postgres() {
+		return "migrations/postgres"
+	}
+	return "migrations"
+}
+
+// DB is the database. With SQLite, writes go through one connection so SQLite never sees
+// two writers, and reads use a pool that runs beside the writer thanks to WAL; with
+// PostgreSQL both are pools of the server's connections.
+type DB struct {
+	url    string // PostgreSQL's, for LISTEN; "" with SQLite
+	Writer *Pool
+	Reader *Pool
+	Now    func() time.Time // the clock; tests replace it
+	vacuum vacuumer         // PostgreSQL: tidies records after bulk writes
+}
+
+// Settings are what a DB's owner may set at start (cmd/sluice from its configuration; a
+// test for its own DB): each DB has its own, so tests running side by side do not share them.
+type Settings struct {
+	// SearchIndexMin is the size of sheet that gets a search index (SLUICE_SEARCH_INDEX_MIN);
+	// 0: none does, searches scan.
+	SearchIndexMin int64
+}
+
+// DefaultSearchIndexMin is the size of sheet that gets a search index unless Settings say
+// otherwise (SLUICE_SEARCH_INDEX_MIN). At 0 no sheet gets one (indexes built before are still kept and used).
+const DefaultSearchIndexMin int64 = 200000
+
+// DefaultSettings are a DB's settings until Configure.
+func DefaultSettings() Settings { return Settings{SearchIndexMin: DefaultSearchIndexMin} }
+
+// Configure sets the DB's settings, which its pools and transactions share; call it before
+// the DB is used.
+func (db *DB) Configure(s Settings) { *db.Reader.set = s }
+
+// Settings returns the DB's settings.
+func (db *DB) Settings() Settings { return *db.Reader.set }
+
+// ReaderCacheKiB is the page cache of each reading connection. Small: the pages a scan
+// reads (a search reads every record) pass through it and leave nothing to reuse once a
+// sheet outgrows it, and a connection's first scan paid for filling a big cache (a search of
+// 1,000,000 records: 112-130 ms on a new connection with 64 MiB, 80 ms after, 81-86 ms
+// either way with 8 MiB). Lookups by key keep the index pages they need in it.
+const ReaderCacheKiB = 16384
+
+// Open opens (creating when missing) the database file at path and applies migrations.
+func Open(path string) (*DB, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, err
+	}
+	base := "file:" + (&url.URL{Path: abs}).EscapedPath()
+	params := "?_foreign_keys=on&_busy_timeout=10000&_journal_mode=WAL&_synchronous=NORMAL"
+	// The writer's page cache is 32 MiB (it was 64): an import appends to the end
+	// of the records and their indexes, which a smaller cache holds as well, and the 32 MiB
+	// it leaves are spent on the Go heap instead (GOGC 300, cmd/sluice): 8% off a
+	// 1,000,000-row import at about the same peak RSS.
+	// The writer keeps its last 64 statements prepared (the driver's statement cache): the
+	// multi-row statements of every batch of an import among them (writeRows).
+	w, err := sql.Open("sqlite3", base+params+"&_cache_size=-32768&_txlock=immediate&_stmt_cache_size=64")
+	if err != nil {
+		return nil, err
+	}
+	w.SetMaxOpenConns(1)
+	w.SetMaxIdleConns(1)
+	w.SetConnMaxLifetime(0)
+	// Checkpoint the WAL every 64 MiB instead of every 4 MiB: bulk imports commit a batch at a
+	// time and spent a good part of each commit copying pages back into the database file.
+	if _, err := w.Exec(`PRAGMA wal_autocheckpoint = 16384`); err != nil {
+		w.Close()
+		return nil, err
+	}
+	r, err := sql.Open("sqlite3", base+params+"&_cache_size="+strconv.Itoa(-ReaderCacheKiB)+"&_query_only=true")
+	if err != nil {
+		w.Close()
+		return nil, err
+	}
+	r.SetMaxOpenConns(8)
+	set := DefaultSettings()
+	db := &DB{Writer: &Pool{DB: w, set: &set}, Reader: &Pool{DB: r, set: &set}, Now: func() time.Time { return time.Now().UTC() }}
+	if err := db.migrate(context.Background()); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("migrate: %w", err)
+	}
+	return db, nil
+}
+
+// Close closes both pools.
+func (db *DB) Close() error {
+	err1 := db.Reader.Close()
+	err2 := db.Writer.Close()
+	if err1 != nil {
+		return err1
+	}
+	return err2
+}
+
+// Ping checks the database answers.
+func (db *DB) Ping(ctx context.Context) error { return db.Reader.PingContext(ctx) }
+
+func (db *DB) migrate(ctx context.Context) error {
+	if _, err := db.Writer.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at BIGINT NOT NULL)`); err != nil {
+		return err
+	}
+	entries, err := migrations.ReadDir(db.migrationDir())
+	if err != nil {
+		return err
+	}
+	names := make([]string, 0, len(entries))
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".sql") {
+			names = append(names, e.Name())
+		}
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		if err := db.applyMigration(ctx, name); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+func (db *DB) applyMigration(ctx context.Context, name string) error {
+	tx, err := db.Writer.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM schema_migrations WHERE name = ?`, name).Scan(&n); err != nil {
+		return err
+	}
+	if n > 0 {
+		return nil
+	}
+	if db.Postgres() {
+		// nodes starting together apply each migration once
+		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(?)`, migrationLock); err != nil {
+			return err
+		}
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM schema_migrations WHERE name = ?`, name).Scan(&n); err != nil || n > 0 {
+			return err
+		}
+	}
+	body, err := migrations.ReadFile(db.migrationDir() + "/" + name)
+	if err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, string(body)); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (name, applied_at) VALUES (?, ?)`, name, time.Now().Unix()); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// Tx is a write transaction with the time fixed once for everything it writes.
+type Tx struct {
+	*dtx
+	ctx context.Context
+	now time.Time
+	// lastEvent is the id of the last event the transaction wrote: with PostgreSQL, every
+	// node's notifier hears it at commit (NOTIFY) instead of at its next poll.
+	lastEvent string
+}
+
+// Now is the transaction's time.
+func (tx *Tx) Now() time.Time { return tx.now }
+
+// Context is the context the transaction runs in (the request's or the job's).
+func (tx *Tx) Context() context.Context { return tx.ctx }
+
+// Begin begins an immediate write transaction; Commit ends it, Rollback (a no-op after
+// Commit) abandons it.
+func (db *DB) Begin(ctx context.Context) (*Tx, error) {
+	sqlTx, err := db.Writer.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, errs.Wrap(err, "begin transaction")
+	}
+	tx := &Tx{dtx: sqlTx, ctx: ctx, now: db.Now().UTC()}
+	if db.Postgres() {
+		// One writer at a time, as SQLite's immediate transactions give: every node's
+		// writes are serialized, so the order of commits is the order of event sequence
+		// numbers and a unique check sees every earlier write.
+		if _, err := sqlTx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(?)`, writeLock); err != nil {
+			sqlTx.Rollback()
+			return nil, errs.Wrap(err, "take the write lock")
+		}
+	}
+	return tx, nil
+}
+
+// Commit marks the request's idempotency key as written, has every node hear of the
+// transaction's events (PostgreSQL) and commits.
+func (tx *Tx) Commit() error {
+	if err := tx.markIdempotent(); err != nil {
+		return err
+	}
+	if tx.lastEvent != "" && tx.d.Notifies() {
+		if _, err := tx.Exec(`SELECT pg_notify('`+EventsChannel+`', ?)`, tx.lastEvent); err != nil {
+			return errs.Wrap(err, "notify events")
+		}
+	}
+	if err := tx.dtx.Commit(); err != nil {
+		return errs.Wrap(err, "commit transaction")
+	}
+	return nil
+}
+
+// Update runs fn inside one write transaction and commits when fn returns nil.
+func (db *DB) Update(ctx context.Context, fn func(tx *Tx) error) error {
+	tx, err := db.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := fn(tx); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// IdempotencyContextKey names, in a request's context (fasthttp user values are read through
+// Value with a string key), the idempotency key row of the request: every write transaction
+// of the request marks it committed, so a retry after a crash knows the write happened.
+const IdempotencyContextKey = "sluice.idempotency"
+
+// markIdempotent notes, in a request's write transaction, that its key's request wrote.
+func (tx *Tx) markIdempotent() error {
+	id, _ := tx.ctx.Value(IdempotencyContextKey).(string)
+	if id == "" {
+		return nil
+	}
+	if _, err := tx.Exec(`UPDATE idempotency_keys SET committed = 1 WHERE id = ? AND status IS NULL`, id); err != nil {
+		return errs.Wrap(err, "mark idempotency key")
+	}
+	return nil
+}
+
+// DeferFlush lets a PostgreSQL transaction commit without waiting for its log to reach the
+// disk (synchronous_commit off): for the batches of a job, whose records a failed or
+// interrupted job takes back anyway, and whose end is a normal commit, which flushes every
+// batch before it. Measured on the 1,000,000-row import: 8.4 s with a flush per batch,
+// 6.5 s without. A crash of PostgreSQL itself can lose the last batches' records and events,
+// never leave them half-written; the job then fails as for any interruption.
+func (tx *Tx) DeferFlush() error {
+	if !tx.d.AsyncCommit() {
+		return nil
+	}
+	if _, err := tx.Exec(`SET LOCAL synchronous_commit = off`); err != nil {
+		return errs.Wrap(err, "defer flush")
+	}
+	return nil
+}
+
+// Exec runs a statement inside the transaction.
+func (tx *Tx) Exec(query string, args ...any) (sql.Result, error) {
+	return tx.ExecContext(tx.ctx, query, args...)
+}
+
+// QueryRow runs a single-row query inside the transaction.
+func (tx *Tx) QueryRow(query string, args ...any) *sql.Row {
+	return tx.QueryRowContext(tx.ctx, query, args...)
+}
+
+// Querier is what both the reader pool and a transaction offer.
+type Querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+	Dialect() Dialect
+	Settings() *Settings
+}
+
+// Millis turns a time into the stored integer (Unix milliseconds).
+func Millis(t time.Time) int64 { return t.UnixMilli() }
+
+// MillisPtr stores an optional time as NULL or milliseconds.
+func MillisPtr(t *time.Time) any {
+	if t == nil {
+		return nil
+	}
+	return t.UnixMilli()
+}
+
+// FromMillis turns a stored integer back into a UTC time.
+func FromMillis(v int64) time.Time { return time.UnixMilli(v).UTC() }
+
+// FromNullMillis turns a nullable stored integer into an optional time.
+func FromNullMillis(v sql.NullInt64) *time.Time {
+	if !v.Valid {
+		return nil
+	}
+	t := FromMillis(v.Int64)
+	return &t
+}

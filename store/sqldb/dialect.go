@@ -1,0 +1,354 @@
+package sqldb
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
+
+	"github.com/sluice/sluice/ffql"
+)
+
+// Dialect is the SQL engine behind a DB. The store's queries are written once, in words
+// both engines read; for PostgreSQL only their parameters are rewritten (rebind), and
+// spellings that differ are the dialect's methods at the query site. SQLite's json_each,
+// json_extract and instr exist in PostgreSQL as functions the PostgreSQL migrations create.
+type Dialect uint8
+
+const (
+	SQLiteDialect Dialect = iota
+	PostgresDialect
+)
+
+// Pool is a database/sql pool that speaks the store's SQL in its dialect.
+type Pool struct {
+	*sql.DB
+	d   Dialect
+	set *Settings // the DB's
+}
+
+// QueryContext runs a query in the pool's dialect.
+func (p *Pool) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	return p.DB.QueryContext(ctx, p.d.Rebind(query), p.d.Args(args)...)
+}
+
+// QueryRowContext runs a one-row query in the pool's dialect.
+func (p *Pool) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	return p.DB.QueryRowContext(ctx, p.d.Rebind(query), p.d.Args(args)...)
+}
+
+// ExecContext runs a statement in the pool's dialect.
+func (p *Pool) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	return p.DB.ExecContext(ctx, p.d.Rebind(query), p.d.Args(args)...)
+}
+
+// BeginTx starts a transaction that speaks the pool's dialect. A PostgreSQL transaction
+// keeps its connection at hand so it can also COPY rows in (copyFrom).
+func (p *Pool) BeginTx(ctx context.Context, opts *sql.TxOptions) (*dtx, error) {
+	if p.d != PostgresDialect {
+		tx, err := p.DB.BeginTx(ctx, opts)
+		if err != nil {
+			return nil, err
+		}
+		return &dtx{Tx: tx, d: p.d, set: p.set}, nil
+	}
+	conn, err := p.DB.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	tx, err := conn.BeginTx(ctx, opts)
+	if err != nil {
+		conn.Close()
+		return nil, err
+	}
+	return &dtx{Tx: tx, d: p.d, set: p.set, conn: conn}, nil
+}
+
+func (p *Pool) Dialect() Dialect { return p.d }
+
+func (p *Pool) Settings() *Settings { return p.set }
+
+// dtx is a transaction that speaks the store's SQL in its dialect.
+type dtx struct {
+	*sql.Tx
+	d    Dialect
+	set  *Settings
+	conn *sql.Conn // PostgreSQL: the transaction's connection, back to the pool when it ends
+}
+
+// Commit commits the transaction and gives its connection back.
+func (t *dtx) Commit() error {
+	err := t.Tx.Commit()
+	t.release()
+	return err
+}
+
+// Rollback abandons the transaction (a no-op after Commit) and gives its connection back.
+func (t *dtx) Rollback() error {
+	err := t.Tx.Rollback()
+	t.release()
+	return err
+}
+
+func (t *dtx) release() {
+	if t.conn != nil {
+		t.conn.Close()
+		t.conn = nil
+	}
+}
+
+// CopyFrom streams rows into table's columns with PostgreSQL's COPY, inside the
+// transaction: one stream and no statement to parse, where a multi-row INSERT binds
+// every value as a parameter. fill puts the i-th of n rows' values (one per column) in row.
+func (t *dtx) CopyFrom(ctx context.Context, table string, cols []string, n int, fill func(i int, row []any)) error {
+	if t.conn == nil {
+		return errors.New("copy needs a PostgreSQL transaction")
+	}
+	return t.conn.Raw(func(dc any) error {
+		c, ok := dc.(*stdlib.Conn)
+		if !ok {
+			return fmt.Errorf("copy: unexpected driver connection %T", dc)
+		}
+		row, i := make([]any, len(cols)), 0
+		_, err := c.Conn().CopyFrom(ctx, pgx.Identifier{table}, cols, pgx.CopyFromFunc(func() ([]any, error) {
+			if i == n {
+				return nil, nil
+			}
+			fill(i, row)
+			i++
+			return row, nil
+		}))
+		return err
+	})
+}
+
+// QueryContext runs a query in the transaction.
+func (t *dtx) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	return t.Tx.QueryContext(ctx, t.d.Rebind(query), t.d.Args(args)...)
+}
+
+// QueryRowContext runs a one-row query in the transaction.
+func (t *dtx) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	return t.Tx.QueryRowContext(ctx, t.d.Rebind(query), t.d.Args(args)...)
+}
+
+// ExecContext runs a statement in the transaction.
+func (t *dtx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	return t.Tx.ExecContext(ctx, t.d.Rebind(query), t.d.Args(args)...)
+}
+
+// PrepareContext prepares a statement in the transaction; its arguments are still the
+// caller's, so PostgreSQL's are normalized by stmtArgs.
+func (t *dtx) PrepareContext(ctx context.Context, query string) (*sql.Stmt, error) {
+	return t.Tx.PrepareContext(ctx, t.d.Rebind(query))
+}
+
+func (t *dtx) Dialect() Dialect { return t.d }
+
+func (t *dtx) Settings() *Settings { return t.set }
+
+// Typing is how the dialect's record values are tested (ffql).
+func (d Dialect) Typing() ffql.Typing {
+	if d == PostgresDialect {
+		return ffql.Postgres
+	}
+	return ffql.SQLite
+}
+
+// StmtArgs adapts arguments for a prepared statement of the transaction.
+func (t *dtx) StmtArgs(args []any) []any { return t.d.Args(args) }
+
+// Args adapts Go values to the dialect: PostgreSQL keeps SQLite's integer flags as BIGINT,
+// so booleans travel as 0 and 1. The caller's slice is left as it was (callers reuse their
+// arguments, e.g. as a sort cache key).
+func (d Dialect) Args(args []any) []any {
+	if d != PostgresDialect {
+		return args
+	}
+	var out []any
+	for i, a := range args {
+		b, ok := a.(bool)
+		if !ok {
+			continue
+		}
+		if out == nil {
+			out = append([]any(nil), args...)
+		}
+		out[i] = int64(0)
+		if b {
+			out[i] = int64(1)
+		}
+	}
+	if out == nil {
+		return args
+	}
+	return out
+}
+
+// Capabilities: where the engines differ in what is fast or what exists, the code asks the
+// dialect by name; what only one engine does lives in that engine's *_sqlite.go or
+// *_postgres.go file.
+
+// Notifies: a commit that wrote events tells every node's event stream at once (NOTIFY;
+// SQLite's one process polls).
+func (d Dialect) Notifies() bool { return d == PostgresDialect }
+
+// JSONB: record values are jsonb (PostgreSQL), taken apart with ->, ->> and jsonb's own
+// functions, rather than JSON text read with json_extract and json_each (SQLite).
+func (d Dialect) JSONB() bool { return d == PostgresDialect }
+
+// Copies: bulk rows go in with COPY (PostgreSQL), not multi-row INSERTs.
+func (d Dialect) Copies() bool { return d == PostgresDialect }
+
+// KeepsTallyPacks: writes keep tally packs beside the records (PostgreSQL,
+// tally_packs_postgres.go), which go wherever the records' values go.
+func (d Dialect) KeepsTallyPacks() bool { return d == PostgresDialect }
+
+// AsyncCommit: a job's intermediate commits may skip waiting for the disk (PostgreSQL's
+// synchronous_commit; SQLite's single writer gains nothing from it).
+func (d Dialect) AsyncCommit() bool { return d == PostgresDialect }
+
+// WindowsBatches: a batch of records passing a filter is read a window of keys at a time;
+// PostgreSQL's planner otherwise reads and sorts every key after the last batch for each
+// batch (a find & replace over 1,000,000 records: 41 s).
+func (d Dialect) WindowsBatches() bool { return d == PostgresDialect }
+
+// FTSIndexes: a big sheet's search index is an FTS5 table built a slice at a time
+// (SQLite, search_fts_sqlite.go); PostgreSQL's is a trigram index with Bloom filters
+// before it (search_trgm_postgres.go, search_blooms_postgres.go).
+func (d Dialect) FTSIndexes() bool { return d == SQLiteDialect }
+
+// PgxRows: wide reads go through pgx's own rows, as they came over the wire (PostgreSQL);
+// SQLite's through its driver's rows, without database/sql's copies.
+func (d Dialect) PgxRows() bool { return d == PostgresDialect }
+
+// CachesStatements: the driver keeps statements prepared on its connection from one
+// transaction to the next (SQLite's statement cache), so the store need not prepare them.
+func (d Dialect) CachesStatements() bool { return d == SQLiteDialect }
+
+// JSONTexts is a table of one text column, value, with the elements of the JSON array in
+// param (a list of keys or strings the store sends): SQLite's json_each, PostgreSQL's own
+// jsonb_array_elements_text rather than the json_each its compatibility functions define.
+func (d Dialect) JSONTexts(param string) string {
+	if d == PostgresDialect {
+		return "jsonb_array_elements_text(CAST(" + param + " AS JSONB)) AS value"
+	}
+	return "json_each(" + param + ")"
+}
+
+// NoLimit is the LIMIT that takes every row: SQLite's -1; PostgreSQL takes no negative.
+func (d Dialect) NoLimit() int64 {
+	if d == PostgresDialect {
+		return math.MaxInt64
+	}
+	return -1
+}
+
+// AsJSON is a parameter's or column's JSON text as a stored value: jsonb on PostgreSQL,
+// the text itself on SQLite.
+func (d Dialect) AsJSON(expr string) string {
+	if d == PostgresDialect {
+		return "CAST(" + expr + " AS JSONB)"
+	}
+	return expr
+}
+
+// Like is the match that folds ASCII case: SQLite's LIKE does, PostgreSQL's ILIKE (in the
+// "C" collation, collateC) does the same.
+func (d Dialect) Like() string {
+	if d == PostgresDialect {
+		return " ILIKE "
+	}
+	return " LIKE "
+}
+
+// CollateC puts text in the "C" collation on PostgreSQL, where ILIKE then folds ASCII case
+// only, as SQLite's LIKE does (and scans faster); SQLite's text is compared bytewise already.
+func (d Dialect) CollateC(expr string) string {
+	if d == PostgresDialect {
+		return expr + ` COLLATE "C"`
+	}
+	return expr
+}
+
+// IndexedBy makes SQLite's planner read a table through an index; PostgreSQL's planner
+// picks its own.
+func (d Dialect) IndexedBy(index string) string {
+	if d == PostgresDialect {
+		return ""
+	}
+	return " INDEXED BY " + index
+}
+
+// rebound caches rewritten queries (SQLite text → PostgreSQL text). Query texts built from
+// a request (filters, field counts) vary, so it keeps at most reboundMax of them; the rest
+// are rewritten each time.
+var (
+	rebound      sync.Map
+	reboundCount atomic.Int64
+)
+
+const reboundMax = 4096
+
+// Rebind turns a query's parameters into the dialect's.
+func (d Dialect) Rebind(q string) string {
+	if d != PostgresDialect {
+		return q
+	}
+	if v, ok := rebound.Load(q); ok {
+		return v.(string)
+	}
+	out := toPostgres(q)
+	if reboundCount.Load() < reboundMax {
+		if _, loaded := rebound.LoadOrStore(q, out); !loaded {
+			reboundCount.Add(1)
+		}
+	}
+	return out
+}
+
+// toPostgres rewrites parameters outside quoted text: ? and ?N become $N, as SQLite numbers
+// them (a bare ? is one more than the largest number so far).
+func toPostgres(q string) string {
+	var b strings.Builder
+	b.Grow(len(q) + 16)
+	n := 0
+	for i := 0; i < len(q); i++ {
+		c := q[i]
+		switch c {
+		case '\'', '"':
+			j := i + 1
+			for j < len(q) && q[j] != c {
+				j++
+			}
+			if j >= len(q) {
+				j = len(q) - 1
+			}
+			b.WriteString(q[i : j+1])
+			i = j
+		case '?':
+			j := i + 1
+			for j < len(q) && q[j] >= '0' && q[j] <= '9' {
+				j++
+			}
+			k := n + 1
+			if j > i+1 {
+				k, _ = strconv.Atoi(q[i+1 : j])
+			}
+			n = max(n, k)
+			b.WriteString("$" + strconv.Itoa(k))
+			i = j - 1
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,35 @@
+package sqldb
+
+import (
+	"context"
+	"database/sql"
+	"strings"
+
+	"github.com/sluice/sluice/errs"
+)
+
+// EachRow runs a query and calls fn for every row, closing the rows on all paths.
+func EachRow(ctx context.Context, q Querier, what, query string, args []any, fn func(*sql.Rows) error) error {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return errs.Wrap(err, "%s", what)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := fn(rows); err != nil {
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return errs.Wrap(err, "%s", what)
+	}
+	return nil
+}
+
+// Placeholders returns "?, ?, …" with n marks.
+func Placeholders(n int) string {
+	if n <= 0 {
+		return ""
+	}
+	return strings.Repeat("?, ", n-1) + "?"
+}
