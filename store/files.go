@@ -138,60 +138,88 @@ func (db *DB) DeleteFile(ctx context.Context, f *model.File, actor string) error
 	})
 }
 
-// FailInterruptedFiles marks files whose extraction was running when the server stopped
-// (analyzing or analyzed) as failed, with a description saying so; it returns how many.
-// Call it at start-up, before the built-in worker runs, and when a node is found stopped.
-// Extractions running on the live nodes named (other nodes sharing the database) go on.
-func (db *DB) FailInterruptedFiles(ctx context.Context, live ...string) (int, error) {
-	var n int
-	err := db.Update(ctx, func(tx *Tx) error {
-		q := `SELECT ` + fileColumns + ` FROM files WHERE status IN ('analyzing', 'analyzed') AND deleted_at IS NULL`
-		args := []any{}
-		if len(live) > 0 {
-			q += ` AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.source = files.id AND j.status = 'executing' AND j.runner IN (` + sqldb.Placeholders(len(live)) + `))`
-			for _, r := range live {
-				args = append(args, r)
-			}
+// InterruptedByRestart and InterruptedByNode are why FailInterruptedFiles fails a file: this
+// node started again, or another node took over the work of the one extracting it.
+const (
+	InterruptedByRestart = "Extraction was interrupted by a restart of Sluice; nothing of it was kept: upload the file again"
+	InterruptedByNode    = "Extraction was interrupted: the Sluice node extracting it stopped; nothing of it was kept: upload the file again"
+)
+
+// FailInterruptedFiles fails, with reason, the files left analyzing by a stopped process,
+// except those whose extraction job is executing on one of the live nodes. All or nothing:
+// the records an extraction wrote into the file's workbook are deleted first (a batch a
+// transaction; a stop in between leaves the file analyzing, and the next call goes on), then
+// the workbook goes and the file fails. It returns how many files failed.
+func (db *DB) FailInterruptedFiles(ctx context.Context, reason string, live ...string) (int, error) {
+	q := `SELECT ` + fileColumns + ` FROM files WHERE status IN ('analyzing', 'analyzed') AND deleted_at IS NULL`
+	args := []any{}
+	if len(live) > 0 {
+		q += ` AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.source = files.id AND j.status = 'executing' AND j.runner IN (` + sqldb.Placeholders(len(live)) + `))`
+		for _, r := range live {
+			args = append(args, r)
 		}
-		rows, err := tx.QueryContext(tx.Context(), q, args...)
-		if err != nil {
-			return errs.Wrap(err, "find interrupted files")
-		}
-		defer rows.Close()
-		var files []*model.File
-		for rows.Next() {
-			f, err := scanFile(rows)
-			if err != nil {
-				rows.Close()
-				return err
-			}
+	}
+	var files []*model.File
+	err := sqldb.EachRow(ctx, db.Reader, "find interrupted files", q, args, func(rows *sql.Rows) error {
+		f, err := scanFile(rows)
+		if err == nil {
 			files = append(files, f)
 		}
-		if err := rows.Err(); err != nil {
-			return errs.Wrap(err, "find interrupted files")
+		return err
+	})
+	if err != nil {
+		return 0, err
+	}
+	for _, f := range files {
+		sks, err := db.recordSheetsOf(ctx, f.WorkbookID)
+		if err != nil {
+			return 0, err
 		}
-		rows.Close()
-		for _, f := range files {
-			f.Status = model.FileStatusFailed
-			f.Description = "Extraction was interrupted by a restart of Sluice; nothing of it was kept: upload the file again"
-			// All or nothing: the rows read so far go with the file's workbook.
+		for _, sk := range sks {
+			if err := db.PurgeRecords(ctx, sk); err != nil {
+				return 0, err
+			}
+		}
+		err = db.Update(ctx, func(tx *Tx) error {
+			for _, sk := range sks {
+				if err := tx.DropRecordIndexes(sk); err != nil {
+					return err
+				}
+			}
 			if f.WorkbookID != "" {
 				if err := tx.dropWorkbook(f.WorkbookID); err != nil {
 					return err
 				}
 			}
+			f.Status, f.Description = model.FileStatusFailed, reason
 			f.WorkbookID, f.SheetID = "", ""
 			if _, err := tx.Exec(`UPDATE files SET status = ?, description = ?, workbook_id = '', sheet_id = '', updated_at = ? WHERE id = ?`, f.Status, f.Description, sqldb.Millis(tx.Now()), f.ID); err != nil {
 				return errs.Wrap(err, "fail interrupted file")
 			}
-			if _, err := tx.Emit("file:updated", fileContext(f, "us_usr_sluice"), map[string]any{"fileId": f.ID, "status": f.Status}); err != nil {
-				return err
-			}
+			_, err := tx.Emit("file:updated", fileContext(f, "us_usr_sluice"), map[string]any{"fileId": f.ID, "status": f.Status})
+			return err
+		})
+		if err != nil {
+			return 0, err
 		}
-		n = len(files)
-		return nil
-	})
-	return n, err
+	}
+	return len(files), nil
+}
+
+// recordSheetsOf lists the record keys of workbook id's sheets that hold records.
+func (db *DB) recordSheetsOf(ctx context.Context, workbookID string) ([]int64, error) {
+	var sks []int64
+	if workbookID == "" {
+		return nil, nil
+	}
+	err := sqldb.EachRow(ctx, db.Reader, "list the workbook's sheets", `SELECT rs.sk FROM sheets sh JOIN record_sheets rs ON rs.sheet_id = sh.id WHERE sh.workbook_id = ?`,
+		[]any{workbookID}, func(rows *sql.Rows) error {
+			var sk int64
+			err := rows.Scan(&sk)
+			sks = append(sks, sk)
+			return err
+		})
+	return sks, err
 }
 
 // FileKnown reports whether a file id has a row (deleted or not): bytes on disk without one

@@ -1,9 +1,12 @@
 package web_test
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/sluice/sluice/model"
+	"github.com/sluice/sluice/store"
 )
 
 func TestInterruptedExtractionsFailAtStart(t *testing.T) {
@@ -16,7 +19,7 @@ func TestInterruptedExtractionsFailAtStart(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	n, err := e.db.FailInterruptedFiles(t.Context())
+	n, err := e.db.FailInterruptedFiles(t.Context(), store.InterruptedByRestart)
 	if err != nil || n != 1 {
 		t.Fatalf("got %d (%v), want the one analyzing file failed", n, err)
 	}
@@ -26,5 +29,56 @@ func TestInterruptedExtractionsFailAtStart(t *testing.T) {
 	}
 	if got := dataOf(e.mustCall(t, "GET", "/v1/files/us_fl_partial", testSecret, nil)); got["status"] != "partial" {
 		t.Fatalf("a file waiting for its job changed: %v", got)
+	}
+}
+
+// An extraction interrupted half-way leaves no rows behind in the records table itself (the
+// API hiding them is not enough): the restart path deletes what it wrote before failing the
+// file, whether or not its job's notes of what it added are settled first.
+func TestInterruptedExtractionLeavesNoRows(t *testing.T) {
+	e := newAPI(t)
+	startWorker(t, e)
+	sp := e.mustCreateSpace(t, testSecret, map[string]any{"name": "half"})
+	var csv strings.Builder
+	csv.WriteString("email,name\n")
+	for i := range 3000 {
+		fmt.Fprintf(&csv, "p%d@example.com,P %d\n", i, i)
+	}
+	f := e.mustUpload(t, sp["id"].(string), "half.csv", csv.String())
+	if f["status"] != "complete" {
+		t.Fatalf("upload: %v", f)
+	}
+	sheetID := f["sheetId"].(string)
+	key, err := e.db.CountForTest(t.Context(), `SELECT sk FROM record_sheets WHERE sheet_id = ?`, sheetID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sk := int64(key)
+	rows := func() int {
+		n, err := e.db.CountForTest(t.Context(), `SELECT COUNT(*) FROM records WHERE rid >= ? AND rid < ?`, sk<<36, (sk+1)<<36)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if n := rows(); n != 3000 {
+		t.Fatalf("%d rows before, want 3000", n)
+	}
+	// What a stop mid-extraction leaves: the file analyzing with its workbook, the rows written.
+	if err := e.db.ExecForTest(t.Context(), `UPDATE files SET status = 'analyzing' WHERE id = ?`, f["id"]); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := e.db.FailInterruptedFiles(t.Context(), store.InterruptedByRestart); err != nil || n != 1 {
+		t.Fatalf("failed %d files (%v), want 1", n, err)
+	}
+	if n := rows(); n != 0 {
+		t.Errorf("%d rows of the interrupted file are left in the records table", n)
+	}
+	got := dataOf(e.mustCall(t, "GET", "/v1/files/"+f["id"].(string), testSecret, nil))
+	if got["status"] != "failed" || got["workbookId"] != nil && got["workbookId"] != "" {
+		t.Errorf("file after: %v", got)
+	}
+	if st, _ := e.call(t, "GET", "/v1/sheets/"+sheetID, testSecret, nil); st != 404 {
+		t.Errorf("the file's sheet: %d, want 404", st)
 	}
 }

@@ -176,7 +176,7 @@ func startAutomation(ctx context.Context, db *store.DB, c automationConfig, file
 		}
 		live = slices.DeleteFunc(nodes, func(id string) bool { return id == c.NodeID })
 	}
-	if n, err := db.FailInterruptedFiles(ctx, live...); err != nil {
+	if n, err := db.FailInterruptedFiles(ctx, store.InterruptedByRestart, live...); err != nil {
 		return nil, err
 	} else if n > 0 {
 		log.Warn("extractions interrupted by the last stop were marked failed", "files", n)
@@ -265,7 +265,7 @@ func (a *automation) nodeStep(ctx context.Context, db *store.DB, id string, time
 		if err != nil {
 			return err
 		}
-		files, err := db.FailInterruptedFiles(ctx, live...)
+		files, err := db.FailInterruptedFiles(ctx, store.InterruptedByNode, live...)
 		if err != nil {
 			return err
 		}
