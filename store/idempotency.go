@@ -38,10 +38,12 @@ type IdemClaim struct {
 }
 
 // ClaimIdempotencyKey looks up key id (already scoped to its principal): within the window a
-// finished key replays, a key in flight on this node is busy, and a key left in flight by a
-// stopped process either ran its write (lost answer) or is claimed afresh. A new key is
-// recorded in flight for node.
-func (db *DB) ClaimIdempotencyKey(ctx context.Context, id, fingerprint, node string) (*IdemClaim, error) {
+// finished key replays; a key in flight under this process, or under another process whose
+// node still beats (it beat since alive), is busy; a key left in flight by a stopped process
+// either ran its write (lost answer) or is claimed afresh. A new key is recorded in flight
+// for process.
+func (db *DB) ClaimIdempotencyKey(ctx context.Context, id, fingerprint string, process Process, alive time.Time) (*IdemClaim, error) {
+	node := process.String()
 	out := &IdemClaim{}
 	err := db.Update(ctx, func(tx *Tx) error {
 		if _, err := tx.Exec(`DELETE FROM idempotency_keys WHERE created_at < ?`, sqldb.Millis(tx.Now().Add(-IdempotencyWindow))); err != nil {
@@ -63,15 +65,11 @@ func (db *DB) ClaimIdempotencyKey(ctx context.Context, id, fingerprint, node str
 		case status.Valid:
 			out.State, out.Status, out.ContentType, out.Body = IdemDone, int(status.Int64), ctype, body
 			return nil
-		case owner == node:
-			out.State = IdemInFlight
-			return nil
-		case committed:
-			out.State = IdemLost
-			return nil
-		default: // its process stopped before writing anything: run it now
-			if _, err := tx.Exec(`DELETE FROM idempotency_keys WHERE id = ?`, id); err != nil {
-				return errs.Wrap(err, "drop idempotency key")
+		default:
+			state, err := tx.keyInFlight(id, owner, node, committed, alive)
+			if err != nil || state != IdemNew {
+				out.State = state
+				return err
 			}
 		}
 		if _, err := tx.Exec(`INSERT INTO idempotency_keys (id, fingerprint, node, created_at) VALUES (?, ?, ?, ?)`, id, fingerprint, node, sqldb.Millis(tx.Now())); err != nil {
@@ -104,4 +102,26 @@ func (db *DB) FinishIdempotencyKey(ctx context.Context, id string, keep bool, st
 		}
 		return nil
 	})
+}
+
+// keyInFlight decides on key id, in flight under owner: busy while owner runs (this process
+// me, or another whose node still beats), lost when its stopped owner wrote, and dropped to
+// be claimed afresh (IdemNew) when it stopped before writing anything.
+func (tx *Tx) keyInFlight(id, owner, me string, committed bool, alive time.Time) (IdemState, error) {
+	if owner == me {
+		return IdemInFlight, nil
+	}
+	running, err := tx.processAlive(owner, alive)
+	switch {
+	case err != nil:
+		return 0, err
+	case running:
+		return IdemInFlight, nil
+	case committed:
+		return IdemLost, nil
+	}
+	if _, err := tx.Exec(`DELETE FROM idempotency_keys WHERE id = ?`, id); err != nil {
+		return 0, errs.Wrap(err, "drop idempotency key")
+	}
+	return IdemNew, nil
 }

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"strings"
 	"time"
 
 	"github.com/sluice/sluice/store/sqldb"
@@ -10,11 +11,12 @@ import (
 	"github.com/sluice/sluice/errs"
 )
 
-// Heartbeat records that node id is alive now (PostgreSQL: nodes sharing the database).
-func (db *DB) Heartbeat(ctx context.Context, id string) error {
+// Heartbeat records that node id is alive now, run by process (PostgreSQL: nodes sharing
+// the database). A node started again under its id beats with its new process.
+func (db *DB) Heartbeat(ctx context.Context, id, process string) error {
 	now := sqldb.Millis(db.Now())
-	if _, err := db.Writer.ExecContext(ctx, `INSERT INTO nodes (id, started_at, seen_at) VALUES (?, ?, ?)
-		ON CONFLICT (id) DO UPDATE SET seen_at = excluded.seen_at`, id, now, now); err != nil {
+	if _, err := db.Writer.ExecContext(ctx, `INSERT INTO nodes (id, started_at, seen_at, process) VALUES (?, ?, ?, ?)
+		ON CONFLICT (id) DO UPDATE SET seen_at = excluded.seen_at, process = excluded.process`, id, now, now, process); err != nil {
 		return errs.Wrap(err, "node heartbeat")
 	}
 	return nil
@@ -47,4 +49,30 @@ func (db *DB) ForgetNode(ctx context.Context, id string, silentSince time.Time) 
 	}
 	n, err := res.RowsAffected()
 	return n > 0, err
+}
+
+// Process names one run of a node: its id and a random id of this start. Idempotency keys in
+// flight name the process that runs them.
+type Process struct {
+	Node string
+	Run  string
+}
+
+// NewProcess names this run of node.
+func NewProcess(node string) Process { return Process{Node: node, Run: sqldb.RandomString(12)} }
+
+// String is how a process is stored with what it owns: node, a slash, run.
+func (p Process) String() string { return p.Node + "/" + p.Run }
+
+// processAlive reports whether the process named owner (Process.String) beat since.
+func (tx *Tx) processAlive(owner string, since time.Time) (bool, error) {
+	node, run, ok := strings.Cut(owner, "/")
+	if !ok {
+		return false, nil // a key claimed before processes were named
+	}
+	var n int
+	if err := tx.QueryRow(`SELECT COUNT(*) FROM nodes WHERE id = ? AND process = ? AND seen_at >= ?`, node, run, sqldb.Millis(since)).Scan(&n); err != nil {
+		return false, errs.Wrap(err, "find the key's process")
+	}
+	return n > 0, nil
 }

@@ -60,6 +60,12 @@ type Deps struct {
 	// (tests that run no workers): New builds its own on Store and FilesDir.
 	Jobs   *jobs.Service
 	Ingest *ingest.Service
+	// Process is this run of the node (its heartbeat is written by cmd/sluice's automation);
+	// NodeTimeout is how long a silent node counts as running. An Idempotency-Key in flight
+	// under another process is busy while that process's node beats, and abandoned after.
+	// Zero values (tests): a process of its own that no heartbeat names.
+	Process     store.Process
+	NodeTimeout time.Duration
 }
 
 // New returns the configured fiber app.

@@ -1,10 +1,11 @@
 package web
 
 import (
-	"crypto/rand"
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"strings"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -24,13 +25,17 @@ import (
 type idempotency struct {
 	db     *store.DB
 	sealer *auth.Sealer
-	node   string // this process; a key in flight under another was left by a stopped one
+	// process owns the keys this node has in flight; a key under another process is busy
+	// while that process's node has beaten within timeout, and was left by a stopped one after.
+	process store.Process
+	timeout time.Duration
 }
 
-func newIdempotency(db *store.DB, sealer *auth.Sealer) *idempotency {
-	b := make([]byte, 12)
-	_, _ = rand.Read(b)
-	return &idempotency{db: db, sealer: sealer, node: hex.EncodeToString(b)}
+func newIdempotency(db *store.DB, sealer *auth.Sealer, process store.Process, timeout time.Duration) *idempotency {
+	if process.Run == "" {
+		process = store.NewProcess(process.Node)
+	}
+	return &idempotency{db: db, sealer: sealer, process: process, timeout: cmp.Or(timeout, 30*time.Second)}
 }
 
 // handler is the middleware; it runs after authentication. With body, the request's body
@@ -61,7 +66,7 @@ func (m *idempotency) handle(c *fiber.Ctx, hashBody bool) error {
 		sum := sha256.Sum256(c.Body())
 		fp += " " + hex.EncodeToString(sum[:8])
 	}
-	claim, err := m.db.ClaimIdempotencyKey(c.Context(), rowID, fp, m.node)
+	claim, err := m.db.ClaimIdempotencyKey(c.Context(), rowID, fp, m.process, m.db.Now().Add(-m.timeout))
 	if err != nil {
 		return err
 	}
@@ -80,7 +85,7 @@ func (m *idempotency) handle(c *fiber.Ctx, hashBody bool) error {
 		}
 		return c.Status(claim.Status).Send(body)
 	case store.IdemInFlight:
-		return errs.E(errs.Conflict, "Idempotency-Key", "A request with this Idempotency-Key is still being carried out; retry when it has finished")
+		return errs.E(errs.Conflict, "Idempotency-Key", "A request with this Idempotency-Key is still being carried out (perhaps by another Sluice node); retry when it has finished")
 	case store.IdemLost:
 		return errs.E(errs.Conflict, "Idempotency-Key", "The request with this Idempotency-Key was carried out, but the server stopped before answering it; it was not carried out again: read the resource to see its result")
 	case store.IdemMismatched:

@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sluice/sluice/store"
 	"github.com/sluice/sluice/store/recordset"
@@ -128,7 +129,7 @@ func TestIdempotencyAfterACrash(t *testing.T) {
 	body := `[{"email":{"value":"a@x.io"}}]`
 
 	// The write transaction marks the key: what a crash right after the commit leaves.
-	if _, err := e.db.ClaimIdempotencyKey(t.Context(), "row-1", "x", "gone-node"); err != nil {
+	if _, err := e.db.ClaimIdempotencyKey(t.Context(), "row-1", "x", store.NewProcess("gone-node"), time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.WithValue(t.Context(), store.IdempotencyContextKey, "row-1") //nolint:staticcheck // the key fasthttp's user values share
@@ -136,7 +137,7 @@ func TestIdempotencyAfterACrash(t *testing.T) {
 	if _, err := e.db.InsertRecords(ctx, sheetID, in, recordset.WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	claim, err := e.db.ClaimIdempotencyKey(t.Context(), "row-1", "x", "new-node")
+	claim, err := e.db.ClaimIdempotencyKey(t.Context(), "row-1", "x", store.NewProcess("new-node"), time.Now())
 	if err != nil || claim.State != store.IdemLost {
 		t.Fatalf("a key written under a stopped process: %+v %v, want lost", claim, err)
 	}
@@ -158,6 +159,61 @@ func TestIdempotencyAfterACrash(t *testing.T) {
 	}
 	if st, _, re := e.sendKeyed(t, "POST", path, "crash-1", testSecret, body); st != 200 || re {
 		t.Fatalf("retry of a request that never wrote: %d replayed=%v", st, re)
+	}
+	if got := e.countRecords(t, sheetID); got != n+1 {
+		t.Fatalf("the retried request wrote %d records, want 1", got-n)
+	}
+}
+
+// A key in flight on another node is busy while that node runs: a retry sent here neither
+// writes again nor is told the server stopped. Once that node's process is gone (the node
+// started again as a new process, or fell silent past the timeout), a retry of a request that
+// wrote is told so, and one that wrote nothing runs.
+func TestIdempotencyKeyInFlightOnAnotherNode(t *testing.T) {
+	e := newAPI(t)
+	_, sheetID := e.mustCreateRecordSheet(t, `[{"key":"email","type":"string"}]`)
+	path := "/v1/sheets/" + sheetID + "/records"
+	body := `[{"email":{"value":"a@x.io"}}]`
+	if st, _, _ := e.sendKeyed(t, "POST", path, "other-1", testSecret, body); st != 200 {
+		t.Fatal(st)
+	}
+	// The key as node-b's running request leaves it: claimed under its process, written.
+	inFlight := func(committed int) {
+		t.Helper()
+		if err := e.db.ExecForTest(t.Context(), `UPDATE idempotency_keys SET status = NULL, node = 'node-b/run-1', committed = ? WHERE fingerprint LIKE 'POST %'`, committed); err != nil {
+			t.Fatal(err)
+		}
+	}
+	beat := func(run string, at time.Time) {
+		t.Helper()
+		if err := e.db.ExecForTest(t.Context(), `INSERT INTO nodes (id, started_at, seen_at, process) VALUES ('node-b', 0, ?, ?)
+			ON CONFLICT (id) DO UPDATE SET seen_at = excluded.seen_at, process = excluded.process`, at.UnixMilli(), run); err != nil {
+			t.Fatal(err)
+		}
+	}
+	beat("run-1", e.db.Now())
+	n := e.countRecords(t, sheetID)
+	for _, committed := range []int{1, 0} {
+		inFlight(committed)
+		st, msg, _ := e.sendKeyed(t, "POST", path, "other-1", testSecret, body)
+		if st != http.StatusConflict || !strings.Contains(msg, "still being carried out") {
+			t.Fatalf("retry while node-b runs the request (written: %d): %d %s", committed, st, msg)
+		}
+	}
+	if got := e.countRecords(t, sheetID); got != n {
+		t.Fatalf("a retry wrote %d records while the first request ran elsewhere", got-n)
+	}
+	// node-b started again: its old run's keys are abandoned at once.
+	inFlight(1)
+	beat("run-2", e.db.Now())
+	if st, msg, _ := e.sendKeyed(t, "POST", path, "other-1", testSecret, body); st != http.StatusConflict || !strings.Contains(msg, "server stopped before answering") {
+		t.Fatalf("retry after node-b restarted: %d %s", st, msg)
+	}
+	// node-b silent past the timeout: a request that wrote nothing runs.
+	inFlight(0)
+	beat("run-1", e.db.Now().Add(-time.Hour))
+	if st, _, re := e.sendKeyed(t, "POST", path, "other-1", testSecret, body); st != 200 || re {
+		t.Fatalf("retry after node-b fell silent: %d replayed=%v", st, re)
 	}
 	if got := e.countRecords(t, sheetID); got != n+1 {
 		t.Fatalf("the retried request wrote %d records, want 1", got-n)

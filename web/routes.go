@@ -71,7 +71,7 @@ func routes(app *fiber.App, d Deps) {
 	app.Post("/v1/internal/spaces/init", gate, newInitThrottle(InitsPerMinute).handler, embed.Init) // and a 1 MiB body
 
 	// Uploads stream up to 1 GiB, so they skip the 10 MiB cap of the JSON routes.
-	idem := newIdempotency(d.Store, d.Sealer)
+	idem := newIdempotency(d.Store, d.Sealer, d.Process, d.NodeTimeout)
 	app.Post("/v1/files", need, can(auth.AreaSpaceData), idem.handler(false), files.Upload).Name(string(auth.AreaSpaceData))
 
 	v1 := app.Group("/v1", need, gate, deadline(d.QueryTimeout, d.WriteTimeout), fairShare(FairShare), limitBody, gunzip, idem.handler(true)) // the token before any byte of the body

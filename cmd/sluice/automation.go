@@ -137,11 +137,14 @@ type automation struct {
 	// Jobs and Ingest are the services the workers run on; the web app gets the same ones.
 	Jobs   *jobs.Service
 	Ingest *ingest.Service
+	// Process is this run of the node, whose heartbeat tells the other nodes that the
+	// Idempotency-Keys it has in flight are still running.
+	Process store.Process
 }
 
 // startAutomation starts the background work on db.
 func startAutomation(ctx context.Context, db *store.DB, c automationConfig, filesDir string, log *slog.Logger) (*automation, error) {
-	a := &automation{Notifier: events.NewNotifier(db, 200*time.Millisecond, log)}
+	a := &automation{Notifier: events.NewNotifier(db, 200*time.Millisecond, log), Process: store.NewProcess(c.NodeID)}
 	if err := a.Notifier.Start(ctx); err != nil {
 		return nil, err
 	}
@@ -167,7 +170,7 @@ func startAutomation(ctx context.Context, db *store.DB, c automationConfig, file
 	var live []string // other nodes' extractions go on
 	if db.Postgres() {
 		a.worker.Runner = c.NodeID
-		if err := db.Heartbeat(ctx, c.NodeID); err != nil {
+		if err := db.Heartbeat(ctx, c.NodeID, a.Process.Run); err != nil {
 			return nil, err
 		}
 		nodes, err := db.Nodes(ctx, db.Now().Add(-c.NodeTimeout), true)
@@ -244,7 +247,7 @@ func (a *automation) startNode(db *store.DB, id string, timeout time.Duration, l
 }
 
 func (a *automation) nodeStep(ctx context.Context, db *store.DB, id string, timeout time.Duration, log *slog.Logger) error {
-	if err := db.Heartbeat(ctx, id); err != nil {
+	if err := db.Heartbeat(ctx, id, a.Process.Run); err != nil {
 		return err
 	}
 	cutoff := db.Now().Add(-timeout)

@@ -197,6 +197,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		BaseURL: cfg.BaseURL, SessionSecret: sessionKey, Events: auto.Notifier, FilesDir: filesDir, Sealer: sealer,
 		AllowPrivateWebhooks: cfg.Automation.AllowPrivateWebhooks, QueryTimeout: cfg.Automation.QueryTimeout, WriteTimeout: cfg.Automation.WriteTimeout,
 		ClipLinkTTL: cfg.Automation.ClipLinkTTL, Jobs: auto.Jobs, Ingest: auto.Ingest,
+		Process: auto.Process, NodeTimeout: cfg.Automation.NodeTimeout,
 		SMTP: mail.SMTP{Host: getenv("SLUICE_SMTP_HOST"), Port: getenv("SLUICE_SMTP_PORT"), User: getenv("SLUICE_SMTP_USER"),
 			Password: getenv("SLUICE_SMTP_PASSWORD"), From: firstNonEmptyEnv(getenv("SLUICE_SMTP_FROM"), "sluice@localhost")},
 	})

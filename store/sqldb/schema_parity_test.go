@@ -14,7 +14,6 @@ import (
 var engineOnly = map[string]string{
 	"search_indexes": "sqlite",   // FTS5 indexes being built (PostgreSQL's trigram indexes need no table)
 	"file_chunks":    "postgres", // files' bytes for every node (SQLite: the data directory)
-	"nodes":          "postgres", // heartbeats of the nodes sharing the database
 	"search_blooms":  "postgres", // Bloom filters for searches before the trigram index
 	"tally_packs":    "postgres", // values packed for tallies (jsonb is slow to take apart)
 }
