@@ -54,9 +54,5 @@ func (db *DB) Update(ctx context.Context, fn func(tx *Tx) error) error {
 	if err != nil {
 		return err
 	}
-	defer rtx.Rollback()
-	if err := fn(&Tx{Tx: rtx, sealer: db.Sealer}); err != nil {
-		return err
-	}
-	return rtx.Commit()
+	return sqldb.Run(&Tx{Tx: rtx, sealer: db.Sealer}, nil, fn)
 }

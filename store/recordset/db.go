@@ -79,12 +79,5 @@ func (tx *Tx) Commit() error {
 // Update runs fn inside one write transaction and commits when fn returns nil.
 func (db *DB) Update(ctx context.Context, fn func(tx *Tx) error) error {
 	tx, err := db.Begin(ctx)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	if err := fn(tx); err != nil {
-		return err
-	}
-	return tx.Commit()
+	return sqldb.Run(tx, err, fn)
 }

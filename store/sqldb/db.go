@@ -247,10 +247,22 @@ func (tx *Tx) Commit() error {
 // Update runs fn inside one write transaction and commits when fn returns nil.
 func (db *DB) Update(ctx context.Context, fn func(tx *Tx) error) error {
 	tx, err := db.Begin(ctx)
+	return Run(tx, err, fn)
+}
+
+// Txn is a begun transaction of any floor of the store (sqldb.Tx, recordset.Tx, store.Tx).
+type Txn interface {
+	Commit() error
+	Rollback() error
+}
+
+// Run runs fn in tx (begun with err) and commits when fn returns nil; it rolls back
+// otherwise. Each floor's Update is Run over its own Begin.
+func Run[T Txn](tx T, err error, fn func(T) error) error {
 	if err != nil {
 		return err
 	}
-	defer tx.Rollback()
+	defer func() { _ = tx.Rollback() }() // a no-op after Commit
 	if err := fn(tx); err != nil {
 		return err
 	}
