@@ -187,7 +187,7 @@ func (db *DB) ActionsOn(ctx context.Context, accountID, targetID string) ([]*mod
 	case KindWorkbook:
 		err = db.Reader.QueryRowContext(ctx, `SELECT actions FROM workbooks WHERE id = ? AND account_id = ? AND deleted_at IS NULL`, targetID, accountID).Scan(&inline)
 	case KindSheet:
-		err = db.Reader.QueryRowContext(ctx, `SELECT json_extract(s.config, '$.actions') FROM sheets s JOIN workbooks w ON w.id = s.workbook_id
+		err = db.Reader.QueryRowContext(ctx, `SELECT `+db.Reader.Dialect().JSONField("s.config", "actions")+` FROM sheets s JOIN workbooks w ON w.id = s.workbook_id
 			WHERE s.id = ? AND w.account_id = ? AND s.deleted_at IS NULL`, targetID, accountID).Scan(&inline)
 	default:
 		return out, nil

@@ -127,10 +127,14 @@ func (db *DB) ListAgents(ctx context.Context, f AgentFilter) ([]*model.Agent, in
 		where, args = append(where, "environment_id = ?"), append(args, f.EnvironmentID)
 	}
 	if f.IsSystem != nil {
-		where, args = append(where, "COALESCE(CAST(json_extract(config, '$.isSystem') AS BIGINT), 0) = ?"), append(args, sqldb.BoolInt(*f.IsSystem))
+		system := db.Reader.Dialect().JSONTrue("config", "isSystem")
+		if !*f.IsSystem {
+			system = "NOT " + system
+		}
+		where = append(where, system)
 	}
 	if f.Search != "" {
-		where, args = append(where, "(id = ? OR instr(lower(slug), lower(?)) > 0)"), append(args, f.Search, f.Search)
+		where, args = append(where, "(id = ? OR "+db.Reader.Dialect().Contains("lower(slug)", "lower(?)")+")"), append(args, f.Search, f.Search)
 	}
 	cond := strings.Join(where, " AND ")
 	var total int

@@ -66,7 +66,7 @@ func (db *DB) ListEvents(ctx context.Context, f EventFilter) ([]*model.Event, er
 		where = append(where, "acknowledged_at IS NULL")
 	}
 	if f.ActorID != "" {
-		add("json_extract(context, '$.actorId') = ?", f.ActorID)
+		add(db.Reader.Dialect().JSONField("context", "actorId")+" = ?", f.ActorID)
 	}
 	order := "seq"
 	if f.Newest {

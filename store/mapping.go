@@ -268,9 +268,10 @@ func (db *DB) MappingFormats(ctx context.Context, envID, actor string, keys []st
 		return out, nil
 	}
 	list, _ := json.Marshal(keys)
-	rows, err := db.Reader.QueryContext(ctx, `SELECT r.source_key, r.dest_key, json_extract(r.config, '$.format') FROM mapping_rules r JOIN mapping_programs p ON p.id = r.program_id
+	format := db.Reader.Dialect().JSONField("r.config", "format")
+	rows, err := db.Reader.QueryContext(ctx, `SELECT r.source_key, r.dest_key, `+format+` FROM mapping_rules r JOIN mapping_programs p ON p.id = r.program_id
 		WHERE p.environment_id = ? AND r.accepted_at IS NOT NULL AND r.deleted_at IS NULL AND r.type = 'assign'
-		AND json_extract(r.config, '$.format') IS NOT NULL AND r.source_key IN (SELECT value FROM `+db.Reader.Dialect().JSONTexts("?")+`)
+		AND `+format+` IS NOT NULL AND r.source_key IN (SELECT value FROM `+db.Reader.Dialect().JSONTexts("?")+`)
 		ORDER BY r.accepted_by = ?, r.accepted_at, r.id`, envID, string(list), actor)
 	if err != nil {
 		return nil, errs.Wrap(err, "mapping formats")

@@ -61,7 +61,7 @@ func (tx *Tx) newProgramVersion(programID, actor string) error {
 
 // ProgramVersions lists a program's versions, newest first.
 func (db *DB) ProgramVersions(ctx context.Context, programID string) ([]ProgramVersion, error) {
-	rows, err := db.Reader.QueryContext(ctx, `SELECT version, json_array_length(rules), created_by, created_at FROM mapping_program_versions
+	rows, err := db.Reader.QueryContext(ctx, `SELECT version, `+db.Reader.Dialect().JSONLength("rules")+`, created_by, created_at FROM mapping_program_versions
 		WHERE program_id = ? ORDER BY version DESC`, programID)
 	if err != nil {
 		return nil, errs.Wrap(err, "list program versions")

@@ -26,7 +26,7 @@ func (db *DB) PurgeExpired(ctx context.Context) (*Purged, error) {
 	now := db.Now().UTC()
 	rows, err := db.Reader.QueryContext(ctx, `SELECT s.id FROM spaces s JOIN environments e ON e.id = s.environment_id
 		WHERE s.deleted_at IS NULL AND COALESCE(s.last_activity_at, s.created_at) <
-			? - 86400000 * COALESCE(CAST(json_extract(e.metadata, '$.retentionDays') AS BIGINT), ?)`, sqldb.Millis(now), DefaultRetentionDays)
+			? - 86400000 * COALESCE(CAST(`+db.Reader.Dialect().JSONField("e.metadata", "retentionDays")+` AS BIGINT), ?)`, sqldb.Millis(now), DefaultRetentionDays)
 	if err != nil {
 		return nil, errs.Wrap(err, "find expired spaces")
 	}

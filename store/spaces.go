@@ -156,7 +156,7 @@ func (db *DB) ListSpaces(ctx context.Context, f SpaceFilter) ([]*model.Space, in
 		add("s.archived_at IS NULL")
 	}
 	if f.Search != "" {
-		add("instr(lower(s.name), lower(?)) > 0", f.Search)
+		add(db.Reader.Dialect().Contains("lower(s.name)", "lower(?)"), f.Search)
 	}
 	cond := strings.Join(where, " AND ")
 	var total int

@@ -105,18 +105,24 @@ func (c recordColumns) CellStatus(key, status string) ffql.Frag {
 	if status == "error" {
 		return c.cellError(key)
 	}
+	if c.rs.d.JSONB() {
+		// the field's messages, Sluice's and the agents', as jsonb: one of them has the level
+		dsql, dargs := c.dupTerms(messageType(status), key)
+		return ffql.Frag{SQL: "((COALESCE(CAST(r.x AS JSONB) -> 'm' -> CAST(? AS TEXT), '[]'::jsonb) || COALESCE(CAST(r.x AS JSONB) -> 'u' -> CAST(? AS TEXT), '[]'::jsonb)) @> CAST(? AS JSONB)" + dsql + ")",
+			Args: append([]any{key, key, `[{"type":"` + messageType(status) + `"}]`}, dargs...)}
+	}
 	needle := `"type":"` + messageType(status) + `"`
 	m, margs := memberExpr("r.x", "$.m", key)
 	u, uargs := memberExpr("r.x", "$.u", key)
 	args := append(append(append([]any{}, margs...), uargs...), needle)
 	dsql, dargs := c.dupTerms(messageType(status), key)
-	return ffql.Frag{SQL: "(instr(coalesce(" + m + ", '') || coalesce(" + u + ", ''), ?) > 0" + dsql + ")", Args: append(args, dargs...)}
+	return ffql.Frag{SQL: "(" + c.rs.d.Contains("coalesce("+m+", '') || coalesce("+u+", '')", "?") + dsql + ")", Args: append(args, dargs...)}
 }
 
 // cellError is true when the field has an error message or breaks an error-level unique rule.
 func (c recordColumns) cellError(key string) ffql.Frag {
 	dsql, dargs := c.dupTerms(records.LevelError, key)
-	return ffql.Frag{SQL: "(r.valid = 0 AND (instr(coalesce(r.efs, ''), ?) > 0" + dsql + "))", Args: append([]any{efsSep + key + efsSep}, dargs...)}
+	return ffql.Frag{SQL: "(r.valid = 0 AND (" + c.rs.d.Contains("coalesce(r.efs, '')", "?") + dsql + "))", Args: append([]any{efsSep + key + efsSep}, dargs...)}
 }
 
 // dupTerms is an " OR …" term for each unique rule of the level that the record breaks,
@@ -129,7 +135,7 @@ func (c recordColumns) dupTerms(level, key string) (string, []any) {
 		if !ok || u.Level != level || (key != "" && !c.ruleCovers(u, key)) {
 			continue
 		}
-		sql += " OR instr(coalesce(r.dups, ''), ?) > 0"
+		sql += " OR " + c.rs.d.Contains("coalesce(r.dups, '')", "?")
 		args = append(args, dupToken(uc))
 	}
 	return sql, args
@@ -151,9 +157,19 @@ func (c recordColumns) RecordStatus(status string) ffql.Frag {
 	case "error":
 		return ffql.Frag{SQL: "r.valid = 0"}
 	}
-	needle := `"type":"` + messageType(status) + `"`
 	dsql, dargs := c.dupTerms(messageType(status), "")
-	return ffql.Frag{SQL: "(instr(coalesce(json_extract(r.x, '$.m'), '') || coalesce(json_extract(r.x, '$.u'), '') || coalesce(json_extract(r.x, '$.r'), ''), ?) > 0" + dsql + ")",
+	if c.rs.d.JSONB() {
+		// any field's messages (Sluice's, the agents') or the record's own have the level
+		var terms []string
+		var args []any
+		for _, path := range []string{"$.m.*[*]", "$.u.*[*]", "$.r[*]"} {
+			terms = append(terms, "jsonb_path_exists(CAST(r.x AS JSONB), '"+path+" ? (@.type == $t)', jsonb_build_object('t', CAST(? AS TEXT)))")
+			args = append(args, messageType(status))
+		}
+		return ffql.Frag{SQL: "(" + strings.Join(terms, " OR ") + dsql + ")", Args: append(args, dargs...)}
+	}
+	needle := `"type":"` + messageType(status) + `"`
+	return ffql.Frag{SQL: "(" + c.rs.d.Contains("coalesce(json_extract(r.x, '$.m'), '') || coalesce(json_extract(r.x, '$.u'), '') || coalesce(json_extract(r.x, '$.r'), '')", "?") + dsql + ")",
 		Args: append([]any{needle}, dargs...)}
 }
 
@@ -240,7 +256,7 @@ func (tx *readCtx) where(rs *recSheet, q *RecordQuery) (ffql.Frag, error) {
 		add(ffql.Frag{SQL: "r.vseq " + v.op + " ?", Args: []any{seq}})
 	}
 	if q.ExcludeReadOnly {
-		add(ffql.Frag{SQL: "CAST(json_extract(r.x, '$.cfg.readonly') AS TEXT) IS DISTINCT FROM '1'"})
+		add(ffql.Frag{SQL: "NOT " + rs.d.JSONTrue("r.x", "cfg", "readonly")})
 	}
 	return ffql.And(parts...), nil
 }

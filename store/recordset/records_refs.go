@@ -132,7 +132,7 @@ func (tx *Tx) findRefsByScan(target *recSheet, tr *records.Rule, wanted map[stri
 // are rechecked in full on their next read or write.
 func (tx *Tx) staleReferrers(rs *recSheet) error {
 	rows, err := tx.QueryContext(tx.Context(), `SELECT s.id, s.config FROM sheets s JOIN record_sheets r ON r.sheet_id = s.id
-		WHERE s.workbook_id = ? AND s.id <> ? AND s.deleted_at IS NULL AND r.total > 0 AND instr(s.config, '"type":"reference') > 0`, rs.WorkbookID, rs.ID)
+		WHERE s.workbook_id = ? AND s.id <> ? AND s.deleted_at IS NULL AND r.total > 0 AND `+tx.Dialect().Contains("s.config", `'"type":"reference'`), rs.WorkbookID, rs.ID)
 	if err != nil {
 		return errs.Wrap(err, "find referring sheets")
 	}

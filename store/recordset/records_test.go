@@ -750,3 +750,19 @@ func TestSearchFoldsASCIICaseOnly(t *testing.T) {
 		}
 	}
 }
+
+// FFQL's cell status finds a field's messages of each level, whoever wrote them (Sluice's
+// validation or an agent), the same on both databases.
+func TestStatusQueriesFindMessages(t *testing.T) {
+	e := mustOpenDB(t)
+	sh := e.mustCreateSheet(t, contacts)
+	res := e.mustInsert(t, sh, rows(map[string]any{"name": "A"}, map[string]any{"name": "B", "age": "x"}, map[string]any{"name": "C"}))
+	warn := recordset.RecordIn{ID: res.Records[0].ID, Values: map[string]recordset.CellIn{"name": {HasMessages: true, Messages: []records.Message{{Type: "warn", Source: "custom-logic", Message: "check spelling"}}}}}
+	info := recordset.RecordIn{ID: res.Records[2].ID, Values: map[string]recordset.CellIn{"name": {HasMessages: true, Messages: []records.Message{{Type: "info", Source: "custom-logic", Message: "looked up"}}}}}
+	e.mustUpdate(t, sh, warn, info)
+	for q, want := range map[string]int{"name is warning": 1, "is warning": 1, "name is info": 1, "age is error": 1, "is error": 1, "name is error": 0, "name is valid": 3} {
+		if got := len(e.mustGet(t, sh, recordset.RecordQuery{Q: q})); got != want {
+			t.Errorf("q %q: got %d, want %d", q, got, want)
+		}
+	}
+}

@@ -261,6 +261,42 @@ func (d Dialect) AsJSON(expr string) string {
 	return expr
 }
 
+// Contains is the condition that text haystack holds needle (SQLite's instr, PostgreSQL's
+// strpos; both compare bytes).
+func (d Dialect) Contains(haystack, needle string) string {
+	if d == PostgresDialect {
+		return "strpos(" + haystack + ", " + needle + ") > 0"
+	}
+	return "instr(" + haystack + ", " + needle + ") > 0"
+}
+
+// JSONField is the member at keys of the JSON text in column doc, as text: a string
+// unquoted, a number's digits, an object or array as JSON text; NULL when missing or null.
+// keys are the store's own constants, never input.
+func (d Dialect) JSONField(doc string, keys ...string) string {
+	if d == PostgresDialect {
+		return "(CAST(" + doc + " AS JSONB) #>> '{" + strings.Join(keys, ",") + "}')"
+	}
+	return "json_extract(" + doc + ", '$." + strings.Join(keys, ".") + "')"
+}
+
+// JSONTrue is the condition that the member at keys of the JSON text in doc is true (or 1,
+// which SQLite does not tell from true); false when missing.
+func (d Dialect) JSONTrue(doc string, keys ...string) string {
+	if d == PostgresDialect {
+		return "COALESCE((CAST(" + doc + " AS JSONB) #> '{" + strings.Join(keys, ",") + "}') IN ('true'::jsonb, '1'::jsonb), false)"
+	}
+	return "COALESCE(CAST(json_extract(" + doc + ", '$." + strings.Join(keys, ".") + "') AS TEXT) = '1', 0)"
+}
+
+// JSONLength is the number of elements of the JSON array text in doc.
+func (d Dialect) JSONLength(doc string) string {
+	if d == PostgresDialect {
+		return "jsonb_array_length(CAST(" + doc + " AS JSONB))"
+	}
+	return "json_array_length(" + doc + ")"
+}
+
 // Like is the match that folds ASCII case: SQLite's LIKE does, PostgreSQL's ILIKE (in the
 // "C" collation, collateC) does the same.
 func (d Dialect) Like() string {
