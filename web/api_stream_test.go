@@ -25,9 +25,15 @@ type streamServer struct {
 
 func newStreamServer(t *testing.T) *streamServer {
 	t.Helper()
+	return newStreamServerEvery(t, 10*time.Millisecond)
+}
+
+// newStreamServerEvery is newStreamServer with a notifier polling every interval.
+func newStreamServerEvery(t *testing.T, interval time.Duration) *streamServer {
+	t.Helper()
 	e := newAPI(t)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	n := events.NewNotifier(e.db, 10*time.Millisecond, log)
+	n := events.NewNotifier(e.db, interval, log)
 	if err := n.Start(t.Context()); err != nil {
 		t.Fatal(err)
 	}
@@ -215,4 +221,22 @@ func TestEventStreamErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A stream opened without a start begins at the newest event committed when it opens, not at
+// the newest its notifier had read: an event committed just before, which the notifier reads
+// at its next poll, is not news to this stream.
+func TestEventStreamFromNowSkipsWhatCameBefore(t *testing.T) {
+	s := newStreamServerEvery(t, time.Hour) // polls only when woken
+	s.mustCreateSpace(t, testSecret, map[string]any{"name": "before"})
+	c := s.open(t, "?topic=space:created", testSecret, nil)
+	s.notifier.Wake()
+	after := s.mustCreateSpace(t, testSecret, map[string]any{"name": "after"})
+	time.Sleep(50 * time.Millisecond) // the first wake's poll has run
+	s.notifier.Wake()
+	got := c.expect(t, "space:created")
+	if id := got[0].event["context"].(map[string]any)["spaceId"]; id != after["id"] {
+		t.Fatalf("the stream's first event is of space %v, want the one created after it opened (%v)", id, after["id"])
+	}
+	c.quiet(t)
 }

@@ -23,6 +23,7 @@ type StreamStore interface {
 	EventsAfter(ctx context.Context, seq int64, limit int) ([]store.SeqEvent, error)
 	EventSeq(ctx context.Context, accountID, id string) (int64, error)
 	EventSeqAt(ctx context.Context, t time.Time) (int64, error)
+	LastEventSeq(ctx context.Context) (int64, error)
 }
 
 // Stream serves GET /v1/events/stream: Server-Sent Events fed by the shared notifier.
@@ -125,7 +126,14 @@ func (h *Stream) Serve(c *fiber.Ctx) error {
 		return errs.Wrap(err, "subscribe to events")
 	}
 	if from < 0 {
-		from = sub.Start
+		// "From now" is the newest event committed when the stream opens, not the newest the
+		// notifier has read: events committed since its last poll are the past too.
+		last, err := h.store.LastEventSeq(ctxOf(c))
+		if err != nil {
+			sub.Close()
+			return err
+		}
+		from = max(sub.Start, last)
 	}
 	c.Set(fiber.HeaderContentType, "text/event-stream")
 	c.Set(fiber.HeaderCacheControl, "no-cache")
