@@ -29,7 +29,13 @@ func write(t *testing.T, name string, data []byte) string {
 
 func readAll(t *testing.T, path, name string) (*extract.File, [][]string) {
 	t.Helper()
-	f, err := extract.Open(path, name)
+	return readCapped(t, path, name, limits.Default())
+}
+
+// readCapped is readAll under caps.
+func readCapped(t *testing.T, path, name string, caps limits.Caps) (*extract.File, [][]string) {
+	t.Helper()
+	f, err := extract.Open(path, name, caps)
 	if err != nil {
 		t.Fatalf("open: %v", err)
 	}
@@ -112,10 +118,10 @@ func TestInvalidUTF8IsCounted(t *testing.T) {
 }
 
 func TestLongLine(t *testing.T) {
-	defer func(n int) { limits.CellLength = n }(limits.CellLength)
-	limits.CellLength = 20 << 20 // SLUICE_MAX_CELL_LENGTH raised above the default
+	caps := limits.Default()
+	caps.CellLength = 20 << 20 // SLUICE_MAX_CELL_LENGTH raised above the default
 	big := strings.Repeat("z", 10<<20)
-	_, rows := readAll(t, write(t, "a.csv", []byte("a,b\n"+big+",1\n")), "a.csv")
+	_, rows := readCapped(t, write(t, "a.csv", []byte("a,b\n"+big+",1\n")), "a.csv", caps)
 	if len(rows) != 1 || len(rows[0][0]) != 10<<20 {
 		t.Fatalf("got %d rows, want the 10 MB cell intact", len(rows))
 	}
@@ -137,7 +143,7 @@ func TestBadFiles(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f, err := extract.Open(write(t, tt.file, tt.data), tt.file)
+			f, err := extract.Open(write(t, tt.file, tt.data), tt.file, limits.Default())
 			if err == nil {
 				_, err = f.Tables[0].Next()
 				for err == nil {
@@ -179,7 +185,7 @@ func TestJSONNestingCap(t *testing.T) {
 	runtime.ReadMemStats(&ms)
 	before := ms.TotalAlloc
 	var err error
-	if f, oerr := extract.Open(write(t, "deep.json", []byte("["+deep+"]")), "deep.json"); oerr != nil {
+	if f, oerr := extract.Open(write(t, "deep.json", []byte("["+deep+"]")), "deep.json", limits.Default()); oerr != nil {
 		err = oerr
 	} else {
 		defer f.Close()
@@ -248,7 +254,7 @@ func TestZipBombIsRefused(t *testing.T) {
 	}
 	zw.Close()
 	out.Close()
-	_, err := extract.Open(p, "bomb.xlsx")
+	_, err := extract.Open(p, "bomb.xlsx", limits.Default())
 	if err == nil || !strings.Contains(err.Error(), "zip bomb") {
 		t.Fatalf("got %v, want the archive refused as a zip bomb", err)
 	}
@@ -260,7 +266,7 @@ func TestZipBombIsRefused(t *testing.T) {
 func TestRowNumbers(t *testing.T) {
 	rowsOf := func(path, name string) []int {
 		t.Helper()
-		f, err := extract.Open(path, name)
+		f, err := extract.Open(path, name, limits.Default())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/xuri/excelize/v2"
 
 	"github.com/sluice/sluice/extract"
+	"github.com/sluice/sluice/limits"
 )
 
 // readAny opens data as a file called name and reads every table, checking what every
@@ -32,7 +33,7 @@ func readFile(t *testing.T, name string, data []byte) {
 	if err := os.WriteFile(p, data, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	f, err := extract.Open(p, name)
+	f, err := extract.Open(p, name, limits.Default())
 	if err != nil {
 		return
 	}

@@ -9,7 +9,7 @@ import (
 )
 
 // maxRecordBytes is the most one CSV record or one JSON object may take: no value may be
-// longer than limits.CellLength characters, and a reader would otherwise buffer a 400 MB cell
+// longer than SLUICE_MAX_CELL_LENGTH characters, and a reader would otherwise buffer a 400 MB cell
 // whole before the cap could refuse it.
 const maxRecordBytes = 32 << 20
 
@@ -17,14 +17,16 @@ const maxRecordBytes = 32 << 20
 // outside quotes in CSV; the close of a top-level object in JSON), and fails the read once
 // one record runs past maxRecordBytes. It is a byte-level scan, cheap beside the parsing.
 type recordGuard struct {
-	r      io.Reader
-	json   bool
-	inStr  bool // inside quotes (CSV) or a string (JSON)
-	escape bool // JSON: the byte after a backslash
-	depth  int  // JSON: nesting
-	top    int  // JSON: the depth a record sits at (1 inside an array file, 0 for lines)
-	run    int  // bytes of the current record
-	prev   byte // CSV: the byte before, to tell an opening quote from one inside a value
+	r    io.Reader
+	json bool
+	// cellLength is the cap on a value, named in the refusal
+	cellLength int
+	inStr      bool // inside quotes (CSV) or a string (JSON)
+	escape     bool // JSON: the byte after a backslash
+	depth      int  // JSON: nesting
+	top        int  // JSON: the depth a record sits at (1 inside an array file, 0 for lines)
+	run        int  // bytes of the current record
+	prev       byte // CSV: the byte before, to tell an opening quote from one inside a value
 }
 
 func (g *recordGuard) Read(p []byte) (int, error) {
@@ -42,7 +44,7 @@ func (g *recordGuard) Read(p []byte) (int, error) {
 				what = "an object"
 			}
 			return 0, fmt.Errorf("%s of the file is larger than %d MiB: no value may be longer than %s characters (SLUICE_MAX_CELL_LENGTH)",
-				what, maxRecordBytes>>20, limits.Count(limits.CellLength))
+				what, maxRecordBytes>>20, limits.Count(g.cellLength))
 		}
 	}
 	return n, err

@@ -15,8 +15,8 @@ import (
 // openJSON reads an array of objects (or JSON Lines, one object a line). Nested objects are
 // flattened with "." (address.city); arrays are kept as JSON text. The columns are the keys
 // of the first 1,000 objects, in the order first seen.
-func openJSON(fh io.Reader, name string, lines bool) (*File, error) {
-	objects, err := jsonObjects(fh, lines)
+func openJSON(fh io.Reader, name string, lines bool, caps limits.Caps) (*File, error) {
+	objects, err := jsonObjects(fh, lines, caps)
 	if err != nil {
 		return nil, err
 	}
@@ -42,10 +42,10 @@ func openJSON(fh io.Reader, name string, lines bool) (*File, error) {
 	if len(keys) == 0 {
 		return nil, ErrEmpty
 	}
-	if err := checkHeaders(keys); err != nil {
+	if err := checkHeaders(keys, caps); err != nil {
 		return nil, err
 	}
-	t := &Table{Name: name, Headers: keys, firstRow: 1}
+	t := &Table{Name: name, Headers: keys, firstRow: 1, caps: caps}
 	t.next = func() ([]string, error) {
 		var o map[string]string
 		if len(sample) > 0 {
@@ -87,12 +87,12 @@ func orderedKeys(o map[string]string) []string {
 }
 
 // jsonObjects returns a reader of flattened objects.
-func jsonObjects(fh io.Reader, lines bool) (func() (map[string]string, error), error) {
+func jsonObjects(fh io.Reader, lines bool, caps limits.Caps) (func() (map[string]string, error), error) {
 	top := 1
 	if lines {
 		top = 0
 	}
-	br := bufio.NewReaderSize(&recordGuard{r: fh, json: true, top: top}, 1<<20)
+	br := bufio.NewReaderSize(&recordGuard{r: fh, json: true, top: top, cellLength: caps.CellLength}, 1<<20)
 	dec := json.NewDecoder(br)
 	dec.UseNumber()
 	if !lines {
@@ -117,8 +117,8 @@ func jsonObjects(fh io.Reader, lines bool) (func() (map[string]string, error), e
 			}
 			return nil, fmt.Errorf("object %d is not valid JSON: %w", n, err)
 		}
-		if d := depth(raw); d > limits.JSONDepth {
-			return nil, fmt.Errorf("object %d nests %d levels deep; the limit is %d (SLUICE_JSON_MAX_DEPTH)", n, d, limits.JSONDepth)
+		if d := depth(raw); d > caps.JSONDepth {
+			return nil, fmt.Errorf("object %d nests %d levels deep; the limit is %d (SLUICE_JSON_MAX_DEPTH)", n, d, caps.JSONDepth)
 		}
 		out := map[string]string{}
 		var order []string

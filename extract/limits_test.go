@@ -11,12 +11,13 @@ import (
 	"testing"
 
 	"github.com/sluice/sluice/extract"
+	"github.com/sluice/sluice/limits"
 )
 
 // openErr opens data as name and reads its first table to the end, returning the first error.
 func openErr(t *testing.T, name string, data []byte) error {
 	t.Helper()
-	f, err := extract.Open(write(t, name, data), name)
+	f, err := extract.Open(write(t, name, data), name, limits.Default())
 	if err != nil {
 		return err
 	}
@@ -133,7 +134,7 @@ func TestXLSXPastExcelLimitsIsRefusedBeforeReading(t *testing.T) {
 	p := rawXLSX(t, func(w *bytes.Buffer) {
 		w.WriteString(sheetHead + `<dimension ref="A1:B2000000"/><sheetData><row r="1"><c r="A1" t="inlineStr"><is><t>a</t></is></c></row></sheetData></worksheet>`)
 	})
-	_, err := extract.Open(p, "big.xlsx")
+	_, err := extract.Open(p, "big.xlsx", limits.Default())
 	wantRefusal(t, "dimension", err, `worksheet "Huge" has 2,000,000 rows`, "Excel's limit is 1,048,576 rows")
 
 	// No dimension: the rows are counted.
@@ -144,14 +145,14 @@ func TestXLSXPastExcelLimitsIsRefusedBeforeReading(t *testing.T) {
 		}
 		w.WriteString(`</sheetData></worksheet>`)
 	})
-	_, err = extract.Open(p, "big.xlsx")
+	_, err = extract.Open(p, "big.xlsx", limits.Default())
 	wantRefusal(t, "row count", err, `worksheet "Huge" has 1,048,600 rows`)
 
 	// A column beyond XFD.
 	p = rawXLSX(t, func(w *bytes.Buffer) {
 		w.WriteString(sheetHead + `<dimension ref="A1:ZZZ9"/><sheetData/></worksheet>`)
 	})
-	_, err = extract.Open(p, "big.xlsx")
+	_, err = extract.Open(p, "big.xlsx", limits.Default())
 	wantRefusal(t, "columns", err, "18,278 columns", "Excel's limit is 16,384")
 }
 

@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/sluice/sluice/limits"
 )
 
 // File is an opened source: its tables, read one after the other, and its text encoding.
@@ -53,8 +55,8 @@ func (f *File) Close() error {
 }
 
 // Open reads the file at path; name is the upload's file name (it decides the format with
-// the content and names single-table files).
-func Open(path, name string) (*File, error) {
+// the content and names single-table files). caps are what a table may hold.
+func Open(path, name string, caps limits.Caps) (*File, error) {
 	fh, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -81,14 +83,14 @@ func Open(path, name string) (*File, error) {
 	counted := &countReader{r: fh}
 	switch {
 	case bytes.HasPrefix(head, []byte("PK\x03\x04")) || ext == ".xlsx" || ext == ".xlsm":
-		f, err = openXLSX(fh)
+		f, err = openXLSX(fh, caps)
 		counted = nil
 	case ext == ".jsonl" || ext == ".ndjson" || (ext != ".csv" && ext != ".tsv" && bytes.HasPrefix(trimmed, []byte("{"))):
-		f, err = openJSON(counted, base, true)
+		f, err = openJSON(counted, base, true, caps)
 	case ext == ".json" || (ext != ".csv" && ext != ".tsv" && bytes.HasPrefix(trimmed, []byte("["))):
-		f, err = openJSON(counted, base, false)
+		f, err = openJSON(counted, base, false, caps)
 	default:
-		f, err = openDelimited(counted, base)
+		f, err = openDelimited(counted, base, caps)
 	}
 	if err != nil {
 		fh.Close()
@@ -144,9 +146,9 @@ func binary(sample []byte) bool {
 	return ctl*20 > len(sample)
 }
 
-func openDelimited(fh io.Reader, name string) (*File, error) {
+func openDelimited(fh io.Reader, name string, caps limits.Caps) (*File, error) {
 	text, enc := decode(fh)
-	br := bufio.NewReaderSize(&recordGuard{r: text}, 1<<20)
+	br := bufio.NewReaderSize(&recordGuard{r: text, cellLength: caps.CellLength}, 1<<20)
 	sample, _ := br.Peek(sniffSize)
 	if binary(sample) {
 		return nil, errors.New("the file is not text: it looks like binary data (upload CSV, TSV, Excel or JSON)")
@@ -194,7 +196,7 @@ func openDelimited(fh io.Reader, name string) (*File, error) {
 		}
 		return rec, nil
 	}
-	t, err := newTable(name, read)
+	t, err := newTable(name, read, caps)
 	if err != nil {
 		return nil, err
 	}

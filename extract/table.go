@@ -25,6 +25,7 @@ type Table struct {
 	// firstRow is the row of the source (counted from 1, as a spreadsheet shows it) of the
 	// first data row; returned counts the rows Next has returned.
 	firstRow, returned int
+	caps               limits.Caps
 }
 
 // Row returns the row of the source, counted from 1 as a spreadsheet shows it, of the row
@@ -91,25 +92,25 @@ func (t *Table) nextRow() ([]string, error) {
 	}
 }
 
-// checkCells refuses a row holding a value longer than limits.CellLength.
+// checkCells refuses a row holding a value longer than the cap.
 func (t *Table) checkCells(row []string) error {
 	for i, c := range row {
-		if limits.Over(c, limits.CellLength) {
-			return errors.New(limits.Cell(fmt.Sprintf("data row %s, column %q,", limits.Count(t.rows), t.Headers[i]), c))
+		if limits.Over(c, t.caps.CellLength) {
+			return errors.New(t.caps.Cell(fmt.Sprintf("data row %s, column %q,", limits.Count(t.rows), t.Headers[i]), c))
 		}
 	}
 	return nil
 }
 
-// checkHeaders refuses a table wider than limits.Columns or a header longer than
-// limits.NameLength, before any row is read on.
-func checkHeaders(headers []string) error {
-	if len(headers) > limits.Columns {
-		return errors.New(limits.Width("the table has", len(headers)))
+// checkHeaders refuses a table wider than caps.Columns or a header longer than
+// caps.NameLength, before any row is read on.
+func checkHeaders(headers []string, caps limits.Caps) error {
+	if len(headers) > caps.Columns {
+		return errors.New(caps.Width("the table has", len(headers)))
 	}
 	for i, h := range headers {
-		if limits.Over(h, limits.NameLength) {
-			return errors.New(limits.Name(fmt.Sprintf("the header of column %d", i+1), h))
+		if limits.Over(h, caps.NameLength) {
+			return errors.New(caps.Name(fmt.Sprintf("the header of column %d", i+1), h))
 		}
 	}
 	return nil
@@ -203,7 +204,7 @@ func uniqueHeaders(raw []string, width int) []string {
 
 // newTable builds a table from a row reader: it samples the first rows to find the header,
 // then replays the sample before reading on.
-func newTable(name string, read func() ([]string, error)) (*Table, error) {
+func newTable(name string, read func() ([]string, error), caps limits.Caps) (*Table, error) {
 	var sample [][]string
 	for len(sample) < 50 {
 		row, err := read()
@@ -228,13 +229,13 @@ func newTable(name string, read func() ([]string, error)) (*Table, error) {
 	for width > len(sample[h]) && allBlankColumn(sample[h:], width-1) {
 		width--
 	}
-	if err := checkHeaders(sample[h][:min(width, len(sample[h]))]); err != nil {
+	if err := checkHeaders(sample[h][:min(width, len(sample[h]))], caps); err != nil {
 		return nil, err
 	}
-	if width > limits.Columns {
-		return nil, errors.New(limits.Width("the table has", width))
+	if width > caps.Columns {
+		return nil, errors.New(caps.Width("the table has", width))
 	}
-	t := &Table{Name: name, Headers: uniqueHeaders(sample[h], width), HeaderRow: h, firstRow: h + 2}
+	t := &Table{Name: name, Headers: uniqueHeaders(sample[h], width), HeaderRow: h, firstRow: h + 2, caps: caps}
 	rest := sample[h+1:]
 	t.next = func() ([]string, error) {
 		if len(rest) > 0 {

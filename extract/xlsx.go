@@ -24,7 +24,7 @@ const (
 
 // openXLSX reads every worksheet as a table: numbers as written in the file, dates as ISO
 // dates, formulas as their cached values.
-func openXLSX(fh *os.File) (*File, error) {
+func openXLSX(fh *os.File, caps limits.Caps) (*File, error) {
 	st, err := fh.Stat()
 	if err != nil {
 		return nil, err
@@ -42,7 +42,7 @@ func openXLSX(fh *os.File) (*File, error) {
 	f := &File{Format: "xlsx", Encoding: &Encoding{Name: "utf-8", FirstInvalid: -1}, closers: []io.Closer{x}}
 	parts := findWorksheetParts(fh, st.Size())
 	for _, sheet := range x.GetSheetList() {
-		t, err := xlsxTable(x, sheet, parts.open(sheet))
+		t, err := xlsxTable(x, sheet, parts.open(sheet), caps)
 		if errors.Is(err, ErrEmpty) {
 			continue
 		}
@@ -60,7 +60,7 @@ func openXLSX(fh *os.File) (*File, error) {
 }
 
 // xlsxTable streams a worksheet's rows; styles (nil: excelize's) tells its date columns.
-func xlsxTable(x *excelize.File, sheet string, styles *cellStyles) (*Table, error) {
+func xlsxTable(x *excelize.File, sheet string, styles *cellStyles, caps limits.Caps) (*Table, error) {
 	rows, err := x.Rows(sheet)
 	if err != nil {
 		if styles != nil {
@@ -129,7 +129,7 @@ func xlsxTable(x *excelize.File, sheet string, styles *cellStyles) (*Table, erro
 		}
 		return cells, nil
 	}
-	return newTable(sheet, read)
+	return newTable(sheet, read, caps)
 }
 
 // isDateCell reports whether the cell's number format shows a date (excelize loads the

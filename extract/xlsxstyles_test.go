@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sluice/sluice/limits"
 	"github.com/xuri/excelize/v2"
 )
 
@@ -78,7 +79,7 @@ func TestCellStylesAsExcelize(t *testing.T) {
 		}
 		styles.Close()
 	}
-	f, err := Open(p, "styles.xlsx")
+	f, err := Open(p, "styles.xlsx", limits.Default())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,8 +19,6 @@ package ffql
 import (
 	"fmt"
 	"strings"
-
-	"github.com/sluice/sluice/limits"
 )
 
 // Expr is a parsed query: *Binary, *Compare or *Is.
@@ -166,15 +164,17 @@ type parser struct {
 	i     int
 	q     string
 	terms int // conditions read so far
+	max   int // conditions allowed (SLUICE_MAX_FFQL_TERMS)
 }
 
-// Parse parses q. An empty or blank query is an error; callers treat an absent q as no filter.
-func Parse(q string) (Expr, error) {
+// Parse parses q, of at most maxTerms conditions. An empty or blank query is an error;
+// callers treat an absent q as no filter.
+func Parse(q string, maxTerms int) (Expr, error) {
 	toks, err := lex(q)
 	if err != nil {
 		return nil, err
 	}
-	p := &parser{toks: toks, q: q}
+	p := &parser{toks: toks, q: q, max: maxTerms}
 	if p.peek().kind == tEOF {
 		return nil, &Error{Msg: "query is empty"}
 	}
@@ -259,8 +259,8 @@ func (p *parser) condition() (Expr, error) {
 	t := p.peek()
 	// Each condition costs a comparison per record: a filter of hundreds would hold a core
 	// for minutes on a large sheet.
-	if p.terms++; p.terms > limits.FFQLTerms {
-		return nil, &Error{Pos: t.pos, Msg: fmt.Sprintf("the filter has more than %d conditions; the limit is %d (SLUICE_MAX_FFQL_TERMS)", limits.FFQLTerms, limits.FFQLTerms)}
+	if p.terms++; p.terms > p.max {
+		return nil, &Error{Pos: t.pos, Msg: fmt.Sprintf("the filter has more than %d conditions; the limit is %d (SLUICE_MAX_FFQL_TERMS)", p.max, p.max)}
 	}
 	// A bare operator word starts a condition without a field; anything else is the field.
 	if t.kind == tQuoted || !(isOperator(t.text) || strings.EqualFold(t.text, "is")) {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/sluice/sluice/ffql"
+	"github.com/sluice/sluice/limits"
 )
 
 func TestParse(t *testing.T) {
@@ -35,7 +36,7 @@ func TestParse(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			e, err := ffql.Parse(tt.q)
+			e, err := ffql.Parse(tt.q, limits.Default().FFQLTerms)
 			if err != nil {
 				t.Fatalf("Parse(%q): %v", tt.q, err)
 			}
@@ -64,7 +65,7 @@ func TestParseErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := ffql.Parse(tt.q)
+			_, err := ffql.Parse(tt.q, limits.Default().FFQLTerms)
 			var fe *ffql.Error
 			if !errors.As(err, &fe) {
 				t.Fatalf("Parse(%q): got %v, want an *ffql.Error", tt.q, err)

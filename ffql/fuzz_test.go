@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/sluice/sluice/ffql"
+	"github.com/sluice/sluice/limits"
 )
 
 // FuzzFFQL: any text either fails to parse with an error, or parses into a query whose SQL
@@ -22,7 +23,7 @@ func FuzzFFQL(f *testing.F) {
 		var e ffql.Expr
 		var err error
 		done := make(chan struct{})
-		go func() { e, err = ffql.Parse(q); close(done) }()
+		go func() { e, err = ffql.Parse(q, limits.Default().FFQLTerms); close(done) }()
 		select {
 		case <-done:
 		case <-time.After(2 * time.Second):

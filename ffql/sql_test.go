@@ -10,6 +10,7 @@ import (
 	_ "github.com/mattn/go-sqlite3"
 
 	"github.com/sluice/sluice/ffql"
+	"github.com/sluice/sluice/limits"
 	"github.com/sluice/sluice/model"
 )
 
@@ -110,7 +111,7 @@ func TestTranslate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.q, func(t *testing.T) {
-			e, err := ffql.Parse(tt.q)
+			e, err := ffql.Parse(tt.q, limits.Default().FFQLTerms)
 			if err != nil {
 				if tt.want == nil {
 					return
@@ -145,7 +146,7 @@ func TestTranslate(t *testing.T) {
 }
 
 func TestTranslateUnknownField(t *testing.T) {
-	e, _ := ffql.Parse(`nope eq 1`)
+	e, _ := ffql.Parse(`nope eq 1`, limits.Default().FFQLTerms)
 	_, err := ffql.Translate(e, testFields, cols{})
 	if err == nil || !strings.Contains(err.Error(), `unknown field "nope"`) {
 		t.Fatalf("got %v, want an unknown field error", err)

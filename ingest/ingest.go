@@ -85,7 +85,8 @@ func (s *Service) extract(ctx context.Context, j *model.Job, f *model.File, crea
 		return "", errs.Wrap(err, "read the upload")
 	}
 	defer done()
-	src, err := extract.Open(path, f.Name)
+	caps := s.DB.Settings().Caps
+	src, err := extract.Open(path, f.Name, caps)
 	if err != nil {
 		return "", err
 	}
@@ -99,7 +100,7 @@ func (s *Service) extract(ctx context.Context, j *model.Job, f *model.File, crea
 		for _, h := range t.Headers {
 			cfg.Fields = append(cfg.Fields, model.Field{Key: h, Label: h, Type: model.FieldString})
 		}
-		if err := schema.Sheet(&cfg, fmt.Sprintf("sheets[%d]", i)); err != nil {
+		if err := schema.Sheet(&cfg, fmt.Sprintf("sheets[%d]", i), caps); err != nil {
 			return "", err
 		}
 		wb.Sheets = append(wb.Sheets, &model.Sheet{Config: cfg})

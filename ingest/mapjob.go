@@ -561,7 +561,7 @@ func (s *Service) addCustomFields(ctx context.Context, j *model.Job, p *Plan) ([
 			edges = append(edges, Edge{Source: src, Destination: f, Confidence: mapping.MaxConfidence, Certainty: "absolute",
 				Reasons: []string{"added as a custom field: the sheet allows additional fields"}, Apply: true})
 		}
-		return true, schema.Sheet(&sh.Config, "destination")
+		return true, schema.Sheet(&sh.Config, "destination", s.DB.Settings().Caps)
 	})
 	return edges, err
 }

@@ -24,8 +24,8 @@ var sizes = map[string]bool{"xs": true, "s": true, "m": true, "l": true, "xl": t
 
 // Sheet validates cfg in place: it fills defaults (enum options [], sortBy label, slug from
 // the name) and returns an invalid error naming the first problem. key is the prefix of
-// error keys, e.g. "sheets[0]".
-func Sheet(cfg *model.SheetConfig, key string) error {
+// error keys, e.g. "sheets[0]"; caps bound its width and names.
+func Sheet(cfg *model.SheetConfig, key string, caps limits.Caps) error {
 	if strings.TrimSpace(cfg.Name) == "" {
 		return errs.Invalidf(key+".name", "Sheet name is required")
 	}
@@ -43,14 +43,14 @@ func Sheet(cfg *model.SheetConfig, key string) error {
 	if cfg.Fields == nil {
 		cfg.Fields = []model.Field{}
 	}
-	if len(cfg.Fields) > limits.Columns {
-		return errs.Invalidf(key+".fields", "%s", limits.Width("The sheet has", len(cfg.Fields)))
+	if len(cfg.Fields) > caps.Columns {
+		return errs.Invalidf(key+".fields", "%s", caps.Width("The sheet has", len(cfg.Fields)))
 	}
 	seen := map[string]string{}
 	for i := range cfg.Fields {
 		f := &cfg.Fields[i]
 		fk := fmt.Sprintf("%s.fields[%d]", key, i)
-		if err := Field(f, fk); err != nil {
+		if err := Field(f, fk, caps); err != nil {
 			return err
 		}
 		low := strings.ToLower(f.Key)
@@ -86,15 +86,15 @@ func fieldFormat(ff *model.FieldFormat, key string) error {
 }
 
 // Field validates one field in place and fills its defaults.
-func Field(f *model.Field, key string) error {
+func Field(f *model.Field, key string, caps limits.Caps) error {
 	if strings.TrimSpace(f.Key) == "" {
 		return errs.Invalidf(key+".key", "Field key is required")
 	}
-	if limits.Over(f.Key, limits.NameLength) {
-		return errs.Invalidf(key+".key", "%s", limits.Name("The field key", f.Key))
+	if limits.Over(f.Key, caps.NameLength) {
+		return errs.Invalidf(key+".key", "%s", caps.Name("The field key", f.Key))
 	}
-	if limits.Over(f.Label, limits.NameLength) {
-		return errs.Invalidf(key+".label", "%s", limits.Name("The field label", f.Label))
+	if limits.Over(f.Label, caps.NameLength) {
+		return errs.Invalidf(key+".label", "%s", caps.Name("The field label", f.Label))
 	}
 	if f.Type == "" {
 		return errs.Invalidf(key+".type", "Field %q needs a type (%s)", f.Key, strings.Join(fieldTypes, ", "))

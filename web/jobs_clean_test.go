@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/sluice/sluice/jobs"
-	"github.com/sluice/sluice/limits"
 	"github.com/sluice/sluice/model"
 	"github.com/sluice/sluice/store/recordset"
 )
@@ -227,8 +226,10 @@ func TestInPlaceTransformThatFailsPutsRecordsBack(t *testing.T) {
 	prog := dataOf(e.mustCall(t, "POST", "/v1/mapping", testSecret, map[string]any{"source": map[string]any{"name": "p", "fields": fields},
 		"destination": map[string]any{"name": "p", "fields": fields}, "rules": []any{map[string]any{"name": "join", "type": "concatenate",
 			"config": map[string]any{"sourceFields": []string{"first", "last"}, "destinationField": "full"}}}}))
-	defer func(n int) { limits.CellLength = n }(limits.CellLength)
-	limits.CellLength = 50
+	set := e.db.Settings()
+	defer e.db.Configure(set)
+	set.Caps.CellLength = 50
+	e.db.Configure(set)
 	job := e.mustCreateJob(t, map[string]any{"type": "workbook", "operation": "transform", "source": wb["id"], "destination": wb["id"], "trigger": "immediate",
 		"config": map[string]any{"sourceSheetId": sheetID, "destinationSheetId": sheetID}, "input": map[string]any{"programId": prog["id"], "keepRecordIds": true}})
 	j := e.waitJob(t, job["id"].(string))

@@ -40,7 +40,7 @@ type automationConfig struct {
 	// ClipLinkTTL is how long a public data clip's link lasts.
 	ClipLinkTTL time.Duration
 	// Limits are the caps on uploads and writes (columns, name and cell length, JSON depth).
-	Limits struct{ Columns, NameLength, CellLength, JSONDepth, Records, FFQLTerms int }
+	Limits limits.Caps
 	// AllowPrivateWebhooks lets webhooks reach loopback and private addresses (development).
 	AllowPrivateWebhooks bool
 	// NodeID names this node among nodes sharing a PostgreSQL database; a node silent for
@@ -93,12 +93,12 @@ func automationFlags(fs *flag.FlagSet, getenv func(string) string, c *automation
 	}{
 		{&c.WebhookMaxAttempts, "webhook-max-attempts", "SLUICE_WEBHOOK_MAX_ATTEMPTS", 6, "webhook attempts before giving up"},
 		{&c.Workers, "workers", "SLUICE_WORKERS", runtime.NumCPU(), "built-in jobs run at once, fairly across spaces"},
-		{&c.Limits.Columns, "max-columns", "SLUICE_MAX_COLUMNS", limits.Columns, "fields per sheet and columns per uploaded table"},
-		{&c.Limits.NameLength, "max-name-length", "SLUICE_MAX_NAME_LENGTH", limits.NameLength, "characters of a header, field key or label"},
-		{&c.Limits.CellLength, "max-cell-length", "SLUICE_MAX_CELL_LENGTH", limits.CellLength, "characters of one value"},
-		{&c.Limits.JSONDepth, "json-max-depth", "SLUICE_JSON_MAX_DEPTH", limits.JSONDepth, "how deeply a JSON upload's objects may nest"},
-		{&c.Limits.Records, "max-records-per-request", "SLUICE_MAX_RECORDS_PER_REQUEST", limits.Records, "records one API write may carry"},
-		{&c.Limits.FFQLTerms, "max-ffql-terms", "SLUICE_MAX_FFQL_TERMS", limits.FFQLTerms, "comparisons one FFQL filter may make"},
+		{&c.Limits.Columns, "max-columns", "SLUICE_MAX_COLUMNS", limits.Default().Columns, "fields per sheet and columns per uploaded table"},
+		{&c.Limits.NameLength, "max-name-length", "SLUICE_MAX_NAME_LENGTH", limits.Default().NameLength, "characters of a header, field key or label"},
+		{&c.Limits.CellLength, "max-cell-length", "SLUICE_MAX_CELL_LENGTH", limits.Default().CellLength, "characters of one value"},
+		{&c.Limits.JSONDepth, "json-max-depth", "SLUICE_JSON_MAX_DEPTH", limits.Default().JSONDepth, "how deeply a JSON upload's objects may nest"},
+		{&c.Limits.Records, "max-records-per-request", "SLUICE_MAX_RECORDS_PER_REQUEST", limits.Default().Records, "records one API write may carry"},
+		{&c.Limits.FFQLTerms, "max-ffql-terms", "SLUICE_MAX_FFQL_TERMS", limits.Default().FFQLTerms, "comparisons one FFQL filter may make"},
 	} {
 		if v := getenv(n.key); v != "" {
 			i, err := strconv.Atoi(v)
@@ -163,9 +163,7 @@ func startAutomation(ctx context.Context, db *store.DB, c automationConfig, file
 	a.webhooks.Start()
 	a.worker = jobs.NewWorker(svc, 200*time.Millisecond, log) // a cheap indexed query; uploads start extracting within 0.2 s
 	a.worker.Size, a.worker.Budget = c.Workers, c.JobBudget
-	limits.Columns, limits.NameLength, limits.CellLength, limits.JSONDepth = c.Limits.Columns, c.Limits.NameLength, c.Limits.CellLength, c.Limits.JSONDepth
-	limits.Records, limits.FFQLTerms = c.Limits.Records, c.Limits.FFQLTerms
-	db.Configure(sqldb.Settings{SearchIndexMin: c.SearchIndexMin})
+	db.Configure(sqldb.Settings{SearchIndexMin: c.SearchIndexMin, Caps: c.Limits})
 	a.worker.Handle(jobs.OpDeleteRecords, jobs.DeleteRecords(db))
 	var live []string // other nodes' extractions go on
 	if db.Postgres() {

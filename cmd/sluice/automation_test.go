@@ -2,6 +2,8 @@ package main
 
 import (
 	"bufio"
+	"encoding/json"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -53,5 +55,45 @@ func TestAutomationConfig(t *testing.T) {
 		if _, err := parseConfig(nil, func(k string) string { return env[k] }); err == nil {
 			t.Errorf("%v: got no error, want one", env)
 		}
+	}
+}
+
+// The caps set in the environment are the ones the API enforces: they travel in the
+// store's settings, not in package variables.
+func TestConfiguredCapsAreEnforced(t *testing.T) {
+	base, _, stop := start(t, map[string]string{"SLUICE_ADDR": "127.0.0.1:0", "SLUICE_DATA_DIR": t.TempDir(), "SLUICE_SECRET_KEY": "sk_caps_1",
+		"SLUICE_MAX_COLUMNS": "3", "SLUICE_MAX_NAME_LENGTH": "8"})
+	defer func() { _ = stop() }()
+	post := func(path, body string) (int, string) {
+		t.Helper()
+		req, _ := http.NewRequest("POST", base+path, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer sk_caps_1")
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	st, body := post("/v1/spaces", `{"name":"caps"}`)
+	if st != 200 {
+		t.Fatalf("space: %d %s", st, body)
+	}
+	var sp struct{ Data struct{ ID string } }
+	if err := json.Unmarshal([]byte(body), &sp); err != nil {
+		t.Fatal(err)
+	}
+	wide := `{"name":"W","spaceId":"` + sp.Data.ID + `","sheets":[{"name":"S","fields":[{"key":"a","type":"string"},{"key":"b","type":"string"},{"key":"c","type":"string"},{"key":"d","type":"string"}]}]}`
+	if st, body := post("/v1/workbooks", wide); st != 400 || !strings.Contains(body, "the limit is 3 (SLUICE_MAX_COLUMNS)") {
+		t.Errorf("a sheet of 4 fields under SLUICE_MAX_COLUMNS=3: %d %s", st, body)
+	}
+	long := `{"name":"W","spaceId":"` + sp.Data.ID + `","sheets":[{"name":"S","fields":[{"key":"much_too_long","type":"string"}]}]}`
+	if st, body := post("/v1/workbooks", long); st != 400 || !strings.Contains(body, "the limit is 8 (SLUICE_MAX_NAME_LENGTH)") {
+		t.Errorf("a 13-character key under SLUICE_MAX_NAME_LENGTH=8: %d %s", st, body)
+	}
+	if st, body := post("/v1/workbooks", `{"name":"W","spaceId":"`+sp.Data.ID+`","sheets":[{"name":"S","fields":[{"key":"a","type":"string"}]}]}`); st != 200 {
+		t.Errorf("a sheet within the caps: %d %s", st, body)
 	}
 }

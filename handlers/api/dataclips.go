@@ -18,10 +18,12 @@ import (
 	"github.com/sluice/sluice/schema"
 	"github.com/sluice/sluice/store"
 	"github.com/sluice/sluice/store/recordset"
+	"github.com/sluice/sluice/store/sqldb"
 )
 
 // DataClipStore is what the data clip handlers need.
 type DataClipStore interface {
+	Settings() sqldb.Settings // the caps on names, widths and request sizes
 	GetSpace(ctx context.Context, accountID, id string) (*model.Space, error)
 	GetSheet(ctx context.Context, accountID, id string) (*model.Sheet, *model.Workbook, error)
 	CreateWorkbook(ctx context.Context, w *model.Workbook, actor string) error
@@ -168,7 +170,7 @@ func (h *DataClips) Create(c *fiber.Ctx) error {
 	// The clip sheet: the source's schema in a workbook of its own, labelled as a clip.
 	cfg := src.Config
 	cfg.Name, cfg.Slug = d.Name, schema.Slugify(d.Name)
-	if err := schema.Sheet(&cfg, "sourceSheetId"); err != nil {
+	if err := schema.Sheet(&cfg, "sourceSheetId", h.store.Settings().Caps); err != nil {
 		return err
 	}
 	clip := &model.Workbook{AccountID: p.AccountID, EnvironmentID: sp.EnvironmentID, SpaceID: sp.ID, Name: "Clip: " + d.Name,

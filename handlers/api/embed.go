@@ -13,10 +13,12 @@ import (
 	"github.com/sluice/sluice/auth"
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/model"
+	"github.com/sluice/sluice/store/sqldb"
 )
 
 // EmbedStore is what the embedded importer's space init needs.
 type EmbedStore interface {
+	Settings() sqldb.Settings // the caps on names, widths and request sizes
 	SpaceStore
 	KeyByRaw(ctx context.Context, raw string) (*model.APIKey, error)
 	CreateWorkbook(ctx context.Context, w *model.Workbook, actor string) error
@@ -86,7 +88,7 @@ func (h *Embed) Init(c *fiber.Ctx) error {
 		if in.Workbook.Name == nil || strings.TrimSpace(*in.Workbook.Name) == "" {
 			return errs.Invalidf("workbook.name", "workbook.name is required")
 		}
-		if wb, err = in.Workbook.build(p, sp); err != nil {
+		if wb, err = in.Workbook.build(p, sp, h.store.Settings().Caps); err != nil {
 			return err
 		}
 	}

@@ -17,10 +17,12 @@ import (
 	"github.com/sluice/sluice/model"
 	"github.com/sluice/sluice/schema"
 	"github.com/sluice/sluice/store"
+	"github.com/sluice/sluice/store/sqldb"
 )
 
 // MappingStore is what the mapping handlers need.
 type MappingStore interface {
+	Settings() sqldb.Settings // the caps on names, widths and request sizes
 	GetEnvironment(ctx context.Context, accountID, id string) (*model.Environment, error)
 	CreateProgram(ctx context.Context, p *model.MappingProgram, actor string, keys store.RuleKeys) error
 	GetProgram(ctx context.Context, accountID, id string) (*model.MappingProgram, error)
@@ -160,7 +162,7 @@ func (h *Mapping) Create(c *fiber.Ctx) error {
 		if cfg.Name == "" {
 			cfg.Name = key
 		}
-		if err := schema.Sheet(cfg, key); err != nil {
+		if err := schema.Sheet(cfg, key, h.store.Settings().Caps); err != nil {
 			return err
 		}
 	}
@@ -308,7 +310,7 @@ func (h *Mapping) Update(c *fiber.Ctx) error {
 			if cfg.Name == "" {
 				cfg.Name = key
 			}
-			if err := schema.Sheet(cfg, key); err != nil {
+			if err := schema.Sheet(cfg, key, h.store.Settings().Caps); err != nil {
 				return err
 			}
 		}

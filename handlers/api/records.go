@@ -17,10 +17,12 @@ import (
 	"github.com/sluice/sluice/limits"
 	"github.com/sluice/sluice/model"
 	"github.com/sluice/sluice/store/recordset"
+	"github.com/sluice/sluice/store/sqldb"
 )
 
 // RecordStore is what the record handlers need.
 type RecordStore interface {
+	Settings() sqldb.Settings // the caps on names, widths and request sizes
 	RecordSheetScope(ctx context.Context, accountID, sheetID string) (*recordset.SheetScope, error)
 	GetRecords(ctx context.Context, accountID, sheetID string, q recordset.RecordQuery, withTotal bool) ([]*recordset.Record, int64, error)
 	GetRecordCounts(ctx context.Context, accountID, sheetID string) (*recordset.Counts, error)
@@ -202,7 +204,7 @@ func (h *Records) Insert(c *fiber.Ctx) error {
 		return err
 	}
 	var body []map[string]cellJSON
-	if err := bindArray(c, &body); err != nil {
+	if err := bindArray(c, &body, h.store.Settings().Caps); err != nil {
 		return err
 	}
 	in := make([]recordset.RecordIn, len(body))
@@ -228,10 +230,10 @@ func fieldKeys(cfg model.SheetConfig) []string {
 	return keys
 }
 
-// bindArray decodes a body that must be a JSON array of at most limits.Records records,
+// bindArray decodes a body that must be a JSON array of at most caps.Records records,
 // element by element: a body of a million tiny records is refused at the cap, before it costs
 // memory for more than the cap.
-func bindArray[T any](c *fiber.Ctx, dst *[]T) error {
+func bindArray[T any](c *fiber.Ctx, dst *[]T, caps limits.Caps) error {
 	body := bytes.TrimSpace(c.Body())
 	if len(body) == 0 || body[0] != '[' {
 		return errs.Invalidf("body", "Request body must be a JSON array of records")
@@ -240,10 +242,10 @@ func bindArray[T any](c *fiber.Ctx, dst *[]T) error {
 	if _, err := dec.Token(); err != nil {
 		return jsonError(err)
 	}
-	out := make([]T, 0, min(64, limits.Records))
+	out := make([]T, 0, min(64, caps.Records))
 	for dec.More() {
-		if len(out) == limits.Records {
-			return errs.Invalidf("body", "%s", limits.TooManyRecords())
+		if len(out) == caps.Records {
+			return errs.Invalidf("body", "%s", caps.TooManyRecords())
 		}
 		var v T
 		if err := dec.Decode(&v); err != nil {
@@ -269,7 +271,7 @@ func (h *Records) Update(c *fiber.Ctx) error {
 		return err
 	}
 	var body []recordJSON
-	if err := bindArray(c, &body); err != nil {
+	if err := bindArray(c, &body, h.store.Settings().Caps); err != nil {
 		return err
 	}
 	in := make([]recordset.RecordIn, len(body))

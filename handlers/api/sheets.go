@@ -13,10 +13,12 @@ import (
 	"github.com/sluice/sluice/model"
 	"github.com/sluice/sluice/schema"
 	"github.com/sluice/sluice/store/recordset"
+	"github.com/sluice/sluice/store/sqldb"
 )
 
 // SheetStore is what the sheet handlers need.
 type SheetStore interface {
+	Settings() sqldb.Settings // the caps on names, widths and request sizes
 	GetSpace(ctx context.Context, accountID, id string) (*model.Space, error)
 	GetSheet(ctx context.Context, accountID, id string) (*model.Sheet, *model.Workbook, error)
 	ListSheets(ctx context.Context, accountID, workbookID string) ([]*model.Sheet, *model.Workbook, error)
@@ -138,7 +140,7 @@ func (h *Sheets) Update(c *fiber.Ctx) error {
 		if len(in.Metadata) > 0 {
 			s.Metadata = in.Metadata
 		}
-		return false, schema.Sheet(&s.Config, "sheet")
+		return false, schema.Sheet(&s.Config, "sheet", h.store.Settings().Caps)
 	})
 	if err != nil {
 		return err
@@ -198,7 +200,7 @@ func (h *Sheets) AddField(c *fiber.Ctx) error {
 		fields := append([]model.Field{}, s.Config.Fields[:at]...)
 		fields = append(fields, f)
 		s.Config.Fields = append(fields, s.Config.Fields[at:]...)
-		if err := schema.Sheet(&s.Config, "sheet"); err != nil {
+		if err := schema.Sheet(&s.Config, "sheet", h.store.Settings().Caps); err != nil {
 			return false, err
 		}
 		return true, referencesOf(w, s)
@@ -207,7 +209,7 @@ func (h *Sheets) AddField(c *fiber.Ctx) error {
 		return err
 	}
 	added := f
-	if err := schema.Field(&added, "field"); err != nil {
+	if err := schema.Field(&added, "field", h.store.Settings().Caps); err != nil {
 		return err
 	}
 	return data(c, added)

@@ -11,13 +11,16 @@ import (
 
 	"github.com/sluice/sluice/auth"
 	"github.com/sluice/sluice/errs"
+	"github.com/sluice/sluice/limits"
 	"github.com/sluice/sluice/model"
 	"github.com/sluice/sluice/schema"
 	"github.com/sluice/sluice/store"
+	"github.com/sluice/sluice/store/sqldb"
 )
 
 // WorkbookStore is what the workbook handlers need.
 type WorkbookStore interface {
+	Settings() sqldb.Settings // the caps on names, widths and request sizes
 	GetSpace(ctx context.Context, accountID, id string) (*model.Space, error)
 	CreateWorkbook(ctx context.Context, w *model.Workbook, actor string) error
 	GetWorkbook(ctx context.Context, accountID, id string) (*model.Workbook, error)
@@ -98,7 +101,7 @@ type sheetConfigUpdate struct {
 	ID string `json:"id"`
 }
 
-func (in *workbookIn) validate(p *auth.Principal) error {
+func (in *workbookIn) validate(p *auth.Principal, caps limits.Caps) error {
 	if err := rawObject("metadata", in.Metadata); err != nil {
 		return err
 	}
@@ -134,7 +137,7 @@ func (in *workbookIn) validate(p *auth.Principal) error {
 	slugs := map[string]bool{}
 	for i := range in.Sheets {
 		cfg := &in.Sheets[i].SheetConfig
-		if err := schema.Sheet(cfg, fmt.Sprintf("sheets[%d]", i)); err != nil {
+		if err := schema.Sheet(cfg, fmt.Sprintf("sheets[%d]", i), caps); err != nil {
 			return err
 		}
 		if slugs[cfg.Slug] {
@@ -162,7 +165,7 @@ func (h *Workbooks) Create(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	w, err := in.build(p, sp)
+	w, err := in.build(p, sp, h.store.Settings().Caps)
 	if err != nil {
 		return err
 	}
@@ -173,8 +176,8 @@ func (h *Workbooks) Create(c *fiber.Ctx) error {
 }
 
 // build checks a new workbook's input and makes it for space sp.
-func (in *workbookIn) build(p *auth.Principal, sp *model.Space) (*model.Workbook, error) {
-	if err := in.validate(p); err != nil {
+func (in *workbookIn) build(p *auth.Principal, sp *model.Space, caps limits.Caps) (*model.Workbook, error) {
+	if err := in.validate(p, caps); err != nil {
 		return nil, err
 	}
 	if in.EnvironmentID != "" && in.EnvironmentID != sp.EnvironmentID {
@@ -251,7 +254,7 @@ func (h *Workbooks) Update(c *fiber.Ctx) error {
 	if in.Name != nil && strings.TrimSpace(*in.Name) == "" {
 		return errs.Invalidf("name", "name cannot be empty")
 	}
-	if err := in.validate(p); err != nil {
+	if err := in.validate(p, h.store.Settings().Caps); err != nil {
 		return err
 	}
 	up := store.WorkbookUpdate{Name: in.Name, Namespace: in.Namespace, Labels: in.Labels, Treatments: in.Treatments, Metadata: in.Metadata,
@@ -309,7 +312,9 @@ func (h *Workbooks) Rebuild(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	check := func(cfg *model.SheetConfig) error { return schema.Sheet(cfg, "sheets."+cfg.Slug) }
+	check := func(cfg *model.SheetConfig) error {
+		return schema.Sheet(cfg, "sheets."+cfg.Slug, h.store.Settings().Caps)
+	}
 	if err := h.store.RebuildWorkbook(ctxOf(c), p.AccountID, w.ID, p.ActorID, check); err != nil {
 		return err
 	}

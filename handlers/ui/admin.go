@@ -11,6 +11,7 @@ import (
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/model"
 	"github.com/sluice/sluice/store"
+	"github.com/sluice/sluice/store/sqldb"
 	"github.com/sluice/sluice/views"
 )
 
@@ -20,6 +21,7 @@ import (
 
 // AdminStore is what the admin pages read and write.
 type AdminStore interface {
+	Settings() sqldb.Settings // the caps on names and widths
 	ListEvents(ctx context.Context, f store.EventFilter) ([]*model.Event, error)
 	ListJobs(ctx context.Context, f store.JobFilter) ([]*model.Job, int, error)
 	GetUser(ctx context.Context, id string) (*model.User, error)

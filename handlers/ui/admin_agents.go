@@ -12,6 +12,7 @@ import (
 
 	"github.com/sluice/sluice/auth"
 	"github.com/sluice/sluice/errs"
+	"github.com/sluice/sluice/limits"
 	"github.com/sluice/sluice/model"
 	"github.com/sluice/sluice/schema"
 	"github.com/sluice/sluice/store"
@@ -128,7 +129,7 @@ func (h *Admin) AppTemplate(c *fiber.Ctx) error {
 	if len(have) > 0 {
 		return c.Redirect("/space/"+have[0].ID, fiber.StatusSeeOther)
 	}
-	wb, err := blueprintWorkbook(app)
+	wb, err := blueprintWorkbook(app, h.store.Settings().Caps)
 	if err != nil {
 		return err
 	}
@@ -147,7 +148,7 @@ func (h *Admin) AppTemplate(c *fiber.Ctx) error {
 }
 
 // blueprintWorkbook reads an app's blueprint as a workbook (nil when it has none).
-func blueprintWorkbook(app *store.App) (*model.Workbook, error) {
+func blueprintWorkbook(app *store.App, caps limits.Caps) (*model.Workbook, error) {
 	if len(app.Blueprint) == 0 || string(app.Blueprint) == "null" || string(app.Blueprint) == "{}" {
 		return nil, nil
 	}
@@ -166,7 +167,7 @@ func blueprintWorkbook(app *store.App) (*model.Workbook, error) {
 		if cfg.Slug == "" {
 			cfg.Slug = schema.Slugify(cfg.Name)
 		}
-		if err := schema.Sheet(&cfg, fmt.Sprintf("blueprint.sheets[%d]", i)); err != nil {
+		if err := schema.Sheet(&cfg, fmt.Sprintf("blueprint.sheets[%d]", i), caps); err != nil {
 			return nil, err
 		}
 		wb.Sheets = append(wb.Sheets, &model.Sheet{Config: cfg})

@@ -16,6 +16,7 @@ import (
 	"github.com/sluice/sluice/auth/place"
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/ingest"
+	"github.com/sluice/sluice/limits"
 	"github.com/sluice/sluice/model"
 	"github.com/sluice/sluice/schema"
 	"github.com/sluice/sluice/store"
@@ -34,6 +35,7 @@ type builder struct {
 	mode  string
 	base  string // the form's URL
 	back  string
+	caps  limits.Caps // how wide a sheet and how long a name may be
 }
 
 // NewWorkbook handles GET and POST /space/:spaceId/workbooks/new: a workbook with its first
@@ -96,6 +98,7 @@ func (h *Handler) builderMay(c *fiber.Ctx, u SessionUser, sp *model.Space, v aut
 // build shows the builder (GET), or applies the button that posted it: add or remove a
 // field, refresh the JSON view, or save.
 func (h *Handler) build(c *fiber.Ctx, b *builder) error {
+	b.caps = h.store.Settings().Caps
 	var p views.BuilderProps
 	if c.Method() == fiber.MethodGet {
 		p = b.initial()
@@ -260,7 +263,7 @@ func (b *builder) sheetConfig(p views.BuilderProps) (model.SheetConfig, error) {
 			cfg.Constraints = append(cfg.Constraints, model.SheetConstraint{Type: "unique", Name: strings.Join(keys, "_"), Fields: keys, Strategy: "hash"})
 		}
 	}
-	return cfg, schema.Sheet(&cfg, "sheet")
+	return cfg, schema.Sheet(&cfg, "sheet", b.caps)
 }
 
 // freeSlug is slug, or slug-2, slug-3… when the workbook already has a sheet of that slug.
@@ -479,7 +482,7 @@ func (h *Handler) AddOption(c *fiber.Ctx) error {
 		}
 		raw, _ := json.Marshal(value)
 		f.Config.Options = append(f.Config.Options, model.EnumOption{Value: raw})
-		return true, schema.Sheet(&s.Config, "sheet")
+		return true, schema.Sheet(&s.Config, "sheet", h.store.Settings().Caps)
 	})
 	if err != nil {
 		return err

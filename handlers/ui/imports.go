@@ -22,6 +22,7 @@ import (
 	"github.com/sluice/sluice/schema"
 	"github.com/sluice/sluice/store"
 	"github.com/sluice/sluice/store/recordset"
+	"github.com/sluice/sluice/store/sqldb"
 	"github.com/sluice/sluice/views"
 )
 
@@ -33,6 +34,7 @@ import (
 
 // ImportStore is what the wizard reads and writes.
 type ImportStore interface {
+	Settings() sqldb.Settings // the caps on names and widths
 	GetSpace(ctx context.Context, accountID, id string) (*model.Space, error)
 	GetFile(ctx context.Context, accountID, id string) (*model.File, error)
 	ListWorkbooks(ctx context.Context, f store.WorkbookFilter) ([]*model.Workbook, error)
@@ -660,7 +662,7 @@ func (h *Imports) NewSheet(c *fiber.Ctx) error {
 		taken[key] = true
 		cfg.Fields = append(cfg.Fields, model.Field{Key: key, Label: cmp.Or(f.Label, f.Key), Type: inferredType(readings[f.Key])})
 	}
-	if err := schema.Sheet(&cfg, "sheet"); err != nil {
+	if err := schema.Sheet(&cfg, "sheet", h.store.Settings().Caps); err != nil {
 		return err
 	}
 	// A workbook made in the dashboard is submitted without code: the built-in Submit.

@@ -10,6 +10,7 @@ import (
 	"github.com/sluice/sluice/auth"
 	"github.com/sluice/sluice/auth/place"
 	"github.com/sluice/sluice/store/recordset"
+	"github.com/sluice/sluice/store/sqldb"
 
 	"github.com/a-h/templ"
 	"github.com/gofiber/fiber/v2"
@@ -105,6 +106,7 @@ type Sessions interface {
 
 // Store is what the pages read and write.
 type Store interface {
+	Settings() sqldb.Settings // the caps on names, widths and request sizes
 	UserByEmail(ctx context.Context, email string) (*model.User, error)
 	GetEnvironment(ctx context.Context, accountID, id string) (*model.Environment, error)
 	ListEnvironments(ctx context.Context, accountID, envID string, p model.Page) ([]*model.Environment, int, error)

@@ -82,7 +82,7 @@ func (db *DB) ApplyGridEdit(ctx context.Context, sheetID string, e GridEdit, opt
 				if len(v) == 0 {
 					v = json.RawMessage("null")
 				}
-				if err := checkLength(k, v); err != nil {
+				if err := rs.checkLength(k, v); err != nil {
 					return err
 				}
 				st.row[j] = nullToNil(v)

@@ -106,7 +106,7 @@ func (rs *recSheet) inputState(rid int64, in *RecordIn) (*recState, error) {
 			return nil, records.UnknownField(k)
 		}
 		if c.HasValue {
-			if err := checkLength(k, c.Value); err != nil {
+			if err := rs.checkLength(k, c.Value); err != nil {
 				return nil, err
 			}
 			row[i] = c.Value
@@ -251,9 +251,9 @@ func (tx *Tx) loadByID(rs *recSheet, in []RecordIn) (map[int64]*recState, []int6
 	return olds, order, nil
 }
 
-// checkLength refuses a value longer than limits.CellLength (a list counts as its JSON text).
-func checkLength(key string, v json.RawMessage) error {
-	if len(v) <= limits.CellLength {
+// checkLength refuses a value longer than the cap (a list counts as its JSON text).
+func (rs *recSheet) checkLength(key string, v json.RawMessage) error {
+	if len(v) <= rs.caps.CellLength {
 		return nil
 	}
 	text := string(v)
@@ -261,10 +261,10 @@ func checkLength(key string, v json.RawMessage) error {
 	if json.Unmarshal(v, &s) == nil {
 		text = s
 	}
-	if !limits.Over(text, limits.CellLength) {
+	if !limits.Over(text, rs.caps.CellLength) {
 		return nil
 	}
-	return errs.Invalidf(key, "%s", limits.Cell(fmt.Sprintf("Field %q", key), text))
+	return errs.Invalidf(key, "%s", rs.caps.Cell(fmt.Sprintf("Field %q", key), text))
 }
 
 // applyInput merges one update into st.
@@ -275,7 +275,7 @@ func (rs *recSheet) applyInput(st *recState, in *RecordIn) error {
 			return records.UnknownField(k)
 		}
 		if c.HasValue {
-			if err := checkLength(k, c.Value); err != nil {
+			if err := rs.checkLength(k, c.Value); err != nil {
 				return err
 			}
 			st.row[i] = c.Value

@@ -215,7 +215,7 @@ func (tx *readCtx) where(rs *recSheet, q *RecordQuery) (ffql.Frag, error) {
 		add(f)
 	}
 	if q.Q != "" {
-		e, err := ffql.Parse(q.Q)
+		e, err := ffql.Parse(q.Q, rs.caps.FFQLTerms)
 		if err != nil {
 			return ffql.Frag{}, errs.Invalidf("q", "Invalid q: %v", err)
 		}
@@ -226,7 +226,7 @@ func (tx *readCtx) where(rs *recSheet, q *RecordQuery) (ffql.Frag, error) {
 		add(f)
 	}
 	if q.pre != "" {
-		e, err := ffql.Parse(q.pre)
+		e, err := ffql.Parse(q.pre, rs.caps.FFQLTerms)
 		if err != nil {
 			return ffql.Frag{}, errs.Wrap(err, "internal query")
 		}

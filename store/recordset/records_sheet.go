@@ -9,6 +9,7 @@ import (
 	"errors"
 
 	"github.com/sluice/sluice/errs"
+	"github.com/sluice/sluice/limits"
 	"github.com/sluice/sluice/model"
 	"github.com/sluice/sluice/records"
 	"github.com/sluice/sluice/store/sqldb"
@@ -30,6 +31,7 @@ type recSheet struct {
 	byUC          map[int64]*records.Unique
 	layout        *layout
 	d             sqldb.Dialect // of the database the sheet was read from
+	caps          limits.Caps   // of the database's settings: how long a value may be
 	fresh         int64         // the first record key this transaction reserved (nextRids); 0: none
 }
 
@@ -42,7 +44,7 @@ const recordSheetQuery = `SELECT sh.id, sh.workbook_id, sh.name, sh.slug, sh.con
 // loadRecSheet loads a sheet of the account for record work. Errors: not_found.
 func loadRecSheet(ctx context.Context, q sqldb.Querier, accountID, sheetID string) (*recSheet, error) {
 	var s model.Sheet
-	rs := &recSheet{Sheet: &s, d: q.Dialect()}
+	rs := &recSheet{Sheet: &s, d: q.Dialect(), caps: q.Settings().Caps}
 	var cfg string
 	var locked sql.NullInt64
 	err := q.QueryRowContext(ctx, recordSheetQuery, sheetID).Scan(&s.ID, &s.WorkbookID, &s.Name, &s.Slug, &cfg, &s.Namespace, &s.LockedBy, &locked,

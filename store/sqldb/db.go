@@ -20,6 +20,7 @@ import (
 	_ "github.com/mattn/go-sqlite3" // registers the sqlite3 driver
 
 	"github.com/sluice/sluice/errs"
+	"github.com/sluice/sluice/limits"
 )
 
 //go:embed migrations/*.sql migrations/postgres/*.sql
@@ -55,6 +56,9 @@ type Settings struct {
 	// SearchIndexMin is the size of sheet that gets a search index (SLUICE_SEARCH_INDEX_MIN);
 	// 0: none does, searches scan.
 	SearchIndexMin int64
+	// Caps bound what one upload or one write may hold; the store checks values and filters
+	// against them, and the handlers and extraction read them here.
+	Caps limits.Caps
 }
 
 // DefaultSearchIndexMin is the size of sheet that gets a search index unless Settings say
@@ -62,11 +66,16 @@ type Settings struct {
 const DefaultSearchIndexMin int64 = 200000
 
 // DefaultSettings are a DB's settings until Configure.
-func DefaultSettings() Settings { return Settings{SearchIndexMin: DefaultSearchIndexMin} }
+func DefaultSettings() Settings {
+	return Settings{SearchIndexMin: DefaultSearchIndexMin, Caps: limits.Default()}
+}
 
 // Configure sets the DB's settings, which its pools and transactions share; call it before
-// the DB is used.
-func (db *DB) Configure(s Settings) { *db.Reader.set = s }
+// the DB is used. Caps left at 0 are the defaults.
+func (db *DB) Configure(s Settings) {
+	s.Caps = s.Caps.OrDefault()
+	*db.Reader.set = s
+}
 
 // Settings returns the DB's settings.
 func (db *DB) Settings() Settings { return *db.Reader.set }
