@@ -57,7 +57,7 @@ test-go: generate
 # role that may create databases (each test and each server gets its own); .ci/postgres
 # installs and starts Debian's PostgreSQL and prints one. Without it they are skipped, loudly
 # (SLUICE_REQUIRE_POSTGRES=1 makes that a failure, as in CI).
-PG_PACKAGES := ./store/... ./blobs/ ./jobs/ ./events/ ./web/ ./cmd/sluice/
+PG_PACKAGES := ./store/... ./blobs/ ./jobs/ ./events/ ./handlers/... ./web/ ./cmd/sluice/
 test-pg: build $(UPSTREAM_STAMP)
 	@if [ -z "$(SLUICE_TEST_DATABASE_URL)" ]; then \
 	  echo "*** PostgreSQL tests skipped: set SLUICE_TEST_DATABASE_URL (SLUICE_TEST_DATABASE_URL=\$$(.ci/postgres) make test-pg)"; \

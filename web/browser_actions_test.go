@@ -5,20 +5,22 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sluice/sluice/web/webtest"
+
 	"github.com/chromedp/chromedp"
 )
 
 // TestBrowserAction runs a workbook action with a guardrail and an input form in chromium:
 // the dialog, the blocking overlay while an agent works, and the outcome with its next step.
 func TestBrowserAction(t *testing.T) {
-	e := newAPI(t)
-	ctx := browser(t)
-	base := serve(t, e)
-	sp := e.mustCreateSpace(t, testSecret, map[string]any{"name": "Quarterly payouts"})
+	e := webtest.NewAPI(t)
+	ctx := webtest.Browser(t)
+	base := webtest.Serve(t, e)
+	sp := e.MustCreateSpace(t, webtest.Secret, map[string]any{"name": "Quarterly payouts"})
 	spaceID := sp["id"].(string)
-	wb, sheet := e.mustCreateSheet(t, spaceID)
-	e.mustInsertRecords(t, sheet, "a@x.io", "b@x.io")
-	e.mustCall(t, "POST", "/v1/actions?spaceId="+spaceID, testSecret, map[string]any{"targetId": wb, "label": "Send to ERP", "operation": "send",
+	wb, sheet := e.MustCreateSheet(t, spaceID)
+	e.MustInsertRecords(t, sheet, "a@x.io", "b@x.io")
+	e.MustCall(t, "POST", "/v1/actions?spaceId="+spaceID, webtest.Secret, map[string]any{"targetId": wb, "label": "Send to ERP", "operation": "send",
 		"mode": "foreground", "primary": true, "constraints": []any{map[string]any{"type": "hasAllValid"}},
 		"guide":     map[string]any{"content": "Sends every record to the ERP."},
 		"guardrail": map[string]any{"content": "Records sent cannot be recalled."},
@@ -32,15 +34,15 @@ func TestBrowserAction(t *testing.T) {
 	go func() {
 		deadline := time.Now().Add(60 * time.Second)
 		for time.Now().Before(deadline) {
-			status, out := e.call(t, "GET", "/v1/jobs?spaceId="+spaceID, testSecret, nil)
+			status, out := e.Call(t, "GET", "/v1/jobs?spaceId="+spaceID, webtest.Secret, nil)
 			if status == 200 {
-				for _, j := range listOf(out) {
+				for _, j := range webtest.ListOf(out) {
 					jm := j.(map[string]any)
 					if jm["operation"] == "send" && jm["status"] == "ready" {
 						time.Sleep(700 * time.Millisecond) // long enough to see the overlay
-						e.call(t, "POST", "/v1/jobs/"+jm["id"].(string)+"/ack", testSecret, map[string]any{"info": "Sending", "progress": 50})
+						e.Call(t, "POST", "/v1/jobs/"+jm["id"].(string)+"/ack", webtest.Secret, map[string]any{"info": "Sending", "progress": 50})
 						time.Sleep(700 * time.Millisecond)
-						e.call(t, "POST", "/v1/jobs/"+jm["id"].(string)+"/complete", testSecret, map[string]any{"outcome": map[string]any{
+						e.Call(t, "POST", "/v1/jobs/"+jm["id"].(string)+"/complete", webtest.Secret, map[string]any{"outcome": map[string]any{
 							"message": "Sent 2 records to the Europe ledger", "next": map[string]any{"type": "id", "id": sheet, "label": "Review records"}}})
 						done <- jm["input"].(map[string]any)["batch"].(string)
 						return
@@ -55,25 +57,25 @@ func TestBrowserAction(t *testing.T) {
 	var outcome, href string
 	var flashHidden bool
 	err := chromedp.Run(ctx,
-		logIn(base),
+		webtest.LogIn(base),
 		chromedp.Navigate(base+"/space/"+spaceID),
 		chromedp.WaitVisible(`[data-testid=action-button][data-operation=send]`),
-		htmxReady(),
+		webtest.HtmxReady(),
 		chromedp.Click(`[data-testid=action-button][data-operation=send]`),
 
 		chromedp.WaitVisible(`[data-testid=action-guardrail]`),
-		step(t, "dialog open"),
+		webtest.Step(t, "dialog open"),
 		chromedp.Evaluate(`document.getElementById("flash").hidden`, &flashHidden),
 		chromedp.SendKeys(`input[name="in.batch"]`, "Q3 payouts"),
-		shot("08-action-dialog", &buf),
+		webtest.Shot("08-action-dialog", &buf),
 		chromedp.Click(`dialog[open] [data-testid=action-confirm]`),
 		chromedp.WaitVisible(`[data-testid=job-overlay]`),
-		step(t, "overlay"),
-		shot("09-action-running", &buf),
+		webtest.Step(t, "overlay"),
+		webtest.Shot("09-action-running", &buf),
 		chromedp.WaitVisible(`[data-testid=job-outcome]`),
 		chromedp.Text(`[data-testid=job-outcome]`, &outcome),
 		chromedp.AttributeValue(`[data-testid=job-next] a`, "href", &href, nil),
-		shot("10-action-outcome", &buf),
+		webtest.Shot("10-action-outcome", &buf),
 		chromedp.Click(`[data-testid=job-next] a`),
 		chromedp.WaitVisible(`[data-testid=grid]`),
 	)

@@ -5,25 +5,27 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sluice/sluice/web/webtest"
+
 	"github.com/chromedp/chromedp"
 )
 
 // A user builds a sheet in the dashboard in chromium: Add field, a type change that brings up
 // the options box, Save onto the grid, then a phone-width look at the builder.
 func TestBrowserSheetBuilder(t *testing.T) {
-	e := newAPI(t)
-	ctx := browser(t)
-	base := serve(t, e)
-	spaceID := e.mustCreateSpace(t, testSecret, map[string]any{"name": "Vendors"})["id"].(string)
+	e := webtest.NewAPI(t)
+	ctx := webtest.Browser(t)
+	base := webtest.Serve(t, e)
+	spaceID := e.MustCreateSpace(t, webtest.Secret, map[string]any{"name": "Vendors"})["id"].(string)
 	var buf []byte
 	var title, overflow string
 	err := chromedp.Run(ctx,
-		logIn(base),
+		webtest.LogIn(base),
 		chromedp.Navigate(base+"/space/"+spaceID),
 		chromedp.WaitVisible(`[data-testid=new-workbook]`),
 		chromedp.Click(`[data-testid=new-workbook]`),
 		chromedp.WaitVisible(`[data-testid=builder]`),
-		htmxReady(),
+		webtest.HtmxReady(),
 		chromedp.SendKeys(`[data-testid=builder-sheet-name]`, "Suppliers"),
 		chromedp.SendKeys(`[data-testid=builder-label]`, "Email"),
 		chromedp.Click(`[data-testid=builder-required]`),
@@ -35,7 +37,7 @@ func TestBrowserSheetBuilder(t *testing.T) {
 		chromedp.WaitVisible(`[data-testid=builder-options]`),
 		chromedp.SendKeys(`[data-testid=builder-options]`, "de | Germany\nfr | France"),
 		chromedp.Click(`[data-testid=builder-json] summary`),
-		shot("builder-1366", &buf),
+		webtest.Shot("builder-1366", &buf),
 		chromedp.Click(`[data-testid=builder-save]`),
 		chromedp.WaitVisible(`[data-testid=sheet-title]`),
 		chromedp.Text(`[data-testid=sheet-title]`, &title),
@@ -43,7 +45,7 @@ func TestBrowserSheetBuilder(t *testing.T) {
 		chromedp.EmulateViewport(390, 844),
 		chromedp.WaitVisible(`[data-testid=builder]`),
 		chromedp.Evaluate(`String(document.documentElement.scrollWidth)`, &overflow),
-		shot("builder-390", &buf),
+		webtest.Shot("builder-390", &buf),
 	)
 	if err != nil {
 		t.Fatal(err)
@@ -54,7 +56,7 @@ func TestBrowserSheetBuilder(t *testing.T) {
 	if overflow != "390" {
 		t.Errorf("the builder is %s px wide on a 390 px phone", overflow)
 	}
-	wbs := listOf(e.mustCall(t, "GET", "/v1/workbooks?spaceId="+spaceID, testSecret, nil))
+	wbs := webtest.ListOf(e.MustCall(t, "GET", "/v1/workbooks?spaceId="+spaceID, webtest.Secret, nil))
 	raw, _ := json.Marshal(wbs)
 	for _, want := range []string{`"key":"email"`, `"type":"required"`, `"key":"country"`, `"type":"enum"`, `"label":"France"`, `"operation":"sluice-submit"`} {
 		if !strings.Contains(string(raw), want) {

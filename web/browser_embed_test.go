@@ -2,53 +2,29 @@ package web_test
 
 import (
 	"context"
-	"fmt"
-	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/sluice/sluice/web/webtest"
+
 	"github.com/chromedp/chromedp"
 )
-
-// hostPage serves a customer's page on another origin (localhost, while Sluice listens on
-// 127.0.0.1): it frames the importer and collects the events the frame relays.
-func hostPage(t *testing.T, html string) string {
-	return serveHost(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		fmt.Fprint(w, html)
-	}))
-}
-
-// serveHost runs h on a free port and returns its origin as http://localhost:<port>.
-func serveHost(t *testing.T, h http.Handler) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{Handler: h}
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Close() })
-	_, port, _ := net.SplitHostPort(ln.Addr().String())
-	return "http://localhost:" + port
-}
 
 // In Chromium, a host page of an allowed origin frames the embedded space opened with its
 // guest link: the frame works without third-party cookies (a row added in it lands in the
 // sheet), the space's events reach the host through postMessage, and the host's own API call
 // passes CORS. A host on an origin not on the list cannot frame the page.
 func TestBrowserEmbeddedFrame(t *testing.T) {
-	e := newAPI(t)
-	e.withStreams(t)
-	t.Cleanup(func() { expectedBrowserErrors = nil }) // after the browser's own check
-	ctx := browser(t)
-	base := serve(t, e)
-	t.Cleanup(e.events.Stop) // ends the frames' event streams before the server shuts down
-	spaceID, sheetID, token, _ := e.initSpace(t)
+	e := webtest.NewAPI(t)
+	e.WithStreams(t)
+	t.Cleanup(func() { webtest.ExpectedBrowserErrors = nil }) // after the browser's own check
+	ctx := webtest.Browser(t)
+	base := webtest.Serve(t, e)
+	t.Cleanup(e.Events.Stop) // ends the frames' event streams before the server shuts down
+	spaceID, sheetID, token, _ := e.InitSpace(t)
 	link := base + "/space/" + spaceID + "/sheet/" + sheetID + "?token=" + token
 	html := `<!doctype html><html><body><h1>Customer app</h1>
 <iframe id="importer" src="` + link + `" style="width:1100px;height:600px"></iframe>
@@ -59,8 +35,8 @@ window.apiStatus = 0;
 fetch("` + base + `/v1/sheets/` + sheetID + `/counts", { headers: { Authorization: "Bearer ` + token + `", "X-Fern-Language": "JavaScript" } })
   .then((r) => (window.apiStatus = r.status)).catch(() => (window.apiStatus = -1));
 </script></body></html>`
-	host := hostPage(t, html)
-	e.allowOrigins(t, host)
+	host := webtest.HostPage(t, html)
+	e.AllowOrigins(t, host)
 	var events string
 	var apiStatus int
 	var buf []byte
@@ -74,19 +50,19 @@ fetch("` + base + `/v1/sheets/` + sheetID + `/counts", { headers: { Authorizatio
 		t.Fatal(err)
 	}
 	// A change in the space: the frame relays its events to the host.
-	e.mustCall(t, "POST", "/v1/sheets/"+sheetID+"/records", testSecret, []any{map[string]any{"email": map[string]any{"value": "ann@example.com"}}})
+	e.MustCall(t, "POST", "/v1/sheets/"+sheetID+"/records", webtest.Secret, []any{map[string]any{"email": map[string]any{"value": "ann@example.com"}}})
 	err = chromedp.Run(ctx,
 		chromedp.Poll(`window.events.includes("commit:created") || window.events.includes("records:created")`, nil, chromedp.WithPollingTimeout(10*time.Second)),
 	)
 	_ = chromedp.Run(ctx, chromedp.Evaluate(`window.events.join(",")`, &events))
 	if err != nil {
-		_ = chromedp.Run(ctx, shot("embed-00-failed", &buf))
+		_ = chromedp.Run(ctx, webtest.Shot("embed-00-failed", &buf))
 		t.Fatalf("no event relayed to the host: %v (got %q)", err, events)
 	}
 	err = chromedp.Run(ctx,
 		chromedp.Poll(`window.apiStatus !== 0`, nil, chromedp.WithPollingTimeout(5*time.Second)),
 		chromedp.Evaluate(`window.apiStatus`, &apiStatus),
-		shot("embed-01-host-page", &buf),
+		webtest.Shot("embed-01-host-page", &buf),
 	)
 	if err != nil {
 		t.Fatal(err)
@@ -98,19 +74,19 @@ fetch("` + base + `/v1/sheets/` + sheetID + `/counts", { headers: { Authorizatio
 
 	// Inside the frame, the user imports a file into the sheet: "Import a file", the file is
 	// read while the wizard waits, the suggested mapping, Import, and the rows in the grid.
-	startWorker(t, e)
+	webtest.StartWorker(t, e)
 	csv := filepath.Join(t.TempDir(), "people.csv")
 	if err := os.WriteFile(csv, []byte("E-Mail-Adresse;Name\ncy@example.com;Cy\ndee@example.com;Dee\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	frame := frameContext(t, ctx, "/space/"+spaceID)
+	frame := webtest.FrameContext(t, ctx, "/space/"+spaceID)
 	fctx, cancel := context.WithTimeout(frame, 30*time.Second)
 	defer cancel()
 	var mapping string
 	if err := chromedp.Run(fctx,
-		chromedp.WaitVisible(`[data-testid=sheet-upload]`), htmxReady(),
+		chromedp.WaitVisible(`[data-testid=sheet-upload]`), webtest.HtmxReady(),
 		chromedp.SetUploadFiles(`[data-testid=sheet-upload-file]`, []string{csv}),
-		chromedp.WaitVisible(`[data-testid=import-mapping]`), htmxReady(),
+		chromedp.WaitVisible(`[data-testid=import-mapping]`), webtest.HtmxReady(),
 		chromedp.Text(`[data-testid=import-mapping]`, &mapping),
 		chromedp.Click(`[data-testid=import-review]`),
 		chromedp.WaitVisible(`[data-testid=import-run]`),
@@ -124,14 +100,14 @@ fetch("` + base + `/v1/sheets/` + sheetID + `/counts", { headers: { Authorizatio
 	if !strings.Contains(mapping, "E-Mail-Adresse") {
 		t.Errorf("the wizard in the frame shows %q", mapping)
 	}
-	if n := len(recordsOf(t, e.mustCall(t, "GET", "/v1/sheets/"+sheetID+"/records", testSecret, nil))); n != 3 {
+	if n := len(webtest.RecordsOf(t, e.MustCall(t, "GET", "/v1/sheets/"+sheetID+"/records", webtest.Secret, nil))); n != 3 {
 		t.Errorf("the sheet holds %d records after the import in the frame, want 3", n)
 	}
 
 	// An origin not on the list: the frame is refused (frame-ancestors) and so is CORS; the
 	// browser reports both, as it should.
-	expectedBrowserErrors = []string{"violates the following Content Security Policy directive: \"frame-ancestors"}
-	other := hostPage(t, strings.Replace(html, "window.events = [];", "window.events = []; window.other = true;", 1))
+	webtest.ExpectedBrowserErrors = []string{"violates the following Content Security Policy directive: \"frame-ancestors"}
+	other := webtest.HostPage(t, strings.Replace(html, "window.events = [];", "window.events = []; window.other = true;", 1))
 	var blocked bool
 	err = chromedp.Run(ctx,
 		chromedp.Navigate(other),

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sluice/sluice/web/webtest"
+
 	"github.com/chromedp/chromedp"
 )
 
@@ -12,11 +14,11 @@ import (
 // column's allowed options, Set value offers the options of a choice column, and once the
 // last error is gone the sheet says every record is valid.
 func TestBrowserGridFixing(t *testing.T) {
-	e := newAPI(t)
-	ctx := browser(t)
-	base := serve(t, e)
-	spaceID, sheetID := e.mustCreateRecordSheet(t, spreadsheetFields)
-	e.mustCall(t, "POST", "/v1/sheets/"+sheetID+"/records", testSecret, []any{
+	e := webtest.NewAPI(t)
+	ctx := webtest.Browser(t)
+	base := webtest.Serve(t, e)
+	spaceID, sheetID := e.MustCreateRecordSheet(t, webtest.SpreadsheetFields)
+	e.MustCall(t, "POST", "/v1/sheets/"+sheetID+"/records", webtest.Secret, []any{
 		map[string]any{"name": map[string]any{"value": "Ada"}, "status": map[string]any{"value": "paused"}},
 		map[string]any{"name": map[string]any{"value": "Bob"}, "status": map[string]any{"value": "on"}},
 	})
@@ -24,14 +26,14 @@ func TestBrowserGridFixing(t *testing.T) {
 	var allValidAfter bool
 	var png []byte
 	err := chromedp.Run(ctx,
-		logIn(base),
+		webtest.LogIn(base),
 		chromedp.Navigate(base+"/space/"+spaceID+"/sheet/"+sheetID),
 		chromedp.WaitVisible(`td[data-record-id][data-field-key=status]`),
-		htmxReady(),
+		webtest.HtmxReady(),
 		chromedp.Evaluate(`String(document.querySelector("[data-all-valid]").hidden)`, &allValidBefore),
 		chromedp.Click(`#grid-body > tr:nth-child(1) td[data-field-key=status]`),
 		chromedp.Text(`[data-cell-message]`, &message),
-		shot("grid-message", &png),
+		webtest.Shot("grid-message", &png),
 		chromedp.Click(`#grid-body > tr:nth-child(1) input[name=ids]`),
 		chromedp.Click(`[data-testid=set-value-open]`),
 		chromedp.WaitVisible(`#set-value`),
@@ -56,7 +58,7 @@ func TestBrowserGridFixing(t *testing.T) {
 	if freeHidden != "true" || optionsHidden != "false" {
 		t.Errorf("Set value for a choice column: free text hidden %s, options hidden %s", freeHidden, optionsHidden)
 	}
-	if got := sheetLines(t, e, sheetID); got[0] != "Ada|||off|" {
+	if got := webtest.SheetLines(t, e, sheetID); got[0] != "Ada|||off|" {
 		t.Errorf("after Set value: %v", got)
 	}
 }
@@ -64,11 +66,11 @@ func TestBrowserGridFixing(t *testing.T) {
 // A paste on the Errors tab fixes rows without making them vanish under the cursor: they stay,
 // marked as no longer in the view, and the footer's count follows.
 func TestBrowserPasteOnAFilteredView(t *testing.T) {
-	e := newAPI(t)
-	ctx := browser(t)
-	base := serve(t, e)
-	spaceID, sheetID := e.mustCreateRecordSheet(t, spreadsheetFields)
-	e.mustCall(t, "POST", "/v1/sheets/"+sheetID+"/records", testSecret, []any{
+	e := webtest.NewAPI(t)
+	ctx := webtest.Browser(t)
+	base := webtest.Serve(t, e)
+	spaceID, sheetID := e.MustCreateRecordSheet(t, webtest.SpreadsheetFields)
+	e.MustCall(t, "POST", "/v1/sheets/"+sheetID+"/records", webtest.Secret, []any{
 		map[string]any{"name": map[string]any{"value": "Ada"}, "status": map[string]any{"value": "paused"}},
 		map[string]any{"name": map[string]any{"value": "Bob"}, "status": map[string]any{"value": "paused"}},
 		map[string]any{"name": map[string]any{"value": "Cy"}, "status": map[string]any{"value": "on"}},
@@ -76,9 +78,9 @@ func TestBrowserPasteOnAFilteredView(t *testing.T) {
 	var footer string
 	var rows, marked int
 	err := chromedp.Run(ctx,
-		logIn(base),
+		webtest.LogIn(base),
 		chromedp.Navigate(base+"/space/"+spaceID+"/sheet/"+sheetID+"?filter=error"),
-		chromedp.WaitVisible(`td[data-record-id][data-field-key=status]`), htmxReady(),
+		chromedp.WaitVisible(`td[data-record-id][data-field-key=status]`), webtest.HtmxReady(),
 		chromedp.Focus(`#grid-body > tr:nth-child(1) td[data-field-key=status]`),
 		chromedp.Evaluate(`(() => {
 			const dt = new DataTransfer();
@@ -102,11 +104,11 @@ func TestBrowserPasteOnAFilteredView(t *testing.T) {
 // the save no longer takes the focus back to the cell it came from, where the next key would
 // land (it cleared a fixed e-mail in the business walk).
 func TestBrowserGridFocusStaysWhereTheUserWent(t *testing.T) {
-	e := newAPI(t)
-	ctx := browser(t)
-	base := serve(t, e)
-	spaceID, sheetID := e.mustCreateRecordSheet(t, spreadsheetFields)
-	e.mustCall(t, "POST", "/v1/sheets/"+sheetID+"/records", testSecret, []any{
+	e := webtest.NewAPI(t)
+	ctx := webtest.Browser(t)
+	base := webtest.Serve(t, e)
+	spaceID, sheetID := e.MustCreateRecordSheet(t, webtest.SpreadsheetFields)
+	e.MustCall(t, "POST", "/v1/sheets/"+sheetID+"/records", webtest.Secret, []any{
 		map[string]any{"name": map[string]any{"value": "Ada"}, "age": map[string]any{"value": 36}},
 		map[string]any{"name": map[string]any{"value": "Bob"}, "age": map[string]any{"value": 41}},
 	})
@@ -114,10 +116,10 @@ func TestBrowserGridFocusStaysWhereTheUserWent(t *testing.T) {
 	still := `!document.querySelector(".htmx-request, .htmx-settling, .htmx-swapping") && !document.body.dataset.gridRefreshing`
 	var focusedOn string
 	err := chromedp.Run(ctx,
-		logIn(base),
+		webtest.LogIn(base),
 		chromedp.Navigate(base+"/space/"+spaceID+"/sheet/"+sheetID),
 		chromedp.WaitVisible(`td[data-record-id][data-field-key=name]`),
-		htmxReady(),
+		webtest.HtmxReady(),
 		// A still grid first: the records just written reach the page as events, and the rows
 		// they refresh must not land in the middle of the steps below.
 		chromedp.Poll(still, nil),

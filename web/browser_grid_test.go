@@ -4,20 +4,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sluice/sluice/web/webtest"
+
 	"github.com/chromedp/chromedp"
 )
-
-// logIn signs the browser in as the test user.
-func logIn(base string) chromedp.Action {
-	return chromedp.Tasks{
-		chromedp.Navigate(base + "/login"),
-		chromedp.WaitVisible(`[data-testid=login-form]`),
-		chromedp.SendKeys(`[data-testid=login-email]`, testEmail),
-		chromedp.SendKeys(`[data-testid=login-password]`, testPassword),
-		chromedp.Click(`[data-testid=login-submit]`),
-		chromedp.WaitVisible(`[data-testid=create-space-form]`),
-	}
-}
 
 // TestBrowserGridFastTyping types into a cell editor and presses Enter in the moment between
 // htmx swapping the editor in and wiring it (the browser autofocuses it at once, htmx wires
@@ -25,17 +15,17 @@ func logIn(base string) chromedp.Action {
 // form that navigates away and loses it — what a fast typist (and CI) once hit. Then the
 // column menu loads its filter-by-value entries when it opens.
 func TestBrowserGridFastTyping(t *testing.T) {
-	e := newAPI(t)
-	ctx := browser(t)
-	base := serve(t, e)
-	spaceID, sheetID := e.mustCreateRecordSheet(t, `[{"key":"name","type":"string","label":"Name"}]`)
-	e.mustCall(t, "POST", "/v1/sheets/"+sheetID+"/records", testSecret, []any{map[string]any{"name": map[string]any{"value": "Ada"}}})
+	e := webtest.NewAPI(t)
+	ctx := webtest.Browser(t)
+	base := webtest.Serve(t, e)
+	spaceID, sheetID := e.MustCreateRecordSheet(t, `[{"key":"name","type":"string","label":"Name"}]`)
+	e.MustCall(t, "POST", "/v1/sheets/"+sheetID+"/records", webtest.Secret, []any{map[string]any{"name": map[string]any{"value": "Ada"}}})
 	var result string
 	err := chromedp.Run(ctx,
-		logIn(base),
+		webtest.LogIn(base),
 		chromedp.Navigate(base+"/space/"+spaceID+"/sheet/"+sheetID),
 		chromedp.WaitVisible(`td[data-key=name]`),
-		htmxReady(),
+		webtest.HtmxReady(),
 		chromedp.Evaluate(`new Promise((resolve) => {
 			const td = document.querySelector("td[data-key=name]");
 			const marker = window.__samePage = Math.random();
@@ -53,7 +43,7 @@ func TestBrowserGridFastTyping(t *testing.T) {
 			});
 			td.focus();
 			td.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", bubbles: true, cancelable: true }));
-		})`, &result, awaitPromise),
+		})`, &result, webtest.AwaitPromise),
 	)
 	if err != nil {
 		t.Fatalf("browser: %v", err)
@@ -91,7 +81,7 @@ func TestBrowserGridFastTyping(t *testing.T) {
 	if result != "saved" {
 		t.Fatalf("the fast edit %s", result)
 	}
-	recs := recordsOf(t, e.mustCall(t, "GET", "/v1/sheets/"+sheetID+"/records", testSecret, nil))
+	recs := webtest.RecordsOf(t, e.MustCall(t, "GET", "/v1/sheets/"+sheetID+"/records", webtest.Secret, nil))
 	if len(recs) != 1 || recs[0]["values"].(map[string]any)["name"].(map[string]any)["value"] != "Grace" {
 		t.Fatalf("stored records %v", recs)
 	}
@@ -100,19 +90,19 @@ func TestBrowserGridFastTyping(t *testing.T) {
 // TestBrowserGridDuplicateFix fixes one of two duplicate e-mails in the grid: the other row,
 // whose error came from the same duplicate, turns valid without a reload.
 func TestBrowserGridDuplicateFix(t *testing.T) {
-	e := newAPI(t)
-	ctx := browser(t)
-	base := serve(t, e)
-	spaceID, sheetID := e.mustCreateRecordSheet(t, `[{"key":"name","type":"string"},{"key":"email","type":"string","constraints":[{"type":"unique"}]}]`)
-	e.mustCall(t, "POST", "/v1/sheets/"+sheetID+"/records", testSecret, []any{
+	e := webtest.NewAPI(t)
+	ctx := webtest.Browser(t)
+	base := webtest.Serve(t, e)
+	spaceID, sheetID := e.MustCreateRecordSheet(t, `[{"key":"name","type":"string"},{"key":"email","type":"string","constraints":[{"type":"unique"}]}]`)
+	e.MustCall(t, "POST", "/v1/sheets/"+sheetID+"/records", webtest.Secret, []any{
 		map[string]any{"name": map[string]any{"value": "Ada"}, "email": map[string]any{"value": "same@x.io"}},
 		map[string]any{"name": map[string]any{"value": "Bob"}, "email": map[string]any{"value": "same@x.io"}}})
 	err := chromedp.Run(ctx,
-		logIn(base),
+		webtest.LogIn(base),
 		chromedp.Navigate(base+"/space/"+spaceID+"/sheet/"+sheetID),
 		chromedp.WaitVisible(`//tr[contains(., "Ada")]/td[@data-key="email" and @data-level="error"]`),
-		htmxReady(),
-		editCell(t, `//tr[contains(., "Bob")]/td[@data-key="email"]`, "bob@x.io", `//tr[contains(., "Bob")]/td[@data-key="email" and contains(., "bob@x.io")]`),
+		webtest.HtmxReady(),
+		webtest.EditCell(t, `//tr[contains(., "Bob")]/td[@data-key="email"]`, "bob@x.io", `//tr[contains(., "Bob")]/td[@data-key="email" and contains(., "bob@x.io")]`),
 		chromedp.WaitVisible(`//tr[contains(., "Ada")]/td[@data-key="email" and @data-level=""]`),
 		chromedp.WaitVisible(`//tr[contains(., "Ada")]//*[@data-testid="row-flag" and @data-valid="true"]`),
 		chromedp.Poll(`document.activeElement && document.activeElement.matches("td[data-cell][data-key=email]") && document.activeElement.textContent.includes("bob@x.io")`, nil),
@@ -127,23 +117,23 @@ func TestBrowserGridDuplicateFix(t *testing.T) {
 // A 2,000-column sheet in the browser: the first 40 columns, "Go to column" jumps to the
 // window of the chosen column, and a cell there edits as any other.
 func TestBrowserWideSheet(t *testing.T) {
-	e := newAPI(t)
-	ctx := browser(t)
-	base := serve(t, e)
-	spaceID, sheetID := e.mustCreateWideSheet(t, 2000, 20)
+	e := webtest.NewAPI(t)
+	ctx := webtest.Browser(t)
+	base := webtest.Serve(t, e)
+	spaceID, sheetID := e.MustCreateWideSheet(t, 2000, 20)
 	var png []byte
 	var window, first string
 	err := chromedp.Run(ctx,
-		logIn(base),
+		webtest.LogIn(base),
 		chromedp.Navigate(base+"/space/"+spaceID+"/sheet/"+sheetID),
 		chromedp.WaitVisible(`[data-testid=column-nav]`),
-		shot("grid-wide-columns", &png),
+		webtest.Shot("grid-wide-columns", &png),
 		chromedp.Evaluate(`(() => { const s = document.getElementById("column-jump"); s.value = "1240"; s.dispatchEvent(new Event("change", {bubbles: true})); return true })()`, nil),
 		chromedp.WaitVisible(`th[data-key=field_1240]`),
-		htmxReady(),
+		webtest.HtmxReady(),
 		chromedp.Text(`[data-testid=column-window]`, &window),
 		chromedp.AttributeValue(`[data-testid=grid-column]`, "data-key", &first, nil),
-		editCell(t, `//tr[contains(., "value 3/1250")]/td[@data-key="field_1250"]`, "edited far right",
+		webtest.EditCell(t, `//tr[contains(., "value 3/1250")]/td[@data-key="field_1250"]`, "edited far right",
 			`//tr[contains(., "value 3/1251")]/td[@data-key="field_1250" and contains(., "edited far right")]`),
 	)
 	if err != nil {
@@ -152,7 +142,7 @@ func TestBrowserWideSheet(t *testing.T) {
 	if window != "Columns 1241–1280 of 2000" || first != "field_1240" {
 		t.Fatalf("after the jump: %q starting at %s", window, first)
 	}
-	recs := recordsOf(t, e.mustCall(t, "GET", "/v1/sheets/"+sheetID+"/records?searchValue=edited", testSecret, nil))
+	recs := webtest.RecordsOf(t, e.MustCall(t, "GET", "/v1/sheets/"+sheetID+"/records?searchValue=edited", webtest.Secret, nil))
 	if len(recs) != 1 {
 		t.Fatalf("the edit in the far window reached %d records", len(recs))
 	}
@@ -161,20 +151,20 @@ func TestBrowserWideSheet(t *testing.T) {
 // The grid fixes like a spreadsheet: Delete clears the focused cell, and typing on a cell
 // starts editing it with the typed characters (Enter saves).
 func TestBrowserGridDeleteAndTypeToEdit(t *testing.T) {
-	e := newAPI(t)
-	ctx := browser(t)
-	base := serve(t, e)
-	spaceID, sheetID := e.mustCreateRecordSheet(t, `[{"key":"name","type":"string","label":"Name"},{"key":"city","type":"string","label":"City"}]`)
-	e.mustCall(t, "POST", "/v1/sheets/"+sheetID+"/records", testSecret, []any{map[string]any{"name": map[string]any{"value": "Ada"}, "city": map[string]any{"value": "Leeds"}}})
+	e := webtest.NewAPI(t)
+	ctx := webtest.Browser(t)
+	base := webtest.Serve(t, e)
+	spaceID, sheetID := e.MustCreateRecordSheet(t, `[{"key":"name","type":"string","label":"Name"},{"key":"city","type":"string","label":"City"}]`)
+	e.MustCall(t, "POST", "/v1/sheets/"+sheetID+"/records", webtest.Secret, []any{map[string]any{"name": map[string]any{"value": "Ada"}, "city": map[string]any{"value": "Leeds"}}})
 	values := func() map[string]any {
-		rec := recordsOf(t, e.mustCall(t, "GET", "/v1/sheets/"+sheetID+"/records", testSecret, nil))[0]
+		rec := webtest.RecordsOf(t, e.MustCall(t, "GET", "/v1/sheets/"+sheetID+"/records", webtest.Secret, nil))[0]
 		return rec["values"].(map[string]any)
 	}
 	err := chromedp.Run(ctx,
-		logIn(base),
+		webtest.LogIn(base),
 		chromedp.Navigate(base+"/space/"+spaceID+"/sheet/"+sheetID),
 		chromedp.WaitVisible(`td[data-key=city]`),
-		htmxReady(),
+		webtest.HtmxReady(),
 		chromedp.Focus(`td[data-cell][data-key=city]`),
 		chromedp.KeyEvent("\b"), // Backspace
 		chromedp.Poll(`!document.querySelector("td[data-cell][data-key=city]").textContent.includes("Leeds")`, nil),
@@ -187,7 +177,7 @@ func TestBrowserGridDeleteAndTypeToEdit(t *testing.T) {
 	)
 	if err != nil {
 		var html string
-		_ = chromedp.Run(browserDiag(ctx), chromedp.OuterHTML("#grid-body", &html))
+		_ = chromedp.Run(webtest.BrowserDiag(ctx), chromedp.OuterHTML("#grid-body", &html))
 		t.Fatalf("browser: %v\n%.2000s", err, html)
 	}
 	v := values()

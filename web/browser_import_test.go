@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sluice/sluice/web/webtest"
+
 	"github.com/chromedp/chromedp"
 )
 
@@ -14,12 +16,12 @@ import (
 // space, open the wizard from the file list, accept the suggested mapping, watch the job and
 // land on the destination sheet filtered to its errors.
 func TestBrowserImport(t *testing.T) {
-	e := newAPI(t)
-	ctx := browser(t)
-	base := serve(t, e)
-	startWorker(t, e)
-	sp := e.mustCreateSpace(t, testSecret, map[string]any{"name": "Supplier onboarding"})
-	e.mustCreateWorkbook(t, map[string]any{"name": "Suppliers", "spaceId": sp["id"], "sheets": []any{map[string]any{"name": "Contacts", "fields": []any{
+	e := webtest.NewAPI(t)
+	ctx := webtest.Browser(t)
+	base := webtest.Serve(t, e)
+	webtest.StartWorker(t, e)
+	sp := e.MustCreateSpace(t, webtest.Secret, map[string]any{"name": "Supplier onboarding"})
+	e.MustCreateWorkbook(t, map[string]any{"name": "Suppliers", "spaceId": sp["id"], "sheets": []any{map[string]any{"name": "Contacts", "fields": []any{
 		map[string]any{"key": "first_name", "type": "string", "label": "First name", "constraints": []any{map[string]any{"type": "required"}}},
 		map[string]any{"key": "last_name", "type": "string", "label": "Last name"},
 		map[string]any{"key": "email", "type": "string", "label": "Email", "constraints": []any{map[string]any{"type": "unique"}}},
@@ -40,42 +42,42 @@ func TestBrowserImport(t *testing.T) {
 	var mapping, grid, tab string
 	firstNameErrors := -1
 	err := chromedp.Run(ctx,
-		logIn(base),
+		webtest.LogIn(base),
 		chromedp.Navigate(base+"/space/"+sp["id"].(string)),
 		chromedp.WaitVisible(`[data-testid=upload-form]`),
-		htmxReady(),
+		webtest.HtmxReady(),
 		chromedp.SetUploadFiles(`[data-testid=upload-file]`, []string{csv}),
-		step(t, "uploaded"),
+		webtest.Step(t, "uploaded"),
 		chromedp.WaitVisible(`[data-testid=file-import]`),
-		shot("05-file-ready", &buf),
+		webtest.Shot("05-file-ready", &buf),
 		chromedp.Click(`[data-testid=file-import]`),
 		chromedp.WaitVisible(`[data-testid=import-mapping]`),
-		htmxReady(),
-		step(t, "wizard"),
+		webtest.HtmxReady(),
+		webtest.Step(t, "wizard"),
 		chromedp.Text(`[data-testid=import-mapping]`, &mapping),
-		shot("06-import-mapping", &buf),
+		webtest.Shot("06-import-mapping", &buf),
 		chromedp.Click(`[data-testid=import-review]`),
 		chromedp.WaitVisible(`[data-testid=import-run]`),
 		chromedp.Click(`[data-testid=import-run]`),
-		step(t, "import started"),
+		webtest.Step(t, "import started"),
 		chromedp.WaitVisible(`[data-testid=grid]`),
-		step(t, "landed on the sheet"),
+		webtest.Step(t, "landed on the sheet"),
 		chromedp.Text(`[data-testid=grid]`, &grid),
 		chromedp.Text(`[data-testid=tab-error]`, &tab),
-		shot("07-imported-errors", &buf),
+		webtest.Shot("07-imported-errors", &buf),
 		// Fix Dupont's missing first name with the keyboard: focus, Enter, type, Enter.
-		htmxReady(),
-		editCell(t, `//tr[contains(., "Dupont")]/td[@data-key="first_name"]`, "Jean", `//tr[contains(., "Dupont")]/td[@data-key="first_name" and not(@data-level="error") and contains(., "Jean")]`),
-		step(t, "fixed in the grid"),
+		webtest.HtmxReady(),
+		webtest.EditCell(t, `//tr[contains(., "Dupont")]/td[@data-key="first_name"]`, "Jean", `//tr[contains(., "Dupont")]/td[@data-key="first_name" and not(@data-level="error") and contains(., "Jean")]`),
+		webtest.Step(t, "fixed in the grid"),
 		chromedp.Reload(),
 		chromedp.WaitVisible(`[data-testid=grid]`),
 		chromedp.Evaluate(`document.querySelectorAll('[data-testid=grid-column][data-key=first_name] [data-testid=column-errors]:not([hidden])').length`, &firstNameErrors),
-		shot("07c-fixed", &buf),
+		webtest.Shot("07c-fixed", &buf),
 	)
 	if err != nil {
 		var html string
-		_ = chromedp.Run(browserDiag(ctx), chromedp.OuterHTML("body", &html))
-		t.Fatalf("browser run: %v\nfiles: %v\npage: %.3000s", err, listOf(e.mustCall(t, "GET", "/v1/files", testSecret, nil)), html)
+		_ = chromedp.Run(webtest.BrowserDiag(ctx), chromedp.OuterHTML("body", &html))
+		t.Fatalf("browser run: %v\nfiles: %v\npage: %.3000s", err, webtest.ListOf(e.MustCall(t, "GET", "/v1/files", webtest.Secret, nil)), html)
 	}
 	for _, want := range []string{"Vorname", "E-Mail-Adresse", "%"} {
 		if !strings.Contains(mapping, want) {
@@ -96,25 +98,25 @@ func TestBrowserImport(t *testing.T) {
 // The wizard in a browser: an ambiguous date column asks how to read it, Import waits for
 // the choice, and day/month/year lands on the sheet as ISO dates with no error.
 func TestBrowserWizardDateFormat(t *testing.T) {
-	e := newAPI(t)
-	startWorker(t, e)
-	ctx := browser(t)
-	base := serve(t, e)
-	spaceID := e.mustCreateSpace(t, testSecret, map[string]any{"name": "formats"})["id"].(string)
-	wb := e.mustCreateWorkbook(t, map[string]any{"name": "People", "spaceId": spaceID, "sheets": []any{map[string]any{"name": "People", "fields": []any{
+	e := webtest.NewAPI(t)
+	webtest.StartWorker(t, e)
+	ctx := webtest.Browser(t)
+	base := webtest.Serve(t, e)
+	spaceID := e.MustCreateSpace(t, webtest.Secret, map[string]any{"name": "formats"})["id"].(string)
+	wb := e.MustCreateWorkbook(t, map[string]any{"name": "People", "spaceId": spaceID, "sheets": []any{map[string]any{"name": "People", "fields": []any{
 		map[string]any{"key": "name", "label": "Name", "type": "string"}, map[string]any{"key": "start", "label": "Start", "type": "date"}}}}})
 	dest := wb["sheets"].([]any)[0].(map[string]any)["id"].(string)
 	body, _ := os.ReadFile("testdata/formats/ambiguous-dates.csv")
-	f := e.mustUpload(t, spaceID, "ambiguous-dates.csv", string(body))
+	f := e.MustUpload(t, spaceID, "ambiguous-dates.csv", string(body))
 	var png []byte
 	var line, shown string
 	err := chromedp.Run(ctx,
-		logIn(base),
+		webtest.LogIn(base),
 		chromedp.Navigate(base+"/space/"+spaceID+"/import/"+f["id"].(string)+"?to="+dest),
 		chromedp.WaitVisible(`[data-testid=import-format]`),
-		htmxReady(),
+		webtest.HtmxReady(),
 		chromedp.Text(`[data-testid=import-format-text]`, &line),
-		shot("import-date-format", &png),
+		webtest.Shot("import-date-format", &png),
 		chromedp.SetValue(`select[name="fmt:Start"]`, "DMY", chromedp.ByQuery),
 		chromedp.Click(`[data-testid=import-review]`),
 		chromedp.WaitVisible(`[data-testid=import-run]`),
@@ -132,7 +134,7 @@ func TestBrowserWizardDateFormat(t *testing.T) {
 	if !strings.Contains(line, "Every value reads both as day/month and month/day") {
 		t.Fatalf("the wizard says %q", line)
 	}
-	if v := cellValue(e.findRecord(t, dest, "name", "P0"), "start"); v != "2020-08-05" {
+	if v := webtest.CellValue(e.FindRecord(t, dest, "name", "P0"), "start"); v != "2020-08-05" {
 		t.Fatalf("05/08/2020 imported as %v", v)
 	}
 }
@@ -140,12 +142,12 @@ func TestBrowserWizardDateFormat(t *testing.T) {
 // A map job that runs for seconds: the wizard's progress keeps polling to the end and lands
 // on the sheet (its first swap once removed its own target, and the page froze at 25%).
 func TestBrowserWizardLongImport(t *testing.T) {
-	e := newAPI(t)
-	ctx := browser(t)
-	base := serve(t, e)
-	startWorker(t, e)
-	sp := e.mustCreateSpace(t, testSecret, map[string]any{"name": "Big import"})
-	e.mustCreateWorkbook(t, map[string]any{"name": "People", "spaceId": sp["id"], "sheets": []any{map[string]any{"name": "People", "fields": []any{
+	e := webtest.NewAPI(t)
+	ctx := webtest.Browser(t)
+	base := webtest.Serve(t, e)
+	webtest.StartWorker(t, e)
+	sp := e.MustCreateSpace(t, webtest.Secret, map[string]any{"name": "Big import"})
+	e.MustCreateWorkbook(t, map[string]any{"name": "People", "spaceId": sp["id"], "sheets": []any{map[string]any{"name": "People", "fields": []any{
 		map[string]any{"key": "name", "type": "string", "label": "Name"}, map[string]any{"key": "email", "type": "string", "label": "Email"},
 		map[string]any{"key": "age", "type": "number", "label": "Age"}}}}})
 	var b strings.Builder
@@ -160,35 +162,35 @@ func TestBrowserWizardLongImport(t *testing.T) {
 	}
 	var polls int
 	err := chromedp.Run(ctx,
-		logIn(base),
+		webtest.LogIn(base),
 		chromedp.Navigate(base+"/space/"+sp["id"].(string)),
 		chromedp.WaitVisible(`[data-testid=upload-form]`),
-		htmxReady(),
+		webtest.HtmxReady(),
 		chromedp.SetUploadFiles(`[data-testid=upload-file]`, []string{csv}),
 		chromedp.WaitVisible(`[data-testid=file-import]`),
-		step(t, "uploaded and read"),
+		webtest.Step(t, "uploaded and read"),
 		chromedp.Click(`[data-testid=file-import]`),
 		chromedp.WaitVisible(`[data-testid=import-mapping]`),
-		htmxReady(),
-		step(t, "wizard"),
+		webtest.HtmxReady(),
+		webtest.Step(t, "wizard"),
 		chromedp.Evaluate(`sessionStorage.setItem("polls", "0"); document.body.addEventListener("htmx:afterRequest", (e) => { if (e.detail.pathInfo.requestPath.includes("/progress")) sessionStorage.setItem("polls", String(+sessionStorage.getItem("polls") + 1)); }); true`, nil),
 		chromedp.Click(`[data-testid=import-review]`),
 		chromedp.WaitVisible(`[data-testid=import-run]`),
 		chromedp.Click(`[data-testid=import-run]`),
 		chromedp.WaitVisible(`[data-testid=grid]`),
-		step(t, "landed on the sheet"),
+		webtest.Step(t, "landed on the sheet"),
 		chromedp.Evaluate(`+sessionStorage.getItem("polls")`, &polls),
 	)
 	if err != nil {
 		var html string
-		_ = chromedp.Run(browserDiag(ctx), chromedp.OuterHTML("body", &html))
+		_ = chromedp.Run(webtest.BrowserDiag(ctx), chromedp.OuterHTML("body", &html))
 		t.Fatalf("browser run: %v\npage: %.2000s", err, html)
 	}
 	t.Logf("the wizard polled the map job's progress %d times", polls)
-	for _, w := range listOf(e.mustCall(t, "GET", "/v1/workbooks?spaceId="+sp["id"].(string), testSecret, nil)) {
+	for _, w := range webtest.ListOf(e.MustCall(t, "GET", "/v1/workbooks?spaceId="+sp["id"].(string), webtest.Secret, nil)) {
 		if wm := w.(map[string]any); wm["name"] == "People" {
 			sheet := wm["sheets"].([]any)[0].(map[string]any)["id"].(string)
-			counts := dataOf(e.mustCall(t, "GET", "/v1/sheets/"+sheet+"/counts", testSecret, nil))["counts"].(map[string]any)
+			counts := webtest.DataOf(e.MustCall(t, "GET", "/v1/sheets/"+sheet+"/counts", webtest.Secret, nil))["counts"].(map[string]any)
 			if counts["total"] != float64(rows) {
 				t.Fatalf("the sheet holds %v records, want %d", counts["total"], rows)
 			}

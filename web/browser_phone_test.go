@@ -4,26 +4,28 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sluice/sluice/web/webtest"
+
 	"github.com/chromedp/chromedp"
 )
 
 // Every page fits a 390 px phone without sideways scrolling, and the sheet's grid starts in
 // the first screen.
 func TestBrowserPhoneWidth(t *testing.T) {
-	e := newAPI(t)
-	ctx := browser(t)
-	base := serve(t, e)
-	startWorker(t, e)
-	spaceID, sheetID := e.mustCreateRecordSheet(t, spreadsheetFields)
-	e.mustCall(t, "POST", "/v1/sheets/"+sheetID+"/records", testSecret, []any{map[string]any{"name": map[string]any{"value": "Ada"}}})
-	f := e.mustUpload(t, spaceID, "people with a long file name.csv", "Name,Age,Active,Status,Code\nAda,36,yes,on,A1\n")
-	e.waitSettled(t, "/v1/files/"+f["id"].(string), 400)
+	e := webtest.NewAPI(t)
+	ctx := webtest.Browser(t)
+	base := webtest.Serve(t, e)
+	webtest.StartWorker(t, e)
+	spaceID, sheetID := e.MustCreateRecordSheet(t, webtest.SpreadsheetFields)
+	e.MustCall(t, "POST", "/v1/sheets/"+sheetID+"/records", webtest.Secret, []any{map[string]any{"name": map[string]any{"value": "Ada"}}})
+	f := e.MustUpload(t, spaceID, "people with a long file name.csv", "Name,Age,Active,Status,Code\nAda,36,yes,on,A1\n")
+	e.WaitSettled(t, "/v1/files/"+f["id"].(string), 400)
 	pages := []string{"/", "/space/" + spaceID, "/space/" + spaceID + "/sheet/" + sheetID, "/space/" + spaceID + "/import/" + f["id"].(string) + "?to=" + sheetID,
 		"/space/" + spaceID + "/workbooks/new", "/space/" + spaceID + "/sheet/" + sheetID + "/schema",
 		"/admin/events", "/admin/jobs", "/admin/guests", "/admin/tokens", "/admin/secrets", "/admin/environment", "/admin/agents", "/admin/apps",
 		"/admin/translations", "/admin/theme", "/admin/audit", "/account/password"}
 	var buf []byte
-	if err := chromedp.Run(ctx, logIn(base), chromedp.EmulateViewport(390, 844)); err != nil {
+	if err := chromedp.Run(ctx, webtest.LogIn(base), chromedp.EmulateViewport(390, 844)); err != nil {
 		t.Fatal(err)
 	}
 	for _, lang := range []string{"en", "de"} {
@@ -42,17 +44,17 @@ func TestBrowserPhoneWidth(t *testing.T) {
 			}
 			name := lang + strings.NewReplacer("/", "_", "?", "_", "=", "_").Replace(p)
 			if strings.Contains(p, "/sheet/") || p == "/" {
-				_ = chromedp.Run(ctx, shot("phone-"+name, &buf)) // for the docs' screenshots
+				_ = chromedp.Run(ctx, webtest.Shot("phone-"+name, &buf)) // for the docs' screenshots
 			}
 			if width > 390 {
 				var wide []string
 				_ = chromedp.Run(ctx, chromedp.Evaluate(`Array.from(document.querySelectorAll("body *")).filter((el) => el.getBoundingClientRect().right > 391 && (getComputedStyle(el).position !== "static" || !el.closest(".overflow-x-auto, .overflow-auto"))).slice(0, 4).map((el) => el.tagName + "." + el.className.toString().slice(0, 60) + " " + Math.round(el.getBoundingClientRect().right) + " " + getComputedStyle(el).position)`, &wide))
 				t.Logf("%s: widest %v", p, wide)
-				_ = chromedp.Run(ctx, shot("phone-"+name, &buf))
+				_ = chromedp.Run(ctx, webtest.Shot("phone-"+name, &buf))
 				t.Errorf("%s (%s) is %d px wide on a 390 px phone", p, lang, width)
 			}
 			if strings.Contains(p, "/sheet/") && !strings.HasSuffix(p, "/schema") && gridTop > 844 {
-				_ = chromedp.Run(ctx, shot("phone-"+name, &buf))
+				_ = chromedp.Run(ctx, webtest.Shot("phone-"+name, &buf))
 				t.Errorf("%s (%s): the grid starts %.0f px down, below the first screen", p, lang, gridTop)
 			}
 		}
@@ -77,7 +79,7 @@ func TestBrowserPhoneWidth(t *testing.T) {
 		chromedp.Navigate(base+"/space/"+spaceID+"/sheet/"+sheetID),
 		chromedp.WaitVisible(`[data-testid=grid-toolbar]`),
 		chromedp.Evaluate(`new Set(Array.from(document.querySelectorAll("[data-testid=grid-toolbar] > *"), (el) => Math.round(el.getBoundingClientRect().top))).size`, &rows),
-		shot("toolbar-de-1366", &buf),
+		webtest.Shot("toolbar-de-1366", &buf),
 	)
 	if err != nil || rows != 1 {
 		t.Errorf("the German toolbar at 1,366 px takes %d lines (%v)", rows, err)

@@ -1,44 +1,14 @@
 package web_test
 
 import (
-	"context"
-	"fmt"
-	"net/http"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/runtime"
+	"github.com/sluice/sluice/web/webtest"
+
 	"github.com/chromedp/chromedp"
 )
-
-// bundleHost builds a customer's page from web/testdata/embedhost (entry imports a published
-// Flatfile SDK) with esbuild from node_modules and serves it on another origin (localhost,
-// while Sluice is on 127.0.0.1).
-func bundleHost(t *testing.T, entry string) string {
-	t.Helper()
-	dir := t.TempDir()
-	out := filepath.Join(dir, "host.js")
-	cmd := exec.Command("npx", "esbuild", "testdata/embedhost/"+entry, "--bundle", "--format=iife", "--jsx=automatic",
-		`--define:process.env.NODE_ENV="production"`, "--log-level=error", "--outfile="+out)
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("esbuild (npm ci first): %v\n%s", err, b)
-	}
-	return serveHost(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/host.js" {
-			w.Header().Set("Content-Type", "text/javascript")
-			b, _ := os.ReadFile(out)
-			_, _ = w.Write(b)
-			return
-		}
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		fmt.Fprint(w, `<!doctype html><html><head><title>Customer app</title></head><body><h1>Customer app</h1><div id="root"></div><script src="/host.js"></script></body></html>`)
-	}))
-}
 
 // The published @flatfile/javascript 1.5.7, unchanged, in a customer's page on another
 // origin: startFlatfile creates the space through the publishable key and frames it; rows
@@ -46,8 +16,8 @@ func bundleHost(t *testing.T, entry string) string {
 // the Submit action reaches onSubmit with the rows, the job completes, and acknowledging its
 // outcome fires closeSpace.onClose. Any CORS or framing error in the page fails the test.
 func TestBrowserFlatfileJavascriptSDK(t *testing.T) {
-	driveSDK(t, sdkRun{host: bundled("host.js"), start: `window.startImporter({ publishableKey: PK, apiUrl: API }); true`,
-		spaceName: "Contacts import", screenshot: "embed-02-sdk", hook: true})
+	webtest.DriveSDK(t, webtest.SdkRun{Host: webtest.Bundled("host.js"), Start: `window.startImporter({ publishableKey: PK, apiUrl: API }); true`,
+		SpaceName: "Contacts import", Screenshot: "embed-02-sdk", Hook: true})
 }
 
 // The same with the published @flatfile/react 7.13 (FlatfileProvider, Space, Workbook, Sheet,
@@ -56,18 +26,18 @@ func TestBrowserFlatfileReactSDK(t *testing.T) {
 	// @flatfile/react posts portal:initialize to its frame before the frame has left
 	// about:blank (the SDK's own race; it sets the frame's address as well), which Chromium
 	// reports.
-	expectedBrowserErrors = []string{"Failed to execute 'postMessage' on 'DOMWindow': The target origin provided"}
-	t.Cleanup(func() { expectedBrowserErrors = nil })
-	driveSDK(t, sdkRun{host: bundled("react.jsx"), start: `window.startReact({ publishableKey: PK, apiUrl: API }); true`,
-		spaceName: "Contacts import (React)", screenshot: "embed-03-react", hook: true, then: []string{`window.openImporter(); true`}})
+	webtest.ExpectedBrowserErrors = []string{"Failed to execute 'postMessage' on 'DOMWindow': The target origin provided"}
+	t.Cleanup(func() { webtest.ExpectedBrowserErrors = nil })
+	webtest.DriveSDK(t, webtest.SdkRun{Host: webtest.Bundled("react.jsx"), Start: `window.startReact({ publishableKey: PK, apiUrl: API }); true`,
+		SpaceName: "Contacts import (React)", Screenshot: "embed-03-react", Hook: true, Then: []string{`window.openImporter(); true`}})
 }
 
 // Sluice's own /embed.js in a plain page, no npm: Sluice.open makes the space and frames it,
 // the rows typed in the frame reach onSubmit, the job completes, and closing its outcome
 // closes the importer and calls onClose.
 func TestBrowserSluiceEmbedScript(t *testing.T) {
-	driveSDK(t, sdkRun{host: func(t *testing.T, base string) string {
-		return hostPage(t, `<!doctype html><html><head><title>Customer app</title></head><body><h1>Customer app</h1>
+	webtest.DriveSDK(t, webtest.SdkRun{Host: func(t *testing.T, base string) string {
+		return webtest.HostPage(t, `<!doctype html><html><head><title>Customer app</title></head><body><h1>Customer app</h1>
 <script src="`+base+`/embed.js"></script>
 <script>
 window.results = { submitted: null, closed: false, errors: [], events: 0 };
@@ -82,226 +52,18 @@ window.start = (publishableKey) => Sluice.open({
   onError: (err) => window.results.errors.push(String(err)),
 });
 </script></body></html>`)
-	}, start: `window.start(PK); true`, spaceName: "Contacts import (embed.js)", screenshot: "embed-04-embedjs", outcome: "Thanks: 2 contacts",
-		closes: "[data-sluice-importer]"})
-}
-
-// rawKey finds what a page must never show: a raw i18n key (jobs.submit.button.defaultLabel)
-// or an internal job name (workbook:sluiceSubmit).
-var rawKey = regexp.MustCompile(`\b[a-z]+\.[a-z]+\.[a-zA-Z]+\b|\b(?:workbook|sheet|space|file|job):[a-zA-Z][\w-]+`)
-
-// sdkRun is one customer's page driving the embedded importer.
-type sdkRun struct {
-	host                  func(t *testing.T, base string) string // serves the page; returns its origin
-	start                 string                                 // opens the importer (PK and API replaced)
-	then                  []string                               // run after start, in order
-	spaceName, screenshot string
-	hook                  bool   // the page's record hook flags e-mails without an @
-	outcome               string // what the submit job's outcome says, when the page chose it
-	closes                string // what must be gone from the page once the importer closed
-}
-
-// bundled serves a customer's page built from web/testdata/embedhost/entry.
-func bundled(entry string) func(t *testing.T, base string) string {
-	return func(t *testing.T, _ string) string { return bundleHost(t, entry) }
-}
-
-// driveSDK serves the run's page, opens the importer and plays the import through to onClose.
-func driveSDK(t *testing.T, run sdkRun) {
-	e := newAPI(t)
-	e.withStreams(t)
-	ctx := browser(t)
-	base := serve(t, e)
-	t.Cleanup(e.events.Stop)
-	host := run.host(t, base)
-	e.allowOrigins(t, host)
-	spaceName, screenshot := run.spaceName, run.screenshot
-	var buf []byte
-	start := strings.NewReplacer("PK", `"`+testPublic+`"`, "API", `"`+base+`"`).Replace(run.start)
-	actions := []chromedp.Action{chromedp.Navigate(host), chromedp.Poll(`typeof window.results === "object"`, nil), chromedp.Sleep(300 * time.Millisecond),
-		chromedp.Evaluate(start, nil)}
-	for _, js := range run.then {
-		actions = append(actions, chromedp.Poll(`typeof window.openImporter === "function"`, nil), chromedp.Evaluate(js, nil))
-	}
-	actions = append(actions, chromedp.Poll(`!!document.querySelector("iframe")`, nil))
-	if err := chromedp.Run(ctx, actions...); err != nil {
-		t.Fatal(err)
-	}
-	// The space the SDK made, with its workbook and sheet.
-	var spaceID, sheetID, submitOp string
-	deadline := time.Now().Add(15 * time.Second)
-	for spaceID == "" && time.Now().Before(deadline) {
-		for _, s := range listOf(e.mustCall(t, "GET", "/v1/spaces", testSecret, nil)) {
-			if sm := s.(map[string]any); sm["name"] == spaceName {
-				spaceID = sm["id"].(string)
-			}
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	if spaceID == "" {
-		t.Fatal("the SDK made no space")
-	}
-	for _, w := range listOf(e.mustCall(t, "GET", "/v1/workbooks?spaceId="+spaceID, testSecret, nil)) {
-		wm := w.(map[string]any)
-		sheetID = wm["sheets"].([]any)[0].(map[string]any)["id"].(string)
-		for _, a := range wm["actions"].([]any) {
-			if am := a.(map[string]any); am["primary"] == true {
-				submitOp = am["operation"].(string) // simpleSubmitAction (javascript), workbookSubmitAction (react)
-			}
-		}
-	}
-	if submitOp == "" {
-		t.Fatal("the SDK's workbook has no primary submit action")
-	}
-	// The user's part, inside the cross-origin frame: add two rows, type them, press Submit,
-	// read the outcome and close it.
-	frame := frameContext(t, ctx, "/space/"+spaceID)
-	row := func(n int, key string) string {
-		return fmt.Sprintf(`(//tbody[@id="grid-body"]/tr)[%d]/td[@data-key=%q]`, n, key)
-	}
-	typed := func(n int, key, text string) chromedp.Action {
-		return editCell(t, row(n, key), text, fmt.Sprintf(`%s[contains(., %q)]`, row(n, key), text))
-	}
-	inFrame := func(actions ...chromedp.Action) error {
-		c, cancel := context.WithTimeout(frame, 20*time.Second)
-		defer cancel()
-		return chromedp.Run(c, actions...)
-	}
-	// The end user lands on a drop zone, with an end user's tools: no downloads, bulk set
-	// value, filter language or saved views, and no raw i18n key or internal job name.
-	var endUser struct {
-		Dropzone, Admin bool
-		Text            string
-	}
-	if err := inFrame(
-		chromedp.WaitVisible(`[data-testid=empty-dropzone]`), htmxReady(),
-		chromedp.Evaluate(`({dropzone: !!document.querySelector("[data-testid=empty-dropzone]"),
-			admin: !!document.querySelector("[data-testid=export-menu], [data-testid=set-value-open], [data-testid=grid-filter], [data-testid=views-menu], [data-testid=edit-fields]"),
-			text: document.body.innerText})`, &endUser),
-	); err != nil || !endUser.Dropzone || endUser.Admin {
-		t.Fatalf("the embedded sheet: drop zone %v, admin tools %v (%v)", endUser.Dropzone, endUser.Admin, err)
-	}
-	if k := rawKey.FindString(endUser.Text); k != "" {
-		t.Errorf("the embedded sheet shows the raw key or job name %q", k)
-	}
-	if err := inFrame(
-		chromedp.Click(`[data-testid=start-typing]`), chromedp.WaitVisible(row(1, "name")),
-		chromedp.Click(`[data-testid=add-row]`), chromedp.WaitVisible(row(2, "name")),
-		typed(1, "name", "Ann"), typed(1, "email", "ann@example.com"),
-		typed(2, "name", "Bob"), typed(2, "email", "not-an-email"),
-	); err != nil {
-		t.Fatalf("typing rows in the frame: %v", err)
-	}
-	if run.hook {
-		if err := chromedp.Run(ctx, chromedp.Poll(`window.results.hooked >= 2`, nil, chromedp.WithPollingTimeout(15*time.Second))); err != nil {
-			t.Fatalf("onRecordHook never ran: %v", err)
-		}
-		// The hook's verdict reaches the frame's grid without a reload.
-		if err := inFrame(chromedp.Poll(`!!document.evaluate(`+"`"+row(2, "email")+`[@data-level="error"]`+"`"+`, document, null, 9, null).singleNodeValue`, nil, chromedp.WithPollingTimeout(15*time.Second))); err != nil {
-			t.Errorf("the host's onRecordHook verdict did not show in the frame's grid: %v", err)
-		}
-		recs := dataOf(e.mustCall(t, "GET", "/v1/sheets/"+sheetID+"/records?filter=error&includeMessages=true", testSecret, nil))["records"].([]any)
-		if len(recs) != 1 || !strings.Contains(fmt.Sprint(recs[0]), "not-an-email") {
-			t.Errorf("the host's onRecordHook verdict did not land on the record: %v", recs)
-		}
-	}
-	if err := chromedp.Run(ctx, chromedp.Sleep(500*time.Millisecond), shot(screenshot, &buf)); err != nil {
-		t.Fatal(err)
-	}
-
-	// Submit in the frame: onSubmit gets the rows, the job completes, closing its outcome
-	// acknowledges it and fires closeSpace.onClose.
-	var submitted, outcome string
-	if err := inFrame(
-		chromedp.Click(`[data-testid=action-button][data-operation=`+submitOp+`]`),
-		chromedp.ActionFunc(func(c context.Context) error { // a confirmation dialog, when the action has one
-			var dialog bool
-			if err := chromedp.Evaluate(`!!document.querySelector("dialog[open] [data-testid=action-confirm]")`, &dialog).Do(c); err != nil || !dialog {
-				return err
-			}
-			return chromedp.Click(`dialog[open] [data-testid=action-confirm]`).Do(c)
-		}),
-	); err != nil {
-		t.Fatalf("pressing Submit in the frame: %v", err)
-	}
-	if err := chromedp.Run(ctx,
-		chromedp.Poll(`window.results.submitted !== null`, nil, chromedp.WithPollingTimeout(15*time.Second)),
-		chromedp.Evaluate(`window.results.submitted.join(",")`, &submitted)); err != nil {
-		t.Fatalf("onSubmit never ran: %v", err)
-	}
-	if submitted != "ann@example.com,not-an-email" {
-		t.Errorf("onSubmit got %q", submitted)
-	}
-	if err := inFrame(
-		chromedp.WaitVisible(`[data-testid=job-outcome]`), chromedp.Text(`[data-testid=job-outcome]`, &outcome),
-		// htmx wires the swapped-in panel's buttons when it settles (20 ms later): a click
-		// before that does nothing.
-		chromedp.Poll(`!document.querySelector(".htmx-settling, .htmx-swapping, .htmx-request")`, nil, chromedp.WithPollingTimeout(5*time.Second)),
-		chromedp.Click(`[data-testid=job-close]`)); err != nil {
-		t.Fatalf("the submit job's outcome in the frame: %v", err)
-	}
-	if run.outcome != "" && !strings.Contains(outcome, run.outcome) {
-		t.Errorf("the submit job's outcome in the frame says %q, want %q", outcome, run.outcome)
-	}
-	if err := chromedp.Run(ctx, chromedp.Poll(`window.results.closed === true`, nil, chromedp.WithPollingTimeout(10*time.Second))); err != nil {
-		t.Fatalf("closeSpace.onClose never fired: %v", err)
-	}
-	if run.closes != "" {
-		var open bool
-		if err := chromedp.Run(ctx, chromedp.Evaluate(`!!document.querySelector("`+run.closes+`")`, &open)); err != nil || open {
-			t.Errorf("%s is still on the page after the importer closed (%v)", run.closes, err)
-		}
-	}
-	jobs := listOf(e.mustCall(t, "GET", "/v1/jobs?spaceId="+spaceID, testSecret, nil))
-	for _, j := range jobs {
-		if jm := j.(map[string]any); jm["operation"] == submitOp && (jm["status"] != "complete" || jm["outcomeAcknowledgedAt"] == nil) {
-			t.Errorf("the submit job %v: want complete and acknowledged", jm)
-		}
-	}
-	var pageErrors string
-	_ = chromedp.Run(ctx, chromedp.Evaluate(`window.results.errors.join(" | ")`, &pageErrors))
-	if pageErrors != "" {
-		t.Errorf("errors in the host page: %s", pageErrors)
-	}
-}
-
-// frameContext attaches to the out-of-process frame whose address holds urlPart (a page of
-// Sluice framed by another site runs in a target of its own), once it has loaded, so the test
-// can click and type in it as the user does. JavaScript errors in the frame fail the test.
-func frameContext(t *testing.T, ctx context.Context, urlPart string) context.Context {
-	t.Helper()
-	for end := time.Now().Add(15 * time.Second); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
-		targets, err := chromedp.Targets(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, ti := range targets {
-			if ti.Type == "iframe" && strings.Contains(ti.URL, urlPart) {
-				frame, _ := chromedp.NewContext(ctx, chromedp.WithTargetID(ti.TargetID))
-				chromedp.ListenTarget(frame, func(ev any) {
-					if ex, ok := ev.(*runtime.EventExceptionThrown); ok {
-						t.Errorf("JavaScript error in the frame: %s", ex.ExceptionDetails.Error())
-					}
-				})
-				if err := chromedp.Run(frame, chromedp.WaitReady("body")); err != nil {
-					t.Fatalf("attaching to the frame: %v", err)
-				}
-				return frame
-			}
-		}
-	}
-	t.Fatalf("no frame showing %s", urlPart)
-	return nil
+	}, Start: `window.start(PK); true`, SpaceName: "Contacts import (embed.js)", Screenshot: "embed-04-embedjs", Outcome: "Thanks: 2 contacts",
+		Closes: "[data-sluice-importer]"})
 }
 
 // A page whose origin is not on the allowlist: /embed.js says what to do through onError,
 // its ready promise rejects, and no space is made.
 func TestBrowserEmbedScriptReportsUnlistedOrigin(t *testing.T) {
-	e := newAPI(t)
-	ctx := browser(t)
-	base := serve(t, e)
-	e.allowOrigins(t, "https://only.example")
-	host := hostPage(t, `<!doctype html><html><head><title>Customer app</title></head><body><h1>Customer app</h1>
+	e := webtest.NewAPI(t)
+	ctx := webtest.Browser(t)
+	base := webtest.Serve(t, e)
+	e.AllowOrigins(t, "https://only.example")
+	host := webtest.HostPage(t, `<!doctype html><html><head><title>Customer app</title></head><body><h1>Customer app</h1>
 <script src="`+base+`/embed.js"></script>
 <script>
 window.results = { errors: [], rejected: "" };
@@ -312,7 +74,7 @@ window.start = (publishableKey) => {
 </script></body></html>`)
 	var onError, rejected string
 	if err := chromedp.Run(ctx, chromedp.Navigate(host), chromedp.Poll(`typeof window.start === "function"`, nil),
-		chromedp.Evaluate(`window.start("`+testPublic+`"); true`, nil),
+		chromedp.Evaluate(`window.start("`+webtest.Public+`"); true`, nil),
 		chromedp.Poll(`window.results.rejected !== ""`, nil, chromedp.WithPollingTimeout(10*time.Second)),
 		chromedp.Evaluate(`window.results.errors.join("; ")`, &onError), chromedp.Evaluate(`window.results.rejected`, &rejected)); err != nil {
 		t.Fatal(err)
@@ -320,7 +82,7 @@ window.start = (publishableKey) => {
 	if !strings.Contains(onError, "Admin → Environment → Embedding") || !strings.Contains(rejected, "not allowed") {
 		t.Fatalf("onError %q, ready rejected with %q; want the allowlist's explanation", onError, rejected)
 	}
-	if n := len(listOf(e.mustCall(t, "GET", "/v1/spaces", testSecret, nil))); n != 0 {
+	if n := len(webtest.ListOf(e.MustCall(t, "GET", "/v1/spaces", webtest.Secret, nil))); n != 0 {
 		t.Fatalf("%d spaces were made from an unlisted origin", n)
 	}
 }

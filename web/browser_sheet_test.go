@@ -8,40 +8,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sluice/sluice/web/webtest"
+
 	"github.com/chromedp/cdproto/input"
 
 	"github.com/chromedp/chromedp"
 )
-
-// spreadsheetFields has a text, a number, a boolean, an enum with labels and a read-only
-// field, so a paste shows each coercion and the skipping of read-only cells.
-const spreadsheetFields = `[
-	{"key":"name","type":"string","label":"Name"},
-	{"key":"age","type":"number","label":"Age"},
-	{"key":"active","type":"boolean","label":"Active"},
-	{"key":"status","type":"enum","label":"Status","config":{"options":[{"value":"on","label":"Running"},{"value":"off","label":"Stopped"}]}},
-	{"key":"code","type":"string","label":"Code","readonly":true}
-]`
-
-// names reads the sheet's records through the API as "name|age|active|status|code" lines in
-// record order.
-func sheetLines(t *testing.T, e *apiEnv, sheetID string) []string {
-	t.Helper()
-	var out []string
-	for _, r := range recordsOf(t, e.mustCall(t, "GET", "/v1/sheets/"+sheetID+"/records", testSecret, nil)) {
-		vals := r["values"].(map[string]any)
-		var parts []string
-		for _, k := range []string{"name", "age", "active", "status", "code"} {
-			v := ""
-			if c, ok := vals[k].(map[string]any); ok && c["value"] != nil {
-				v = fmt.Sprint(c["value"])
-			}
-			parts = append(parts, v)
-		}
-		out = append(out, strings.Join(parts, "|"))
-	}
-	return out
-}
 
 // The grid works as a spreadsheet: a range selected with Shift+click and Shift+arrows is
 // copied as TSV and HTML; a block pasted from a spreadsheet fills from the active cell
@@ -50,16 +22,16 @@ func sheetLines(t *testing.T, e *apiEnv, sheetID string) []string {
 // appends a record past the last row, as one commit; undo puts every value back and removes
 // the appended record, redo does it again; rows keep one line with a 600-character value.
 func TestBrowserGridSpreadsheet(t *testing.T) {
-	e := newAPI(t)
-	ctx := browser(t)
-	base := serve(t, e)
-	spaceID, sheetID := e.mustCreateRecordSheet(t, spreadsheetFields)
-	e.mustCall(t, "POST", "/v1/sheets/"+sheetID+"/records", testSecret, []any{
+	e := webtest.NewAPI(t)
+	ctx := webtest.Browser(t)
+	base := webtest.Serve(t, e)
+	spaceID, sheetID := e.MustCreateRecordSheet(t, webtest.SpreadsheetFields)
+	e.MustCall(t, "POST", "/v1/sheets/"+sheetID+"/records", webtest.Secret, []any{
 		map[string]any{"name": map[string]any{"value": "Ada"}, "age": map[string]any{"value": 36}, "code": map[string]any{"value": "A1"}},
 		map[string]any{"name": map[string]any{"value": "Bob"}, "age": map[string]any{"value": 41}, "code": map[string]any{"value": "B2"}},
 		map[string]any{"name": map[string]any{"value": strings.Repeat("long value ", 55)}, "age": map[string]any{"value": 7}},
 	})
-	before := sheetLines(t, e, sheetID)
+	before := webtest.SheetLines(t, e, sheetID)
 	var selectedCells int
 	var copied, copiedHTML string
 	var heights []float64
@@ -68,11 +40,11 @@ func TestBrowserGridSpreadsheet(t *testing.T) {
 		return fmt.Sprintf(`document.querySelectorAll("#grid-body > tr")[%d].querySelector("td[data-field-key=%s]")`, row, key)
 	}
 	err := chromedp.Run(ctx,
-		logIn(base),
+		webtest.LogIn(base),
 		chromedp.Navigate(base+"/space/"+spaceID+"/sheet/"+sheetID),
 		chromedp.WaitVisible(`td[data-record-id][data-field-key=name]`),
-		htmxReady(),
-		step(t, "select"),
+		webtest.HtmxReady(),
+		webtest.Step(t, "select"),
 		chromedp.Evaluate(`(() => {
 			const rows = document.querySelectorAll("#grid-body > tr");
 			return Array.from(rows, (tr) => tr.getBoundingClientRect().height);
@@ -82,8 +54,8 @@ func TestBrowserGridSpreadsheet(t *testing.T) {
 		chromedp.Evaluate(cell(1, "age")+`.dispatchEvent(new MouseEvent("click", {bubbles: true, cancelable: true, shiftKey: true}))`, nil),
 		chromedp.Evaluate(`document.activeElement.dispatchEvent(new KeyboardEvent("keydown", {key: "ArrowDown", shiftKey: true, bubbles: true, cancelable: true}))`, nil),
 		chromedp.Evaluate(`document.querySelectorAll("#grid-body td.sl-selected").length`, &selectedCells),
-		shot("grid-range", &png),
-		step(t, "copy"),
+		webtest.Shot("grid-range", &png),
+		webtest.Step(t, "copy"),
 		chromedp.Evaluate(`(() => {
 			const dt = new DataTransfer();
 			document.activeElement.dispatchEvent(new ClipboardEvent("copy", {clipboardData: dt, bubbles: true, cancelable: true}));
@@ -94,7 +66,7 @@ func TestBrowserGridSpreadsheet(t *testing.T) {
 			document.activeElement.dispatchEvent(new ClipboardEvent("copy", {clipboardData: dt, bubbles: true, cancelable: true}));
 			return dt.getData("text/html");
 		})()`, &copiedHTML),
-		step(t, "paste"),
+		webtest.Step(t, "paste"),
 		chromedp.Click(`#grid-body > tr:nth-child(2) td[data-field-key=name]`),
 		chromedp.Evaluate(`(() => {
 			const dt = new DataTransfer();
@@ -125,24 +97,24 @@ func TestBrowserGridSpreadsheet(t *testing.T) {
 		t.Errorf("the toast %q does not say the read-only cells were skipped", toast)
 	}
 	pasted := []string{"Ada|36|||A1", "Bo|42|true|off|B2", "Multi\nline|8|false|on|", "New|9|true|on|"}
-	if got := sheetLines(t, e, sheetID); strings.Join(got, "\n") != strings.Join(pasted, "\n") {
+	if got := webtest.SheetLines(t, e, sheetID); strings.Join(got, "\n") != strings.Join(pasted, "\n") {
 		t.Fatalf("after the paste the records are\n%q\nwant\n%q", got, pasted)
 	}
 	// Undo (the toolbar button) puts everything back and removes the added record; redo
 	// (Ctrl+Shift+Z) does it again.
 	if err := chromedp.Run(ctx,
-		step(t, "undo"),
+		webtest.Step(t, "undo"),
 		chromedp.Click(`[data-testid=grid-undo]`),
 		chromedp.WaitVisible(`//*[@data-testid="grid-toast" and contains(., "Undone: paste")]`),
-		shot("grid-undo", &png),
+		webtest.Shot("grid-undo", &png),
 	); err != nil {
 		t.Fatalf("undo: %v", err)
 	}
-	if got := sheetLines(t, e, sheetID); strings.Join(got, "\n") != strings.Join(before, "\n") {
+	if got := webtest.SheetLines(t, e, sheetID); strings.Join(got, "\n") != strings.Join(before, "\n") {
 		t.Fatalf("after undo the records are\n%q\nwant\n%q", got, before)
 	}
 	if err := chromedp.Run(ctx,
-		step(t, "redo"),
+		webtest.Step(t, "redo"),
 		chromedp.WaitVisible(`#grid-body > tr:nth-child(2) td[data-field-key=name]`),
 		chromedp.Click(`#grid-body > tr:nth-child(1) td[data-field-key=age]`),
 		chromedp.Evaluate(`document.activeElement.dispatchEvent(new KeyboardEvent("keydown", {key: "Z", ctrlKey: true, shiftKey: true, bubbles: true, cancelable: true}))`, nil),
@@ -150,28 +122,28 @@ func TestBrowserGridSpreadsheet(t *testing.T) {
 	); err != nil {
 		t.Fatalf("redo: %v", err)
 	}
-	if got := sheetLines(t, e, sheetID); strings.Join(got, "\n") != strings.Join(pasted, "\n") {
+	if got := webtest.SheetLines(t, e, sheetID); strings.Join(got, "\n") != strings.Join(pasted, "\n") {
 		t.Fatalf("after redo the records are\n%q\nwant\n%q", got, pasted)
 	}
 	var recordIDs []string
-	for _, r := range recordsOf(t, e.mustCall(t, "GET", "/v1/sheets/"+sheetID+"/records", testSecret, nil)) {
+	for _, r := range webtest.RecordsOf(t, e.MustCall(t, "GET", "/v1/sheets/"+sheetID+"/records", webtest.Secret, nil)) {
 		recordIDs = append(recordIDs, r["id"].(string))
 	}
 	// A cell edit is undone with Ctrl+Z from the grid.
 	if err := chromedp.Run(ctx,
-		step(t, "edit and undo"),
-		editCell(t, `//tbody[@id="grid-body"]/tr[1]/td[@data-field-key="name"]`, "Ada Lovelace", `//tbody[@id="grid-body"]/tr[1]/td[@data-field-key="name" and contains(., "Ada Lovelace")]`),
+		webtest.Step(t, "edit and undo"),
+		webtest.EditCell(t, `//tbody[@id="grid-body"]/tr[1]/td[@data-field-key="name"]`, "Ada Lovelace", `//tbody[@id="grid-body"]/tr[1]/td[@data-field-key="name" and contains(., "Ada Lovelace")]`),
 		chromedp.Evaluate(`document.querySelector("#grid-body td[data-field-key=name]").dispatchEvent(new KeyboardEvent("keydown", {key: "z", ctrlKey: true, bubbles: true, cancelable: true}))`, nil),
 		chromedp.WaitVisible(`//*[@data-testid="grid-toast" and contains(., "Undone: cell edit")]`),
 	); err != nil {
 		t.Fatalf("edit and undo: %v", err)
 	}
-	if got := sheetLines(t, e, sheetID); len(got) == 0 || got[0] != "Ada|36|||A1" {
+	if got := webtest.SheetLines(t, e, sheetID); len(got) == 0 || got[0] != "Ada|36|||A1" {
 		t.Fatalf("after undoing the edit the first record is %q", got)
 	}
 	// Ctrl+D fills the range down from its first row; Ctrl+Z takes it back.
 	if err := chromedp.Run(ctx,
-		step(t, "fill down"),
+		webtest.Step(t, "fill down"),
 		chromedp.Click(`#grid-body > tr:nth-child(1) td[data-field-key=age]`),
 		chromedp.Evaluate(cell(3, "status")+`.dispatchEvent(new MouseEvent("mousedown", {bubbles: true, cancelable: true, shiftKey: true}))`, nil),
 		chromedp.Evaluate(cell(3, "status")+`.dispatchEvent(new MouseEvent("click", {bubbles: true, cancelable: true, shiftKey: true}))`, nil),
@@ -181,7 +153,7 @@ func TestBrowserGridSpreadsheet(t *testing.T) {
 		t.Fatalf("fill down: %v", err)
 	}
 	filled := []string{"Ada|36|||A1", "Bo|36|||B2", "Multi\nline|36|||", "New|36|||"}
-	if got := sheetLines(t, e, sheetID); strings.Join(got, "\n") != strings.Join(filled, "\n") {
+	if got := webtest.SheetLines(t, e, sheetID); strings.Join(got, "\n") != strings.Join(filled, "\n") {
 		t.Fatalf("after fill down the records are\n%q\nwant\n%q", got, filled)
 	}
 	if err := chromedp.Run(ctx,
@@ -190,18 +162,18 @@ func TestBrowserGridSpreadsheet(t *testing.T) {
 	); err != nil {
 		t.Fatalf("undo fill down: %v", err)
 	}
-	if got := sheetLines(t, e, sheetID); strings.Join(got, "\n") != strings.Join(pasted, "\n") {
+	if got := webtest.SheetLines(t, e, sheetID); strings.Join(got, "\n") != strings.Join(pasted, "\n") {
 		t.Fatalf("after undoing the fill the records are\n%q\nwant\n%q", got, pasted)
 	}
 	// A row deleted from the toolbar (a page load later) comes back with its id on undo.
 	var ids []string
 	if err := chromedp.Run(ctx,
-		step(t, "delete and undo"),
+		webtest.Step(t, "delete and undo"),
 		chromedp.Evaluate(`window.confirm = () => true`, nil),
 		chromedp.Click(`#grid-body > tr:nth-child(2) input[name=ids]`),
 		chromedp.Click(`[data-testid=delete-rows]`),
 		chromedp.WaitVisible(`//*[contains(text(), "Deleted 1 row.")]`),
-		htmxReady(),
+		webtest.HtmxReady(),
 		chromedp.WaitEnabled(`[data-testid=grid-undo]`),
 		chromedp.Click(`[data-testid=grid-undo]`),
 		chromedp.WaitVisible(`//*[@data-testid="grid-toast" and contains(., "Undone: row delete (1 record)")]`),
@@ -210,7 +182,7 @@ func TestBrowserGridSpreadsheet(t *testing.T) {
 	); err != nil {
 		t.Fatalf("delete and undo: %v", err)
 	}
-	if got := sheetLines(t, e, sheetID); strings.Join(got, "\n") != strings.Join(pasted, "\n") {
+	if got := webtest.SheetLines(t, e, sheetID); strings.Join(got, "\n") != strings.Join(pasted, "\n") {
 		t.Fatalf("after undoing the delete the records are\n%q\nwant\n%q", got, pasted)
 	}
 	if len(ids) != 4 || ids[1] != recordIDs[1] {
@@ -221,17 +193,17 @@ func TestBrowserGridSpreadsheet(t *testing.T) {
 // A paste of 10,000 rows × 5 columns from the clipboard to the stored records, timed in the
 // browser: parse, one request, one commit, the rows shown again.
 func TestBrowserGridPasteTenThousandRows(t *testing.T) {
-	e := newAPI(t)
-	ctx := browser(t)
-	base := serve(t, e)
-	spaceID, sheetID := e.mustCreateRecordSheet(t, spreadsheetFields)
-	e.mustCall(t, "POST", "/v1/sheets/"+sheetID+"/records", testSecret, []any{map[string]any{"name": map[string]any{"value": "first"}}})
+	e := webtest.NewAPI(t)
+	ctx := webtest.Browser(t)
+	base := webtest.Serve(t, e)
+	spaceID, sheetID := e.MustCreateRecordSheet(t, webtest.SpreadsheetFields)
+	e.MustCall(t, "POST", "/v1/sheets/"+sheetID+"/records", webtest.Secret, []any{map[string]any{"name": map[string]any{"value": "first"}}})
 	var took float64
 	err := chromedp.Run(ctx,
-		logIn(base),
+		webtest.LogIn(base),
 		chromedp.Navigate(base+"/space/"+spaceID+"/sheet/"+sheetID),
 		chromedp.WaitVisible(`td[data-field-key=name]`),
-		htmxReady(),
+		webtest.HtmxReady(),
 		chromedp.Click(`td[data-field-key=name]`),
 		chromedp.Evaluate(`new Promise((resolve) => {
 			const lines = [];
@@ -244,12 +216,12 @@ func TestBrowserGridPasteTenThousandRows(t *testing.T) {
 				if (box.dataset.kind === "paste") { obs.disconnect(); resolve(performance.now() - start); }
 			}).observe(document.querySelector("[data-testid=grid-toast]"), {attributes: true, childList: true, characterData: true, subtree: true});
 			document.activeElement.dispatchEvent(new ClipboardEvent("paste", {clipboardData: dt, bubbles: true, cancelable: true}));
-		})`, &took, awaitPromise),
+		})`, &took, webtest.AwaitPromise),
 	)
 	if err != nil {
 		t.Fatalf("browser: %v", err)
 	}
-	counts := e.mustCall(t, "GET", "/v1/sheets/"+sheetID+"/counts", testSecret, nil)["data"].(map[string]any)["counts"].(map[string]any)
+	counts := e.MustCall(t, "GET", "/v1/sheets/"+sheetID+"/counts", webtest.Secret, nil)["data"].(map[string]any)["counts"].(map[string]any)
 	if counts["total"].(float64) != 10000 {
 		t.Fatalf("after the paste the sheet has %v records, want 10000 (1 changed, 9,999 added)", counts["total"])
 	}
@@ -263,31 +235,31 @@ func TestBrowserGridPasteTenThousandRows(t *testing.T) {
 // offers all matching rows with their exact count, the set-value dialog names that count
 // and writes the value in all of them; the delete confirmation names it too.
 func TestBrowserGridBulkAcrossPages(t *testing.T) {
-	e := newAPI(t)
-	ctx := browser(t)
-	base := serve(t, e)
-	spaceID, sheetID := e.mustCreateRecordSheet(t, spreadsheetFields)
+	e := webtest.NewAPI(t)
+	ctx := webtest.Browser(t)
+	base := webtest.Serve(t, e)
+	spaceID, sheetID := e.MustCreateRecordSheet(t, webtest.SpreadsheetFields)
 	var in []any
 	for i := 0; i < 60; i++ {
 		in = append(in, map[string]any{"name": map[string]any{"value": fmt.Sprintf("r%02d", i)}})
 	}
-	e.mustCall(t, "POST", "/v1/sheets/"+sheetID+"/records", testSecret, in)
+	e.MustCall(t, "POST", "/v1/sheets/"+sheetID+"/records", webtest.Secret, in)
 	var banner, scope, confirm string
 	var png []byte
 	err := chromedp.Run(ctx,
-		logIn(base),
+		webtest.LogIn(base),
 		chromedp.Navigate(base+"/space/"+spaceID+"/sheet/"+sheetID),
 		chromedp.WaitVisible(`td[data-field-key=name]`),
-		htmxReady(),
-		step(t, "select the page"),
+		webtest.HtmxReady(),
+		webtest.Step(t, "select the page"),
 		chromedp.Click(`[data-testid=select-page]`),
 		chromedp.WaitVisible(`[data-testid=select-all-banner]`),
 		chromedp.Click(`[data-testid=select-matching]`),
 		chromedp.WaitVisible(`//*[@data-testid="select-all-banner" and contains(., "All 60 matching rows are selected.")]`),
 		chromedp.Text(`[data-testid=select-all-banner]`, &banner),
 		chromedp.AttributeValue(`[data-testid=delete-rows]`, "hx-confirm", &confirm, nil),
-		shot("grid-select-all", &png),
-		step(t, "set value"),
+		webtest.Shot("grid-select-all", &png),
+		webtest.Step(t, "set value"),
 		chromedp.Click(`[data-testid=set-value-open]`),
 		chromedp.WaitVisible(`[data-testid=set-value]`),
 		chromedp.Text(`[data-testid=set-scope]`, &scope),
@@ -306,7 +278,7 @@ func TestBrowserGridBulkAcrossPages(t *testing.T) {
 		t.Errorf("the delete confirmation is %q", confirm)
 	}
 	off := 0
-	for _, l := range sheetLines(t, e, sheetID) {
+	for _, l := range webtest.SheetLines(t, e, sheetID) {
 		if strings.HasSuffix(l, "|off|") {
 			off++
 		}
@@ -321,15 +293,15 @@ func TestBrowserGridBulkAcrossPages(t *testing.T) {
 // 390 px wide the page does not scroll sideways (the grid scrolls inside its card) and the
 // toolbar's buttons stay on screen.
 func TestBrowserGridLayout(t *testing.T) {
-	e := newAPI(t)
-	ctx := browser(t)
-	base := serve(t, e)
+	e := webtest.NewAPI(t)
+	ctx := webtest.Browser(t)
+	base := webtest.Serve(t, e)
 	fields := `[{"key":"name","type":"string","label":"Name"}`
 	for i := 0; i < 12; i++ {
 		fields += fmt.Sprintf(`,{"key":"f%d","type":"string","label":"Field number %d"}`, i, i)
 	}
-	spaceID, sheetID := e.mustCreateRecordSheet(t, fields+"]")
-	e.mustCall(t, "POST", "/v1/sheets/"+sheetID+"/records", testSecret, []any{
+	spaceID, sheetID := e.MustCreateRecordSheet(t, fields+"]")
+	e.MustCall(t, "POST", "/v1/sheets/"+sheetID+"/records", webtest.Secret, []any{
 		map[string]any{"name": map[string]any{"value": "Ada"}, "f3": map[string]any{"value": "x"}},
 		map[string]any{"name": map[string]any{"value": ""}},
 	})
@@ -340,11 +312,11 @@ func TestBrowserGridLayout(t *testing.T) {
 	var png []byte
 	handle := `th[data-key=f1] [data-col-resize]`
 	err := chromedp.Run(ctx,
-		logIn(base),
+		webtest.LogIn(base),
 		chromedp.Navigate(page),
 		chromedp.WaitVisible(`td[data-field-key=name]`),
-		htmxReady(),
-		step(t, "resize"),
+		webtest.HtmxReady(),
+		webtest.Step(t, "resize"),
 		chromedp.Evaluate(`document.querySelector("th[data-key=f1]").getBoundingClientRect().width`, &before),
 		chromedp.ActionFunc(func(c context.Context) error {
 			var box []float64
@@ -367,18 +339,18 @@ func TestBrowserGridLayout(t *testing.T) {
 		chromedp.Navigate(page),
 		chromedp.WaitVisible(`td[data-field-key=name]`),
 		chromedp.Evaluate(`document.querySelector("td[data-field-key=f1]").getBoundingClientRect().width`, &kept),
-		step(t, "frozen"),
+		webtest.Step(t, "frozen"),
 		chromedp.Evaluate(`document.querySelector("#grid-body td[data-field-key=name]").getBoundingClientRect().left`, &frozenBefore),
 		chromedp.Evaluate(`(() => { const f = document.getElementById("grid-rows"); f.scrollLeft = 600; return f.scrollLeft; })()`, &scrolled),
 		chromedp.Evaluate(`document.querySelector("#grid-body td[data-field-key=name]").getBoundingClientRect().left`, &frozenAfter),
-		shot("grid-frozen", &png),
-		step(t, "phone"),
+		webtest.Shot("grid-frozen", &png),
+		webtest.Step(t, "phone"),
 		chromedp.EmulateViewport(390, 844),
 		chromedp.Navigate(page),
 		chromedp.WaitVisible(`td[data-field-key=name]`),
 		chromedp.Evaluate(`document.documentElement.scrollWidth`, &docWidth),
 		chromedp.Evaluate(`Math.max(...Array.from(document.querySelectorAll("[data-testid=grid-toolbar] button, [data-testid=grid-toolbar] a"), (b) => b.getBoundingClientRect().right))`, &toolbarRight),
-		shot("grid-phone", &png),
+		webtest.Shot("grid-phone", &png),
 	)
 	if err != nil {
 		t.Fatalf("browser: %v", err)

@@ -12,86 +12,70 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sluice/sluice/web/webtest"
+
 	"github.com/sluice/sluice/store"
 	"github.com/sluice/sluice/store/recordset"
 )
 
-// send makes an API request with an Idempotency-Key and returns status, body and whether it
-// was replayed.
-func (e *apiEnv) sendKeyed(t *testing.T, method, path, key, token, body string) (int, string, bool) {
-	t.Helper()
-	h := map[string]string{"Authorization": "Bearer " + token, "Content-Type": "application/json"}
-	if key != "" {
-		h["Idempotency-Key"] = key
-	}
-	resp := e.raw(t, method, path, h, body)
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(b), resp.Header.Get("Idempotent-Replayed") == "true"
-}
-
-func (e *apiEnv) countRecords(t *testing.T, sheetID string) int {
-	t.Helper()
-	return len(recordsOf(t, e.mustCall(t, "GET", "/v1/sheets/"+sheetID+"/records", testSecret, nil)))
-}
-
 // A replayed request with the same Idempotency-Key gets the first answer and writes nothing
 // again: record inserts, updates, job creation and errors alike.
 func TestIdempotencyKeyReplaysTheFirstAnswer(t *testing.T) {
-	e := newAPI(t)
-	spaceID, sheetID := e.mustCreateRecordSheet(t, `[{"key":"email","type":"string"}]`)
+	e := webtest.NewAPI(t)
+	spaceID, sheetID := e.MustCreateRecordSheet(t, `[{"key":"email","type":"string"}]`)
 	path := "/v1/sheets/" + sheetID + "/records"
 	body := `[{"email":{"value":"a@x.io"}},{"email":{"value":"b@x.io"}}]`
-	st1, first, re1 := e.sendKeyed(t, "POST", path, "insert-1", testSecret, body)
-	st2, second, re2 := e.sendKeyed(t, "POST", path, "insert-1", testSecret, body)
+	st1, first, re1 := e.SendKeyed(t, "POST", path, "insert-1", webtest.Secret, body)
+	st2, second, re2 := e.SendKeyed(t, "POST", path, "insert-1", webtest.Secret, body)
 	if st1 != 200 || st2 != 200 || re1 || !re2 || first != second {
 		t.Fatalf("replay: %d %v / %d %v, same body %v", st1, re1, st2, re2, first == second)
 	}
-	if n := e.countRecords(t, sheetID); n != 2 {
+	if n := e.CountRecords(t, sheetID); n != 2 {
 		t.Fatalf("after a replayed insert the sheet holds %d records, want 2", n)
 	}
 	// Another key, or no key, writes again.
-	if st, _, re := e.sendKeyed(t, "POST", path, "insert-2", testSecret, body); st != 200 || re {
+	if st, _, re := e.SendKeyed(t, "POST", path, "insert-2", webtest.Secret, body); st != 200 || re {
 		t.Fatalf("a new key: %d replayed=%v", st, re)
 	}
-	if n := e.countRecords(t, sheetID); n != 4 {
+	if n := e.CountRecords(t, sheetID); n != 4 {
 		t.Fatalf("a new key: %d records, want 4", n)
 	}
 	// The same key for a different request is refused, naming the first.
-	st, msg, _ := e.sendKeyed(t, "POST", path, "insert-1", testSecret, `[{"email":{"value":"c@x.io"}}]`)
+	st, msg, _ := e.SendKeyed(t, "POST", path, "insert-1", webtest.Secret, `[{"email":{"value":"c@x.io"}}]`)
 	if st != http.StatusBadRequest || !strings.Contains(msg, "used within the last 24 hours for a different request (POST "+path+")") {
 		t.Fatalf("same key, other body: %d %s", st, msg)
 	}
 	// An error answer is replayed too (the first request wrote nothing).
-	st1, first, _ = e.sendKeyed(t, "POST", path, "bad-1", testSecret, `[{"nope":{"value":1}}]`)
-	st2, second, re2 = e.sendKeyed(t, "POST", path, "bad-1", testSecret, `[{"nope":{"value":1}}]`)
+	st1, first, _ = e.SendKeyed(t, "POST", path, "bad-1", webtest.Secret, `[{"nope":{"value":1}}]`)
+	st2, second, re2 = e.SendKeyed(t, "POST", path, "bad-1", webtest.Secret, `[{"nope":{"value":1}}]`)
 	if st1 != 400 || st2 != 400 || !re2 || first != second {
 		t.Fatalf("a refused write: %d / %d replayed=%v", st1, st2, re2)
 	}
 	// Job creation.
 	job := `{"type":"workbook","operation":"export","source":"us_wb_` + spaceID[6:] + `"}`
-	st1, first, _ = e.sendKeyed(t, "POST", "/v1/jobs", "job-1", testSecret, job)
-	st2, second, re2 = e.sendKeyed(t, "POST", "/v1/jobs", "job-1", testSecret, job)
+	st1, first, _ = e.SendKeyed(t, "POST", "/v1/jobs", "job-1", webtest.Secret, job)
+	st2, second, re2 = e.SendKeyed(t, "POST", "/v1/jobs", "job-1", webtest.Secret, job)
 	if st1 != 200 || !re2 || first != second {
 		t.Fatalf("job creation: %d %s / %d replayed=%v", st1, first, st2, re2)
 	}
-	jobs := listOf(e.mustCall(t, "GET", "/v1/jobs?spaceId="+spaceID, testSecret, nil))
+	jobs := webtest.ListOf(e.MustCall(t, "GET", "/v1/jobs?spaceId="+spaceID, webtest.Secret, nil))
 	if len(jobs) != 1 {
 		t.Fatalf("two keyed job creations made %d jobs", len(jobs))
 	}
 	// Keys belong to their principal: the space's own token with the same key writes.
-	sp := dataOf(e.mustCall(t, "GET", "/v1/spaces/"+spaceID, testSecret, nil))
-	if st, _, re := e.sendKeyed(t, "POST", path, "insert-1", sp["accessToken"].(string), body); st != 200 || re {
+	sp := webtest.DataOf(e.MustCall(t, "GET", "/v1/spaces/"+spaceID, webtest.Secret, nil))
+	if st, _, re := e.SendKeyed(t, "POST", path, "insert-1", sp["accessToken"].(string), body); st != 200 || re {
 		t.Fatalf("another principal's key: %d replayed=%v", st, re)
 	}
-	if st, msg, _ := e.sendKeyed(t, "POST", path, "bad key", testSecret, body); st != 400 || !strings.Contains(msg, "visible ASCII") {
+	if st, msg, _ := e.SendKeyed(t, "POST", path, "bad key", webtest.Secret, body); st != 400 || !strings.Contains(msg, "visible ASCII") {
 		t.Fatalf("a key with a space: %d %s", st, msg)
 	}
 }
 
 // An upload sent twice with one key makes one file.
 func TestIdempotentUpload(t *testing.T) {
-	e := newAPI(t)
-	spaceID := e.mustCreateSpace(t, testSecret, map[string]any{"name": "up"})["id"].(string)
+	e := webtest.NewAPI(t)
+	spaceID := e.MustCreateSpace(t, webtest.Secret, map[string]any{"name": "up"})["id"].(string)
 	send := func() (int, string, bool) {
 		var body bytes.Buffer
 		w := multipart.NewWriter(&body) // a new boundary each time, as a client's retry would
@@ -101,9 +85,9 @@ func TestIdempotentUpload(t *testing.T) {
 		_ = w.Close()
 		req := httptest.NewRequest("POST", "/v1/files", &body)
 		req.Header.Set("Content-Type", w.FormDataContentType())
-		req.Header.Set("Authorization", "Bearer "+testSecret)
+		req.Header.Set("Authorization", "Bearer "+webtest.Secret)
 		req.Header.Set("Idempotency-Key", "upload-1")
-		resp, err := e.app.Test(req, -1)
+		resp, err := e.App.Test(req, -1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -115,7 +99,7 @@ func TestIdempotentUpload(t *testing.T) {
 	if st1 != 200 || st2 != 200 || !re || first != second {
 		t.Fatalf("upload replay: %d / %d replayed=%v", st1, st2, re)
 	}
-	if files := listOf(e.mustCall(t, "GET", "/v1/files?spaceId="+spaceID, testSecret, nil)); len(files) != 1 {
+	if files := webtest.ListOf(e.MustCall(t, "GET", "/v1/files?spaceId="+spaceID, webtest.Secret, nil)); len(files) != 1 {
 		t.Fatalf("two keyed uploads made %d files", len(files))
 	}
 }
@@ -123,44 +107,44 @@ func TestIdempotentUpload(t *testing.T) {
 // A key whose request wrote but whose process stopped before answering is not carried out
 // again; one whose process stopped before writing runs afresh.
 func TestIdempotencyAfterACrash(t *testing.T) {
-	e := newAPI(t)
-	_, sheetID := e.mustCreateRecordSheet(t, `[{"key":"email","type":"string"}]`)
+	e := webtest.NewAPI(t)
+	_, sheetID := e.MustCreateRecordSheet(t, `[{"key":"email","type":"string"}]`)
 	path := "/v1/sheets/" + sheetID + "/records"
 	body := `[{"email":{"value":"a@x.io"}}]`
 
 	// The write transaction marks the key: what a crash right after the commit leaves.
-	if _, err := e.db.ClaimIdempotencyKey(t.Context(), "row-1", "x", store.NewProcess("gone-node"), time.Now()); err != nil {
+	if _, err := e.DB.ClaimIdempotencyKey(t.Context(), "row-1", "x", store.NewProcess("gone-node"), time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.WithValue(t.Context(), store.IdempotencyContextKey, "row-1") //nolint:staticcheck // the key fasthttp's user values share
 	in := []recordset.RecordIn{{Values: map[string]recordset.CellIn{"email": {Value: json.RawMessage(`"z@x.io"`), HasValue: true}}}}
-	if _, err := e.db.InsertRecords(ctx, sheetID, in, recordset.WriteOptions{}); err != nil {
+	if _, err := e.DB.InsertRecords(ctx, sheetID, in, recordset.WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	claim, err := e.db.ClaimIdempotencyKey(t.Context(), "row-1", "x", store.NewProcess("new-node"), time.Now())
+	claim, err := e.DB.ClaimIdempotencyKey(t.Context(), "row-1", "x", store.NewProcess("new-node"), time.Now())
 	if err != nil || claim.State != store.IdemLost {
 		t.Fatalf("a key written under a stopped process: %+v %v, want lost", claim, err)
 	}
 
 	// Through HTTP: find the row the middleware made, and leave it as a crash would.
-	if st, _, _ := e.sendKeyed(t, "POST", path, "crash-1", testSecret, body); st != 200 {
+	if st, _, _ := e.SendKeyed(t, "POST", path, "crash-1", webtest.Secret, body); st != 200 {
 		t.Fatal(st)
 	}
-	if err := e.db.ExecForTest(t.Context(), `UPDATE idempotency_keys SET status = NULL, node = 'gone', committed = 1 WHERE fingerprint LIKE 'POST %'`); err != nil {
+	if err := e.DB.ExecForTest(t.Context(), `UPDATE idempotency_keys SET status = NULL, node = 'gone', committed = 1 WHERE fingerprint LIKE 'POST %'`); err != nil {
 		t.Fatal(err)
 	}
-	st, msg, _ := e.sendKeyed(t, "POST", path, "crash-1", testSecret, body)
+	st, msg, _ := e.SendKeyed(t, "POST", path, "crash-1", webtest.Secret, body)
 	if st != http.StatusConflict || !strings.Contains(msg, "was carried out, but the server stopped before answering") {
 		t.Fatalf("retry of a write whose answer was lost: %d %s", st, msg)
 	}
-	n := e.countRecords(t, sheetID)
-	if err := e.db.ExecForTest(t.Context(), `UPDATE idempotency_keys SET committed = 0 WHERE fingerprint LIKE 'POST %'`); err != nil {
+	n := e.CountRecords(t, sheetID)
+	if err := e.DB.ExecForTest(t.Context(), `UPDATE idempotency_keys SET committed = 0 WHERE fingerprint LIKE 'POST %'`); err != nil {
 		t.Fatal(err)
 	}
-	if st, _, re := e.sendKeyed(t, "POST", path, "crash-1", testSecret, body); st != 200 || re {
+	if st, _, re := e.SendKeyed(t, "POST", path, "crash-1", webtest.Secret, body); st != 200 || re {
 		t.Fatalf("retry of a request that never wrote: %d replayed=%v", st, re)
 	}
-	if got := e.countRecords(t, sheetID); got != n+1 {
+	if got := e.CountRecords(t, sheetID); got != n+1 {
 		t.Fatalf("the retried request wrote %d records, want 1", got-n)
 	}
 }
@@ -170,52 +154,52 @@ func TestIdempotencyAfterACrash(t *testing.T) {
 // started again as a new process, or fell silent past the timeout), a retry of a request that
 // wrote is told so, and one that wrote nothing runs.
 func TestIdempotencyKeyInFlightOnAnotherNode(t *testing.T) {
-	e := newAPI(t)
-	_, sheetID := e.mustCreateRecordSheet(t, `[{"key":"email","type":"string"}]`)
+	e := webtest.NewAPI(t)
+	_, sheetID := e.MustCreateRecordSheet(t, `[{"key":"email","type":"string"}]`)
 	path := "/v1/sheets/" + sheetID + "/records"
 	body := `[{"email":{"value":"a@x.io"}}]`
-	if st, _, _ := e.sendKeyed(t, "POST", path, "other-1", testSecret, body); st != 200 {
+	if st, _, _ := e.SendKeyed(t, "POST", path, "other-1", webtest.Secret, body); st != 200 {
 		t.Fatal(st)
 	}
 	// The key as node-b's running request leaves it: claimed under its process, written.
 	inFlight := func(committed int) {
 		t.Helper()
-		if err := e.db.ExecForTest(t.Context(), `UPDATE idempotency_keys SET status = NULL, node = 'node-b/run-1', committed = ? WHERE fingerprint LIKE 'POST %'`, committed); err != nil {
+		if err := e.DB.ExecForTest(t.Context(), `UPDATE idempotency_keys SET status = NULL, node = 'node-b/run-1', committed = ? WHERE fingerprint LIKE 'POST %'`, committed); err != nil {
 			t.Fatal(err)
 		}
 	}
 	beat := func(run string, at time.Time) {
 		t.Helper()
-		if err := e.db.ExecForTest(t.Context(), `INSERT INTO nodes (id, started_at, seen_at, process) VALUES ('node-b', 0, ?, ?)
+		if err := e.DB.ExecForTest(t.Context(), `INSERT INTO nodes (id, started_at, seen_at, process) VALUES ('node-b', 0, ?, ?)
 			ON CONFLICT (id) DO UPDATE SET seen_at = excluded.seen_at, process = excluded.process`, at.UnixMilli(), run); err != nil {
 			t.Fatal(err)
 		}
 	}
-	beat("run-1", e.db.Now())
-	n := e.countRecords(t, sheetID)
+	beat("run-1", e.DB.Now())
+	n := e.CountRecords(t, sheetID)
 	for _, committed := range []int{1, 0} {
 		inFlight(committed)
-		st, msg, _ := e.sendKeyed(t, "POST", path, "other-1", testSecret, body)
+		st, msg, _ := e.SendKeyed(t, "POST", path, "other-1", webtest.Secret, body)
 		if st != http.StatusConflict || !strings.Contains(msg, "still being carried out") {
 			t.Fatalf("retry while node-b runs the request (written: %d): %d %s", committed, st, msg)
 		}
 	}
-	if got := e.countRecords(t, sheetID); got != n {
+	if got := e.CountRecords(t, sheetID); got != n {
 		t.Fatalf("a retry wrote %d records while the first request ran elsewhere", got-n)
 	}
 	// node-b started again: its old run's keys are abandoned at once.
 	inFlight(1)
-	beat("run-2", e.db.Now())
-	if st, msg, _ := e.sendKeyed(t, "POST", path, "other-1", testSecret, body); st != http.StatusConflict || !strings.Contains(msg, "server stopped before answering") {
+	beat("run-2", e.DB.Now())
+	if st, msg, _ := e.SendKeyed(t, "POST", path, "other-1", webtest.Secret, body); st != http.StatusConflict || !strings.Contains(msg, "server stopped before answering") {
 		t.Fatalf("retry after node-b restarted: %d %s", st, msg)
 	}
 	// node-b silent past the timeout: a request that wrote nothing runs.
 	inFlight(0)
-	beat("run-1", e.db.Now().Add(-time.Hour))
-	if st, _, re := e.sendKeyed(t, "POST", path, "other-1", testSecret, body); st != 200 || re {
+	beat("run-1", e.DB.Now().Add(-time.Hour))
+	if st, _, re := e.SendKeyed(t, "POST", path, "other-1", webtest.Secret, body); st != 200 || re {
 		t.Fatalf("retry after node-b fell silent: %d replayed=%v", st, re)
 	}
-	if got := e.countRecords(t, sheetID); got != n+1 {
+	if got := e.CountRecords(t, sheetID); got != n+1 {
 		t.Fatalf("the retried request wrote %d records, want 1", got-n)
 	}
 }

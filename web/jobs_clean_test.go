@@ -2,7 +2,6 @@ package web_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -11,43 +10,28 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sluice/sluice/web/webtest"
+
 	"github.com/sluice/sluice/jobs"
 	"github.com/sluice/sluice/model"
-	"github.com/sluice/sluice/store/recordset"
 )
-
-// addRows is what an import does: rows added in batches, noted with the job.
-func addRows(ctx context.Context, e *apiEnv, j *model.Job, sheetID string, n int) error {
-	i := 0
-	_, err := e.db.InsertStream(ctx, sheetID, []string{"email"}, func() ([]json.RawMessage, error) {
-		if i == n {
-			return nil, io.EOF
-		}
-		i++
-		return []json.RawMessage{json.RawMessage(fmt.Sprintf(`"row%d@x.io"`, i))}, nil
-	}, 50, recordset.WriteOptions{Actor: jobs.WorkerActor, AccountID: j.AccountID, Job: j.ID})
-	if errors.Is(err, io.EOF) {
-		err = nil
-	}
-	return err
-}
 
 // A built-in job that fails, is canceled or runs out of its time keeps none of the records it
 // added; the records that were there before stay.
 func TestBuiltInJobThatDoesNotCompleteKeepsNothing(t *testing.T) {
-	e := newAPI(t)
-	_, sheetID := e.mustCreateRecordSheet(t, `[{"key":"email","type":"string"}]`)
-	e.mustInsertRecords(t, sheetID, "kept@x.io")
-	w := jobs.NewWorker(jobs.New(e.db, e.db), 20*time.Millisecond, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	e := webtest.NewAPI(t)
+	_, sheetID := e.MustCreateRecordSheet(t, `[{"key":"email","type":"string"}]`)
+	e.MustInsertRecords(t, sheetID, "kept@x.io")
+	w := jobs.NewWorker(jobs.New(e.DB, e.DB), 20*time.Millisecond, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	w.Budget, w.Watch = 1500*time.Millisecond, 20*time.Millisecond
 	w.Handle("fails", func(ctx context.Context, j *model.Job) (string, error) {
-		if err := addRows(ctx, e, j, sheetID, 300); err != nil {
+		if err := webtest.AddRows(ctx, e, j, sheetID, 300); err != nil {
 			return "", err
 		}
 		return "", errors.New("the source went away")
 	})
 	w.Handle("slow", func(ctx context.Context, j *model.Job) (string, error) {
-		if err := addRows(ctx, e, j, sheetID, 120); err != nil {
+		if err := webtest.AddRows(ctx, e, j, sheetID, 120); err != nil {
 			return "", err
 		}
 		<-ctx.Done()
@@ -56,7 +40,7 @@ func TestBuiltInJobThatDoesNotCompleteKeepsNothing(t *testing.T) {
 	w.Start()
 	t.Cleanup(w.Stop)
 	count := func() int64 {
-		c, err := e.db.GetRecordCounts(t.Context(), "", sheetID)
+		c, err := e.DB.GetRecordCounts(t.Context(), "", sheetID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -65,7 +49,7 @@ func TestBuiltInJobThatDoesNotCompleteKeepsNothing(t *testing.T) {
 	finished := func(id string) map[string]any {
 		t.Helper()
 		for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
-			j := dataOf(e.mustCall(t, "GET", "/v1/jobs/"+id, testSecret, nil))
+			j := webtest.DataOf(e.MustCall(t, "GET", "/v1/jobs/"+id, webtest.Secret, nil))
 			if s := j["status"]; s == "failed" || s == "canceled" || s == "complete" {
 				return j
 			}
@@ -74,7 +58,7 @@ func TestBuiltInJobThatDoesNotCompleteKeepsNothing(t *testing.T) {
 		return nil
 	}
 	job := func(op string) string {
-		return e.mustCreateJob(t, map[string]any{"type": "sheet", "operation": op, "source": sheetID, "trigger": "immediate"})["id"].(string)
+		return e.MustCreateJob(t, map[string]any{"type": "sheet", "operation": op, "source": sheetID, "trigger": "immediate"})["id"].(string)
 	}
 
 	j := finished(job("fails"))
@@ -89,7 +73,7 @@ func TestBuiltInJobThatDoesNotCompleteKeepsNothing(t *testing.T) {
 	id := job("slow")
 	for end := time.Now().Add(5 * time.Second); count() < 121 && time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
 	}
-	e.mustCall(t, "POST", "/v1/jobs/"+id+"/cancel", testSecret, nil)
+	e.MustCall(t, "POST", "/v1/jobs/"+id+"/cancel", webtest.Secret, nil)
 	if j := finished(id); j["status"] != "canceled" {
 		t.Errorf("canceled job: %v", j["status"])
 	}
@@ -113,48 +97,48 @@ func TestBuiltInJobThatDoesNotCompleteKeepsNothing(t *testing.T) {
 // take their records back; an agent's executing job is left to its agent. A job canceled
 // before it could take its records back has them taken back too.
 func TestRestartFailsInterruptedJobs(t *testing.T) {
-	e := newAPI(t)
-	_, sheetID := e.mustCreateRecordSheet(t, `[{"key":"email","type":"string"}]`)
-	e.mustInsertRecords(t, sheetID, "kept@x.io")
-	svc := jobs.New(e.db, e.db)
+	e := webtest.NewAPI(t)
+	_, sheetID := e.MustCreateRecordSheet(t, `[{"key":"email","type":"string"}]`)
+	e.MustInsertRecords(t, sheetID, "kept@x.io")
+	svc := jobs.New(e.DB, e.DB)
 	ctx := t.Context()
 	running := func(op string) *model.Job {
-		id := e.mustCreateJob(t, map[string]any{"type": "sheet", "operation": op, "source": sheetID, "trigger": "immediate"})["id"].(string)
-		j, err := svc.Ack(ctx, e.account, id, jobs.WorkerActor, nil, nil, nil)
+		id := e.MustCreateJob(t, map[string]any{"type": "sheet", "operation": op, "source": sheetID, "trigger": "immediate"})["id"].(string)
+		j, err := svc.Ack(ctx, e.Account, id, jobs.WorkerActor, nil, nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return j
 	}
 	// Taken by this node's worker ("local"), as a restart finds it.
-	interrupted, err := svc.Claim(ctx, e.account, e.mustCreateJob(t, map[string]any{"type": "sheet", "operation": "import", "source": sheetID, "trigger": "immediate"})["id"].(string),
+	interrupted, err := svc.Claim(ctx, e.Account, e.MustCreateJob(t, map[string]any{"type": "sheet", "operation": "import", "source": sheetID, "trigger": "immediate"})["id"].(string),
 		jobs.WorkerActor, "local", "Accepted by Sluice")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := addRows(ctx, e, interrupted, sheetID, 200); err != nil {
+	if err := webtest.AddRows(ctx, e, interrupted, sheetID, 200); err != nil {
 		t.Fatal(err)
 	}
 	agents := running("agent-work")
 	canceled := running("import")
-	if err := addRows(ctx, e, canceled, sheetID, 80); err != nil {
+	if err := webtest.AddRows(ctx, e, canceled, sheetID, 80); err != nil {
 		t.Fatal(err)
 	}
-	e.mustCall(t, "POST", "/v1/jobs/"+canceled.ID+"/cancel", testSecret, nil)
+	e.MustCall(t, "POST", "/v1/jobs/"+canceled.ID+"/cancel", webtest.Secret, nil)
 
 	// The server stops here; the next start recovers.
 	w := jobs.NewWorker(svc, time.Second, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if n, err := w.Recover(ctx); err != nil || n != 1 {
 		t.Fatalf("recover: %d %v, want the one interrupted job", n, err)
 	}
-	j := dataOf(e.mustCall(t, "GET", "/v1/jobs/"+interrupted.ID, testSecret, nil))
+	j := webtest.DataOf(e.MustCall(t, "GET", "/v1/jobs/"+interrupted.ID, webtest.Secret, nil))
 	if j["status"] != "failed" || !strings.Contains(fmt.Sprint(j["outcome"]), "Interrupted by a restart") {
 		t.Errorf("interrupted job: %v %v", j["status"], j["outcome"])
 	}
-	if s := dataOf(e.mustCall(t, "GET", "/v1/jobs/"+agents.ID, testSecret, nil))["status"]; s != "executing" {
+	if s := webtest.DataOf(e.MustCall(t, "GET", "/v1/jobs/"+agents.ID, webtest.Secret, nil))["status"]; s != "executing" {
 		t.Errorf("the agent's job: %v, want still executing", s)
 	}
-	if c, _ := e.db.GetRecordCounts(ctx, "", sheetID); c.Total != 1 {
+	if c, _ := e.DB.GetRecordCounts(ctx, "", sheetID); c.Total != 1 {
 		t.Errorf("after recovery the sheet holds %d records, want the 1 from before", c.Total)
 	}
 }
@@ -162,11 +146,11 @@ func TestRestartFailsInterruptedJobs(t *testing.T) {
 // The pool runs jobs side by side, fairly across spaces: while one space's long jobs fill a
 // slot, another space's quick job takes the next one instead of waiting behind them.
 func TestWorkerPoolIsFairAcrossSpaces(t *testing.T) {
-	e := newAPI(t)
-	busy := e.mustCreateSpace(t, testSecret, map[string]any{"name": "busy"})["id"].(string)
-	other := e.mustCreateSpace(t, testSecret, map[string]any{"name": "other"})["id"].(string)
+	e := webtest.NewAPI(t)
+	busy := e.MustCreateSpace(t, webtest.Secret, map[string]any{"name": "busy"})["id"].(string)
+	other := e.MustCreateSpace(t, webtest.Secret, map[string]any{"name": "other"})["id"].(string)
 	release := make(chan struct{})
-	w := jobs.NewWorker(jobs.New(e.db, e.db), 20*time.Millisecond, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	w := jobs.NewWorker(jobs.New(e.DB, e.DB), 20*time.Millisecond, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	w.Size = 2
 	w.Handle("long", func(ctx context.Context, j *model.Job) (string, error) {
 		select {
@@ -178,12 +162,14 @@ func TestWorkerPoolIsFairAcrossSpaces(t *testing.T) {
 	w.Handle("quick", func(ctx context.Context, j *model.Job) (string, error) { return "done", nil })
 	var long []string
 	for range 3 {
-		long = append(long, e.mustCreateJob(t, map[string]any{"type": "space", "operation": "long", "source": busy, "trigger": "immediate"})["id"].(string))
+		long = append(long, e.MustCreateJob(t, map[string]any{"type": "space", "operation": "long", "source": busy, "trigger": "immediate"})["id"].(string))
 	}
-	quick := e.mustCreateJob(t, map[string]any{"type": "space", "operation": "quick", "source": other, "trigger": "immediate"})["id"].(string)
+	quick := e.MustCreateJob(t, map[string]any{"type": "space", "operation": "quick", "source": other, "trigger": "immediate"})["id"].(string)
 	w.Start()
 	t.Cleanup(func() { close(release); w.Stop() })
-	status := func(id string) any { return dataOf(e.mustCall(t, "GET", "/v1/jobs/"+id, testSecret, nil))["status"] }
+	status := func(id string) any {
+		return webtest.DataOf(e.MustCall(t, "GET", "/v1/jobs/"+id, webtest.Secret, nil))["status"]
+	}
 	for end := time.Now().Add(5 * time.Second); status(quick) != "complete" && time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
 	}
 	if s := status(quick); s != "complete" {
@@ -206,11 +192,11 @@ func TestWorkerPoolIsFairAcrossSpaces(t *testing.T) {
 // A transform in place (keepRecordIds) that fails part way puts back the records it had
 // already rewritten: here its second batch of 10,000 holds a value past the cell cap.
 func TestInPlaceTransformThatFailsPutsRecordsBack(t *testing.T) {
-	e := newAPI(t)
-	startWorker(t, e)
-	spaceID := e.mustCreateSpace(t, testSecret, map[string]any{"name": "inplace"})["id"].(string)
+	e := webtest.NewAPI(t)
+	webtest.StartWorker(t, e)
+	spaceID := e.MustCreateSpace(t, webtest.Secret, map[string]any{"name": "inplace"})["id"].(string)
 	fields := []any{map[string]any{"key": "first", "type": "string"}, map[string]any{"key": "last", "type": "string"}, map[string]any{"key": "full", "type": "string"}}
-	wb := e.mustCreateWorkbook(t, map[string]any{"name": "W", "spaceId": spaceID, "sheets": []any{map[string]any{"name": "p", "slug": "p", "fields": fields}}})
+	wb := e.MustCreateWorkbook(t, map[string]any{"name": "W", "spaceId": spaceID, "sheets": []any{map[string]any{"name": "p", "slug": "p", "fields": fields}}})
 	sheetID := wb["sheets"].([]any)[0].(map[string]any)["id"].(string)
 	recs := make([]any, 0, 12_000)
 	for i := range 12_000 {
@@ -221,24 +207,24 @@ func TestInPlaceTransformThatFailsPutsRecordsBack(t *testing.T) {
 		recs = append(recs, map[string]any{"first": map[string]any{"value": first}, "last": map[string]any{"value": "L"}})
 	}
 	for i := 0; i < len(recs); i += 5000 {
-		e.mustCall(t, "POST", "/v1/sheets/"+sheetID+"/records", testSecret, recs[i:min(i+5000, len(recs))])
+		e.MustCall(t, "POST", "/v1/sheets/"+sheetID+"/records", webtest.Secret, recs[i:min(i+5000, len(recs))])
 	}
-	prog := dataOf(e.mustCall(t, "POST", "/v1/mapping", testSecret, map[string]any{"source": map[string]any{"name": "p", "fields": fields},
+	prog := webtest.DataOf(e.MustCall(t, "POST", "/v1/mapping", webtest.Secret, map[string]any{"source": map[string]any{"name": "p", "fields": fields},
 		"destination": map[string]any{"name": "p", "fields": fields}, "rules": []any{map[string]any{"name": "join", "type": "concatenate",
 			"config": map[string]any{"sourceFields": []string{"first", "last"}, "destinationField": "full"}}}}))
-	set := e.db.Settings()
-	defer e.db.Configure(set)
+	set := e.DB.Settings()
+	defer e.DB.Configure(set)
 	set.Caps.CellLength = 50
-	e.db.Configure(set)
-	job := e.mustCreateJob(t, map[string]any{"type": "workbook", "operation": "transform", "source": wb["id"], "destination": wb["id"], "trigger": "immediate",
+	e.DB.Configure(set)
+	job := e.MustCreateJob(t, map[string]any{"type": "workbook", "operation": "transform", "source": wb["id"], "destination": wb["id"], "trigger": "immediate",
 		"config": map[string]any{"sourceSheetId": sheetID, "destinationSheetId": sheetID}, "input": map[string]any{"programId": prog["id"], "keepRecordIds": true}})
-	j := e.waitJob(t, job["id"].(string))
+	j := e.WaitJob(t, job["id"].(string))
 	out, _ := j["outcome"].(map[string]any)
 	msg, _ := out["message"].(string)
 	if j["status"] != "failed" || !strings.Contains(msg, "were put back as they were") || !strings.Contains(msg, "SLUICE_MAX_CELL_LENGTH") {
 		t.Fatalf("the transform: %v %q", j["status"], msg)
 	}
-	full := recordsOf(t, e.mustCall(t, "GET", "/v1/sheets/"+sheetID+"/records?searchField=full&searchValue=L&pageSize=5", testSecret, nil))
+	full := webtest.RecordsOf(t, e.MustCall(t, "GET", "/v1/sheets/"+sheetID+"/records?searchField=full&searchValue=L&pageSize=5", webtest.Secret, nil))
 	if len(full) != 0 {
 		t.Fatalf("after the failed transform %d+ records keep the value it wrote, e.g. %v", len(full), full[0]["values"])
 	}

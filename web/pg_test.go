@@ -7,22 +7,24 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/sluice/sluice/web/webtest"
 )
 
 // When PostgreSQL drops the node's connections (a restart, a failover), requests get 503
 // with a JSON error and Retry-After, never a 500, and the node serves again by itself.
 func TestLostDatabaseConnectionGives503AndRecovers(t *testing.T) {
-	e := newAPI(t)
-	if !strings.HasPrefix(e.path, "postgres") {
+	e := webtest.NewAPI(t)
+	if !strings.HasPrefix(e.Path, "postgres") {
 		t.Skip("needs SLUICE_TEST_DATABASE_URL (PostgreSQL)")
 	}
-	e.mustCreateSpace(t, testSecret, map[string]any{"name": "before"})
+	e.MustCreateSpace(t, webtest.Secret, map[string]any{"name": "before"})
 	admin, err := sql.Open("pgx", os.Getenv("SLUICE_TEST_DATABASE_URL"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer admin.Close()
-	u, _ := url.Parse(e.path)
+	u, _ := url.Parse(e.Path)
 	res, err := admin.Exec(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1`, strings.TrimPrefix(u.Path, "/"))
 	if err != nil {
 		t.Fatal(err)
@@ -32,7 +34,7 @@ func TestLostDatabaseConnectionGives503AndRecovers(t *testing.T) {
 	}
 	seen := map[int]int{}
 	for try := 0; try < 10; try++ {
-		resp := e.raw(t, "GET", "/v1/spaces", map[string]string{"Authorization": "Bearer " + testSecret}, "")
+		resp := e.Raw(t, "GET", "/v1/spaces", map[string]string{"Authorization": "Bearer " + webtest.Secret}, "")
 		seen[resp.StatusCode]++
 		if resp.StatusCode == http.StatusOK {
 			break

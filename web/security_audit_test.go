@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sluice/sluice/web/webtest"
+
 	"github.com/sluice/sluice/model"
 	"github.com/sluice/sluice/store"
 )
@@ -14,26 +16,26 @@ import (
 // route and fields, never a secret value; the admin page lists and filters them for account
 // users only.
 func TestAuditTrail(t *testing.T) {
-	e := newAPI(t)
-	admin := jwtFor(t, e)
-	e.mustCall(t, "POST", "/v1/secrets", testSecret, map[string]any{"name": "CRM token", "value": "super-secret-value", "environmentId": e.envID})
-	e.mustCall(t, "POST", "/v1/users/invite", admin, map[string]any{"email": "new@example.com", "name": "New"})
-	e.mustCall(t, "POST", "/v1/auth/personal-access-tokens", admin, map[string]any{"name": "ci"})
-	e.mustCall(t, "PATCH", "/v1/environments/"+e.envID, admin, map[string]any{"name": "Renamed"})
-	themed := e.mustCreateSpace(t, testSecret, map[string]any{"name": "themed"})
-	e.mustCall(t, "PATCH", "/v1/spaces/"+themed["id"].(string), testSecret, map[string]any{"metadata": map[string]any{"theme": map[string]any{"root": map[string]any{"primaryColor": "#0f766e"}}}})
-	sp := e.mustCreateSpace(t, testPublic, map[string]any{"name": "embedded"})
-	if st, _ := e.call(t, "GET", "/v1/secrets", sp["accessToken"].(string), nil); st != http.StatusForbidden {
+	e := webtest.NewAPI(t)
+	admin := webtest.JwtFor(t, e)
+	e.MustCall(t, "POST", "/v1/secrets", webtest.Secret, map[string]any{"name": "CRM token", "value": "super-secret-value", "environmentId": e.EnvID})
+	e.MustCall(t, "POST", "/v1/users/invite", admin, map[string]any{"email": "new@example.com", "name": "New"})
+	e.MustCall(t, "POST", "/v1/auth/personal-access-tokens", admin, map[string]any{"name": "ci"})
+	e.MustCall(t, "PATCH", "/v1/environments/"+e.EnvID, admin, map[string]any{"name": "Renamed"})
+	themed := e.MustCreateSpace(t, webtest.Secret, map[string]any{"name": "themed"})
+	e.MustCall(t, "PATCH", "/v1/spaces/"+themed["id"].(string), webtest.Secret, map[string]any{"metadata": map[string]any{"theme": map[string]any{"root": map[string]any{"primaryColor": "#0f766e"}}}})
+	sp := e.MustCreateSpace(t, webtest.Public, map[string]any{"name": "embedded"})
+	if st, _ := e.Call(t, "GET", "/v1/secrets", sp["accessToken"].(string), nil); st != http.StatusForbidden {
 		t.Fatalf("space token reading secrets: %d", st)
 	}
-	if st, _ := e.call(t, "POST", "/v1/secrets", sp["accessToken"].(string), map[string]any{"name": "x", "value": "refused-value", "environmentId": e.envID}); st != http.StatusForbidden {
+	if st, _ := e.Call(t, "POST", "/v1/secrets", sp["accessToken"].(string), map[string]any{"name": "x", "value": "refused-value", "environmentId": e.EnvID}); st != http.StatusForbidden {
 		t.Fatalf("space token writing a secret: %d", st)
 	}
-	b := loggedIn(t, e)
-	b.do(t, "GET", "/admin/secrets", nil, false)
-	b.do(t, "POST", "/admin/secrets", url.Values{"name": {"page secret"}, "value": {"page-secret-value"}, "env": {e.envID}, "_csrf": {b.csrf}}, true)
+	b := webtest.LoggedIn(t, e)
+	b.Do(t, "GET", "/admin/secrets", nil, false)
+	b.Do(t, "POST", "/admin/secrets", url.Values{"name": {"page secret"}, "value": {"page-secret-value"}, "env": {e.EnvID}, "_csrf": {b.Csrf}}, true)
 
-	list, err := e.db.ListAudit(t.Context(), store.AuditFilter{AccountID: e.account, Page: model.Page{Size: 100, Number: 1}})
+	list, err := e.DB.ListAudit(t.Context(), store.AuditFilter{AccountID: e.Account, Page: model.Page{Size: 100, Number: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +44,7 @@ func TestAuditTrail(t *testing.T) {
 		if a.Status < 400 {
 			seen[a.Action] = a
 		}
-		for _, secret := range []string{"super-secret-value", "page-secret-value", "refused-value", testSecret} {
+		for _, secret := range []string{"super-secret-value", "page-secret-value", "refused-value", webtest.Secret} {
 			if strings.Contains(a.Details, secret) || strings.Contains(a.Target, secret) {
 				t.Errorf("audit entry %s records a secret: %s", a.Action, a.Details)
 			}
@@ -53,7 +55,7 @@ func TestAuditTrail(t *testing.T) {
 		"PATCH /v1/spaces/:spaceId": "metadata"} {
 		a := seen[action]
 		if a == nil {
-			t.Errorf("no audit entry for %s (have %v)", action, keys(seen))
+			t.Errorf("no audit entry for %s (have %v)", action, webtest.Keys(seen))
 			continue
 		}
 		if !strings.Contains(a.Details, want) || a.ActorID == "" || a.ClientAddr == "" {
@@ -74,19 +76,11 @@ func TestAuditTrail(t *testing.T) {
 	}
 
 	// The page shows it, filtered.
-	resp, doc := b.do(t, "GET", "/admin/audit?area=users", nil, false)
+	resp, doc := b.Do(t, "GET", "/admin/audit?area=users", nil, false)
 	if resp.StatusCode != 200 || doc.Find(`[data-testid=audit-row]`).Length() != 1 || !strings.Contains(doc.Find(`[data-testid=audit-log]`).Text(), "/v1/users/invite") {
 		t.Errorf("audit page filtered by area: %d, %d rows", resp.StatusCode, doc.Find(`[data-testid=audit-row]`).Length())
 	}
-	if _, doc := b.do(t, "GET", "/admin/audit?q=secrets", nil, false); doc.Find(`[data-testid=audit-row]`).Length() < 3 {
+	if _, doc := b.Do(t, "GET", "/admin/audit?q=secrets", nil, false); doc.Find(`[data-testid=audit-row]`).Length() < 3 {
 		t.Errorf("audit page searched for secrets: %d rows", doc.Find(`[data-testid=audit-row]`).Length())
 	}
-}
-
-func keys(m map[string]*store.AuditEntry) []string {
-	var out []string
-	for k := range m {
-		out = append(out, k)
-	}
-	return out
 }
