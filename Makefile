@@ -7,7 +7,7 @@ STAMP   := node_modules/.installed
 export GOFLAGS := -tags=sqlite_fts5 $(GOFLAGS)
 UPSTREAM_STAMP := e2e-upstream/node_modules/.installed
 
-.PHONY: run build generate lint test test-go test-pg test-wire test-upstream test-fuzz check bench bench-records bench-files bench-pg clean
+.PHONY: run build generate lint test test-go test-pg test-wire test-upstream test-fuzz check bench bench-records bench-files bench-pg bench-load clean
 
 run: build
 	./$(BIN)
@@ -113,8 +113,15 @@ bench-pg: build
 	@test -n "$(SLUICE_TEST_DATABASE_URL)" || (echo "set SLUICE_TEST_DATABASE_URL (SLUICE_TEST_DATABASE_URL=\$$(.ci/postgres) make bench-pg)"; exit 1)
 	SLUICE_BIN=$(CURDIR)/$(BIN) $(GO) test -run '^$$' -bench '^BenchmarkFileImportPostgres$$' -benchtime 1x -timeout 60m ./bench/
 
+# The load benchmark (bench/load_bench_test.go): 20 writers of 10-record batches with
+# Idempotency-Keys and 20 readers for SLUICE_LOAD_SECONDS (default 20) per kind of load, against
+# one SQLite node and, with SLUICE_TEST_DATABASE_URL, one and two PostgreSQL nodes; records/s,
+# p50/p99, acknowledged, lost and duplicated records.
+bench-load: build
+	SLUICE_BIN=$(CURDIR)/$(BIN) $(GO) test -run '^$$' -bench '^BenchmarkLoad$$' -benchtime 1x -timeout 60m ./bench/
+
 bench: build bench-records bench-files
-	$(GO) test -run '^$$' -skip '^Benchmark(Records|FileImport|FileImportPostgres)$$' -bench . -benchtime 1x ./...
+	$(GO) test -run '^$$' -skip '^Benchmark(Records|FileImport|FileImportPostgres|Load)$$' -bench . -benchtime 1x ./...
 
 clean:
 	rm -rf bin static/css/app.css static/js/htmx.min.js

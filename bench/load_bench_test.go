@@ -1,0 +1,271 @@
+package bench_test
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib"
+)
+
+// BenchmarkLoad is the write and read load of several clients at once: writers send batches
+// of 10 records to 4 sheets (with an Idempotency-Key each, retried with the same key, on the
+// other node when there are two, after a timeout or a 5xx), readers read pages of 100 records,
+// for SLUICE_LOAD_SECONDS (default 20) per kind of load. It runs against one SQLite node and,
+// with SLUICE_TEST_DATABASE_URL, against one and two PostgreSQL nodes sharing a fresh
+// database, and prints records written per second, p50/p99 latencies, and what was
+// acknowledged, lost (acknowledged, not stored) and duplicated (stored twice).
+func BenchmarkLoad(b *testing.B) {
+	bin := os.Getenv("SLUICE_BIN")
+	if bin == "" {
+		b.Skip("set SLUICE_BIN (make bench-load does)")
+	}
+	secs := envInt("SLUICE_LOAD_SECONDS", 20)
+	writers, readers := envInt("SLUICE_LOAD_WRITERS", 20), envInt("SLUICE_LOAD_READERS", 20)
+	type setup struct {
+		name  string
+		nodes func(b *testing.B) []*server
+	}
+	setups := []setup{{"SQLite, 1 node", func(b *testing.B) []*server {
+		return []*server{startServer(b, bin, filepath.Join(b.TempDir(), "data"))}
+	}}}
+	if base := os.Getenv("SLUICE_TEST_DATABASE_URL"); strings.HasPrefix(base, "postgres") {
+		for _, n := range []int{1, 2} {
+			setups = append(setups, setup{fmt.Sprintf("PostgreSQL, %d node%s", n, map[bool]string{true: "s"}[n > 1]), func(b *testing.B) []*server {
+				dbURL := freshDatabase(b, base)
+				var out []*server
+				for i := range n {
+					out = append(out, startServer(b, bin, filepath.Join(b.TempDir(), "data"), "SLUICE_DATABASE_URL="+dbURL,
+						"SLUICE_MASTER_KEY=bench-master-key-0123456789abcdef", fmt.Sprintf("SLUICE_NODE_ID=load-%d", i)))
+				}
+				return out
+			}})
+		}
+	}
+	kinds := []loadKind{{"writers, keyed, with readers", writers, readers, true}, {"writers only, keyed", writers, 0, true}, {"writers only, no keys", writers, 0, false}}
+	var table strings.Builder
+	fmt.Fprintf(&table, "\nload benchmark: %d s per row, batches of 10 records into 4 sheets, GOMAXPROCS of the clients %d\n", secs, runtime.GOMAXPROCS(0))
+	fmt.Fprintf(&table, "%-22s %-30s %10s %10s %10s %10s %10s %8s %6s %6s %7s %9s\n", "setup", "load", "records/s", "write p50", "write p99", "read p50", "read p99",
+		"acked", "lost", "dup", "failed", "timeouts")
+	for _, s := range setups {
+		for _, k := range kinds {
+			nodes := s.nodes(b)
+			r := runLoad(b, nodes, k, time.Duration(secs)*time.Second)
+			for _, n := range nodes {
+				n.stop()
+			}
+			fmt.Fprintf(&table, "%-22s %-30s %10.0f %10s %10s %10s %10s %8d %6d %6d %7d %9d\n", s.name, k.name, r.perSecond,
+				msText(pct(r.writes, 50)), msText(pct(r.writes, 99)), msText(pct(r.reads, 50)), msText(pct(r.reads, 99)), r.acked, r.lost, r.duplicated,
+				r.failedBatches, r.timeouts)
+		}
+	}
+	fmt.Print(table.String())
+}
+
+type loadKind struct {
+	name             string
+	writers, readers int
+	keyed            bool
+}
+
+type loadResult struct {
+	perSecond               float64
+	writes, reads           []time.Duration
+	acked, lost, duplicated int
+	failedBatches, timeouts int
+}
+
+func runLoad(b *testing.B, nodes []*server, k loadKind, d time.Duration) loadResult {
+	space := nodes[0].call(b, "POST", "/v1/spaces", strings.NewReader(`{"name":"load"}`), "application/json")["data"].(map[string]any)["id"].(string)
+	var sheets []string
+	body := `{"name":"Load","spaceId":"` + space + `","sheets":[`
+	for i := range 4 {
+		if i > 0 {
+			body += ","
+		}
+		body += fmt.Sprintf(`{"name":"S%d","slug":"s%d","fields":[{"key":"tag","type":"string"},{"key":"email","type":"string"},{"key":"n","type":"number"}]}`, i, i)
+	}
+	wb := nodes[0].call(b, "POST", "/v1/workbooks", strings.NewReader(body+`]}`), "application/json")["data"].(map[string]any)
+	for _, s := range wb["sheets"].([]any) {
+		sheets = append(sheets, s.(map[string]any)["id"].(string))
+	}
+	client := &http.Client{Timeout: 10 * time.Second}
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	var mu sync.Mutex
+	var res loadResult
+	acked := map[string]bool{}
+	var written atomic.Int64
+	var wg sync.WaitGroup
+	for w := range k.writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for batch := 0; ctx.Err() == nil; batch++ {
+				sheet := sheets[(w+batch)%len(sheets)]
+				tags := make([]string, 10)
+				var buf bytes.Buffer
+				buf.WriteString("[")
+				for i := range tags {
+					tags[i] = fmt.Sprintf("w%d-b%d-r%d", w, batch, i)
+					if i > 0 {
+						buf.WriteString(",")
+					}
+					fmt.Fprintf(&buf, `{"tag":{"value":%q},"email":{"value":"%s@example.com"},"n":{"value":%d}}`, tags[i], tags[i], batch)
+				}
+				buf.WriteString("]")
+				key := ""
+				if k.keyed {
+					key = fmt.Sprintf("load-%d-%d", w, batch)
+				}
+				start := time.Now()
+				ok := false
+				for attempt := 0; attempt < 5 && !ok; attempt++ {
+					node := nodes[(w+attempt)%len(nodes)] // a retry goes to the other node
+					req, _ := http.NewRequest("POST", node.base+"/v1/sheets/"+sheet+"/records", bytes.NewReader(buf.Bytes()))
+					req.Header.Set("Authorization", "Bearer sk_bench")
+					req.Header.Set("Content-Type", "application/json")
+					if key != "" {
+						req.Header.Set("Idempotency-Key", key)
+					}
+					resp, err := client.Do(req)
+					if err != nil {
+						mu.Lock()
+						res.timeouts++
+						mu.Unlock()
+						if !k.keyed {
+							break // without a key a retry could write twice: the batch is not acknowledged
+						}
+						continue
+					}
+					_, _ = io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+					switch {
+					case resp.StatusCode == 200:
+						ok = true
+					case resp.StatusCode == 409 && k.keyed:
+						time.Sleep(200 * time.Millisecond) // still running elsewhere, or written before the answer was lost
+						attempt--
+						if time.Since(start) > 30*time.Second {
+							attempt = 5
+						}
+					case resp.StatusCode >= 500 && k.keyed:
+					default:
+						attempt = 5
+					}
+				}
+				took := time.Since(start)
+				mu.Lock()
+				if ok {
+					res.writes = append(res.writes, took)
+					for _, t := range tags {
+						acked[t] = true
+					}
+					written.Add(int64(len(tags)))
+				} else {
+					res.failedBatches++
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for r := range k.readers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; ctx.Err() == nil; i++ {
+				node := nodes[(r+i)%len(nodes)]
+				start := time.Now()
+				req, _ := http.NewRequest("GET", node.base+"/v1/sheets/"+sheets[(r+i)%len(sheets)]+"/records?pageSize=100", nil)
+				req.Header.Set("Authorization", "Bearer sk_bench")
+				resp, err := client.Do(req)
+				if err != nil {
+					continue
+				}
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				mu.Lock()
+				res.reads = append(res.reads, time.Since(start))
+				mu.Unlock()
+			}
+		}()
+	}
+	began := time.Now()
+	wg.Wait()
+	res.perSecond = float64(written.Load()) / time.Since(began).Seconds()
+	// What is stored: every sheet read in full, tags counted.
+	stored := map[string]int{}
+	for _, sheet := range sheets {
+		for page := 1; ; page++ {
+			out := nodes[0].call(b, "GET", fmt.Sprintf("/v1/sheets/%s/records?pageSize=10000&pageNumber=%d", sheet, page), nil, "")
+			recs, _ := out["data"].(map[string]any)["records"].([]any)
+			for _, r := range recs {
+				v := r.(map[string]any)["values"].(map[string]any)["tag"].(map[string]any)["value"].(string)
+				stored[v]++
+			}
+			if len(recs) < 10000 {
+				break
+			}
+		}
+	}
+	res.acked = len(acked)
+	for t := range acked {
+		if stored[t] == 0 {
+			res.lost++
+		}
+	}
+	for _, n := range stored {
+		if n > 1 {
+			res.duplicated += n - 1
+		}
+	}
+	return res
+}
+
+// freshDatabase creates a database for one run on the server of base and drops it after.
+func freshDatabase(b *testing.B, base string) string {
+	admin, err := sql.Open("pgx", base)
+	if err != nil {
+		b.Fatal(err)
+	}
+	name := fmt.Sprintf("sluice_load_%d_%d", os.Getpid(), time.Now().UnixNano()%1e9)
+	if _, err := admin.Exec(`CREATE DATABASE ` + name); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		_, _ = admin.Exec(`DROP DATABASE IF EXISTS ` + name + ` WITH (FORCE)`)
+		admin.Close()
+	})
+	u, _ := url.Parse(base)
+	u.Path = "/" + name
+	return u.String()
+}
+
+func pct(ds []time.Duration, p int) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[min(len(s)-1, len(s)*p/100)]
+}
+
+func msText(d time.Duration) string {
+	if d == 0 {
+		return "—"
+	}
+	return fmt.Sprintf("%.0f ms", ms(d))
+}
