@@ -42,23 +42,30 @@ type IdemClaim struct {
 // node still beats (it beat since alive), is busy; a key left in flight by a stopped process
 // either ran its write (lost answer) or is claimed afresh. A new key is recorded in flight
 // for process.
+//
+// The claim runs beside other writes (UpdateRows): two claims of one key at once meet on the
+// key's row, and the one that finds it taken answers in flight. Keys past the window are
+// removed by PurgeExpired.
 func (db *DB) ClaimIdempotencyKey(ctx context.Context, id, fingerprint string, process Process, alive time.Time) (*IdemClaim, error) {
 	node := process.String()
 	out := &IdemClaim{}
-	err := db.Update(ctx, func(tx *Tx) error {
-		if _, err := tx.Exec(`DELETE FROM idempotency_keys WHERE created_at < ?`, sqldb.Millis(tx.Now().Add(-IdempotencyWindow))); err != nil {
-			return errs.Wrap(err, "expire idempotency keys")
-		}
+	err := db.DB.UpdateRows(ctx, func(tx *sqldb.Tx) error {
 		var fp, owner, ctype string
 		var committed bool
 		var status sql.NullInt64
 		var body []byte
-		err := tx.QueryRow(`SELECT fingerprint, node, committed, status, content_type, body FROM idempotency_keys WHERE id = ?`, id).
-			Scan(&fp, &owner, &committed, &status, &ctype, &body)
+		var created int64
+		expired := sqldb.Millis(tx.Now().Add(-IdempotencyWindow))
+		err := tx.QueryRow(`SELECT fingerprint, node, committed, status, content_type, body, created_at FROM idempotency_keys WHERE id = ?`, id).
+			Scan(&fp, &owner, &committed, &status, &ctype, &body, &created)
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
 		case err != nil:
 			return errs.Wrap(err, "read idempotency key")
+		case created < expired: // past the window: a new request (the purge removes the others)
+			if _, err := tx.Exec(`DELETE FROM idempotency_keys WHERE id = ? AND created_at < ?`, id, expired); err != nil {
+				return errs.Wrap(err, "expire idempotency key")
+			}
 		case fp != fingerprint:
 			out.State, out.Fingerprint = IdemMismatched, fp
 			return nil
@@ -66,14 +73,18 @@ func (db *DB) ClaimIdempotencyKey(ctx context.Context, id, fingerprint string, p
 			out.State, out.Status, out.ContentType, out.Body = IdemDone, int(status.Int64), ctype, body
 			return nil
 		default:
-			state, err := tx.keyInFlight(id, owner, node, committed, alive)
+			state, err := keyInFlight(tx, id, owner, node, committed, alive)
 			if err != nil || state != IdemNew {
 				out.State = state
 				return err
 			}
 		}
-		if _, err := tx.Exec(`INSERT INTO idempotency_keys (id, fingerprint, node, created_at) VALUES (?, ?, ?, ?)`, id, fingerprint, node, sqldb.Millis(tx.Now())); err != nil {
+		res, err := tx.Exec(`INSERT INTO idempotency_keys (id, fingerprint, node, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`, id, fingerprint, node, sqldb.Millis(tx.Now()))
+		if err != nil {
 			return errs.Wrap(err, "record idempotency key")
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			out.State = IdemInFlight // claimed at the same moment by another request
 		}
 		return nil
 	})
@@ -87,7 +98,7 @@ func (db *DB) ClaimIdempotencyKey(ctx context.Context, id, fingerprint string, p
 // instead, unless the request wrote something (a server error before any write may be retried
 // with the same key).
 func (db *DB) FinishIdempotencyKey(ctx context.Context, id string, keep bool, status int, contentType string, body []byte) error {
-	return db.Update(ctx, func(tx *Tx) error {
+	return db.DB.UpdateRows(ctx, func(tx *sqldb.Tx) error {
 		if !keep {
 			res, err := tx.Exec(`DELETE FROM idempotency_keys WHERE id = ? AND committed = 0`, id)
 			if err != nil {
@@ -107,11 +118,11 @@ func (db *DB) FinishIdempotencyKey(ctx context.Context, id string, keep bool, st
 // keyInFlight decides on key id, in flight under owner: busy while owner runs (this process
 // me, or another whose node still beats), lost when its stopped owner wrote, and dropped to
 // be claimed afresh (IdemNew) when it stopped before writing anything.
-func (tx *Tx) keyInFlight(id, owner, me string, committed bool, alive time.Time) (IdemState, error) {
+func keyInFlight(tx *sqldb.Tx, id, owner, me string, committed bool, alive time.Time) (IdemState, error) {
 	if owner == me {
 		return IdemInFlight, nil
 	}
-	running, err := tx.processAlive(owner, alive)
+	running, err := processAlive(tx, owner, alive)
 	switch {
 	case err != nil:
 		return 0, err

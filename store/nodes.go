@@ -65,7 +65,7 @@ func NewProcess(node string) Process { return Process{Node: node, Run: sqldb.Ran
 func (p Process) String() string { return p.Node + "/" + p.Run }
 
 // processAlive reports whether the process named owner (Process.String) beat since.
-func (tx *Tx) processAlive(owner string, since time.Time) (bool, error) {
+func processAlive(tx *sqldb.Tx, owner string, since time.Time) (bool, error) {
 	node, run, ok := strings.Cut(owner, "/")
 	if !ok {
 		return false, nil // a key claimed before processes were named

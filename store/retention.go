@@ -21,7 +21,8 @@ type Purged struct {
 // PurgeExpired removes the data of every space whose last activity (or creation) is older
 // than its environment's retention period: records and their indexes, snapshots, sheets,
 // workbooks, documents' bodies and files. The space is marked deleted and space:expired is
-// emitted; the event trail itself is kept. Undo history older than UndoMaxAge goes too.
+// emitted; the event trail itself is kept. Undo history older than UndoMaxAge and
+// Idempotency-Keys past their window go too.
 func (db *DB) PurgeExpired(ctx context.Context) (*Purged, error) {
 	now := db.Now().UTC()
 	rows, err := db.Reader.QueryContext(ctx, `SELECT s.id FROM spaces s JOIN environments e ON e.id = s.environment_id
@@ -45,7 +46,13 @@ func (db *DB) PurgeExpired(ctx context.Context) (*Purged, error) {
 	}
 	rows.Close()
 	out := &Purged{}
-	if err := db.Update(ctx, func(tx *Tx) error { return tx.PurgeUndo() }); err != nil {
+	err = db.Update(ctx, func(tx *Tx) error {
+		if _, err := tx.Exec(`DELETE FROM idempotency_keys WHERE created_at < ?`, sqldb.Millis(tx.Now().Add(-IdempotencyWindow))); err != nil {
+			return errs.Wrap(err, "expire idempotency keys")
+		}
+		return tx.PurgeUndo()
+	})
+	if err != nil {
 		return out, err
 	}
 	for _, id := range ids {

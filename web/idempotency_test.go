@@ -9,9 +9,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/gofiber/fiber/v2"
+	"github.com/sluice/sluice/auth"
+	"github.com/sluice/sluice/web"
 	"github.com/sluice/sluice/web/webtest"
 
 	"github.com/sluice/sluice/store"
@@ -201,5 +205,52 @@ func TestIdempotencyKeyInFlightOnAnotherNode(t *testing.T) {
 	}
 	if got := e.CountRecords(t, sheetID); got != n+1 {
 		t.Fatalf("the retried request wrote %d records, want 1", got-n)
+	}
+}
+
+// Many sends of one key at once, on two nodes, write once: each answer is the first
+// request's (200, or its replay) or "still being carried out" (409), never a second write.
+// The claims run beside other writes, so it is the key's row that decides.
+func TestIdempotencyKeyClaimedOnceUnderConcurrency(t *testing.T) {
+	e := webtest.NewAPI(t)
+	_, sheetID := e.MustCreateRecordSheet(t, `[{"key":"email","type":"string"}]`)
+	sealer, _ := auth.NewSealer([]byte("0123456789abcdef0123456789abcdef"))
+	var apps []*fiber.App
+	for _, node := range []string{"node-a", "node-b"} {
+		if err := e.DB.Heartbeat(t.Context(), node, "run-1"); err != nil {
+			t.Fatal(err)
+		}
+		e.Tune = func(d *web.Deps) { d.Process, d.NodeTimeout = store.Process{Node: node, Run: "run-1"}, time.Minute }
+		apps = append(apps, e.NewApp(sealer))
+	}
+	e.Tune = nil
+	path := "/v1/sheets/" + sheetID + "/records"
+	codes := make([]int, 16)
+	var wg sync.WaitGroup
+	for i := range codes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			req := httptest.NewRequest("POST", path, strings.NewReader(`[{"email":{"value":"once@x.io"}}]`))
+			req.Header.Set("Authorization", "Bearer "+webtest.Secret)
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Idempotency-Key", "at-once")
+			resp, err := apps[i%2].Test(req, -1)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			resp.Body.Close()
+			codes[i] = resp.StatusCode
+		}()
+	}
+	wg.Wait()
+	for i, c := range codes {
+		if c != http.StatusOK && c != http.StatusConflict {
+			t.Errorf("send %d: %d, want 200 or 409", i, c)
+		}
+	}
+	if n := e.CountRecords(t, sheetID); n != 1 {
+		t.Fatalf("%d records written by %v, want 1", n, codes)
 	}
 }

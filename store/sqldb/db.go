@@ -218,13 +218,23 @@ func (tx *Tx) Context() context.Context { return tx.ctx }
 
 // Begin begins an immediate write transaction; Commit ends it, Rollback (a no-op after
 // Commit) abandons it.
-func (db *DB) Begin(ctx context.Context) (*Tx, error) {
+func (db *DB) Begin(ctx context.Context) (*Tx, error) { return db.begin(ctx, true) }
+
+// UpdateRows runs fn in a write transaction that PostgreSQL does not serialize with the
+// others: for writes whose rows stand alone (a request's Idempotency-Key), where the rows'
+// own locks and unique index are all the ordering needed. fn writes no events.
+func (db *DB) UpdateRows(ctx context.Context, fn func(tx *Tx) error) error {
+	tx, err := db.begin(ctx, false)
+	return Run(tx, err, fn)
+}
+
+func (db *DB) begin(ctx context.Context, serialized bool) (*Tx, error) {
 	sqlTx, err := db.Writer.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, errs.Wrap(err, "begin transaction")
 	}
 	tx := &Tx{dtx: sqlTx, ctx: ctx, now: db.Now().UTC()}
-	if db.Postgres() {
+	if serialized && db.Postgres() {
 		// One writer at a time, as SQLite's immediate transactions give: every node's
 		// writes are serialized, so the order of commits is the order of event sequence
 		// numbers and a unique check sees every earlier write.
