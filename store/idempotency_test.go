@@ -59,3 +59,25 @@ func TestIdempotencyKeysClaimedOnceAtOnce(t *testing.T) {
 		}
 	}
 }
+
+// The retention purge removes keys past their window; a key within it stays.
+func TestPurgeRemovesExpiredIdempotencyKeys(t *testing.T) {
+	e := openBootstrapped(t)
+	ctx := t.Context()
+	now := time.Now().UTC()
+	for id, at := range map[string]time.Time{"old": now.Add(-store.IdempotencyWindow - time.Hour), "new": now.Add(-time.Hour)} {
+		e.db.Now = func() time.Time { return at }
+		if _, err := e.db.ClaimIdempotencyKey(ctx, id, "POST /v1/x", store.NewProcess("n"), at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.db.Now = func() time.Time { return now }
+	if _, err := e.db.PurgeExpired(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for id, want := range map[string]int{"old": 0, "new": 1} {
+		if n, err := e.db.CountForTest(ctx, `SELECT COUNT(*) FROM idempotency_keys WHERE id = ?`, id); err != nil || n != want {
+			t.Errorf("key %s: %d rows (%v), want %d", id, n, err, want)
+		}
+	}
+}
