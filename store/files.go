@@ -149,7 +149,8 @@ const (
 // except those whose extraction job is executing on one of the live nodes. All or nothing:
 // the records an extraction wrote into the file's workbook are deleted first (a batch a
 // transaction; a stop in between leaves the file analyzing, and the next call goes on), then
-// the workbook goes and the file fails. It returns how many files failed.
+// the workbook goes and the file fails, once however many nodes try. It returns how many
+// files this call failed.
 func (db *DB) FailInterruptedFiles(ctx context.Context, reason string, live ...string) (int, error) {
 	q := `SELECT ` + fileColumns + ` FROM files WHERE status IN ('analyzing', 'analyzed') AND deleted_at IS NULL`
 	args := []any{}
@@ -160,6 +161,7 @@ func (db *DB) FailInterruptedFiles(ctx context.Context, reason string, live ...s
 		}
 	}
 	var files []*model.File
+	n := 0
 	err := sqldb.EachRow(ctx, db.Reader, "find interrupted files", q, args, func(rows *sql.Rows) error {
 		f, err := scanFile(rows)
 		if err == nil {
@@ -173,14 +175,25 @@ func (db *DB) FailInterruptedFiles(ctx context.Context, reason string, live ...s
 	for _, f := range files {
 		sks, err := db.recordSheetsOf(ctx, f.WorkbookID)
 		if err != nil {
-			return 0, err
+			return n, err
 		}
 		for _, sk := range sks {
 			if err := db.PurgeRecords(ctx, sk); err != nil {
-				return 0, err
+				return n, err
 			}
 		}
+		failed := false
 		err = db.Update(ctx, func(tx *Tx) error {
+			// The file is failed once: another node taking over, or starting, may have
+			// read it too.
+			res, err := tx.Exec(`UPDATE files SET status = ?, description = ?, workbook_id = '', sheet_id = '', updated_at = ?
+				WHERE id = ? AND status IN ('analyzing', 'analyzed') AND deleted_at IS NULL`, model.FileStatusFailed, reason, sqldb.Millis(tx.Now()), f.ID)
+			if err != nil {
+				return errs.Wrap(err, "fail interrupted file")
+			}
+			if n, _ := res.RowsAffected(); n == 0 {
+				return nil
+			}
 			for _, sk := range sks {
 				if err := tx.DropRecordIndexes(sk); err != nil {
 					return err
@@ -193,17 +206,18 @@ func (db *DB) FailInterruptedFiles(ctx context.Context, reason string, live ...s
 			}
 			f.Status, f.Description = model.FileStatusFailed, reason
 			f.WorkbookID, f.SheetID = "", ""
-			if _, err := tx.Exec(`UPDATE files SET status = ?, description = ?, workbook_id = '', sheet_id = '', updated_at = ? WHERE id = ?`, f.Status, f.Description, sqldb.Millis(tx.Now()), f.ID); err != nil {
-				return errs.Wrap(err, "fail interrupted file")
-			}
-			_, err := tx.Emit("file:updated", fileContext(f, "us_usr_sluice"), map[string]any{"fileId": f.ID, "status": f.Status})
+			_, err = tx.Emit("file:updated", fileContext(f, "us_usr_sluice"), map[string]any{"fileId": f.ID, "status": f.Status})
+			failed = err == nil
 			return err
 		})
 		if err != nil {
-			return 0, err
+			return n, err
+		}
+		if failed {
+			n++
 		}
 	}
-	return len(files), nil
+	return n, nil
 }
 
 // recordSheetsOf lists the record keys of workbook id's sheets that hold records.
