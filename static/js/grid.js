@@ -182,24 +182,24 @@
     } catch {
       // no counts: the tabs keep theirs
     }
-    const ids = (tbody) => Array.from(tbody.querySelectorAll(":scope > tr"), (tr) => tr.dataset.record || "").join();
+    // Rows already marked as out of the view stay until the user moves on, whatever refresh
+    // comes next (the edit's own event refreshes the rows once more a moment later).
+    const ids = (tbody) => Array.from(tbody.querySelectorAll(":scope > tr:not([data-out-of-view])"), (tr) => tr.dataset.record || "").join();
     const active = document.activeElement?.closest?.("td[data-cell]");
     if (ids(fresh) !== ids(body)) {
-      if (keep) {
-        // The fresh rows in their order, and each row that left the view after the row it
-        // followed before.
-        const freshIds = new Set(Array.from(fresh.querySelectorAll(":scope > tr"), (tr) => tr.dataset.record));
-        const oldRows = Array.from(body.querySelectorAll(":scope > tr"));
-        oldRows.forEach((tr, i) => {
-          if (freshIds.has(tr.dataset.record)) return;
-          tr.dataset.outOfView = "true";
-          tr.title = fresh.dataset.labelOutOfView || "";
-          const before = oldRows.slice(0, i).reverse().find((o) => freshIds.has(o.dataset.record) || o.dataset.outOfView);
-          const anchor = before && fresh.querySelector(`:scope > tr[data-record="${CSS.escape(before.dataset.record)}"]`);
-          if (anchor) anchor.after(tr);
-          else fresh.prepend(tr);
-        });
-      }
+      // The fresh rows in their order, and each row that left the view (after the user's own
+      // edit) or had left it before, after the row it followed before.
+      const freshIds = new Set(Array.from(fresh.querySelectorAll(":scope > tr"), (tr) => tr.dataset.record));
+      const oldRows = Array.from(body.querySelectorAll(":scope > tr"));
+      oldRows.forEach((tr, i) => {
+        if (freshIds.has(tr.dataset.record) || !(keep || tr.dataset.outOfView)) return;
+        tr.dataset.outOfView = "true";
+        tr.title = fresh.dataset.labelOutOfView || "";
+        const before = oldRows.slice(0, i).reverse().find((o) => freshIds.has(o.dataset.record) || o.dataset.outOfView);
+        const anchor = before && fresh.querySelector(`:scope > tr[data-record="${CSS.escape(before.dataset.record)}"]`);
+        if (anchor) anchor.after(tr);
+        else fresh.prepend(tr);
+      });
       body.replaceWith(fresh);
       htmx.process(fresh);
     } else {
