@@ -6,10 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 
-	"github.com/sluice/sluice/store/sqldb"
-
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/model"
+	"github.com/sluice/sluice/store/sqldb"
 )
 
 // workbookScope holds the ids an event about a workbook's content needs.

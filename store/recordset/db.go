@@ -9,6 +9,7 @@ package recordset
 import (
 	"context"
 
+	"github.com/sluice/sluice/store/recordset/stored"
 	"github.com/sluice/sluice/store/sqldb"
 )
 
@@ -22,10 +23,10 @@ type DB struct {
 	// valueCounts: fields whose counted values this node is building (distinct_counts.go)
 	valueCounts valueCountBuilds
 	// reads: requests reading records in flight, which background builds let go first
-	reads foreground
+	reads stored.Foreground
 	// writes: when this node last committed a write of records, which background builds
 	// also let go first
-	writes foreground
+	writes stored.Foreground
 }
 
 // New gives an open database its record engine.
@@ -68,7 +69,7 @@ func (tx *Tx) Commit() error {
 	db := tx.db
 	db.sorts.bump(tx.touched, tx.patches)
 	if len(tx.touched) > 0 {
-		db.writes.done()
+		db.writes.Done()
 	}
 	for _, sk := range tx.searchBuild {
 		db.startSearchIndex(sk)

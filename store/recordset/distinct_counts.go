@@ -1,14 +1,10 @@
 package recordset
 
 import (
-	"cmp"
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"log/slog"
-	"math"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -16,6 +12,8 @@ import (
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/ffql"
 	"github.com/sluice/sluice/records"
+	"github.com/sluice/sluice/store/recordset/stored"
+	"github.com/sluice/sluice/store/recordset/tally"
 	"github.com/sluice/sluice/store/sqldb"
 )
 
@@ -66,66 +64,14 @@ type valueCountBuilds struct {
 	one chan struct{}
 }
 
-// cellKey is a value's place among values of the same count: numbers (booleans as 1 and
-// 0) by value first, then text by its bytes (a list or object: its JSON text).
-type cellKey struct {
-	num  bool
-	n    float64
-	text string
-}
-
-func keyOf(v []byte) cellKey {
-	switch {
-	case string(v) == "true":
-		return cellKey{num: true, n: 1}
-	case string(v) == "false":
-		return cellKey{num: true}
-	case len(v) == 0:
-		return cellKey{}
-	case v[0] == '"':
-		var s string
-		if json.Unmarshal(v, &s) != nil {
-			s = string(v)
-		}
-		return cellKey{text: s}
-	case v[0] == '[' || v[0] == '{':
-		return cellKey{text: string(v)}
-	}
-	f, err := strconv.ParseFloat(string(v), 64)
-	return cellKey{num: err == nil, n: f, text: string(v)}
-}
-
-// compare orders keys: numbers before text, numbers by value, text by its bytes.
-func (k cellKey) compare(o cellKey) int {
-	if k.num != o.num {
-		if k.num {
-			return -1
-		}
-		return 1
-	}
-	if k.num && k.n != o.n {
-		return cmp.Compare(k.n, o.n)
-	}
-	return strings.Compare(k.text, o.text)
-}
-
-// place is the key as value_counts stores it: n (+∞ for text, after every number) and t
-// (the text, "" for numbers).
-func (k cellKey) place() (float64, string) {
-	if k.num {
-		return k.n, ""
-	}
-	return math.Inf(1), k.text
-}
-
 // startValueCounts builds counted values for field position col of sheet sk in the
 // background, unless this node is doing so already.
-func (db *DB) startValueCounts(rs *recSheet, col int) {
-	if rs.total < ValueCountsMin {
+func (db *DB) startValueCounts(rs *stored.Sheet, col int) {
+	if rs.Total < ValueCountsMin {
 		return
 	}
 	b := &db.valueCounts
-	key := [2]int64{rs.sk, int64(col)}
+	key := [2]int64{rs.SK, int64(col)}
 	b.mu.Lock()
 	if b.running[key] || time.Since(b.declined[key]) < valueCountsRetry {
 		b.mu.Unlock()
@@ -152,12 +98,12 @@ func (db *DB) startValueCounts(rs *recSheet, col int) {
 		}
 		// (after the request that asked, and the requests for the sheet's other fields that
 		// often come with it: a build beside them took their cores)
-		if db.reads.wait(ctx, readsQuiet, readsWaitMax) != nil {
+		if db.reads.Wait(ctx, stored.ReadsQuiet, stored.ReadsWaitMax) != nil {
 			return
 		}
 		handed, err := db.buildValueCounts(ctx, rs, col)
 		if err != nil {
-			slog.Warn("field values not stored; the field is counted when asked", "sheet", rs.sk, "col", col, "err", err)
+			slog.Warn("field values not stored; the field is counted when asked", "sheet", rs.SK, "col", col, "err", err)
 		}
 		if !handed {
 			b.mu.Lock()
@@ -170,7 +116,7 @@ func (db *DB) startValueCounts(rs *recSheet, col int) {
 // buildValueCounts counts the field's values into a new generation and hands the field
 // over to it if no write came between (handed false: it was thrown away or failed; true
 // also when there was nothing to build, or another node builds it).
-func (db *DB) buildValueCounts(ctx context.Context, rs *recSheet, col int) (handed bool, err error) {
+func (db *DB) buildValueCounts(ctx context.Context, rs *stored.Sheet, col int) (handed bool, err error) {
 	if db.Postgres() {
 		// One node builds: the others find the lock taken and leave it to that node.
 		conn, err := db.Writer.DB.Conn(ctx)
@@ -178,7 +124,7 @@ func (db *DB) buildValueCounts(ctx context.Context, rs *recSheet, col int) (hand
 			return false, err
 		}
 		defer conn.Close()
-		lock := int64(0x7a1c)<<48 ^ rs.sk<<12 ^ int64(col)
+		lock := int64(0x7a1c)<<48 ^ rs.SK<<12 ^ int64(col)
 		var got bool
 		if err := conn.QueryRowContext(ctx, `SELECT pg_try_advisory_lock($1)`, lock).Scan(&got); err != nil || !got {
 			return true, err // another node builds it
@@ -188,7 +134,7 @@ func (db *DB) buildValueCounts(ctx context.Context, rs *recSheet, col int) (hand
 	}
 	var state int
 	var gen int64
-	err = db.Reader.QueryRowContext(ctx, `SELECT state, gen FROM record_values WHERE sk = ? AND col = ?`, rs.sk, col).Scan(&state, &gen)
+	err = db.Reader.QueryRowContext(ctx, `SELECT state, gen FROM record_values WHERE sk = ? AND col = ?`, rs.SK, col).Scan(&state, &gen)
 	if errors.Is(err, sql.ErrNoRows) || (err == nil && state != valuesTooMany) {
 		return true, nil // kept as a list, or counted already
 	}
@@ -197,29 +143,29 @@ func (db *DB) buildValueCounts(ctx context.Context, rs *recSheet, col int) (hand
 	}
 	// No generation is in use and no other build is under way: any rows of the field are
 	// left over from earlier builds.
-	if err := db.clearValueCounts(ctx, rs.sk, col, 0); err != nil {
+	if err := db.clearValueCounts(ctx, rs.SK, col, 0); err != nil {
 		return false, err
 	}
-	changes, err := sheetChanges(ctx, db.Reader, rs.sk)
+	changes, err := sheetChanges(ctx, db.Reader, rs.SK)
 	if err != nil {
 		return false, err
 	}
 	started := time.Now()
 	gen++ // a generation of its own (the rows of earlier ones are cleared above)
-	stored := 0
+	kept := 0
 	// The count reads the sheet as it was when it started; a write committed after that
 	// moves changes, and the hand-over below then declines.
-	lo, hi := ridRange(rs.sk)
+	lo, hi := stored.RIDRange(rs.SK)
 	// In value order on PostgreSQL, so that the rows lie in the order pages read them: in
 	// the order a GROUP BY by text gives, page 500 by value read 50,000 scattered rows for
 	// its 100 (37 ms instead of 8).
-	query, args := groupedValues(rs, rs.layout.keyOf[col], ffql.Frag{SQL: `r.rid BETWEEN ? AND ?`, Args: []any{lo, hi}}, byValue)
+	query, args := groupedValues(rs, rs.Layout.KeyOf[col], ffql.Frag{SQL: `r.rid BETWEEN ? AND ?`, Args: []any{lo, hi}}, byValue)
 	var batch []CellCount
 	store := func() error {
 		// (Not held back by requests as the FTS5 build is: the requests for this field count
 		// it, slowly, until the build is done.)
-		err := db.Update(ctx, func(tx *Tx) error { return tx.storeValueCounts(rs.sk, col, gen, batch) })
-		stored += len(batch)
+		err := db.Update(ctx, func(tx *Tx) error { return tx.storeValueCounts(rs.SK, col, gen, batch) })
+		kept += len(batch)
 		batch = batch[:0]
 		return err
 	}
@@ -237,7 +183,7 @@ func (db *DB) buildValueCounts(ctx context.Context, rs *recSheet, col int) (hand
 	if err == nil {
 		err = db.Update(ctx, func(tx *Tx) error {
 			res, err := tx.Exec(`UPDATE record_values SET state = ?, gen = ? WHERE sk = ? AND col = ? AND state = ?
-				AND EXISTS (SELECT 1 FROM record_sheets WHERE sk = ? AND changes = ?)`, valuesCounted, gen, rs.sk, col, valuesTooMany, rs.sk, changes)
+				AND EXISTS (SELECT 1 FROM record_sheets WHERE sk = ? AND changes = ?)`, valuesCounted, gen, rs.SK, col, valuesTooMany, rs.SK, changes)
 			if err != nil {
 				return errs.Wrap(err, "hand over counted values")
 			}
@@ -254,11 +200,11 @@ func (db *DB) buildValueCounts(ctx context.Context, rs *recSheet, col int) (hand
 		}
 	}
 	if handed {
-		slog.Info("field values counted", "sheet", rs.sk, "col", col, "values", stored, "took", time.Since(started).Round(time.Millisecond))
+		slog.Info("field values counted", "sheet", rs.SK, "col", col, "values", kept, "took", time.Since(started).Round(time.Millisecond))
 	}
 	if !handed {
 		// Written to since the count (or failed): this generation is of no use.
-		if cerr := db.clearValueCounts(context.WithoutCancel(ctx), rs.sk, col, 0, gen); cerr != nil && err == nil {
+		if cerr := db.clearValueCounts(context.WithoutCancel(ctx), rs.SK, col, 0, gen); cerr != nil && err == nil {
 			err = cerr
 		}
 	}
@@ -271,7 +217,7 @@ func (tx *Tx) storeValueCounts(sk int64, col int, gen int64, vals []CellCount) e
 	if tx.Dialect().Copies() {
 		err := tx.CopyFrom(tx.Context(), "value_counts", []string{"sk", "col", "gen", "n", "t", "v", "total", "valid"}, len(vals), func(i int, row []any) {
 			c := vals[i]
-			n, t := keyOf(c.Value).place()
+			n, t := tally.KeyOf(c.Value).Place()
 			row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7] = sk, int64(col), gen, n, t, string(c.Value), c.Total, c.Valid
 		})
 		if err != nil {
@@ -291,7 +237,7 @@ func (tx *Tx) storeValueCounts(sk int64, col int, gen int64, vals []CellCount) e
 				sb.WriteByte(',')
 			}
 			sb.WriteString(`(?, ?, ?, ?, ?, ?, ?, ?)`)
-			n, t := keyOf(c.Value).place()
+			n, t := tally.KeyOf(c.Value).Place()
 			args = append(args, sk, col, gen, n, t, string(c.Value), c.Total, c.Valid)
 		}
 		if _, err := tx.Exec(sb.String(), args...); err != nil {
@@ -344,7 +290,7 @@ func (tx *Tx) applyCounted(sk int64, col int, gen int64, d map[string]*valueCoun
 		if c.total == 0 && c.valid == 0 {
 			continue
 		}
-		place, text := keyOf([]byte(v)).place()
+		place, text := tally.KeyOf([]byte(v)).Place()
 		var total, valid int64
 		err := tx.QueryRow(`INSERT INTO value_counts (sk, col, gen, n, t, v, total, valid) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT (sk, col, gen, n, t, v) DO UPDATE SET total = value_counts.total + excluded.total, valid = value_counts.valid + excluded.valid

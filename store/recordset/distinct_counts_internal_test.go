@@ -3,6 +3,8 @@ package recordset
 import (
 	"testing"
 	"time"
+
+	"github.com/sluice/sluice/store/recordset/stored"
 )
 
 // A build thrown away because a write came between is not tried again for
@@ -12,7 +14,7 @@ func TestValueCountsWaitAfterADeclinedBuild(t *testing.T) {
 	b := &db.valueCounts
 	key := [2]int64{7, 3}
 	b.running, b.declined, b.one = map[[2]int64]bool{}, map[[2]int64]time.Time{key: time.Now().Add(-valueCountsRetry / 2)}, make(chan struct{}, 1)
-	db.startValueCounts(&recSheet{sk: 7, total: ValueCountsMin}, 3)
+	db.startValueCounts(&stored.Sheet{SK: 7, Total: ValueCountsMin}, 3)
 	b.mu.Lock()
 	started := b.running[key]
 	b.mu.Unlock()

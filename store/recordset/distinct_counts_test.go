@@ -11,6 +11,7 @@ import (
 
 	"github.com/sluice/sluice/model"
 	"github.com/sluice/sluice/store/recordset"
+	"github.com/sluice/sluice/store/recordset/tally"
 	"github.com/sluice/sluice/store/sqldb"
 )
 
@@ -127,8 +128,8 @@ func waitCounted(t *testing.T, e *sheetEnv, sh string, want int) {
 // counting, and the next request builds its values again.
 func TestCountedValuesFollowWrites(t *testing.T) {
 	e := mustOpenDB(t)
-	defer func(n, m int64) { recordset.ValueCountsMin, recordset.TallyMin = n, m }(recordset.ValueCountsMin, recordset.TallyMin)
-	tallyMin := recordset.TallyMin
+	defer func(n, m int64) { recordset.ValueCountsMin, tally.TallyMin = n, m }(recordset.ValueCountsMin, tally.TallyMin)
+	tallyMin := tally.TallyMin
 	recordset.ValueCountsMin = 1
 	sh := e.mustCreateSheet(t, countsSheet)
 	r := rand.New(rand.NewPCG(24, 11))
@@ -199,9 +200,9 @@ func TestCountedValuesFollowWrites(t *testing.T) {
 	}
 	// Until code's values are counted again its pages are counted for each request: tallied
 	// on a big sheet (distinct_tally.go, pages by count and by value kept to the page).
-	recordset.ValueCountsMin, recordset.TallyMin = 1<<40, 1
+	recordset.ValueCountsMin, tally.TallyMin = 1<<40, 1
 	checkCounted(t, e, sh, "after a big insert, tallied", true)
-	recordset.ValueCountsMin, recordset.TallyMin = 1, tallyMin
+	recordset.ValueCountsMin, tally.TallyMin = 1, tallyMin
 	checkCounted(t, e, sh, "after a big insert", true)
 	waitCounted(t, e, sh, 2)
 	checkCounted(t, e, sh, "built again", true)

@@ -10,6 +10,8 @@ import (
 
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/records"
+	"github.com/sluice/sluice/store/recordset/stored"
+	"github.com/sluice/sluice/store/recordset/tally"
 	"github.com/sluice/sluice/store/sqldb"
 )
 
@@ -56,8 +58,8 @@ type valueDelta struct {
 
 // keptValues starts a write's delta for the fields of the sheet whose lists are kept or
 // whose values are counted; nil when none are.
-func (tx *Tx) keptValues(rs *recSheet) (*valueDelta, error) {
-	if rs.sk == 0 {
+func (tx *Tx) keptValues(rs *stored.Sheet) (*valueDelta, error) {
+	if rs.SK == 0 {
 		return nil, nil
 	}
 	kept, gens, err := keptFields(tx.Context(), tx, rs)
@@ -70,7 +72,7 @@ func (tx *Tx) keptValues(rs *recSheet) (*valueDelta, error) {
 			continue
 		}
 		if vd == nil {
-			vd = &valueDelta{at: make([]map[string]*valueCount, len(rs.Schema.Rules)), canon: rs.d.JSONB(), gens: gens}
+			vd = &valueDelta{at: make([]map[string]*valueCount, len(rs.Schema.Rules)), canon: rs.Dialect.JSONB(), gens: gens}
 		}
 		vd.at[i] = map[string]*valueCount{}
 	}
@@ -130,22 +132,22 @@ func (vd *valueDelta) correct(row records.Row, was, is bool) {
 // insert does it in the goroutine that reads the rows, while the previous batch is being
 // written), for the rules in want. A rule with more distinct values than a list keeps in
 // the batch alone is marked over instead. Each state notes the validity it was counted with.
-func preTally(rs *recSheet, states []*recState, want []bool) *valueDelta {
-	vd := &valueDelta{at: make([]map[string]*valueCount, len(want)), pre: make([]bool, len(want)), over: make([]bool, len(want)), canon: rs.d.JSONB()}
+func preTally(rs *stored.Sheet, states []*stored.State, want []bool) *valueDelta {
+	vd := &valueDelta{at: make([]map[string]*valueCount, len(want)), pre: make([]bool, len(want)), over: make([]bool, len(want)), canon: rs.Dialect.JSONB()}
 	for i, w := range want {
 		if w {
 			vd.at[i], vd.pre[i] = map[string]*valueCount{}, true
 		}
 	}
 	for _, st := range states {
-		st.preCounted, st.preValid = true, !hasAnyError(st.msgs)
+		st.PreCounted, st.PreValid = true, !hasAnyError(st.Msgs)
 	}
 	for i, m := range vd.at {
 		if m == nil {
 			continue
 		}
 		for _, st := range states {
-			v := st.row[i]
+			v := st.Row[i]
 			if records.IsEmpty(v) {
 				continue
 			}
@@ -159,7 +161,7 @@ func preTally(rs *recSheet, states []*recState, want []bool) *valueDelta {
 				m[string(v)] = c
 			}
 			c.total++
-			if st.preValid {
+			if st.PreValid {
 				c.valid++
 			}
 		}
@@ -199,7 +201,7 @@ func changes(d map[string]*valueCount) bool {
 
 func hasAnyError(cells records.Cells) bool {
 	for _, c := range cells {
-		if hasError(c) {
+		if stored.HasError(c) {
 			return true
 		}
 	}
@@ -227,15 +229,15 @@ func (vd *valueDelta) counted(i int) int64 {
 
 // keptFields reads, by rule index, which fields' lists are kept, and the generation of
 // those whose values are counted in value_counts (0 for the others).
-func keptFields(ctx context.Context, q sqldb.Querier, rs *recSheet) (kept []bool, gens []int64, err error) {
+func keptFields(ctx context.Context, q sqldb.Querier, rs *stored.Sheet) (kept []bool, gens []int64, err error) {
 	kept, gens = make([]bool, len(rs.Schema.Rules)), make([]int64, len(rs.Schema.Rules))
-	err = sqldb.EachRow(ctx, q, "kept value lists", `SELECT col, state, gen FROM record_values WHERE sk = ? AND state IN (?, ?)`, []any{rs.sk, valuesKept, valuesCounted}, func(rows *sql.Rows) error {
+	err = sqldb.EachRow(ctx, q, "kept value lists", `SELECT col, state, gen FROM record_values WHERE sk = ? AND state IN (?, ?)`, []any{rs.SK, valuesKept, valuesCounted}, func(rows *sql.Rows) error {
 		var col, state int
 		var gen int64
 		if err := rows.Scan(&col, &state, &gen); err != nil {
 			return errs.Wrap(err, "scan kept value list")
 		}
-		if i, ok := rs.layout.byCol[col]; ok {
+		if i, ok := rs.Layout.ByCol[col]; ok {
 			if state == valuesKept {
 				kept[i] = true
 			} else {
@@ -250,19 +252,19 @@ func keptFields(ctx context.Context, q sqldb.Querier, rs *recSheet) (kept []bool
 // applyValues writes the delta into the kept lists. A list that would pass the limits
 // stops being kept; one whose counts do not add up (a value removed that it does not
 // hold) is dropped, to be counted again when next asked.
-func (tx *Tx) applyValues(rs *recSheet, vd *valueDelta) error {
+func (tx *Tx) applyValues(rs *stored.Sheet, vd *valueDelta) error {
 	if vd == nil {
 		return nil
 	}
 	for i, d := range vd.at {
-		col := rs.layout.cols[i]
+		col := rs.Layout.Cols[i]
 		if gen := vd.counted(i); gen != 0 && d != nil {
 			ok := false
 			var err error
 			if vd.over != nil && vd.over[i] {
-				err = tx.uncount(rs.sk, col) // counted ahead: the batch alone has too many
+				err = tx.uncount(rs.SK, col) // counted ahead: the batch alone has too many
 			} else {
-				ok, err = tx.applyCounted(rs.sk, col, gen, d)
+				ok, err = tx.applyCounted(rs.SK, col, gen, d)
 			}
 			if !ok {
 				vd.at[i] = nil
@@ -281,7 +283,7 @@ func (tx *Tx) applyValues(rs *recSheet, vd *valueDelta) error {
 				continue // an edit of other fields: every value removed and added back
 			}
 			var list []byte
-			err = tx.QueryRow(`SELECT list FROM record_values WHERE sk = ? AND col = ? AND state = ?`, rs.sk, col, valuesKept).Scan(&list)
+			err = tx.QueryRow(`SELECT list FROM record_values WHERE sk = ? AND col = ? AND state = ?`, rs.SK, col, valuesKept).Scan(&list)
 			if errors.Is(err, sql.ErrNoRows) {
 				vd.at[i] = nil
 				continue
@@ -296,11 +298,11 @@ func (tx *Tx) applyValues(rs *recSheet, vd *valueDelta) error {
 		}
 		switch {
 		case errors.Is(err, errValuesOff):
-			_, err = tx.Exec(`DELETE FROM record_values WHERE sk = ? AND col = ?`, rs.sk, col)
+			_, err = tx.Exec(`DELETE FROM record_values WHERE sk = ? AND col = ?`, rs.SK, col)
 		case errors.Is(err, errTooManyValues):
-			_, err = tx.Exec(`UPDATE record_values SET state = ?, list = ? WHERE sk = ? AND col = ?`, valuesTooMany, []byte{}, rs.sk, col)
+			_, err = tx.Exec(`UPDATE record_values SET state = ?, list = ? WHERE sk = ? AND col = ?`, valuesTooMany, []byte{}, rs.SK, col)
 		case err == nil:
-			_, err = tx.Exec(`UPDATE record_values SET list = ? WHERE sk = ? AND col = ?`, merged, rs.sk, col)
+			_, err = tx.Exec(`UPDATE record_values SET list = ? WHERE sk = ? AND col = ?`, merged, rs.SK, col)
 		}
 		if err != nil {
 			return errs.Wrap(err, "write value list")
@@ -422,14 +424,14 @@ const (
 
 // keptCells answers CellValues from the field's kept list, or the page asked for from its
 // counted values (filter "", "all", "valid" or "error"; page nil: the whole list only).
-func keptCells(rc *readCtx, rs *recSheet, col int, filter string, page *CellsPage) ([]CellCount, keptAnswer, error) {
+func keptCells(rc *readCtx, rs *stored.Sheet, col int, filter string, page *CellsPage) ([]CellCount, keptAnswer, error) {
 	var state int
 	var list []byte
 	var gen int64
-	err := rc.q.QueryRowContext(rc.ctx, `SELECT state, list, gen FROM record_values WHERE sk = ? AND col = ?`, rs.sk, col).Scan(&state, &list, &gen)
+	err := rc.q.QueryRowContext(rc.ctx, `SELECT state, list, gen FROM record_values WHERE sk = ? AND col = ?`, rs.SK, col).Scan(&state, &list, &gen)
 	switch {
 	case err == nil && state == valuesCounted && page != nil:
-		out, err := countedCells(rc, rs.sk, col, gen, filter, *page)
+		out, err := countedCells(rc, rs.SK, col, gen, filter, *page)
 		return out, pageOnly, err
 	case err == nil && state == valuesTooMany:
 		return nil, tooManyKept, nil
@@ -463,9 +465,9 @@ func keptCells(rc *readCtx, rs *recSheet, col int, filter string, page *CellsPag
 // byValue in the order the databases sort values: numbers (booleans as 1 and 0) by value,
 // then text by its bytes (desc: the other way).
 func sortCells(cs []CellCount, byValue, desc bool) {
-	keys := make([]cellKey, len(cs))
+	keys := make([]tally.Key, len(cs))
 	for i, c := range cs {
-		keys[i] = keyOf(c.Value)
+		keys[i] = tally.KeyOf(c.Value)
 	}
 	idx := make([]int, len(cs))
 	for i := range idx {
@@ -477,9 +479,9 @@ func sortCells(cs []CellCount, byValue, desc bool) {
 			return x.Total > y.Total
 		}
 		if desc {
-			return keys[idx[b]].compare(keys[idx[a]]) < 0
+			return keys[idx[b]].Compare(keys[idx[a]]) < 0
 		}
-		return keys[idx[a]].compare(keys[idx[b]]) < 0
+		return keys[idx[a]].Compare(keys[idx[b]]) < 0
 	})
 	sorted := make([]CellCount, len(cs))
 	for i, j := range idx {

@@ -14,6 +14,7 @@ import (
 	"github.com/sluice/sluice/records"
 	"github.com/sluice/sluice/store"
 	"github.com/sluice/sluice/store/recordset"
+	"github.com/sluice/sluice/store/recordset/tally"
 )
 
 // listsSheet has a field of every kind a value list holds, values that break rules (an
@@ -391,10 +392,10 @@ func TestSortFields(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer second.Close()
-	defer func(n int64) { recordset.TallyMin = n }(recordset.TallyMin)
+	defer func(n int64) { tally.TallyMin = n }(tally.TallyMin)
 	for round, db := range []*store.DB{e.db, second} {
 		if round == 1 {
-			recordset.TallyMin = 1
+			tally.TallyMin = 1
 		}
 		sortFieldsAsExpected(t, db, e.account, sh, cols, all, compare, order)
 	}

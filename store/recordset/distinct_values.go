@@ -9,19 +9,18 @@ import (
 
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/ffql"
+	"github.com/sluice/sluice/store/recordset/stored"
+	"github.com/sluice/sluice/store/recordset/tally"
 	"github.com/sluice/sluice/store/sqldb"
 )
-
-// CellCount is one distinct value of a field and the records that hold it: all of them,
-// the valid ones and those with an error.
-type CellCount struct {
-	Value               json.RawMessage // the JSON value as stored
-	Total, Valid, Error int64
-}
 
 // cellValuesKept is the most distinct values a kept list holds (bigger lists are computed
 // for each request rather than held in memory).
 const cellValuesKept = 100000
+
+// CellCount is a distinct value of a field with the number of records that hold it (tally
+// counts them in Go on big sheets, the database on others).
+type CellCount = tally.CellCount
 
 // CellValues returns every distinct non-empty value of field key among the records q
 // selects, exactly, with their counts, the most frequent first (ties in value order). The
@@ -47,7 +46,7 @@ type CellsPage struct {
 // its counted values once they are built (distinct_counts.go), a page as a range of an index;
 // before that, a page of the most frequent values is counted only that far.
 func (db *DB) CellValuesPage(ctx context.Context, accountID, sheetID, key string, q RecordQuery, p CellsPage) ([]CellCount, error) {
-	defer db.reads.reading()()
+	defer db.reads.Reading()()
 	limit := 0
 	if p.Limit > 0 && !p.ByValue {
 		limit = p.Offset + p.Limit
@@ -80,8 +79,8 @@ func (db *DB) cellValues(ctx context.Context, accountID, sheetID, key string, q 
 	if !ok {
 		return nil, false, errs.Invalidf("fieldKey", "The sheet has no field %q", key)
 	}
-	col := rs.layout.cols[i]
-	if rs.sk == 0 || col < 0 {
+	col := rs.Layout.Cols[i]
+	if rs.SK == 0 || col < 0 {
 		return []CellCount{}, false, nil
 	}
 	rc := &readCtx{ctx: ctx, q: db.Reader}
@@ -103,34 +102,34 @@ func (db *DB) cellValues(ctx context.Context, accountID, sheetID, key string, q 
 	if err != nil {
 		return nil, false, err
 	}
-	tally := q.rowWise() // (others are grouped by SQL)
+	inGo := q.rowWise() // (others are grouped by SQL)
 	scope, err := rc.tallyScope(rs, q, where)
 	if err != nil {
 		return nil, false, err
 	}
-	if tally && tooMany && page != nil && page.ByValue && page.Limit > 0 {
+	if inGo && tooMany && page != nil && page.ByValue && page.Limit > 0 {
 		// A page in value order: a tally keeps the values up to it and answers the page (SQL
 		// counts them all, sorted below).
-		order := tallyOrder{byValue: true, desc: page.Desc, top: page.Offset + page.Limit}
+		order := tally.Order{ByValue: true, Desc: page.Desc, Top: page.Offset + page.Limit}
 		if vals, _, tallied, err := rc.tallied(rs, col, scope, order); tallied || err != nil {
 			return vals[min(page.Offset, len(vals)):], true, err
 		}
 	}
 	query, args := groupedValues(rs, key, where, byCount)
-	var order tallyOrder
+	var order tally.Order
 	if limit > 0 && tooMany {
 		// Only for a field known to have too many values to keep: a count of any other is
 		// worth keeping whole.
 		query += ` LIMIT ` + strconv.Itoa(limit)
-		order.top, kept = limit, false // a part of the list: not to be kept or remembered as the whole
+		order.Top, kept = limit, false // a part of the list: not to be kept or remembered as the whole
 	} else if limit > 0 && !whole {
 		// A part of the sheet: the tally keeps the whole list while it is small enough to be
 		// remembered, else only the values up to the page (a search matching every record of
 		// a field with a value per record: 0.7 s to 0.2 s at 1,000,000).
-		order.top, order.whole = limit, cellValuesKept
+		order.Top, order.Whole = limit, cellValuesKept
 	}
 	compute := func(ctx context.Context) ([]CellCount, error) {
-		if tally {
+		if inGo {
 			vals, cut, tallied, err := rc.tallied(rs, col, scope, order)
 			if cut {
 				kept = false
@@ -146,12 +145,12 @@ func (db *DB) cellValues(ctx context.Context, accountID, sheetID, key string, q 
 		})
 		return out, err
 	}
-	gen, err := db.sheetGen(ctx, db.Reader, rs.sk)
+	gen, err := db.sheetGen(ctx, db.Reader, rs.SK)
 	if err != nil {
 		return nil, false, err
 	}
 	ck := "cells\x00" + sortKey(query, args)
-	if vals, ok := db.sorts.get(ctx, rs.sk, gen, ck); ok && kept {
+	if vals, ok := db.sorts.get(ctx, rs.SK, gen, ck); ok && kept {
 		return vals.([]CellCount), false, nil
 	}
 	// A count of the whole sheet that finds few enough values is kept in the database from
@@ -160,7 +159,7 @@ func (db *DB) cellValues(ctx context.Context, accountID, sheetID, key string, q 
 	if whole && kept && (q.Filter == "" || q.Filter == "all") {
 		if db.sorts.shared {
 			changes = int64(gen) // on PostgreSQL sheetGen is the sheet's count of writes
-		} else if changes, err = sheetChanges(ctx, db.Reader, rs.sk); err != nil {
+		} else if changes, err = sheetChanges(ctx, db.Reader, rs.SK); err != nil {
 			return nil, false, err
 		}
 	}
@@ -169,10 +168,10 @@ func (db *DB) cellValues(ctx context.Context, accountID, sheetID, key string, q 
 		return nil, false, err
 	}
 	if kept && len(vals) <= cellValuesKept && (changes < 0 || len(vals) > valueListMax) {
-		db.sorts.put(rs.sk, gen, ck, vals, nil) // (a list kept in the database needs no copy here)
+		db.sorts.put(rs.SK, gen, ck, vals, nil) // (a list kept in the database needs no copy here)
 	}
 	if changes >= 0 && len(vals) <= valueListMax {
-		if err := db.Update(ctx, func(tx *Tx) error { return tx.keepValues(rs.sk, col, changes, vals) }); err != nil {
+		if err := db.Update(ctx, func(tx *Tx) error { return tx.keepValues(rs.SK, col, changes, vals) }); err != nil {
 			return nil, false, err
 		}
 	}
@@ -193,13 +192,13 @@ const (
 // groupedValues is the query of the distinct values of field key among the records where
 // selects, each as its JSON with how many records and valid records hold it; empty cells
 // (null, "" and []) are left out, as records.IsEmpty has it.
-func groupedValues(rs *recSheet, key string, where ffql.Frag, order groupOrder) (string, []any) {
+func groupedValues(rs *stored.Sheet, key string, where ffql.Frag, order groupOrder) (string, []any) {
 	i, _ := rs.Schema.Index(key)
-	if rs.d.JSONB() {
+	if rs.Dialect.JSONB() {
 		// Grouped by each value's JSON text in the "C" collation, as SQLite groups and the
 		// kept lists key them: comparing text is much cheaper than comparing jsonb (a page
 		// of a field with 1,000,000 distinct values: 2.2 s grouped by jsonb, 0.8 s by text).
-		v := "r.vals -> " + strconv.Itoa(rs.layout.cols[i])
+		v := "r.vals -> " + strconv.Itoa(rs.Layout.Cols[i])
 		query := `SELECT s.t, count(*) AS n, CAST(sum(s.valid) AS BIGINT) FROM (SELECT CAST(` + v + ` AS TEXT) COLLATE "C" AS t, r.valid AS valid FROM records r
 		WHERE (` + where.SQL + `) AND ` + v + ` NOT IN ('null'::jsonb, '""'::jsonb, '[]'::jsonb)) AS s GROUP BY s.t`
 		switch order {
@@ -212,7 +211,7 @@ func groupedValues(rs *recSheet, key string, where ffql.Frag, order groupOrder) 
 	}
 	// Grouped by each value's JSON text (->), which keeps true and false (json_extract
 	// reads them as 1 and 0); ties in SQLite's order of the values.
-	args := append([]any{"$[" + strconv.Itoa(rs.layout.cols[i]) + "]"}, where.Args...)
+	args := append([]any{"$[" + strconv.Itoa(rs.Layout.Cols[i]) + "]"}, where.Args...)
 	query := `SELECT s.j, count(*) AS n, CAST(sum(s.valid) AS BIGINT) FROM (SELECT r.vals -> ? AS j, r.valid AS valid FROM records r WHERE ` + where.SQL + `) AS s
 		WHERE s.j NOT IN ('null', '""', '[]') GROUP BY s.j`
 	if order == byCount {

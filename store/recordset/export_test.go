@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/sluice/sluice/store/sqldb"
-
-	"github.com/sluice/sluice/records"
-
 	"github.com/sluice/sluice/ffql"
+	"github.com/sluice/sluice/records"
+	"github.com/sluice/sluice/store/recordset/stored"
+	"github.com/sluice/sluice/store/recordset/tally"
+	"github.com/sluice/sluice/store/sqldb"
 )
 
 // CountedCellValues is CellValues computed by counting the records, never from a kept list.
@@ -111,7 +111,7 @@ func (db *DB) GroupedValuesForTest(ctx context.Context, accountID, sheetID, key 
 		if err != nil {
 			return nil, err
 		}
-		vals, _, ok, err := rc.tallied(rs, rs.layout.cols[i], scope, tallyOrder{top: top})
+		vals, _, ok, err := rc.tallied(rs, rs.Layout.Cols[i], scope, tally.Order{Top: top})
 		if err == nil && !ok {
 			err = fmt.Errorf("not tallied")
 		}
@@ -150,11 +150,11 @@ func (db *DB) SortedKeysForTest(ctx context.Context, accountID, sheetID string, 
 		return nil, err
 	}
 	query, args := keysQuery("", where, order)
-	return queryRids(ctx, db.Reader, "sort", query, args...)
+	return stored.QueryRIDs(ctx, db.Reader, "sort", query, args...)
 }
 
 // selectionForTest reads the sheet and the where of q, as a page of it does.
-func (db *DB) selectionForTest(ctx context.Context, accountID, sheetID string, q RecordQuery) (*readCtx, *recSheet, ffql.Frag, error) {
+func (db *DB) selectionForTest(ctx context.Context, accountID, sheetID string, q RecordQuery) (*readCtx, *stored.Sheet, ffql.Frag, error) {
 	rs, err := db.readSheet(ctx, accountID, sheetID)
 	if err != nil {
 		return nil, nil, ffql.Frag{}, err
@@ -167,9 +167,9 @@ func (db *DB) selectionForTest(ctx context.Context, accountID, sheetID string, q
 // tallyEverySheet makes every sheet tallied, slice keys a query; the returned func restores
 // the sizes.
 func tallyEverySheet(slice int64) func() {
-	oldMin, oldSlice := TallyMin, tallySlice
-	TallyMin, tallySlice = 0, slice
-	return func() { TallyMin, tallySlice = oldMin, oldSlice }
+	oldMin, oldSlice := tally.TallyMin, tally.SliceSize
+	tally.TallyMin, tally.SliceSize = 0, slice
+	return func() { tally.TallyMin, tally.SliceSize = oldMin, oldSlice }
 }
 
 // QueryRowForTest scans one row of q into dest.
@@ -188,7 +188,7 @@ func SearchShortcutForTest(on bool) func() {
 // StaleCountForTest counts the records q selects as a read inside a write can see them: the
 // sheet as stored, not first revalidated after a change of its schema.
 func (db *DB) StaleCountForTest(ctx context.Context, accountID, sheetID string, q RecordQuery) (n int, err error) {
-	rs, err := loadRecSheet(ctx, db.Reader, accountID, sheetID)
+	rs, err := stored.Load(ctx, db.Reader, accountID, sheetID)
 	if err != nil {
 		return 0, err
 	}
@@ -215,7 +215,7 @@ func (db *DB) RareStartForTest(ctx context.Context, accountID, sheetID, needle s
 	old := rareStarts
 	rareStarts = on
 	restore := func() { rareStarts = old }
-	rs, err := loadRecSheet(ctx, db.Reader, accountID, sheetID)
+	rs, err := stored.Load(ctx, db.Reader, accountID, sheetID)
 	if err != nil {
 		return 0, restore, err
 	}
@@ -244,7 +244,7 @@ func (db *DB) BloomReadsForTest(ctx context.Context, accountID, sheetID, needle 
 	if !ok {
 		return -1, nil
 	}
-	lo, hi := ridRange(rs.sk)
+	lo, hi := stored.RIDRange(rs.SK)
 	var n int64
 	err = db.Reader.QueryRowContext(ctx, `SELECT count(*) FROM records r WHERE r.rid BETWEEN ? AND ? AND `+f.SQL, append([]any{lo, hi}, f.Args...)...).Scan(&n)
 	return n, err

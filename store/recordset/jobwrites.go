@@ -5,6 +5,7 @@ import (
 	"database/sql"
 
 	"github.com/sluice/sluice/errs"
+	"github.com/sluice/sluice/store/recordset/stored"
 	"github.com/sluice/sluice/store/sqldb"
 )
 
@@ -91,7 +92,7 @@ func (db *DB) NoteJobUndo(ctx context.Context, jobID, sheetID, actor, what strin
 			return errs.Wrap(err, "job undo")
 		}
 		u := &undoLog{what: what}
-		if err := tx.openUndo(&recSheet{sk: sk}, actor, u); err != nil {
+		if err := tx.openUndo(&stored.Sheet{SK: sk}, actor, u); err != nil {
 			return err
 		}
 		res, err := tx.Exec(`INSERT INTO undo_records (uk, side, rid, kind) SELECT CAST(? AS BIGINT), 0, r.rid, CAST(? AS BIGINT) FROM job_writes w JOIN records r ON r.rid BETWEEN w.lo AND w.hi

@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/sluice/sluice/errs"
+	"github.com/sluice/sluice/store/recordset/stored"
 	"github.com/sluice/sluice/store/sqldb"
 )
 
@@ -15,10 +16,10 @@ import (
 // workbook, as Flatfile's listeners expect) announces it, with the sheet's context ids.
 
 // registerLayers records the layers the new states use and announces the new ones.
-func (tx *Tx) registerLayers(rs *recSheet, news []*recState, w *writeCtx) error {
+func (tx *Tx) registerLayers(rs *stored.Sheet, news []*stored.State, w *writeCtx) error {
 	var names map[string]bool
 	for _, st := range news {
-		for _, l := range st.lays {
+		for _, l := range st.Lays {
 			if l != "" {
 				if names == nil {
 					names = map[string]bool{}
@@ -45,7 +46,7 @@ func (tx *Tx) registerLayers(rs *recSheet, news []*recState, w *writeCtx) error 
 			continue
 		}
 		payload, _ := json.Marshal(map[string]string{"sheetId": rs.ID, "layer": l})
-		if err := tx.emitWorkbook("layer:created", rs.eventContext(w.opt.Actor, w.versionID), payload); err != nil {
+		if err := tx.emitWorkbook("layer:created", rs.EventContext(w.opt.Actor, w.versionID), payload); err != nil {
 			return err
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/sluice/sluice/errs"
+	"github.com/sluice/sluice/store/recordset/stored"
 )
 
 // anchorStep is how many records lie between two page anchors.
@@ -55,14 +56,14 @@ func (p *pageAnchors) of(sk int64) *sheetAnchors {
 // anchor returns the key of the record at position k*anchorStep (k ≥ 1) of the sheet in key
 // order, finding the anchors up to it that are not known yet, one step each; ok is false
 // when the sheet has fewer records.
-func (rc *readCtx) anchor(rs *recSheet, k int) (rid int64, ok bool, err error) {
-	a := rc.anchors.of(rs.sk)
+func (rc *readCtx) anchor(rs *stored.Sheet, k int) (rid int64, ok bool, err error) {
+	a := rc.anchors.of(rs.SK)
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.shape != rs.shape {
-		a.shape, a.rids = rs.shape, nil
+	if a.shape != rs.Shape {
+		a.shape, a.rids = rs.Shape, nil
 	}
-	lo, hi := ridRange(rs.sk)
+	lo, hi := stored.RIDRange(rs.SK)
 	for len(a.rids) < k {
 		from := lo
 		if n := len(a.rids); n > 0 {

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/sluice/sluice/errs"
+	"github.com/sluice/sluice/store/recordset/stored"
 )
 
 // purgeBatch is how many records one purge transaction deletes, so a big sheet never holds
@@ -24,7 +25,7 @@ func (db *DB) PurgeRecords(ctx context.Context, sk int64) error {
 				}
 			}
 			res, err := tx.Exec(`DELETE FROM records WHERE rid IN (SELECT rid FROM records WHERE rid >= ? AND rid < ? LIMIT ?)`,
-				sk<<seqBits, (sk+1)<<seqBits, purgeBatch)
+				sk<<stored.SeqBits, (sk+1)<<stored.SeqBits, purgeBatch)
 			if err != nil {
 				return errs.Wrap(err, "purge records")
 			}
@@ -61,7 +62,7 @@ func (tx *Tx) DropRecordIndexes(sk int64) error {
 			return errs.Wrap(err, "purge record indexes")
 		}
 	}
-	if _, err := tx.Exec(`DELETE FROM record_lines WHERE rid >= ? AND rid < ?`, sk<<seqBits, (sk+1)<<seqBits); err != nil {
+	if _, err := tx.Exec(`DELETE FROM record_lines WHERE rid >= ? AND rid < ?`, sk<<stored.SeqBits, (sk+1)<<stored.SeqBits); err != nil {
 		return errs.Wrap(err, "purge file rows")
 	}
 	if err := tx.dropSearchIndex(sk); err != nil {

@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/sluice/sluice/errs"
+	"github.com/sluice/sluice/store/recordset/stored"
 	"github.com/sluice/sluice/store/sqldb"
 )
 
@@ -34,7 +35,7 @@ func (l LineRuns) Of(recordID string) (string, int) {
 	if len(l) == 0 {
 		return "", 0
 	}
-	rid, err := ParseRecordID(recordID)
+	rid, err := stored.ParseRecordID(recordID)
 	if err != nil {
 		return "", 0
 	}
@@ -47,18 +48,18 @@ func (l LineRuns) Of(recordID string) (string, int) {
 
 // writeLines notes the file rows of inserted states (keys assigned), one run per stretch of
 // consecutive rows.
-func (tx *Tx) writeLines(file string, states []*recState) error {
+func (tx *Tx) writeLines(file string, states []*stored.State) error {
 	for i := 0; i < len(states); {
-		if states[i].line <= 0 {
+		if states[i].Line <= 0 {
 			i++
 			continue
 		}
 		j := i + 1
-		for j < len(states) && states[j].line == states[j-1].line+1 && states[j].rid == states[j-1].rid+1 {
+		for j < len(states) && states[j].Line == states[j-1].Line+1 && states[j].RID == states[j-1].RID+1 {
 			j++
 		}
 		if _, err := tx.Exec(`INSERT INTO record_lines (rid, n, line, file) VALUES (?, ?, ?, ?)`,
-			states[i].rid, j-i, states[i].line, file); err != nil {
+			states[i].RID, j-i, states[i].Line, file); err != nil {
 			return errs.Wrap(err, "note file rows")
 		}
 		i = j
@@ -83,12 +84,12 @@ func (db *DB) SourceLines(ctx context.Context, accountID, sheetID string, ids ..
 	if !sk.Valid || sk.Int64 == 0 {
 		return nil, nil
 	}
-	lo, hi := ridRange(sk.Int64)
+	lo, hi := stored.RIDRange(sk.Int64)
 	from := lo
 	if len(ids) > 0 {
 		first, last := hi, lo
 		for _, id := range ids {
-			if rid, err := ParseRecordID(id); err == nil && rid >= lo && rid <= hi {
+			if rid, err := stored.ParseRecordID(id); err == nil && rid >= lo && rid <= hi {
 				first, last = min(first, rid), max(last, rid)
 			}
 		}

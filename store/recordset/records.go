@@ -13,14 +13,13 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/sluice/sluice/store/sqldb"
-
 	"github.com/jackc/pgx/v5/stdlib"
-
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/ffql"
 	"github.com/sluice/sluice/model"
 	"github.com/sluice/sluice/records"
+	"github.com/sluice/sluice/store/recordset/stored"
+	"github.com/sluice/sluice/store/sqldb"
 )
 
 // Record is a record as read: cells in schema order (fields with a value or a message),
@@ -93,13 +92,13 @@ type readCtx struct {
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 
 // cellMessages merges Sluice's messages, the unique rules broken and the agent's messages.
-func (rs *recSheet) cellMessages(i int, msgs, umsgs records.Cells, dups []int64) []records.Message {
+func cellMessages(rs *stored.Sheet, i int, msgs, umsgs records.Cells, dups []int64) []records.Message {
 	var out []records.Message
 	if msgs != nil {
 		out = append(out, msgs[i]...)
 	}
 	for _, uc := range dups {
-		u := rs.byUC[uc]
+		u := rs.ByUC[uc]
 		if u == nil {
 			continue
 		}
@@ -116,18 +115,18 @@ func (rs *recSheet) cellMessages(i int, msgs, umsgs records.Cells, dups []int64)
 }
 
 // output turns a state into a read record.
-func (rs *recSheet) output(st *recState, updated time.Time, versionID string) *Record {
-	rec := &Record{ID: RecordID(st.rid), Valid: st.valid, Messages: st.rmsgs, Metadata: st.meta, Config: st.cfg, UpdatedAt: updated, VersionID: versionID}
+func output(rs *stored.Sheet, st *stored.State, updated time.Time, versionID string) *Record {
+	rec := &Record{ID: stored.RecordID(st.RID), Valid: st.Valid, Messages: st.RMsgs, Metadata: st.Meta, Config: st.Cfg, UpdatedAt: updated, VersionID: versionID}
 	rec.Cells = make([]Cell, 0, len(rs.Schema.Rules))
 	for i, r := range rs.Schema.Rules {
-		ms := rs.cellMessages(i, st.msgs, st.umsgs, st.dups)
-		v := st.row[i]
+		ms := cellMessages(rs, i, st.Msgs, st.UMsgs, st.Dups)
+		v := st.Row[i]
 		if v == nil && len(ms) == 0 {
 			continue
 		}
-		cell := Cell{Key: r.Key, Value: v, Valid: !hasError(ms), Messages: ms}
-		if st.lays != nil {
-			cell.Layer = st.lays[i]
+		cell := Cell{Key: r.Key, Value: v, Valid: !stored.HasError(ms), Messages: ms}
+		if st.Lays != nil {
+			cell.Layer = st.Lays[i]
 		}
 		rec.Cells = append(rec.Cells, cell)
 	}
@@ -154,7 +153,7 @@ func agentMessages(in []records.Message) []records.Message {
 // GetRecords returns one page of q's records, and the number of records q selects when
 // withTotal is set. Errors: not_found, invalid (bad filter, q, field or id).
 func (db *DB) GetRecords(ctx context.Context, accountID, sheetID string, q RecordQuery, withTotal bool) ([]*Record, int64, error) {
-	defer db.reads.reading()()
+	defer db.reads.Reading()()
 	rs, err := db.readSheet(ctx, accountID, sheetID)
 	if err != nil {
 		return nil, 0, err
@@ -178,8 +177,8 @@ func (db *DB) GetRecords(ctx context.Context, accountID, sheetID string, q Recor
 var recordPage = model.Page{Size: 10000, Number: 1}
 
 // page selects the keys of one page first, so skipped rows are never read in full.
-func (rc *readCtx) page(rs *recSheet, q *RecordQuery) ([]*Record, error) {
-	if rs.sk == 0 {
+func (rc *readCtx) page(rs *stored.Sheet, q *RecordQuery) ([]*Record, error) {
+	if rs.SK == 0 {
 		return []*Record{}, nil
 	}
 	where, err := rc.where(rs, q)
@@ -192,18 +191,18 @@ func (rc *readCtx) page(rs *recSheet, q *RecordQuery) ([]*Record, error) {
 	}
 	hint := ""
 	if q.Filter == "error" && q.SortField == "" {
-		hint = rs.d.IndexedBy("records_errors")
+		hint = rs.Dialect.IndexedBy("records_errors")
 	}
 	query, args := keysQuery(hint, where, order)
 	if q.SortField != "" && rc.sorts != nil {
 		// A sorted query reads every value anyway: the first page computes the whole order
 		// and keeps it, so the next pages are slices of it.
 		reader := rc.q
-		gen, err := rc.db.sheetGen(rc.ctx, rc.q, rs.sk)
+		gen, err := rc.db.sheetGen(rc.ctx, rc.q, rs.SK)
 		if err != nil {
 			return nil, err
 		}
-		all, err := kept(rc.ctx, rc.sorts, rs.sk, gen, sortKey(query, args), func(ctx context.Context) ([]int64, error) {
+		all, err := kept(rc.ctx, rc.sorts, rs.SK, gen, sortKey(query, args), func(ctx context.Context) ([]int64, error) {
 			if q.rowWise() {
 				i, _ := rs.Schema.Index(q.SortField)
 				if rids, sorted, err := rc.tallySorted(ctx, rs, i, where, q.SortDesc); sorted || err != nil {
@@ -215,7 +214,7 @@ func (rc *readCtx) page(rs *recSheet, q *RecordQuery) ([]*Record, error) {
 			} else if ok {
 				return pgxRids(ctx, p, query, args)
 			}
-			return queryRids(ctx, reader, "sort records", query, args...)
+			return stored.QueryRIDs(ctx, reader, "sort records", query, args...)
 		}, patchOrder(reader, where, order))
 		if err != nil {
 			return nil, err
@@ -233,7 +232,7 @@ func (rc *readCtx) page(rs *recSheet, q *RecordQuery) ([]*Record, error) {
 		if !ok {
 			return []*Record{}, nil
 		}
-		_, hi := ridRange(rs.sk)
+		_, hi := stored.RIDRange(rs.SK)
 		query, args, offset = `SELECT r.rid FROM records r WHERE r.rid BETWEEN ? AND ? ORDER BY r.rid`, []any{from, hi}, offset%anchorStep
 	}
 	if lo, mid, hi, ok := rc.halves(rs, q, hint); ok {
@@ -243,7 +242,7 @@ func (rc *readCtx) page(rs *recSheet, q *RecordQuery) ([]*Record, error) {
 		}
 		return rc.load(rs, rids)
 	}
-	rids, err := queryRids(rc.ctx, rc.q, "select records", query+` LIMIT ? OFFSET ?`, append(args, q.Page.Size, offset)...)
+	rids, err := stored.QueryRIDs(rc.ctx, rc.q, "select records", query+` LIMIT ? OFFSET ?`, append(args, q.Page.Size, offset)...)
 	if err != nil {
 		return nil, err
 	}
@@ -269,7 +268,7 @@ func patchOrder(q sqldb.Querier, where, order ffql.Frag) patchFunc {
 			list = append(list, rid)
 		}
 		// Which of them the query selects now, in key order (a deleted record: none).
-		members, err := queryRids(ctx, q, "patch sorted order", `SELECT r.rid FROM records r WHERE (`+where.SQL+`) AND r.rid IN (`+sqldb.Placeholders(len(list))+`) ORDER BY r.rid`,
+		members, err := stored.QueryRIDs(ctx, q, "patch sorted order", `SELECT r.rid FROM records r WHERE (`+where.SQL+`) AND r.rid IN (`+sqldb.Placeholders(len(list))+`) ORDER BY r.rid`,
 			append(append([]any{}, where.Args...), list...)...)
 		if err != nil {
 			return nil, err
@@ -325,7 +324,7 @@ func driverRids(ctx context.Context, p *sqldb.Pool, query string, args []any) ([
 	err = conn.Raw(func(dc any) error {
 		qc, ok := dc.(driver.QueryerContext)
 		if !ok {
-			out, err = queryRids(ctx, p, "sort records", query, args...)
+			out, err = stored.QueryRIDs(ctx, p, "sort records", query, args...)
 			return err
 		}
 		rows, err := qc.QueryContext(ctx, query, named)
@@ -365,7 +364,7 @@ func pgxRids(ctx context.Context, p *sqldb.Pool, query string, args []any) ([]in
 	err = conn.Raw(func(dc any) error {
 		c, ok := dc.(*stdlib.Conn)
 		if !ok {
-			out, err = queryRids(ctx, p, "sort records", query, args...)
+			out, err = stored.QueryRIDs(ctx, p, "sort records", query, args...)
 			return err
 		}
 		rows, err := c.Conn().Query(ctx, p.Dialect().Rebind(query), p.Dialect().Args(args)...)
@@ -410,20 +409,20 @@ func sortingConn(ctx context.Context, p *sqldb.Pool) (*sql.Conn, func(), error) 
 }
 
 // load reads full records by key, keeping the order of rids.
-func (rc *readCtx) load(rs *recSheet, rids []int64) ([]*Record, error) {
+func (rc *readCtx) load(rs *stored.Sheet, rids []int64) ([]*Record, error) {
 	byRid := make(map[int64]*Record, len(rids))
 	seqOf := make(map[int64]int64, len(rids))
 	versions := map[int64]version{}
-	err := sqldb.EachRow(rc.ctx, rc.q, "load records", `SELECT `+stateColumns+`, vseq FROM records WHERE rid IN (SELECT CAST(value AS BIGINT) FROM `+rc.q.Dialect().JSONTexts("?")+`)`,
-		[]any{ridsJSON(rids)}, func(rows *sql.Rows) error {
+	err := sqldb.EachRow(rc.ctx, rc.q, "load records", `SELECT `+stored.StateColumns+`, vseq FROM records WHERE rid IN (SELECT CAST(value AS BIGINT) FROM `+rc.q.Dialect().JSONTexts("?")+`)`,
+		[]any{stored.RIDsJSON(rids)}, func(rows *sql.Rows) error {
 			var vseq int64
-			st, err := rs.scanState(scanFunc(func(dest ...any) error { return rows.Scan(append(dest, &vseq)...) }))
+			st, err := rs.ScanState(scanFunc(func(dest ...any) error { return rows.Scan(append(dest, &vseq)...) }))
 			if err != nil {
 				return err
 			}
 			versions[vseq] = version{}
-			seqOf[st.rid] = vseq
-			byRid[st.rid] = rs.output(st, time.Time{}, "")
+			seqOf[st.RID] = vseq
+			byRid[st.RID] = output(rs, st, time.Time{}, "")
 			return nil
 		})
 	if err != nil {
@@ -469,14 +468,14 @@ type scanFunc func(dest ...any) error
 func (f scanFunc) Scan(dest ...any) error { return f(dest...) }
 
 // count is the number of records q selects.
-func (rc *readCtx) count(rs *recSheet, q *RecordQuery) (int64, error) {
-	if rs.sk == 0 {
+func (rc *readCtx) count(rs *stored.Sheet, q *RecordQuery) (int64, error) {
+	if rs.SK == 0 {
 		return 0, nil
 	}
 	if q.plain() && (q.Filter == "" || q.Filter == "all" || q.Filter == "valid" || q.Filter == "error") {
 		// The whole sheet or one tab: the counts kept on write answer without a scan.
 		var total, valid int64
-		if err := rc.q.QueryRowContext(rc.ctx, `SELECT total, valid FROM record_sheets WHERE sk = ?`, rs.sk).Scan(&total, &valid); err != nil {
+		if err := rc.q.QueryRowContext(rc.ctx, `SELECT total, valid FROM record_sheets WHERE sk = ?`, rs.SK).Scan(&total, &valid); err != nil {
 			return 0, errs.Wrap(err, "read counts")
 		}
 		switch q.Filter {

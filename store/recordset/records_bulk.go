@@ -12,6 +12,7 @@ import (
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/ffql"
 	"github.com/sluice/sluice/records"
+	"github.com/sluice/sluice/store/recordset/stored"
 	"github.com/sluice/sluice/store/sqldb"
 )
 
@@ -33,12 +34,12 @@ type BulkResult struct {
 }
 
 // batchFn edits one batch of loaded records inside its transaction and returns the changes.
-type batchFn func(tx *Tx, rs *recSheet, states []*recState) ([]*change, error)
+type batchFn func(tx *Tx, rs *stored.Sheet, states []*stored.State) ([]*change, error)
 
 // eachBatch runs fn over the records q selects, BatchSize at a time in key order, each batch
 // in its own transaction. check runs on the sheet first in every batch. verb names the
 // records event of the batch.
-func (db *DB) eachBatch(ctx context.Context, sheetID string, q RecordQuery, opt WriteOptions, verb string, check func(rs *recSheet) error, fn batchFn) (*BulkResult, error) {
+func (db *DB) eachBatch(ctx context.Context, sheetID string, q RecordQuery, opt WriteOptions, verb string, check func(rs *stored.Sheet) error, fn batchFn) (*BulkResult, error) {
 	res := &BulkResult{}
 	last := q.after
 	var undo *undoLog // one entry for every batch
@@ -48,7 +49,7 @@ func (db *DB) eachBatch(ctx context.Context, sheetID string, q RecordQuery, opt 
 	for {
 		done := false
 		err := db.Update(ctx, func(tx *Tx) error {
-			rs, err := loadRecSheet(ctx, tx, opt.AccountID, sheetID)
+			rs, err := stored.Load(ctx, tx, opt.AccountID, sheetID)
 			if err != nil {
 				return err
 			}
@@ -57,7 +58,7 @@ func (db *DB) eachBatch(ctx context.Context, sheetID string, q RecordQuery, opt 
 					return err
 				}
 			}
-			if err := rs.checkWritable(); err != nil {
+			if err := rs.CheckWritable(); err != nil {
 				return err
 			}
 			if err := tx.prepareWrite(rs); err != nil {
@@ -71,7 +72,7 @@ func (db *DB) eachBatch(ctx context.Context, sheetID string, q RecordQuery, opt 
 				done = true
 				return nil
 			}
-			last = states[len(states)-1].rid
+			last = states[len(states)-1].RID
 			changes, err := fn(tx, rs, states)
 			if err != nil || len(changes) == 0 {
 				return err
@@ -85,7 +86,7 @@ func (db *DB) eachBatch(ctx context.Context, sheetID string, q RecordQuery, opt 
 			}
 			ids := make([]string, len(changes))
 			for i, c := range changes {
-				ids[i] = RecordID(c.rid())
+				ids[i] = stored.RecordID(c.rid())
 			}
 			res.VersionID = w.versionID
 			res.VersionIDs = append(res.VersionIDs, w.versionID)
@@ -102,8 +103,8 @@ func (db *DB) eachBatch(ctx context.Context, sheetID string, q RecordQuery, opt 
 }
 
 // selectBatch reads the next batch of q's records after key last, in key order.
-func (tx *Tx) selectBatch(rs *recSheet, q *RecordQuery, last int64) ([]*recState, error) {
-	if rs.sk == 0 {
+func (tx *Tx) selectBatch(rs *stored.Sheet, q *RecordQuery, last int64) ([]*stored.State, error) {
+	if rs.SK == 0 {
 		return nil, nil
 	}
 	rc := &readCtx{ctx: tx.Context(), q: tx}
@@ -113,16 +114,16 @@ func (tx *Tx) selectBatch(rs *recSheet, q *RecordQuery, last int64) ([]*recState
 	if err != nil {
 		return nil, err
 	}
-	var out []*recState
+	var out []*stored.State
 	read := func(where ffql.Frag, limit int) error {
-		return sqldb.EachRow(tx.Context(), tx, "select batch", `SELECT r.`+strings.ReplaceAll(stateColumns, ", ", ", r.")+` FROM records r WHERE `+where.SQL+` ORDER BY r.rid LIMIT ?`,
+		return sqldb.EachRow(tx.Context(), tx, "select batch", `SELECT r.`+strings.ReplaceAll(stored.StateColumns, ", ", ", r.")+` FROM records r WHERE `+where.SQL+` ORDER BY r.rid LIMIT ?`,
 			append(append([]any{}, where.Args...), limit), func(rows *sql.Rows) error {
-				st, err := rs.scanState(rows)
+				st, err := rs.ScanState(rows)
 				out = append(out, st)
 				return err
 			})
 	}
-	if !rs.d.WindowsBatches() {
+	if !rs.Dialect.WindowsBatches() {
 		return out, read(where, BatchSize)
 	}
 	// PostgreSQL guesses that a few records of the keys after the last batch pass a filter
@@ -134,7 +135,7 @@ func (tx *Tx) selectBatch(rs *recSheet, q *RecordQuery, last int64) ([]*recState
 		return nil, err
 	}
 	for from := max(lo, last+1); from <= hi && len(out) < BatchSize; from += BatchSize {
-		if err := read(within(where, [2]int64{from, min(hi, from+BatchSize-1)}), BatchSize-len(out)); err != nil {
+		if err := read(stored.Within(where, [2]int64{from, min(hi, from+BatchSize-1)}), BatchSize-len(out)); err != nil {
 			return nil, err
 		}
 	}
@@ -145,16 +146,16 @@ func (tx *Tx) selectBatch(rs *recSheet, q *RecordQuery, last int64) ([]*recState
 // whether it may have changed anything. A record that reads the same once its values are
 // checked (a bulk update writing the value it already holds, "42" onto 42) is left alone:
 // no write, no event, not counted.
-func (rs *recSheet) edits(states []*recState, edit func(st *recState) bool) []*change {
+func edits(rs *stored.Sheet, states []*stored.State, edit func(st *stored.State) bool) []*change {
 	var out []*change
 	for _, old := range states {
-		st := old.clone()
+		st := clone(old)
 		if !edit(st) {
 			continue
 		}
-		st.msgs = rs.Schema.Check(st.row)
-		if sameRow(old.row, st.row) && reflect.DeepEqual(old.umsgs, st.umsgs) && reflect.DeepEqual(old.lays, st.lays) &&
-			bytes.Equal(old.meta, st.meta) && bytes.Equal(old.cfg, st.cfg) {
+		st.Msgs = rs.Schema.Check(st.Row)
+		if sameRow(old.Row, st.Row) && reflect.DeepEqual(old.UMsgs, st.UMsgs) && reflect.DeepEqual(old.Lays, st.Lays) &&
+			bytes.Equal(old.Meta, st.Meta) && bytes.Equal(old.Cfg, st.Cfg) {
 			continue
 		}
 		out = append(out, &change{kind: kUpdate, old: old, new: st})
@@ -184,7 +185,7 @@ type FindReplace struct {
 func (db *DB) FindAndReplace(ctx context.Context, sheetID string, q RecordQuery, fr FindReplace, opt WriteOptions) (*BulkResult, error) {
 	m := newMatcher(fr)
 	var idx int
-	check := func(rs *recSheet) error {
+	check := func(rs *stored.Sheet) error {
 		r := rs.Schema.Rule(fr.FieldKey)
 		if r == nil {
 			return records.UnknownField(fr.FieldKey)
@@ -197,14 +198,14 @@ func (db *DB) FindAndReplace(ctx context.Context, sheetID string, q RecordQuery,
 	}
 	// Narrow the scan in SQL; the matcher decides per cell.
 	q.pre = m.prefilter(fr.FieldKey)
-	return db.eachBatch(ctx, sheetID, q, opt, "updated", check, func(tx *Tx, rs *recSheet, states []*recState) ([]*change, error) {
-		return rs.edits(states, func(st *recState) bool {
-			if fr.ExcludeReadOnly && rs.readonlyCell(parseRecordConfig(st.cfg), idx) {
+	return db.eachBatch(ctx, sheetID, q, opt, "updated", check, func(tx *Tx, rs *stored.Sheet, states []*stored.State) ([]*change, error) {
+		return edits(rs, states, func(st *stored.State) bool {
+			if fr.ExcludeReadOnly && readonlyCell(rs, parseRecordConfig(st.Cfg), idx) {
 				return false
 			}
-			v, ok := m.replace(st.row[idx])
+			v, ok := m.replace(st.Row[idx])
 			if ok {
-				st.row[idx] = v
+				st.Row[idx] = v
 			}
 			return ok
 		}), nil
@@ -348,11 +349,11 @@ var (
 // untouched. Errors: not_found, invalid (unknown or read-only field, read-only sheet),
 // forbidden (locked sheet).
 func (db *DB) ClearColumn(ctx context.Context, sheetID, fieldKey string, opt WriteOptions) (*BulkResult, error) {
-	rs, err := loadRecSheet(ctx, db.Reader, opt.AccountID, sheetID)
+	rs, err := stored.Load(ctx, db.Reader, opt.AccountID, sheetID)
 	if err != nil {
 		return nil, err
 	}
-	check := func(rs *recSheet) error {
+	check := func(rs *stored.Sheet) error {
 		r := rs.Schema.Rule(fieldKey)
 		switch {
 		case r == nil:
@@ -367,7 +368,7 @@ func (db *DB) ClearColumn(ctx context.Context, sheetID, fieldKey string, opt Wri
 	if err := check(rs); err != nil {
 		return nil, err
 	}
-	if err := rs.checkWritable(); err != nil {
+	if err := rs.CheckWritable(); err != nil {
 		return nil, err
 	}
 	if _, err := db.CreateSnapshot(ctx, opt.AccountID, sheetID, fieldKey, "", opt.Actor); err != nil {
@@ -375,12 +376,12 @@ func (db *DB) ClearColumn(ctx context.Context, sheetID, fieldKey string, opt Wri
 	}
 	idx := rs.Schema.Rule(fieldKey).Index
 	q := RecordQuery{pre: ffql.String(&ffql.Compare{Field: fieldKey, Op: "ne", Value: ""})}
-	return db.eachBatch(ctx, sheetID, q, opt, "updated", check, func(tx *Tx, rs *recSheet, states []*recState) ([]*change, error) {
-		return rs.edits(states, func(st *recState) bool {
-			if st.row[idx] == nil || rs.readonlyCell(parseRecordConfig(st.cfg), idx) {
+	return db.eachBatch(ctx, sheetID, q, opt, "updated", check, func(tx *Tx, rs *stored.Sheet, states []*stored.State) ([]*change, error) {
+		return edits(rs, states, func(st *stored.State) bool {
+			if st.Row[idx] == nil || readonlyCell(rs, parseRecordConfig(st.Cfg), idx) {
 				return false
 			}
-			st.row[idx] = nil
+			st.Row[idx] = nil
 			return true
 		}), nil
 	})
@@ -389,7 +390,7 @@ func (db *DB) ClearColumn(ctx context.Context, sheetID, fieldKey string, opt Wri
 // DeleteWhere deletes the records q selects, BatchSize per version. Errors: not_found,
 // invalid, forbidden.
 func (db *DB) DeleteWhere(ctx context.Context, sheetID string, q RecordQuery, opt WriteOptions) (*BulkResult, error) {
-	return db.eachBatch(ctx, sheetID, q, opt, "deleted", nil, func(tx *Tx, rs *recSheet, states []*recState) ([]*change, error) {
+	return db.eachBatch(ctx, sheetID, q, opt, "deleted", nil, func(tx *Tx, rs *stored.Sheet, states []*stored.State) ([]*change, error) {
 		out := make([]*change, len(states))
 		for i, st := range states {
 			out[i] = &change{kind: kDelete, old: st}
@@ -402,7 +403,7 @@ func (db *DB) DeleteWhere(ctx context.Context, sheetID string, q RecordQuery, op
 // Read-only records and cells are skipped. Errors: not_found, invalid, forbidden.
 func (db *DB) BulkUpdate(ctx context.Context, sheetID string, q RecordQuery, cells map[string]CellIn, opt WriteOptions) (*BulkResult, error) {
 	in := RecordIn{Values: cells}
-	check := func(rs *recSheet) error {
+	check := func(rs *stored.Sheet) error {
 		for k := range cells {
 			if rs.Schema.Rule(k) == nil {
 				return records.UnknownField(k)
@@ -410,17 +411,17 @@ func (db *DB) BulkUpdate(ctx context.Context, sheetID string, q RecordQuery, cel
 		}
 		return nil
 	}
-	return db.eachBatch(ctx, sheetID, q, opt, "updated", check, func(tx *Tx, rs *recSheet, states []*recState) ([]*change, error) {
+	return db.eachBatch(ctx, sheetID, q, opt, "updated", check, func(tx *Tx, rs *stored.Sheet, states []*stored.State) ([]*change, error) {
 		var err error
-		out := rs.edits(states, func(st *recState) bool {
-			before := append(records.Row(nil), st.row...)
-			cfg := parseRecordConfig(st.cfg)
-			if err = rs.applyInput(st, &in); err != nil {
+		out := edits(rs, states, func(st *stored.State) bool {
+			before := append(records.Row(nil), st.Row...)
+			cfg := parseRecordConfig(st.Cfg)
+			if err = applyInput(rs, st, &in); err != nil {
 				return false
 			}
-			for i := range st.row {
-				if rs.readonlyCell(cfg, i) {
-					st.row[i] = before[i]
+			for i := range st.Row {
+				if readonlyCell(rs, cfg, i) {
+					st.Row[i] = before[i]
 				}
 			}
 			return true

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/sluice/sluice/errs"
+	"github.com/sluice/sluice/store/recordset/stored"
 	"github.com/sluice/sluice/store/sqldb"
 )
 
@@ -17,16 +18,16 @@ func (db *DB) GetRecordCounts(ctx context.Context, accountID, sheetID string) (*
 	return readCounts(ctx, db.Reader, rs)
 }
 
-func readCounts(ctx context.Context, q sqldb.Querier, rs *recSheet) (*Counts, error) {
+func readCounts(ctx context.Context, q sqldb.Querier, rs *stored.Sheet) (*Counts, error) {
 	c := &Counts{ErrorsByField: map[string]int64{}, EmptyByField: map[string]int64{}}
-	if rs.sk == 0 {
+	if rs.SK == 0 {
 		return c, nil
 	}
-	if err := q.QueryRowContext(ctx, `SELECT total, valid FROM record_sheets WHERE sk = ?`, rs.sk).Scan(&c.Total, &c.Valid); err != nil {
+	if err := q.QueryRowContext(ctx, `SELECT total, valid FROM record_sheets WHERE sk = ?`, rs.SK).Scan(&c.Total, &c.Valid); err != nil {
 		return nil, errs.Wrap(err, "read counts")
 	}
 	c.Error = c.Total - c.Valid
-	rows, err := q.QueryContext(ctx, `SELECT field_key, errors, empties FROM record_field_counts WHERE sk = ?`, rs.sk)
+	rows, err := q.QueryContext(ctx, `SELECT field_key, errors, empties FROM record_field_counts WHERE sk = ?`, rs.SK)
 	if err != nil {
 		return nil, errs.Wrap(err, "read field counts")
 	}
@@ -51,7 +52,7 @@ func readCounts(ctx context.Context, q sqldb.Querier, rs *recSheet) (*Counts, er
 // CountRecords counts the records q selects (a scan; the unfiltered counts come from
 // GetRecordCounts). Errors: not_found, invalid.
 func (db *DB) CountRecords(ctx context.Context, accountID, sheetID string, q RecordQuery) (*Counts, error) {
-	defer db.reads.reading()()
+	defer db.reads.Reading()()
 	rs, err := db.readSheet(ctx, accountID, sheetID)
 	if err != nil {
 		return nil, err

@@ -7,6 +7,7 @@ import (
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/model"
 	"github.com/sluice/sluice/records"
+	"github.com/sluice/sluice/store/recordset/stored"
 	"github.com/sluice/sluice/store/sqldb"
 )
 
@@ -35,7 +36,7 @@ func (db *DB) EachRecord(ctx context.Context, accountID, sheetID string, q Recor
 			q.Page.Number++
 			continue
 		}
-		rid, err := ParseRecordID(recs[len(recs)-1].ID)
+		rid, err := stored.ParseRecordID(recs[len(recs)-1].ID)
 		if err != nil {
 			return err
 		}
@@ -50,7 +51,7 @@ func (db *DB) EachRecord(ctx context.Context, accountID, sheetID string, q Recor
 // CPU for 1,000,000 records of 8 fields.
 func (db *DB) EachValues(ctx context.Context, accountID, sheetID string, fn func(keys []string, id string, row records.Row) error) error {
 	rs, err := db.readSheet(ctx, accountID, sheetID)
-	if err != nil || rs.sk == 0 {
+	if err != nil || rs.SK == 0 {
 		return err
 	}
 	keys := make([]string, len(rs.Schema.Rules))
@@ -62,13 +63,13 @@ func (db *DB) EachValues(ctx context.Context, accountID, sheetID string, fn func
 	if err != nil {
 		return err
 	}
-	_, hi := ridRange(rs.sk)
+	_, hi := stored.RIDRange(rs.SK)
 	for from := int64(0); ; {
 		var rids []int64
 		var rows []records.Row
 		err := func() error {
-			defer db.reads.reading()()
-			w := within(where, [2]int64{from, hi})
+			defer db.reads.Reading()()
+			w := stored.Within(where, [2]int64{from, hi})
 			return sqldb.EachRow(ctx, db.Reader, "read records", `SELECT r.rid, r.vals FROM records r WHERE `+w.SQL+` ORDER BY r.rid LIMIT ?`, append(w.Args, exportPage),
 				func(sr *sql.Rows) error {
 					var rid int64
@@ -76,7 +77,7 @@ func (db *DB) EachValues(ctx context.Context, accountID, sheetID string, fn func
 					if err := sr.Scan(&rid, &vals); err != nil {
 						return errs.Wrap(err, "scan record")
 					}
-					row, err := rs.decode(vals)
+					row, err := rs.Decode(vals)
 					rids, rows = append(rids, rid), append(rows, row)
 					return err
 				})
@@ -85,7 +86,7 @@ func (db *DB) EachValues(ctx context.Context, accountID, sheetID string, fn func
 			return err
 		}
 		for i, row := range rows {
-			if err := fn(keys, RecordID(rids[i]), row); err != nil {
+			if err := fn(keys, stored.RecordID(rids[i]), row); err != nil {
 				return err
 			}
 		}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 
 	"github.com/sluice/sluice/records"
+	"github.com/sluice/sluice/store/recordset/stored"
 )
 
 // GridEdit is one change made in the grid (a cell edit, a paste, a fill), written as one
@@ -60,38 +61,38 @@ func (db *DB) ApplyGridEdit(ctx context.Context, sheetID string, e GridEdit, opt
 		if err != nil {
 			return err
 		}
-		news := map[int64]*recState{}
+		news := map[int64]*stored.State{}
 		for i, r := range e.Set {
 			rid := order[i]
 			old := olds[rid]
 			st := news[rid]
 			if st == nil {
-				st = old.clone()
+				st = clone(old)
 				news[rid] = st
 			}
-			cfg := parseRecordConfig(old.cfg)
+			cfg := parseRecordConfig(old.Cfg)
 			for k, v := range r.Values {
 				j, ok := rs.Schema.Index(k)
 				if !ok {
 					return records.UnknownField(k)
 				}
-				if rs.readonlyCell(cfg, j) {
+				if readonlyCell(rs, cfg, j) {
 					res.Skipped++
 					continue
 				}
 				if len(v) == 0 {
 					v = json.RawMessage("null")
 				}
-				if err := rs.checkLength(k, v); err != nil {
+				if err := checkLength(rs, k, v); err != nil {
 					return err
 				}
-				st.row[j] = nullToNil(v)
+				st.Row[j] = nullToNil(v)
 			}
 		}
 		for _, rid := range uniqueRids(order[:len(e.Set)]) {
 			st, old := news[rid], olds[rid]
-			st.msgs = rs.Schema.Check(st.row) // coerces: "12" pasted into a number field is 12
-			if sameRow(old.row, st.row) {
+			st.Msgs = rs.Schema.Check(st.Row) // coerces: "12" pasted into a number field is 12
+			if sameRow(old.Row, st.Row) {
 				continue
 			}
 			changes = append(changes, &change{kind: kUpdate, old: old, new: st})
@@ -113,7 +114,7 @@ func (db *DB) ApplyGridEdit(ctx context.Context, sheetID string, e GridEdit, opt
 			for i, r := range e.Add {
 				in := RecordIn{Values: map[string]CellIn{}}
 				for k, v := range r.Values {
-					if j, ok := rs.Schema.Index(k); ok && rs.readonlyCell(recordConfig{}, j) {
+					if j, ok := rs.Schema.Index(k); ok && readonlyCell(rs, recordConfig{}, j) {
 						res.Skipped++
 						continue
 					}
@@ -121,12 +122,12 @@ func (db *DB) ApplyGridEdit(ctx context.Context, sheetID string, e GridEdit, opt
 						in.Values[k] = CellIn{Value: v, HasValue: true}
 					}
 				}
-				st, err := rs.inputState(first+int64(i), &in)
+				st, err := inputState(rs, first+int64(i), &in)
 				if err != nil {
 					return err
 				}
 				changes = append(changes, &change{kind: kInsert, new: st})
-				res.Added = append(res.Added, RecordID(st.rid))
+				res.Added = append(res.Added, stored.RecordID(st.RID))
 			}
 		}
 		if len(changes) == 0 {

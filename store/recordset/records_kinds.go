@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/sluice/sluice/errs"
+	"github.com/sluice/sluice/store/recordset/stored"
 	"github.com/sluice/sluice/store/sqldb"
 )
 
@@ -35,10 +36,10 @@ func (db *DB) FillRecordKinds(ctx context.Context) (int64, error) {
 	}
 	var filled, after int64
 	for {
-		if err := db.writes.wait(ctx, writesQuiet, time.Minute); err != nil {
+		if err := db.writes.Wait(ctx, stored.WritesQuiet, time.Minute); err != nil {
 			return filled, err
 		}
-		if err := db.reads.wait(ctx, readsQuiet, readsWaitMax); err != nil {
+		if err := db.reads.Wait(ctx, stored.ReadsQuiet, stored.ReadsWaitMax); err != nil {
 			return filled, err
 		}
 		var n int
@@ -83,7 +84,7 @@ func (tx *Tx) fillKinds(after int64) (n int, last int64, err error) {
 	}
 	for k, list := range rids {
 		// (kinds IS NULL: a write in another node's transaction since the read stored its own)
-		if _, err := tx.Exec(`UPDATE records SET kinds = `+strconv.FormatInt(k, 10)+` WHERE kinds IS NULL AND rid IN (SELECT CAST(value AS BIGINT) FROM `+tx.Dialect().JSONTexts("?")+`)`, ridsJSON(list)); err != nil {
+		if _, err := tx.Exec(`UPDATE records SET kinds = `+strconv.FormatInt(k, 10)+` WHERE kinds IS NULL AND rid IN (SELECT CAST(value AS BIGINT) FROM `+tx.Dialect().JSONTexts("?")+`)`, stored.RIDsJSON(list)); err != nil {
 			return 0, 0, errs.Wrap(err, "fill in record kinds")
 		}
 	}
@@ -94,12 +95,12 @@ func (tx *Tx) fillKinds(after int64) (n int, last int64, err error) {
 // empty cell before the last value, or a dropped field's: either way a null).
 func storedKinds(vals []byte) (int64, error) {
 	var k int64
-	err := eachValue(vals, func(_ int, v []byte) {
+	err := stored.EachValue(vals, func(_ int, v []byte) {
 		if string(v) == "null" {
-			k |= kindNull
+			k |= stored.KindNull
 			return
 		}
-		k |= valueKinds(v)
+		k |= stored.ValueKinds(v)
 	})
-	return settleKinds(k), err
+	return stored.SettleKinds(k), err
 }

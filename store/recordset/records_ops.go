@@ -9,6 +9,7 @@ import (
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/limits"
 	"github.com/sluice/sluice/records"
+	"github.com/sluice/sluice/store/recordset/stored"
 )
 
 // InsertRecords adds records to a sheet in the order given, validating them (types,
@@ -17,8 +18,8 @@ import (
 // allows additional fields: fields are added to the schema first. Emits records:created and
 // sheet:counts-updated. Errors: not_found, invalid, forbidden (locked or read-only sheet).
 func (db *DB) InsertRecords(ctx context.Context, sheetID string, in []RecordIn, opt WriteOptions) (*WriteResult, error) {
-	return db.insert(ctx, sheetID, len(in), opt, true, func(rs *recSheet, i int, rid int64) (*recState, error) {
-		return rs.inputState(rid, &in[i])
+	return db.insert(ctx, sheetID, len(in), opt, true, func(rs *stored.Sheet, i int, rid int64) (*stored.State, error) {
+		return inputState(rs, rid, &in[i])
 	})
 }
 
@@ -26,7 +27,7 @@ func (db *DB) InsertRecords(ctx context.Context, sheetID string, in []RecordIn, 
 // file extraction produces; nil leaves a cell empty. The result carries no records.
 func (db *DB) InsertRows(ctx context.Context, sheetID string, keys []string, rows [][]json.RawMessage, opt WriteOptions) (*WriteResult, error) {
 	var idx []int
-	return db.insert(ctx, sheetID, len(rows), opt, false, func(rs *recSheet, i int, rid int64) (*recState, error) {
+	return db.insert(ctx, sheetID, len(rows), opt, false, func(rs *stored.Sheet, i int, rid int64) (*stored.State, error) {
 		if idx == nil {
 			for _, k := range keys {
 				j, ok := rs.Schema.Index(k)
@@ -43,12 +44,12 @@ func (db *DB) InsertRows(ctx context.Context, sheetID string, keys []string, row
 		for j, v := range rows[i] {
 			row[idx[j]] = v
 		}
-		return rs.newState(rid, row), nil
+		return newState(rs, rid, row), nil
 	})
 }
 
 // insert runs one insert of n records built by build.
-func (db *DB) insert(ctx context.Context, sheetID string, n int, opt WriteOptions, withRecords bool, build func(rs *recSheet, i int, rid int64) (*recState, error)) (*WriteResult, error) {
+func (db *DB) insert(ctx context.Context, sheetID string, n int, opt WriteOptions, withRecords bool, build func(rs *stored.Sheet, i int, rid int64) (*stored.State, error)) (*WriteResult, error) {
 	res := &WriteResult{Records: []*Record{}}
 	err := db.Update(ctx, func(tx *Tx) error {
 		rs, w, err := tx.beginSheetWrite(sheetID, opt)
@@ -76,9 +77,9 @@ func (db *DB) insert(ctx context.Context, sheetID string, n int, opt WriteOption
 		}
 		ids := make([]string, n)
 		for i, c := range changes {
-			ids[i] = RecordID(c.new.rid)
+			ids[i] = stored.RecordID(c.new.RID)
 			if withRecords {
-				rec := rs.output(c.new, tx.Now(), w.versionID)
+				rec := output(rs, c.new, tx.Now(), w.versionID)
 				rec.ID = ids[i]
 				res.Records = append(res.Records, rec)
 			}
@@ -97,7 +98,7 @@ func (db *DB) insert(ctx context.Context, sheetID string, n int, opt WriteOption
 }
 
 // inputState builds the state of a new record from what a client sent.
-func (rs *recSheet) inputState(rid int64, in *RecordIn) (*recState, error) {
+func inputState(rs *stored.Sheet, rid int64, in *RecordIn) (*stored.State, error) {
 	row := make(records.Row, len(rs.Schema.Rules))
 	var umsgs records.Cells
 	for k, c := range in.Values {
@@ -106,7 +107,7 @@ func (rs *recSheet) inputState(rid int64, in *RecordIn) (*recState, error) {
 			return nil, records.UnknownField(k)
 		}
 		if c.HasValue {
-			if err := rs.checkLength(k, c.Value); err != nil {
+			if err := checkLength(rs, k, c.Value); err != nil {
 				return nil, err
 			}
 			row[i] = c.Value
@@ -118,15 +119,15 @@ func (rs *recSheet) inputState(rid int64, in *RecordIn) (*recState, error) {
 			umsgs[i] = ms
 		}
 	}
-	st := rs.newState(rid, row)
+	st := newState(rs, rid, row)
 	for k, c := range in.Values {
 		if c.HasLayer {
 			i, _ := rs.Schema.Index(k)
-			st.setLayer(len(row), i, c.Layer)
+			st.SetLayer(len(row), i, c.Layer)
 		}
 	}
-	st.umsgs, st.rmsgs = umsgs, agentMessages(in.Messages)
-	st.meta, st.cfg = mergeMeta(emptyObjectNil(in.Metadata), st.meta), emptyObjectNil(in.Config)
+	st.UMsgs, st.RMsgs = umsgs, agentMessages(in.Messages)
+	st.Meta, st.Cfg = mergeMeta(emptyObjectNil(in.Metadata), st.Meta), emptyObjectNil(in.Config)
 	return st, nil
 }
 
@@ -140,17 +141,17 @@ func emptyObjectNil(r json.RawMessage) json.RawMessage {
 }
 
 // clone copies a state for editing; dups are recomputed by the write.
-func (st *recState) clone() *recState {
+func clone(st *stored.State) *stored.State {
 	c := *st
-	c.row = append(records.Row(nil), st.row...)
-	if st.umsgs != nil {
-		c.umsgs = append(records.Cells(nil), st.umsgs...)
+	c.Row = append(records.Row(nil), st.Row...)
+	if st.UMsgs != nil {
+		c.UMsgs = append(records.Cells(nil), st.UMsgs...)
 	}
-	if st.lays != nil {
-		c.lays = append([]string(nil), st.lays...)
+	if st.Lays != nil {
+		c.Lays = append([]string(nil), st.Lays...)
 	}
-	c.dups, c.efs = nil, nil
-	c.enc, c.ukeys, c.uhas = "", nil, nil // derived from the row, which the edit may change
+	c.Dups, c.EFS = nil, nil
+	c.Enc, c.UKeys, c.UHas = "", nil, nil // derived from the row, which the edit may change
 	return &c
 }
 
@@ -171,7 +172,7 @@ func parseRecordConfig(r json.RawMessage) recordConfig {
 }
 
 // readonlyCell reports whether cell i of a record with config cfg may not change.
-func (rs *recSheet) readonlyCell(cfg recordConfig, i int) bool {
+func readonlyCell(rs *stored.Sheet, cfg recordConfig, i int) bool {
 	r := rs.Schema.Rules[i]
 	return cfg.Readonly || r.Readonly || cfg.Fields[r.Key].Readonly
 }
@@ -193,23 +194,23 @@ func (db *DB) UpdateRecords(ctx context.Context, sheetID string, in []RecordIn, 
 		if err != nil {
 			return err
 		}
-		news := map[int64]*recState{}
+		news := map[int64]*stored.State{}
 		for i := range in {
 			rid := order[i]
 			st := news[rid]
 			if st == nil {
-				st = olds[rid].clone()
+				st = clone(olds[rid])
 				news[rid] = st
 			}
-			if err := rs.applyInput(st, &in[i]); err != nil {
+			if err := applyInput(rs, st, &in[i]); err != nil {
 				return err
 			}
 		}
 		changes := make([]*change, 0, len(news))
 		for _, rid := range uniqueRids(order) {
 			st := news[rid]
-			st.msgs = rs.Schema.Check(st.row)
-			if err := rs.checkReadonly(olds[rid], st); err != nil {
+			st.Msgs = rs.Schema.Check(st.Row)
+			if err := checkReadonly(rs, olds[rid], st); err != nil {
 				return err
 			}
 			changes = append(changes, &change{kind: kUpdate, old: olds[rid], new: st})
@@ -227,13 +228,13 @@ func (db *DB) UpdateRecords(ctx context.Context, sheetID string, in []RecordIn, 
 }
 
 // loadByID loads the records named by in, returning their keys in input order.
-func (tx *Tx) loadByID(rs *recSheet, in []RecordIn) (map[int64]*recState, []int64, error) {
+func (tx *Tx) loadByID(rs *stored.Sheet, in []RecordIn) (map[int64]*stored.State, []int64, error) {
 	order := make([]int64, len(in))
 	for i, r := range in {
 		if r.ID == "" {
 			return nil, nil, errs.Invalidf("id", "Record %d has no id", i)
 		}
-		rid, err := ParseRecordID(r.ID)
+		rid, err := stored.ParseRecordID(r.ID)
 		if err != nil {
 			return nil, nil, errs.NotFoundf("id", "Record %s not found in this sheet", r.ID)
 		}
@@ -244,7 +245,7 @@ func (tx *Tx) loadByID(rs *recSheet, in []RecordIn) (map[int64]*recState, []int6
 		return nil, nil, err
 	}
 	for i, rid := range order {
-		if olds[rid] == nil || rid>>seqBits != rs.sk {
+		if olds[rid] == nil || rid>>stored.SeqBits != rs.SK {
 			return nil, nil, errs.NotFoundf("id", "Record %s not found in this sheet", in[i].ID)
 		}
 	}
@@ -252,8 +253,8 @@ func (tx *Tx) loadByID(rs *recSheet, in []RecordIn) (map[int64]*recState, []int6
 }
 
 // checkLength refuses a value longer than the cap (a list counts as its JSON text).
-func (rs *recSheet) checkLength(key string, v json.RawMessage) error {
-	if len(v) <= rs.caps.CellLength {
+func checkLength(rs *stored.Sheet, key string, v json.RawMessage) error {
+	if len(v) <= rs.Caps.CellLength {
 		return nil
 	}
 	text := string(v)
@@ -261,58 +262,58 @@ func (rs *recSheet) checkLength(key string, v json.RawMessage) error {
 	if json.Unmarshal(v, &s) == nil {
 		text = s
 	}
-	if !limits.Over(text, rs.caps.CellLength) {
+	if !limits.Over(text, rs.Caps.CellLength) {
 		return nil
 	}
-	return errs.Invalidf(key, "%s", rs.caps.Cell(fmt.Sprintf("Field %q", key), text))
+	return errs.Invalidf(key, "%s", rs.Caps.Cell(fmt.Sprintf("Field %q", key), text))
 }
 
 // applyInput merges one update into st.
-func (rs *recSheet) applyInput(st *recState, in *RecordIn) error {
+func applyInput(rs *stored.Sheet, st *stored.State, in *RecordIn) error {
 	for k, c := range in.Values {
 		i, ok := rs.Schema.Index(k)
 		if !ok {
 			return records.UnknownField(k)
 		}
 		if c.HasValue {
-			if err := rs.checkLength(k, c.Value); err != nil {
+			if err := checkLength(rs, k, c.Value); err != nil {
 				return err
 			}
-			st.row[i] = c.Value
+			st.Row[i] = c.Value
 		}
 		if c.HasMessages {
-			if st.umsgs == nil {
-				st.umsgs = make(records.Cells, len(rs.Schema.Rules))
+			if st.UMsgs == nil {
+				st.UMsgs = make(records.Cells, len(rs.Schema.Rules))
 			}
-			st.umsgs[i] = agentMessages(c.Messages)
+			st.UMsgs[i] = agentMessages(c.Messages)
 		}
 		if c.HasLayer {
-			st.setLayer(len(rs.Schema.Rules), i, c.Layer)
+			st.SetLayer(len(rs.Schema.Rules), i, c.Layer)
 		}
 	}
 	if in.HasMessages {
-		st.rmsgs = agentMessages(in.Messages)
+		st.RMsgs = agentMessages(in.Messages)
 	}
 	if in.Metadata != nil {
-		st.meta = emptyObjectNil(in.Metadata)
+		st.Meta = emptyObjectNil(in.Metadata)
 	}
 	if in.Config != nil {
-		st.cfg = emptyObjectNil(in.Config)
+		st.Cfg = emptyObjectNil(in.Config)
 	}
 	return nil
 }
 
 // checkReadonly refuses value changes to read-only cells, judged by the config the record
 // had before the write. Errors: invalid naming the field.
-func (rs *recSheet) checkReadonly(old, st *recState) error {
-	cfg := parseRecordConfig(old.cfg)
+func checkReadonly(rs *stored.Sheet, old, st *stored.State) error {
+	cfg := parseRecordConfig(old.Cfg)
 	for i := range rs.Schema.Rules {
-		if !bytes.Equal(old.row[i], st.row[i]) && rs.readonlyCell(cfg, i) {
+		if !bytes.Equal(old.Row[i], st.Row[i]) && readonlyCell(rs, cfg, i) {
 			k := rs.Schema.Rules[i].Key
 			if cfg.Readonly {
-				return errs.Invalidf(k, "Record %s is readonly; its values cannot be changed", RecordID(old.rid))
+				return errs.Invalidf(k, "Record %s is readonly; its values cannot be changed", stored.RecordID(old.RID))
 			}
-			return errs.Invalidf(k, "Field %q of record %s is readonly", k, RecordID(old.rid))
+			return errs.Invalidf(k, "Field %q of record %s is readonly", k, stored.RecordID(old.RID))
 		}
 	}
 	return nil
@@ -349,7 +350,7 @@ func (db *DB) DeleteRecords(ctx context.Context, sheetID string, ids []string, o
 	return res, nil
 }
 
-func (tx *Tx) deleteStates(rs *recSheet, w *writeCtx, olds map[int64]*recState, rids []int64) error {
+func (tx *Tx) deleteStates(rs *stored.Sheet, w *writeCtx, olds map[int64]*stored.State, rids []int64) error {
 	changes := make([]*change, 0, len(rids))
 	for _, rid := range rids {
 		changes = append(changes, &change{kind: kDelete, old: olds[rid]})
@@ -373,7 +374,7 @@ func uniqueRids(rids []int64) []int64 {
 func ridIDs(rids []int64) []string {
 	out := make([]string, len(rids))
 	for i, r := range rids {
-		out[i] = RecordID(r)
+		out[i] = stored.RecordID(r)
 	}
 	return out
 }

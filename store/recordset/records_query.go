@@ -9,6 +9,7 @@ import (
 	"github.com/sluice/sluice/ffql"
 	"github.com/sluice/sluice/model"
 	"github.com/sluice/sluice/records"
+	"github.com/sluice/sluice/store/recordset/stored"
 	"github.com/sluice/sluice/store/sqldb"
 )
 
@@ -84,11 +85,11 @@ func pathSafe(key string) bool {
 }
 
 // recordColumns implements ffql.Columns over the records table aliased r.
-type recordColumns struct{ rs *recSheet }
+type recordColumns struct{ rs *stored.Sheet }
 
-func (c recordColumns) Value(key string) ffql.Frag { return c.rs.value("r", key) }
+func (c recordColumns) Value(key string) ffql.Frag { return c.rs.Value("r", key) }
 
-func (c recordColumns) Typing() ffql.Typing { return c.rs.d.Typing() }
+func (c recordColumns) Typing() ffql.Typing { return c.rs.Dialect.Typing() }
 
 // messageType maps an FFQL status to the message type stored.
 func messageType(status string) string {
@@ -105,7 +106,7 @@ func (c recordColumns) CellStatus(key, status string) ffql.Frag {
 	if status == "error" {
 		return c.cellError(key)
 	}
-	if c.rs.d.JSONB() {
+	if c.rs.Dialect.JSONB() {
 		// the field's messages, Sluice's and the agents', as jsonb: one of them has the level
 		dsql, dargs := c.dupTerms(messageType(status), key)
 		return ffql.Frag{SQL: "((COALESCE(CAST(r.x AS JSONB) -> 'm' -> CAST(? AS TEXT), '[]'::jsonb) || COALESCE(CAST(r.x AS JSONB) -> 'u' -> CAST(? AS TEXT), '[]'::jsonb)) @> CAST(? AS JSONB)" + dsql + ")",
@@ -116,13 +117,13 @@ func (c recordColumns) CellStatus(key, status string) ffql.Frag {
 	u, uargs := memberExpr("r.x", "$.u", key)
 	args := append(append(append([]any{}, margs...), uargs...), needle)
 	dsql, dargs := c.dupTerms(messageType(status), key)
-	return ffql.Frag{SQL: "(" + c.rs.d.Contains("coalesce("+m+", '') || coalesce("+u+", '')", "?") + dsql + ")", Args: append(args, dargs...)}
+	return ffql.Frag{SQL: "(" + c.rs.Dialect.Contains("coalesce("+m+", '') || coalesce("+u+", '')", "?") + dsql + ")", Args: append(args, dargs...)}
 }
 
 // cellError is true when the field has an error message or breaks an error-level unique rule.
 func (c recordColumns) cellError(key string) ffql.Frag {
 	dsql, dargs := c.dupTerms(records.LevelError, key)
-	return ffql.Frag{SQL: "(r.valid = 0 AND (" + c.rs.d.Contains("coalesce(r.efs, '')", "?") + dsql + "))", Args: append([]any{efsSep + key + efsSep}, dargs...)}
+	return ffql.Frag{SQL: "(r.valid = 0 AND (" + c.rs.Dialect.Contains("coalesce(r.efs, '')", "?") + dsql + "))", Args: append([]any{stored.EFSSep + key + stored.EFSSep}, dargs...)}
 }
 
 // dupTerms is an " OR …" term for each unique rule of the level that the record breaks,
@@ -131,11 +132,11 @@ func (c recordColumns) dupTerms(level, key string) (string, []any) {
 	var sql string
 	var args []any
 	for _, u := range c.rs.Schema.Uniques {
-		uc, ok := c.rs.ucOf[u]
+		uc, ok := c.rs.UCOf[u]
 		if !ok || u.Level != level || (key != "" && !c.ruleCovers(u, key)) {
 			continue
 		}
-		sql += " OR " + c.rs.d.Contains("coalesce(r.dups, '')", "?")
+		sql += " OR " + c.rs.Dialect.Contains("coalesce(r.dups, '')", "?")
 		args = append(args, dupToken(uc))
 	}
 	return sql, args
@@ -158,7 +159,7 @@ func (c recordColumns) RecordStatus(status string) ffql.Frag {
 		return ffql.Frag{SQL: "r.valid = 0"}
 	}
 	dsql, dargs := c.dupTerms(messageType(status), "")
-	if c.rs.d.JSONB() {
+	if c.rs.Dialect.JSONB() {
 		// any field's messages (Sluice's, the agents') or the record's own have the level
 		var terms []string
 		var args []any
@@ -169,15 +170,15 @@ func (c recordColumns) RecordStatus(status string) ffql.Frag {
 		return ffql.Frag{SQL: "(" + strings.Join(terms, " OR ") + dsql + ")", Args: append(args, dargs...)}
 	}
 	needle := `"type":"` + messageType(status) + `"`
-	return ffql.Frag{SQL: "(" + c.rs.d.Contains("coalesce(json_extract(r.x, '$.m'), '') || coalesce(json_extract(r.x, '$.u'), '') || coalesce(json_extract(r.x, '$.r'), '')", "?") + dsql + ")",
+	return ffql.Frag{SQL: "(" + c.rs.Dialect.Contains("coalesce(json_extract(r.x, '$.m'), '') || coalesce(json_extract(r.x, '$.u'), '') || coalesce(json_extract(r.x, '$.r'), '')", "?") + dsql + ")",
 		Args: append([]any{needle}, dargs...)}
 }
 
 func dupToken(uc int64) string { return "," + itoa(uc) + "," }
 
 // where builds the condition selecting q's records of the sheet (alias r).
-func (tx *readCtx) where(rs *recSheet, q *RecordQuery) (ffql.Frag, error) {
-	lo, hi := ridRange(rs.sk)
+func (tx *readCtx) where(rs *stored.Sheet, q *RecordQuery) (ffql.Frag, error) {
+	lo, hi := stored.RIDRange(rs.SK)
 	// One range on the key: SQLite would use only one of two lower bounds.
 	lo = max(lo, q.after+1)
 	if q.upto > 0 {
@@ -215,7 +216,7 @@ func (tx *readCtx) where(rs *recSheet, q *RecordQuery) (ffql.Frag, error) {
 		add(f)
 	}
 	if q.Q != "" {
-		e, err := ffql.Parse(q.Q, rs.caps.FFQLTerms)
+		e, err := ffql.Parse(q.Q, rs.Caps.FFQLTerms)
 		if err != nil {
 			return ffql.Frag{}, errs.Invalidf("q", "Invalid q: %v", err)
 		}
@@ -226,7 +227,7 @@ func (tx *readCtx) where(rs *recSheet, q *RecordQuery) (ffql.Frag, error) {
 		add(f)
 	}
 	if q.pre != "" {
-		e, err := ffql.Parse(q.pre, rs.caps.FFQLTerms)
+		e, err := ffql.Parse(q.pre, rs.Caps.FFQLTerms)
 		if err != nil {
 			return ffql.Frag{}, errs.Wrap(err, "internal query")
 		}
@@ -256,7 +257,7 @@ func (tx *readCtx) where(rs *recSheet, q *RecordQuery) (ffql.Frag, error) {
 		add(ffql.Frag{SQL: "r.vseq " + v.op + " ?", Args: []any{seq}})
 	}
 	if q.ExcludeReadOnly {
-		add(ffql.Frag{SQL: "NOT " + rs.d.JSONTrue("r.x", "cfg", "readonly")})
+		add(ffql.Frag{SQL: "NOT " + rs.Dialect.JSONTrue("r.x", "cfg", "readonly")})
 	}
 	return ffql.And(parts...), nil
 }
@@ -264,7 +265,7 @@ func (tx *readCtx) where(rs *recSheet, q *RecordQuery) (ffql.Frag, error) {
 func idsFrag(ids []string, exclude bool) (ffql.Frag, error) {
 	args := make([]any, len(ids))
 	for i, id := range ids {
-		rid, err := ParseRecordID(id)
+		rid, err := stored.ParseRecordID(id)
 		if err != nil {
 			return ffql.Frag{}, err
 		}
@@ -279,7 +280,7 @@ func idsFrag(ids []string, exclude bool) (ffql.Frag, error) {
 
 // search is the searchValue condition: `""` finds empty cells, `"x"` cells equal to x, and
 // anything else cells containing the text, ignoring ASCII case. The word null is plain text.
-func (tx *readCtx) search(rs *recSheet, cols recordColumns, q *RecordQuery) (ffql.Frag, error) {
+func (tx *readCtx) search(rs *stored.Sheet, cols recordColumns, q *RecordQuery) (ffql.Frag, error) {
 	value, field := q.SearchValue, q.SearchField
 	if field != "" && rs.Schema.Rule(field) == nil {
 		return ffql.Frag{}, records.UnknownField(field)
@@ -302,7 +303,7 @@ func (tx *readCtx) search(rs *recSheet, cols recordColumns, q *RecordQuery) (ffq
 		// pass does, and costs less than lower() and instr (a field's search over 1,000,000
 		// records: 180 ms instead of 270).
 		v := cols.Typing().Text(cols.Value(r.Key))
-		parts = append(parts, ffql.Frag{SQL: rs.d.CollateC(v.SQL) + rs.d.Like() + `? ESCAPE '\'`, Args: append(v.Args, textPattern)})
+		parts = append(parts, ffql.Frag{SQL: rs.Dialect.CollateC(v.SQL) + rs.Dialect.Like() + `? ESCAPE '\'`, Args: append(v.Args, textPattern)})
 	}
 	if len(parts) == 0 {
 		return ffql.Frag{SQL: "FALSE"}, nil
@@ -311,7 +312,7 @@ func (tx *readCtx) search(rs *recSheet, cols recordColumns, q *RecordQuery) (ffq
 	var pre ffql.Frag
 	offIndex := false // (PostgreSQL: written as a CASE, which the trigram index cannot answer)
 	pattern := containing(enc)
-	if !rs.d.JSONB() {
+	if !rs.Dialect.JSONB() {
 		// SQLite's LIKE folds ASCII case itself, without lower()'s copy of every row: a
 		// search of 1,000,000 records reads them in about 80 ms instead of 230.
 		pre = ffql.Frag{SQL: `r.vals LIKE ? ESCAPE '\'`, Args: []any{pattern}}
@@ -321,8 +322,8 @@ func (tx *readCtx) search(rs *recSheet, cols recordColumns, q *RecordQuery) (ffq
 				// the records after it the rest (search_fts_sqlite.go): while the index is being
 				// built, a search scans only what it has not reached yet.
 				// (One IN over both: SQLite plans an OR of the two as a scan.)
-				name := searchIndexName(rs.sk)
-				_, hi := ridRange(rs.sk)
+				name := searchIndexName(rs.SK)
+				_, hi := stored.RIDRange(rs.SK)
 				pre = ffql.And(ffql.Frag{SQL: `r.rid IN (SELECT rowid FROM ` + name + ` WHERE ` + name + ` MATCH ? UNION ALL SELECT rid FROM records WHERE rid > ? AND rid <= ? AND vals LIKE ? ESCAPE '\')`,
 					Args: []any{phrase, upto, hi, pattern}}, pre)
 				q.looked = true
@@ -361,15 +362,15 @@ func (tx *readCtx) search(rs *recSheet, cols recordColumns, q *RecordQuery) (ffq
 			q.looked = !offIndex
 		}
 	}
-	if lacking, ok := firstPassTrusted(enc, rs.d); searchShortcut && ok && field == "" && rs.layout.settled() {
+	if lacking, ok := firstPassTrusted(enc, rs.Dialect); searchShortcut && ok && field == "" && rs.Layout.Settled() {
 		// In a record whose stored values hold none of the kinds of token the needle could
-		// lie in without a value's text holding it (record_encoding.go, kinds), the first
+		// lie in without a value's text holding it (stored/encoding.go, kinds), the first
 		// pass's match is a match: the test of each field is left to the others (SQLite:
 		// 0.1 s instead of 0.6-1 s for a search matching all 1,000,000 records; PostgreSQL:
 		// 0.5 s instead of 0.64-1.1 s).
 		// (An escaped quote or backslash alone, kindQuoteEscapes, is no escape here: the
 		// needle holds neither character, so no match takes in a part of one.)
-		exact = ffql.Frag{SQL: `(` + lacksKinds(lacking) + ` OR ` + exact.SQL + `)`, Args: exact.Args}
+		exact = ffql.Frag{SQL: `(` + stored.LacksKinds(lacking) + ` OR ` + exact.SQL + `)`, Args: exact.Args}
 	}
 	f := ffql.And(pre, exact)
 	if offIndex {
@@ -396,16 +397,16 @@ func firstPassTrusted(enc string, d sqldb.Dialect) (lacking int64, ok bool) {
 	if enc == "" || enc[0] == ' ' || strings.ContainsAny(enc, `\",[]{}:`) {
 		return 0, false // (a leading space: PostgreSQL's JSON text has one after each comma)
 	}
-	lacking = kindEscape
+	lacking = stored.KindEscape
 	if strings.Contains("null", enc) {
-		lacking |= kindNull
+		lacking |= stored.KindNull
 	}
 	if !d.JSONB() {
 		if strings.Contains("true", enc) || strings.Contains("false", enc) {
-			lacking |= kindBool
+			lacking |= stored.KindBool
 		}
 		if strings.IndexFunc(enc, func(r rune) bool { return !strings.ContainsRune("0123456789.eE+-", r) }) < 0 {
-			lacking |= kindNumber
+			lacking |= stored.KindNumber
 		}
 	}
 	return lacking, true
@@ -428,17 +429,17 @@ func anyOf(parts []ffql.Frag) ffql.Frag {
 }
 
 // versionSeq resolves a version or commit id of the sheet. Errors: invalid.
-func (tx *readCtx) versionSeq(rs *recSheet, id, key string) (int64, error) {
+func (tx *readCtx) versionSeq(rs *stored.Sheet, id, key string) (int64, error) {
 	var seq, sk int64
 	err := tx.q.QueryRowContext(tx.ctx, `SELECT vseq, sk FROM record_versions WHERE id = ?`, id).Scan(&seq, &sk)
-	if err != nil || sk != rs.sk {
+	if err != nil || sk != rs.SK {
 		return 0, errs.Invalidf(key, "Unknown %s %q for this sheet", key, id)
 	}
 	return seq, nil
 }
 
 // orderBy is the ORDER BY of a query: insertion order unless a sort field is given.
-func orderBy(rs *recSheet, q *RecordQuery) (ffql.Frag, error) {
+func orderBy(rs *stored.Sheet, q *RecordQuery) (ffql.Frag, error) {
 	dir := " ASC"
 	if q.SortDesc {
 		dir = " DESC"
@@ -450,7 +451,7 @@ func orderBy(rs *recSheet, q *RecordQuery) (ffql.Frag, error) {
 	if !ok {
 		return ffql.Frag{}, errs.Invalidf("sortField", "Cannot sort by %q: the sheet has no field with this key", q.SortField)
 	}
-	if rs.d.JSONB() && textOnly(rs.Schema.Rules[i]) && rs.layout.cols[i] >= 0 {
+	if rs.Dialect.JSONB() && stored.TextOnly(rs.Schema.Rules[i]) && rs.Layout.Cols[i] >= 0 {
 		// Every value of the field is text (or a list, or empty): the typed order (kind, then
 		// number, then text) comes down to the text, empty first, which PostgreSQL sorts in
 		// a third of the time (1,000,000 records: 0.35 s instead of 0.9).
@@ -458,12 +459,12 @@ func orderBy(rs *recSheet, q *RecordQuery) (ffql.Frag, error) {
 		if q.SortDesc {
 			nulls = " NULLS LAST"
 		}
-		return ffql.Frag{SQL: `(r.vals ->> ` + strconv.Itoa(rs.layout.cols[i]) + `) COLLATE "C"` + dir + nulls + ", r.rid" + dir}, nil
+		return ffql.Frag{SQL: `(r.vals ->> ` + strconv.Itoa(rs.Layout.Cols[i]) + `) COLLATE "C"` + dir + nulls + ", r.rid" + dir}, nil
 	}
-	if rs.d.JSONB() && rs.layout.cols[i] >= 0 {
-		return pgTypedOrder(rs.layout.cols[i], rs.Schema.Rules[i].Type, q.SortDesc), nil
+	if rs.Dialect.JSONB() && rs.Layout.Cols[i] >= 0 {
+		return pgTypedOrder(rs.Layout.Cols[i], rs.Schema.Rules[i].Type, q.SortDesc), nil
 	}
-	o := rs.d.Typing().Order(rs.value("r", q.SortField), dir)
+	o := rs.Dialect.Typing().Order(rs.Value("r", q.SortField), dir)
 	return ffql.Frag{SQL: o.SQL + ", r.rid" + dir, Args: o.Args}, nil
 }
 
@@ -488,14 +489,4 @@ func pgTypedOrder(col int, typ string, desc bool) ffql.Frag {
 		return ffql.Frag{SQL: num + ", " + text + ", r.rid" + dir}
 	}
 	return ffql.Frag{SQL: text + ", " + num + ", r.rid" + dir}
-}
-
-// textOnly reports a field whose stored values are always text, a list or empty: Check
-// turns anything written to these types into text.
-func textOnly(r *records.Rule) bool {
-	switch r.Type {
-	case model.FieldString, model.FieldStringList, model.FieldReference, model.FieldReferenceList:
-		return true
-	}
-	return false
 }

@@ -9,20 +9,21 @@ import (
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/model"
 	"github.com/sluice/sluice/records"
+	"github.com/sluice/sluice/store/recordset/stored"
 	"github.com/sluice/sluice/store/sqldb"
 )
 
 // checkRefs adds an "unlinked" error to every reference cell whose value matches no record
 // of the referenced sheet on the referenced field. Changes in the referenced sheet mark this
 // sheet for a full recheck (staleReferrers).
-func (tx *Tx) checkRefs(rs *recSheet, states []*recState) error {
+func (tx *Tx) checkRefs(rs *stored.Sheet, states []*stored.State) error {
 	for _, r := range rs.Schema.Refs {
 		if r.Config == nil || r.Config.Ref == "" || r.Config.Key == "" {
 			continue
 		}
 		wanted := map[string]bool{}
 		for _, st := range states {
-			for _, v := range records.Elements(st.row[r.Index]) {
+			for _, v := range records.Elements(st.Row[r.Index]) {
 				wanted[v] = false
 			}
 		}
@@ -34,18 +35,18 @@ func (tx *Tx) checkRefs(rs *recSheet, states []*recState) error {
 			return err
 		}
 		for _, st := range states {
-			for _, v := range records.Elements(st.row[r.Index]) {
+			for _, v := range records.Elements(st.Row[r.Index]) {
 				if wanted[v] {
 					continue
 				}
-				if st.msgs == nil {
-					st.msgs = make(records.Cells, len(rs.Schema.Rules))
+				if st.Msgs == nil {
+					st.Msgs = make(records.Cells, len(rs.Schema.Rules))
 				}
 				msg := fmt.Sprintf("No record of %s has %s %q", r.Config.Ref, r.Config.Key, v)
 				if missing != "" {
 					msg = missing
 				}
-				st.msgs[r.Index] = append(st.msgs[r.Index], records.Message{Type: records.LevelError, Source: records.SourceUnlinked, Message: msg})
+				st.Msgs[r.Index] = append(st.Msgs[r.Index], records.Message{Type: records.LevelError, Source: records.SourceUnlinked, Message: msg})
 				break
 			}
 		}
@@ -55,7 +56,7 @@ func (tx *Tx) checkRefs(rs *recSheet, states []*recState) error {
 
 // findRefs marks in wanted the values that exist in the referenced sheet. It returns a
 // message for every value when the referenced sheet or field itself is missing.
-func (tx *Tx) findRefs(rs *recSheet, r *records.Rule, wanted map[string]bool) (string, error) {
+func (tx *Tx) findRefs(rs *stored.Sheet, r *records.Rule, wanted map[string]bool) (string, error) {
 	var targetID string
 	err := tx.QueryRow(`SELECT id FROM sheets WHERE workbook_id = ? AND (slug = ? OR id = ?) AND deleted_at IS NULL ORDER BY slug = ? DESC LIMIT 1`,
 		rs.WorkbookID, r.Config.Ref, r.Config.Ref, r.Config.Ref).Scan(&targetID)
@@ -65,7 +66,7 @@ func (tx *Tx) findRefs(rs *recSheet, r *records.Rule, wanted map[string]bool) (s
 	if err != nil {
 		return "", errs.Wrap(err, "find referenced sheet")
 	}
-	target, err := loadRecSheet(tx.Context(), tx, "", targetID)
+	target, err := stored.Load(tx.Context(), tx, "", targetID)
 	if err != nil {
 		return "", err
 	}
@@ -73,11 +74,11 @@ func (tx *Tx) findRefs(rs *recSheet, r *records.Rule, wanted map[string]bool) (s
 	if tr == nil {
 		return fmt.Sprintf("Referenced field %q not found in %s", r.Config.Key, r.Config.Ref), nil
 	}
-	if target.sk == 0 {
+	if target.SK == 0 {
 		return "", nil
 	}
-	if u := tr.Unique; u != nil && target.ucOf[u] != 0 && target.hash == schemaHash(&target.Config) {
-		return "", tx.findRefsByIndex(target.ucOf[u], tr, u, wanted)
+	if u := tr.Unique; u != nil && target.UCOf[u] != 0 && target.Hash == stored.SchemaHash(&target.Config) {
+		return "", tx.findRefsByIndex(target.UCOf[u], tr, u, wanted)
 	}
 	return "", tx.findRefsByScan(target, tr, wanted)
 }
@@ -108,13 +109,13 @@ func (tx *Tx) findRefsByIndex(uc int64, tr *records.Rule, u *records.Unique, wan
 }
 
 // findRefsByScan reads the referenced sheet's field, in one pass, when it has no unique index.
-func (tx *Tx) findRefsByScan(target *recSheet, tr *records.Rule, wanted map[string]bool) error {
-	lo, hi := ridRange(target.sk)
+func (tx *Tx) findRefsByScan(target *stored.Sheet, tr *records.Rule, wanted map[string]bool) error {
+	lo, hi := stored.RIDRange(target.SK)
 	list := make([]string, 0, len(wanted))
 	for v := range wanted {
 		list = append(list, v)
 	}
-	text := target.d.Typing().Text(target.value("r", tr.Key))
+	text := target.Dialect.Typing().Text(target.Value("r", tr.Key))
 	args := append(append(append(append([]any{}, text.Args...), lo, hi), text.Args...), stringsJSON(list))
 	return sqldb.EachRow(tx.Context(), tx, "look up references", `SELECT DISTINCT `+text.SQL+` FROM records r
 		WHERE r.rid BETWEEN ? AND ? AND `+text.SQL+` IN (SELECT value FROM `+tx.Dialect().JSONTexts("?")+`)`, args, func(rows *sql.Rows) error {
@@ -130,7 +131,7 @@ func (tx *Tx) findRefsByScan(target *recSheet, tr *records.Rule, wanted map[stri
 // staleReferrers marks the sheets whose reference fields point at rs as needing revalidation:
 // a record added, changed or deleted here can make their references dangle or resolve. They
 // are rechecked in full on their next read or write.
-func (tx *Tx) staleReferrers(rs *recSheet) error {
+func (tx *Tx) staleReferrers(rs *stored.Sheet) error {
 	rows, err := tx.QueryContext(tx.Context(), `SELECT s.id, s.config FROM sheets s JOIN record_sheets r ON r.sheet_id = s.id
 		WHERE s.workbook_id = ? AND s.id <> ? AND s.deleted_at IS NULL AND r.total > 0 AND `+tx.Dialect().Contains("s.config", `'"type":"reference'`), rs.WorkbookID, rs.ID)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/sluice/sluice/model"
 	"github.com/sluice/sluice/store/recordset"
+	"github.com/sluice/sluice/store/recordset/stored"
 )
 
 // A search trusts its first pass (the needle in the stored JSON text of all values) for
@@ -87,7 +88,7 @@ func TestSearchShortcutFindsWhatTheFieldTestFinds(t *testing.T) {
 	kindsOf := func() map[string]int {
 		out := map[string]int{}
 		for _, r := range e.mustGet(t, sh, recordset.RecordQuery{Page: model.Page{Size: 1000, Number: 1}}) {
-			rid, _ := recordset.ParseRecordID(r.ID)
+			rid, _ := stored.ParseRecordID(r.ID)
 			n, err := e.db.CountForTest(t.Context(), `SELECT coalesce(kinds, -1) FROM records WHERE rid = ?`, rid)
 			if err != nil {
 				t.Fatal(err)

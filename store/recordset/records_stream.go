@@ -10,6 +10,7 @@ import (
 
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/records"
+	"github.com/sluice/sluice/store/recordset/stored"
 )
 
 // RowSource yields rows of values aligned with the keys given to InsertStream, and io.EOF
@@ -45,7 +46,7 @@ func (db *DB) InsertStream(ctx context.Context, sheetID string, keys []string, s
 		idx[j] = i
 		inOrder = inOrder && i == j
 	}
-	hash := schemaHash(&rs.Config)
+	hash := stored.SchemaHash(&rs.Config)
 	// The values of each batch are counted for the kept value lists here, ahead of its
 	// write, while the rows are fresh in memory; the writer says which lists stop being kept.
 	kept, _, err := keptFields(ctx, db.Reader, rs)
@@ -61,7 +62,7 @@ func (db *DB) InsertStream(ctx context.Context, sheetID string, keys []string, s
 	defer wg.Wait() // (src is not called once InsertStream has returned)
 	defer cancel()
 	type prepared struct {
-		states []*recState
+		states []*stored.State
 		pre    *valueDelta
 		err    error
 	}
@@ -90,7 +91,7 @@ func (db *DB) InsertStream(ctx context.Context, sheetID string, keys []string, s
 	go func() {
 		defer wg.Done()
 		defer close(ch)
-		var states []*recState
+		var states []*stored.State
 		size := 0
 		send := func(p prepared) bool {
 			select {
@@ -115,7 +116,7 @@ func (db *DB) InsertStream(ctx context.Context, sheetID string, keys []string, s
 		for b := range raw {
 			for k, vals := range b.rows {
 				if states == nil {
-					states = make([]*recState, 0, min(batch, 1024))
+					states = make([]*stored.State, 0, min(batch, 1024))
 				}
 				var row records.Row
 				if inOrder && len(vals) == len(idx) {
@@ -126,14 +127,14 @@ func (db *DB) InsertStream(ctx context.Context, sheetID string, keys []string, s
 						row[idx[j]] = v
 					}
 				}
-				st := rs.newState(0, row)
-				st.enc, st.encKinds = rs.encode(row), rs.kinds(row)+1
-				st.precomputeKeys(rs.Schema)
+				st := newState(rs, 0, row)
+				st.Enc, st.EncKinds = rs.Encode(row), rs.Kinds(row)+1
+				st.PrecomputeKeys(rs.Schema)
 				if b.lines != nil {
-					st.line = b.lines[k]
+					st.Line = b.lines[k]
 				}
 				states = append(states, st)
-				if size += len(st.enc); len(states) >= batch || size >= BatchBytes {
+				if size += len(st.Enc); len(states) >= batch || size >= BatchBytes {
 					if !flush() {
 						return
 					}
@@ -229,7 +230,7 @@ func (db *DB) ImportBatch() int {
 }
 
 // insertPrepared writes one batch of checked states in its own transaction.
-func (db *DB) insertPrepared(ctx context.Context, sheetID, hash string, states []*recState, pre *valueDelta, opt WriteOptions, res *BulkResult) ([]bool, error) {
+func (db *DB) insertPrepared(ctx context.Context, sheetID, hash string, states []*stored.State, pre *valueDelta, opt WriteOptions, res *BulkResult) ([]bool, error) {
 	var keptAfter []bool
 	err := db.Update(ctx, func(tx *Tx) error {
 		if opt.Job != "" {
@@ -237,15 +238,15 @@ func (db *DB) insertPrepared(ctx context.Context, sheetID, hash string, states [
 				return err
 			}
 		}
-		rs, err := loadRecSheet(ctx, tx, opt.AccountID, sheetID)
+		rs, err := stored.Load(ctx, tx, opt.AccountID, sheetID)
 		if err != nil {
 			return err
 		}
-		if schemaHash(&rs.Config) != hash {
+		if stored.SchemaHash(&rs.Config) != hash {
 			schema := rs.Schema.WithFormats(opt.Formats)
 			for _, st := range states {
-				st.msgs, st.enc, st.ukeys, st.uhas = schema.Check(st.row), "", nil, nil
-				st.preCounted = false
+				st.Msgs, st.Enc, st.UKeys, st.UHas = schema.Check(st.Row), "", nil, nil
+				st.PreCounted = false
 			}
 			pre = nil
 		}
@@ -261,9 +262,9 @@ func (db *DB) insertPrepared(ctx context.Context, sheetID, hash string, states [
 		changes := make([]*change, len(states))
 		ids := make([]string, len(states))
 		for i, st := range states {
-			st.rid = first + int64(i)
+			st.RID = first + int64(i)
 			changes[i] = &change{kind: kInsert, new: st}
-			ids[i] = RecordID(st.rid)
+			ids[i] = stored.RecordID(st.RID)
 		}
 		if err := tx.applyChanges(rs, changes, w); err != nil {
 			return err
@@ -293,18 +294,18 @@ func (db *DB) insertPrepared(ctx context.Context, sheetID, hash string, states [
 
 // writableLayout loads a sheet for a streamed write, first giving every field a value
 // position so rows can be encoded before their transactions. Errors: not_found, forbidden.
-func (db *DB) writableLayout(ctx context.Context, accountID, sheetID string) (*recSheet, error) {
-	rs, err := loadRecSheet(ctx, db.Reader, accountID, sheetID)
+func (db *DB) writableLayout(ctx context.Context, accountID, sheetID string) (*stored.Sheet, error) {
+	rs, err := stored.Load(ctx, db.Reader, accountID, sheetID)
 	if err != nil {
 		return nil, err
 	}
-	if err := rs.checkWritable(); err != nil {
+	if err := rs.CheckWritable(); err != nil {
 		return nil, err
 	}
-	for _, col := range rs.layout.cols {
+	for _, col := range rs.Layout.Cols {
 		if col < 0 {
 			err := db.Update(ctx, func(tx *Tx) error {
-				w, err := loadRecSheet(ctx, tx, accountID, sheetID)
+				w, err := stored.Load(ctx, tx, accountID, sheetID)
 				if err != nil {
 					return err
 				}
@@ -313,7 +314,7 @@ func (db *DB) writableLayout(ctx context.Context, accountID, sheetID string) (*r
 			if err != nil {
 				return nil, err
 			}
-			return loadRecSheet(ctx, db.Reader, accountID, sheetID)
+			return stored.Load(ctx, db.Reader, accountID, sheetID)
 		}
 	}
 	return rs, nil

@@ -5,16 +5,16 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/sluice/sluice/store/sqldb"
-
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/records"
+	"github.com/sluice/sluice/store/recordset/stored"
+	"github.com/sluice/sluice/store/sqldb"
 )
 
 // reconcileUniques updates the unique-value index for the changes and sets each new state's
 // dups. Records outside the write whose duplicate status flips (the twins of a value that
 // became or stopped being a duplicate) are rewritten here with their counts adjusted.
-func (tx *Tx) reconcileUniques(rs *recSheet, changes []*change, w *writeCtx, d *countDelta) error {
+func (tx *Tx) reconcileUniques(rs *stored.Sheet, changes []*change, w *writeCtx, d *countDelta) error {
 	if len(rs.Schema.Uniques) == 0 {
 		return nil
 	}
@@ -24,7 +24,7 @@ func (tx *Tx) reconcileUniques(rs *recSheet, changes []*change, w *writeCtx, d *
 	}
 	twins := map[int64]map[int64]bool{} // rid → uc → should be a duplicate
 	for ui, u := range rs.Schema.Uniques {
-		uc := rs.ucOf[u]
+		uc := rs.UCOf[u]
 		ix := &ruleIndex{u: u, ui: ui, uc: uc}
 		if err := tx.indexRule(ix, changes, w.emptyBefore); err != nil {
 			return err
@@ -35,10 +35,10 @@ func (tx *Tx) reconcileUniques(rs *recSheet, changes []*change, w *writeCtx, d *
 			}
 			if rids, ok := ix.entries[ix.keys[i]]; ok {
 				if len(rids) >= 2 {
-					c.new.dups = append(c.new.dups, uc)
+					c.new.Dups = append(c.new.Dups, uc)
 				}
-			} else if ix.keep[i] && containsInt(c.old.dups, uc) {
-				c.new.dups = append(c.new.dups, uc)
+			} else if ix.keep[i] && containsInt(c.old.Dups, uc) {
+				c.new.Dups = append(c.new.Dups, uc)
 			}
 		}
 		for _, rids := range ix.entries {
@@ -55,7 +55,7 @@ func (tx *Tx) reconcileUniques(rs *recSheet, changes []*change, w *writeCtx, d *
 	}
 	for _, c := range changes {
 		if c.new != nil {
-			sort.Slice(c.new.dups, func(i, j int) bool { return c.new.dups[i] < c.new.dups[j] })
+			sort.Slice(c.new.Dups, func(i, j int) bool { return c.new.Dups[i] < c.new.Dups[j] })
 		}
 	}
 	return tx.flipTwins(rs, twins, w, d)
@@ -85,10 +85,10 @@ func (tx *Tx) indexRule(ix *ruleIndex, changes []*change, emptyBefore bool) erro
 		var ok string
 		var oh bool
 		if c.old != nil && c.kind != kRecheck {
-			ok, oh = ix.u.UniqueKey(c.old.row)
+			ok, oh = ix.u.UniqueKey(c.old.Row)
 		}
 		if c.new != nil {
-			ix.keys[i], ix.has[i] = c.new.uniqueKey(ix.u, ix.ui)
+			ix.keys[i], ix.has[i] = c.new.UniqueKey(ix.u, ix.ui)
 		}
 		switch {
 		case oh && ix.has[i] && ok == ix.keys[i]:
@@ -342,7 +342,7 @@ func stringsJSON(list []string) string {
 }
 
 // flipTwins sets or clears unique rules on records outside the write.
-func (tx *Tx) flipTwins(rs *recSheet, twins map[int64]map[int64]bool, w *writeCtx, d *countDelta) error {
+func (tx *Tx) flipTwins(rs *stored.Sheet, twins map[int64]map[int64]bool, w *writeCtx, d *countDelta) error {
 	if len(twins) == 0 {
 		return nil
 	}
@@ -359,7 +359,7 @@ func (tx *Tx) flipTwins(rs *recSheet, twins map[int64]map[int64]bool, w *writeCt
 	}
 	var list []twin
 	err := sqldb.EachRow(tx.Context(), tx, "load duplicates", `SELECT rid, efs, dups, vals FROM records WHERE rid IN (SELECT CAST(value AS BIGINT) FROM `+tx.Dialect().JSONTexts("?")+`)`,
-		[]any{ridsJSON(rids)}, func(rows *sql.Rows) error {
+		[]any{stored.RIDsJSON(rids)}, func(rows *sql.Rows) error {
 			var t twin
 			var efs, dups sql.NullString
 			var vals []byte
@@ -367,13 +367,13 @@ func (tx *Tx) flipTwins(rs *recSheet, twins map[int64]map[int64]bool, w *writeCt
 				return errs.Wrap(err, "scan duplicate")
 			}
 			if d.values != nil {
-				row, err := rs.decode(vals)
+				row, err := rs.Decode(vals)
 				if err != nil {
 					return err
 				}
 				t.row = row
 			}
-			t.efs, t.old = decodeEFS(efs), decodeDups(dups)
+			t.efs, t.old = stored.DecodeEFS(efs), stored.DecodeDups(dups)
 			if t.dups = applyFlips(t.old, twins[t.rid]); !sameInts(t.old, t.dups) {
 				list = append(list, t)
 			}
@@ -385,13 +385,13 @@ func (tx *Tx) flipTwins(rs *recSheet, twins map[int64]map[int64]bool, w *writeCt
 	for _, t := range list {
 		d.tallyStatus(rs, t.efs, t.old, -1)
 		d.tallyStatus(rs, t.efs, t.dups, 1)
-		if was, is := rs.validOf(t.efs, t.old), rs.validOf(t.efs, t.dups); was != is {
+		if was, is := rs.ValidOf(t.efs, t.old), rs.ValidOf(t.efs, t.dups); was != is {
 			d.values.tally(t.row, was, -1, false)
 			d.values.tally(t.row, is, 1, false)
 		}
-		tx.noteChanged(rs.sk, 1, func(int) int64 { return t.rid })
+		tx.noteChanged(rs.SK, 1, func(int) int64 { return t.rid })
 		_, err := tx.Exec(`UPDATE records SET dups = ?, valid = ?, vseq = ? WHERE rid = ?`,
-			encodeDups(t.dups), sqldb.BoolInt(rs.validOf(t.efs, t.dups)), w.vseq, t.rid)
+			stored.EncodeDups(t.dups), sqldb.BoolInt(rs.ValidOf(t.efs, t.dups)), w.vseq, t.rid)
 		if err != nil {
 			return errs.Wrap(err, "update duplicate")
 		}

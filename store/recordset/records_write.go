@@ -8,11 +8,11 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/sluice/sluice/store/sqldb"
-
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/model"
 	"github.com/sluice/sluice/records"
+	"github.com/sluice/sluice/store/recordset/stored"
+	"github.com/sluice/sluice/store/sqldb"
 )
 
 type changeKind int
@@ -27,14 +27,14 @@ const (
 // change is one record's move from old to new state inside a write.
 type change struct {
 	kind     changeKind
-	old, new *recState
+	old, new *stored.State
 }
 
 func (c *change) rid() int64 {
 	if c.new != nil {
-		return c.new.rid
+		return c.new.RID
 	}
-	return c.old.rid
+	return c.old.RID
 }
 
 // WriteOptions says who writes and which events follow.
@@ -78,8 +78,8 @@ type writeCtx struct {
 
 // beginSheetWrite loads the sheet sheetID of opt's account and begins a write to it
 // (beginWrite). Errors: not_found, forbidden.
-func (tx *Tx) beginSheetWrite(sheetID string, opt WriteOptions) (*recSheet, *writeCtx, error) {
-	rs, err := loadRecSheet(tx.Context(), tx, opt.AccountID, sheetID)
+func (tx *Tx) beginSheetWrite(sheetID string, opt WriteOptions) (*stored.Sheet, *writeCtx, error) {
+	rs, err := stored.Load(tx.Context(), tx, opt.AccountID, sheetID)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -88,14 +88,14 @@ func (tx *Tx) beginSheetWrite(sheetID string, opt WriteOptions) (*recSheet, *wri
 }
 
 // beginWrite checks the sheet accepts writes, prepares its index and opens a version.
-func (tx *Tx) beginWrite(rs *recSheet, opt WriteOptions) (*writeCtx, error) {
-	if err := rs.checkWritable(); err != nil {
+func (tx *Tx) beginWrite(rs *stored.Sheet, opt WriteOptions) (*writeCtx, error) {
+	if err := rs.CheckWritable(); err != nil {
 		return nil, err
 	}
 	if err := tx.prepareWrite(rs); err != nil {
 		return nil, err
 	}
-	w := &writeCtx{opt: opt, emptyBefore: rs.total == 0}
+	w := &writeCtx{opt: opt, emptyBefore: rs.Total == 0}
 	if opt.Undo != "" {
 		w.undo = &undoLog{what: opt.Undo}
 	}
@@ -104,14 +104,14 @@ func (tx *Tx) beginWrite(rs *recSheet, opt WriteOptions) (*writeCtx, error) {
 
 // newVersion opens the commit the write's rows are stamped with (its id is the version id)
 // and maps it to a version key. Writes without hooks complete their commit at once.
-func (tx *Tx) newVersion(rs *recSheet, w *writeCtx) error {
+func (tx *Tx) newVersion(rs *stored.Sheet, w *writeCtx) error {
 	c, err := tx.CreateCommit(rs.Sheet, w.opt.Actor, !w.opt.DisableHooks)
 	if err != nil {
 		return err
 	}
 	w.versionID = c.ID
-	tx.touchRecords(rs.sk)
-	if err := tx.QueryRow(`INSERT INTO record_versions (id, sk, created_at) VALUES (?, ?, ?) RETURNING vseq`, w.versionID, rs.sk, sqldb.Millis(tx.Now())).Scan(&w.vseq); err != nil {
+	tx.touchRecords(rs.SK)
+	if err := tx.QueryRow(`INSERT INTO record_versions (id, sk, created_at) VALUES (?, ?, ?) RETURNING vseq`, w.versionID, rs.SK, sqldb.Millis(tx.Now())).Scan(&w.vseq); err != nil {
 		return errs.Wrap(err, "create version")
 	}
 	if w.opt.Completes != "" {
@@ -124,11 +124,11 @@ func (tx *Tx) newVersion(rs *recSheet, w *writeCtx) error {
 
 // applyChanges validates what references and unique constraints need, writes the rows and
 // the counts. Type, required and enum checks have already run on the new states.
-func (tx *Tx) applyChanges(rs *recSheet, changes []*change, w *writeCtx) error {
-	var news []*recState
+func (tx *Tx) applyChanges(rs *stored.Sheet, changes []*change, w *writeCtx) error {
+	var news []*stored.State
 	for _, c := range changes {
 		if c.new != nil {
-			c.new.dups = c.new.dups[:0]
+			c.new.Dups = c.new.Dups[:0]
 			news = append(news, c.new)
 		}
 	}
@@ -152,18 +152,18 @@ func (tx *Tx) applyChanges(rs *recSheet, changes []*change, w *writeCtx) error {
 	if err := tx.reconcileUniques(rs, changes, w, d); err != nil {
 		return err
 	}
-	var ins, ups []*recState
+	var ins, ups []*stored.State
 	var dels []int64
-	tx.noteChanged(rs.sk, len(changes), func(i int) int64 { return changes[i].rid() })
+	tx.noteChanged(rs.SK, len(changes), func(i int) int64 { return changes[i].rid() })
 	for _, c := range changes {
 		if c.old != nil && c.kind != kRecheck {
 			d.tally(rs, c.old, -1)
 		}
 		if c.new != nil {
-			rs.settle(c.new)
+			rs.Settle(c.new)
 			d.tally(rs, c.new, 1)
-			if c.new.preCounted {
-				d.values.correct(c.new.row, c.new.preValid, c.new.valid)
+			if c.new.PreCounted {
+				d.values.correct(c.new.Row, c.new.PreValid, c.new.Valid)
 			}
 		}
 		switch c.kind {
@@ -172,13 +172,13 @@ func (tx *Tx) applyChanges(rs *recSheet, changes []*change, w *writeCtx) error {
 		case kUpdate, kRecheck:
 			ups = append(ups, c.new)
 		case kDelete:
-			dels = append(dels, c.old.rid)
+			dels = append(dels, c.old.RID)
 		}
 	}
 	if len(ins) > 0 || len(dels) > 0 {
 		d.shape = 1
 	}
-	blooms, packs := rs.planBlooms(changes), rs.planPacks(changes, d.values)
+	blooms, packs := planBlooms(rs, changes), planPacks(rs, changes, d.values)
 	defer blooms.wait() // (the rows are left alone once applyChanges returns, whatever it returns)
 	defer packs.wait()
 	if err := tx.insertRows(rs, ins, w); err != nil {
@@ -213,8 +213,8 @@ const (
 	rowChunk = 300
 )
 
-func (rs *recSheet) rowArgs(args []any, st *recState) []any {
-	return append(args, st.rid, rs.encoded(st), rs.encodeExtra(st), encodeEFS(st.efs), encodeDups(st.dups), sqldb.BoolInt(st.valid), rs.kindsOf(st))
+func rowArgs(rs *stored.Sheet, args []any, st *stored.State) []any {
+	return append(args, st.RID, rs.Encoded(st), rs.EncodeExtra(st), stored.EncodeEFS(st.EFS), stored.EncodeDups(st.Dups), sqldb.BoolInt(st.Valid), rs.KindsOf(st))
 }
 
 // rowValues returns n groups "(?2, …, ?7)" numbering parameters after ?1, with tail
@@ -252,13 +252,13 @@ func rowValues(n int, tail string, typed bool) string {
 type rowWrite struct {
 	per  int
 	sql  func(n int) string
-	row  func(args []any, st *recState) []any
-	tail func(chunk []*recState) []any
+	row  func(args []any, st *stored.State) []any
+	tail func(chunk []*stored.State) []any
 }
 
 // writeRows runs rw over list in chunks of rw.per rows; the statement for a full chunk is
 // prepared once per write (on SQLite once per connection).
-func (tx *Tx) writeRows(list []*recState, w *writeCtx, rw rowWrite) error {
+func (tx *Tx) writeRows(list []*stored.State, w *writeCtx, rw rowWrite) error {
 	for start := 0; start < len(list); start += rw.per {
 		chunk := list[start:min(start+rw.per, len(list))]
 		args := make([]any, 1, 3+rowCols*len(chunk))
@@ -329,15 +329,15 @@ func cachedSQLFull(cache map[int]string, n, full int, build func(int) string) st
 	return s
 }
 
-func (tx *Tx) insertRows(rs *recSheet, list []*recState, w *writeCtx) error {
-	if rs.d.Copies() {
+func (tx *Tx) insertRows(rs *stored.Sheet, list []*stored.State, w *writeCtx) error {
+	if rs.Dialect.Copies() {
 		return tx.copyRows(rs, list, w)
 	}
 	// Most imported rows are valid and carry nothing but their values: they bind two
 	// parameters, not six (binding is a cgo call each; issue 17).
-	var plain, rest []*recState
+	var plain, rest []*stored.State
 	for _, st := range list {
-		if st.valid && len(st.efs) == 0 && len(st.dups) == 0 && rs.encodeExtra(st) == nil {
+		if st.Valid && len(st.EFS) == 0 && len(st.Dups) == 0 && rs.EncodeExtra(st) == nil {
 			plain = append(plain, st)
 		} else {
 			rest = append(rest, st)
@@ -346,7 +346,7 @@ func (tx *Tx) insertRows(rs *recSheet, list []*recState, w *writeCtx) error {
 	if err := tx.insertPlain(rs, plain, w); err != nil {
 		return err
 	}
-	return tx.writeRows(rest, w, rowWrite{per: rowChunk, row: rs.rowArgs, sql: func(n int) string {
+	return tx.writeRows(rest, w, rowWrite{per: rowChunk, row: func(args []any, st *stored.State) []any { return rowArgs(rs, args, st) }, sql: func(n int) string {
 		return cachedSQL(insertSQL, n, func(n int) string {
 			return `INSERT INTO records (rid, vals, x, efs, dups, valid, kinds, vseq) VALUES ` + rowValues(n, ", ?1", false)
 		})
@@ -361,18 +361,18 @@ var plainSQL = map[int]string{}
 // values are all they bind. Their kinds are written into the statement, those of all its
 // rows together (a record said to hold a kind it has not is only tested field by field
 // where it need not be; binding each row's cost 5% of an import whose rows differ).
-func (tx *Tx) insertPlain(rs *recSheet, list []*recState, w *writeCtx) error {
+func (tx *Tx) insertPlain(rs *stored.Sheet, list []*stored.State, w *writeCtx) error {
 	const per = 3 * rowChunk
 	for start := 0; start < len(list); start += per {
 		chunk := list[start:min(start+per, len(list))]
 		var k int64
 		for _, st := range chunk {
-			k = unionKinds(k, rs.kindsOf(st))
+			k = stored.UnionKinds(k, rs.KindsOf(st))
 		}
 		err := tx.writeRows(chunk, w, rowWrite{per: per,
-			row: func(args []any, st *recState) []any { return append(args, st.rid, rs.encoded(st)) },
+			row: func(args []any, st *stored.State) []any { return append(args, st.RID, rs.Encoded(st)) },
 			sql: func(n int) string {
-				return cachedSQLFull(plainSQL, n*(kindsAll+1)+int(k), per*(kindsAll+1)+int(k), func(int) string {
+				return cachedSQLFull(plainSQL, n*(stored.KindsAll+1)+int(k), per*(stored.KindsAll+1)+int(k), func(int) string {
 					var b strings.Builder
 					b.WriteString(`INSERT INTO records (rid, vals, x, efs, dups, valid, kinds, vseq) VALUES `)
 					for i := 0; i < n; i++ {
@@ -393,14 +393,14 @@ func (tx *Tx) insertPlain(rs *recSheet, list []*recState, w *writeCtx) error {
 
 // copyRows inserts rows on PostgreSQL with COPY (issue 15: a 10,000-row batch as one
 // stream instead of 34 statements of 1,800 parameters).
-func (tx *Tx) copyRows(rs *recSheet, list []*recState, w *writeCtx) error {
+func (tx *Tx) copyRows(rs *stored.Sheet, list []*stored.State, w *writeCtx) error {
 	if len(list) == 0 {
 		return nil
 	}
 	err := tx.CopyFrom(tx.Context(), "records", []string{"rid", "vals", "x", "efs", "dups", "valid", "kinds", "vseq"}, len(list), func(i int, row []any) {
 		st := list[i]
-		row[0], row[1] = st.rid, rs.encoded(st)
-		row[2], row[3], row[4], row[5], row[6], row[7] = rs.encodeExtra(st), encodeEFS(st.efs), encodeDups(st.dups), int64(sqldb.BoolInt(st.valid)), rs.kindsOf(st), w.vseq
+		row[0], row[1] = st.RID, rs.Encoded(st)
+		row[2], row[3], row[4], row[5], row[6], row[7] = rs.EncodeExtra(st), stored.EncodeEFS(st.EFS), stored.EncodeDups(st.Dups), int64(sqldb.BoolInt(st.Valid)), rs.KindsOf(st), w.vseq
 	})
 	if err != nil {
 		return errs.Wrap(err, "write records")
@@ -408,23 +408,23 @@ func (tx *Tx) copyRows(rs *recSheet, list []*recState, w *writeCtx) error {
 	return nil
 }
 
-func (tx *Tx) updateRows(rs *recSheet, list []*recState, w *writeCtx) error {
+func (tx *Tx) updateRows(rs *stored.Sheet, list []*stored.State, w *writeCtx) error {
 	// Each statement also bounds rid to its rows' range: without it SQLite 3.54 plans a
 	// 300-row VALUES join as a scan of every record (21 ms a statement at 1,000,000
 	// records, quadratic over a sheet-wide edit) instead of a search by key (0.5 ms).
 	// Sorted by key, each chunk's range holds little else.
-	list = append([]*recState(nil), list...)
-	sort.Slice(list, func(i, j int) bool { return list[i].rid < list[j].rid })
-	return tx.writeRows(list, w, rowWrite{per: rowChunk, row: rs.rowArgs,
+	list = append([]*stored.State(nil), list...)
+	sort.Slice(list, func(i, j int) bool { return list[i].RID < list[j].RID })
+	return tx.writeRows(list, w, rowWrite{per: rowChunk, row: func(args []any, st *stored.State) []any { return rowArgs(rs, args, st) },
 		sql: func(n int) string {
-			return cachedSQL(updateSQL[rs.d], n, func(n int) string {
-				vals := rs.d.AsJSON("v.column2")
+			return cachedSQL(updateSQL[rs.Dialect], n, func(n int) string {
+				vals := rs.Dialect.AsJSON("v.column2")
 				lo := 2 + rowCols*n
 				return `UPDATE records SET vals = ` + vals + `, x = v.column3, efs = v.column4, dups = v.column5, valid = v.column6, kinds = v.column7, vseq = ?1
 			FROM (VALUES ` + rowValues(n, "", true) + `) AS v WHERE records.rid = v.column1 AND records.rid BETWEEN ?` + strconv.Itoa(lo) + ` AND ?` + strconv.Itoa(lo+1)
 			})
 		},
-		tail: func(chunk []*recState) []any { return []any{chunk[0].rid, chunk[len(chunk)-1].rid} },
+		tail: func(chunk []*stored.State) []any { return []any{chunk[0].RID, chunk[len(chunk)-1].RID} },
 	})
 }
 
@@ -432,34 +432,34 @@ func (tx *Tx) deleteRows(rids []int64) error {
 	if len(rids) == 0 {
 		return nil
 	}
-	if _, err := tx.Exec(`DELETE FROM records WHERE rid IN (SELECT CAST(value AS BIGINT) FROM `+tx.Dialect().JSONTexts("?")+`)`, ridsJSON(rids)); err != nil {
+	if _, err := tx.Exec(`DELETE FROM records WHERE rid IN (SELECT CAST(value AS BIGINT) FROM `+tx.Dialect().JSONTexts("?")+`)`, stored.RIDsJSON(rids)); err != nil {
 		return errs.Wrap(err, "delete records")
 	}
 	return nil
 }
 
 // nextRids reserves n record keys of the sheet, in order.
-func (tx *Tx) nextRids(rs *recSheet, n int) (int64, error) {
+func (tx *Tx) nextRids(rs *stored.Sheet, n int) (int64, error) {
 	var first int64
-	err := tx.QueryRow(`UPDATE record_sheets SET next_seq = next_seq + ? WHERE sk = ? RETURNING next_seq - ?`, n, rs.sk, n).Scan(&first)
+	err := tx.QueryRow(`UPDATE record_sheets SET next_seq = next_seq + ? WHERE sk = ? RETURNING next_seq - ?`, n, rs.SK, n).Scan(&first)
 	if err != nil {
 		return 0, errs.Wrap(err, "reserve record ids")
 	}
-	if first+int64(n) >= 1<<seqBits {
+	if first+int64(n) >= 1<<stored.SeqBits {
 		return 0, errs.Invalidf("sheetId", "Sheet has reached the maximum number of records")
 	}
-	if rs.fresh == 0 {
-		rs.fresh = rs.sk<<seqBits | first
+	if rs.Fresh == 0 {
+		rs.Fresh = rs.SK<<stored.SeqBits | first
 	}
-	return rs.sk<<seqBits | first, nil
+	return rs.SK<<stored.SeqBits | first, nil
 }
 
 // emitRecords writes the records:<verb> and sheet:counts-updated events of a write.
-func (tx *Tx) emitRecords(rs *recSheet, w *writeCtx, verb string, ids []string) error {
+func (tx *Tx) emitRecords(rs *stored.Sheet, w *writeCtx, verb string, ids []string) error {
 	if w.opt.Silent {
 		return nil
 	}
-	ctx := rs.eventContext(w.opt.Actor, w.versionID)
+	ctx := rs.EventContext(w.opt.Actor, w.versionID)
 	if len(ids) > 0 {
 		if err := tx.emitWorkbook("records:"+verb, ctx, recordsPayload(rs.ID, ids)); err != nil {
 			return err
@@ -471,10 +471,10 @@ func (tx *Tx) emitRecords(rs *recSheet, w *writeCtx, verb string, ids []string) 
 
 // emitChanges writes the records:updated, records:created and records:deleted events of
 // changes, each naming its records in order, and touches the space when records came.
-func (tx *Tx) emitChanges(rs *recSheet, w *writeCtx, changes []*change) error {
+func (tx *Tx) emitChanges(rs *stored.Sheet, w *writeCtx, changes []*change) error {
 	byKind := map[changeKind][]string{}
 	for _, c := range changes {
-		byKind[c.kind] = append(byKind[c.kind], RecordID(c.rid()))
+		byKind[c.kind] = append(byKind[c.kind], stored.RecordID(c.rid()))
 	}
 	for _, v := range []struct {
 		kind changeKind
@@ -495,7 +495,7 @@ func (tx *Tx) emitChanges(rs *recSheet, w *writeCtx, changes []*change) error {
 // recordsPayload is {sheetId, recordIds, recordCount}, written directly: a batch names up to
 // 10,000 records, and record ids need no escaping.
 func recordsPayload(sheetID string, ids []string) json.RawMessage {
-	b := make([]byte, 0, 64+len(ids)*(len(sqldb.PrefixRecord)+recordIDLen+3))
+	b := make([]byte, 0, 64+len(ids)*(len(sqldb.PrefixRecord)+stored.RecordIDLen+3))
 	b = append(b, `{"sheetId":`...)
 	b = append(b, records.Quote(sheetID)...)
 	b = append(b, `,"recordIds":[`...)
@@ -517,12 +517,12 @@ func (tx *Tx) emitWorkbook(topic string, ctx model.EventContext, payload json.Ra
 }
 
 // newState starts a record state for rid with its values checked.
-func (rs *recSheet) newState(rid int64, row records.Row) *recState {
-	st := &recState{rid: rid, row: row}
+func newState(rs *stored.Sheet, rid int64, row records.Row) *stored.State {
+	st := &stored.State{RID: rid, Row: row}
 	var written []string
-	st.msgs, written = rs.Schema.CheckKeep(row)
+	st.Msgs, written = rs.Schema.CheckKeep(row)
 	if written != nil {
-		st.meta = sourceMeta(rs.Schema, written)
+		st.Meta = sourceMeta(rs.Schema, written)
 	}
 	return st
 }

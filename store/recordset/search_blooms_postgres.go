@@ -10,11 +10,11 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/sluice/sluice/store/sqldb"
-
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/ffql"
 	"github.com/sluice/sluice/records"
+	"github.com/sluice/sluice/store/recordset/stored"
+	"github.com/sluice/sluice/store/sqldb"
 )
 
 // PostgreSQL turns every record's jsonb into text to scan it for a search: 0.33 s at
@@ -284,10 +284,10 @@ func mergeBloom(a, b []byte) []byte {
 }
 
 // blockOf is the block of a record key.
-func blockOf(rid int64) int64 { return (rid & (1<<seqBits - 1)) >> bloomShift }
+func blockOf(rid int64) int64 { return (rid & (1<<stored.SeqBits - 1)) >> bloomShift }
 
 // blockStart is the first record key of sheet sk's block blk.
-func blockStart(sk, blk int64) int64 { return sk<<seqBits | blk<<bloomShift }
+func blockStart(sk, blk int64) int64 { return sk<<stored.SeqBits | blk<<bloomShift }
 
 // valuesWithin reports whether every value of row but empty ones is also in old (the
 // filter of old's block then holds the text of row).
@@ -305,7 +305,7 @@ func valuesWithin(row, old records.Row) bool {
 
 // bloomWork is what a write changes in its sheet's filters (PostgreSQL): the blocks of
 // records whose text changed lose their rows, and the new records this transaction reserved
-// keys for (recSheet.fresh) get filters, worked out beside the write's statements (an
+// keys for (stored.Sheet.fresh) get filters, worked out beside the write's statements (an
 // import's COPY keeps PostgreSQL busy meanwhile).
 type bloomWork struct {
 	stale  map[int64]bool
@@ -325,25 +325,25 @@ type freshBlock struct {
 
 // planBlooms sorts a write's changes out for its sheet's filters and starts working out the
 // new records' (nil: a SQLite sheet).
-func (rs *recSheet) planBlooms(changes []*change) *bloomWork {
-	if rs.d != sqldb.PostgresDialect || rs.sk == 0 {
+func planBlooms(rs *stored.Sheet, changes []*change) *bloomWork {
+	if rs.Dialect != sqldb.PostgresDialect || rs.SK == 0 {
 		return nil
 	}
 	bw := &bloomWork{stale: map[int64]bool{}, done: make(chan struct{})}
-	var fresh []*recState
+	var fresh []*stored.State
 	for _, c := range changes {
 		switch {
 		case c.kind == kDelete:
-		case c.kind == kInsert && rs.fresh > 0 && c.new.rid >= rs.fresh:
+		case c.kind == kInsert && rs.Fresh > 0 && c.new.RID >= rs.Fresh:
 			fresh = append(fresh, c.new)
-		case c.old != nil && c.new != nil && valuesWithin(c.new.row, c.old.row):
+		case c.old != nil && c.new != nil && valuesWithin(c.new.Row, c.old.Row):
 		default:
 			bw.stale[blockOf(c.rid())] = true
 		}
 	}
 	if len(fresh) < bloomMin {
 		for _, st := range fresh {
-			bw.stale[blockOf(st.rid)] = true
+			bw.stale[blockOf(st.RID)] = true
 		}
 		close(bw.done)
 		return bw
@@ -353,16 +353,16 @@ func (rs *recSheet) planBlooms(changes []*change) *bloomWork {
 		sortByKey(fresh)
 		b := newBloom()
 		for i := 0; i < len(fresh); {
-			blk, first := blockOf(fresh[i].rid), fresh[i].rid
+			blk, first := blockOf(fresh[i].RID), fresh[i].RID
 			clear(b.w)
 			b.inexact = false
-			for ; i < len(fresh) && blockOf(fresh[i].rid) == blk; i++ {
-				for _, v := range fresh[i].row {
+			for ; i < len(fresh) && blockOf(fresh[i].RID) == blk; i++ {
+				for _, v := range fresh[i].Row {
 					b.addValue(v)
 				}
 			}
-			start := blockStart(rs.sk, blk)
-			fb := freshBlock{blk: blk, first: first, complete: fresh[i-1].rid == start|(1<<bloomShift-1), nums: !b.inexact}
+			start := blockStart(rs.SK, blk)
+			fb := freshBlock{blk: blk, first: first, complete: fresh[i-1].RID == start|(1<<bloomShift-1), nums: !b.inexact}
 			if first > start {
 				fb.b = &bloom{w: slices.Clone(b.w)}
 			} else {
@@ -375,8 +375,8 @@ func (rs *recSheet) planBlooms(changes []*change) *bloomWork {
 }
 
 // sortByKey sorts states by record key (an import's already are).
-func sortByKey(list []*recState) {
-	byKey := func(a, b *recState) int { return cmp.Compare(a.rid, b.rid) }
+func sortByKey(list []*stored.State) {
+	byKey := func(a, b *stored.State) int { return cmp.Compare(a.RID, b.RID) }
 	if !slices.IsSortedFunc(list, byKey) {
 		slices.SortFunc(list, byKey)
 	}
@@ -392,7 +392,7 @@ func (bw *bloomWork) wait() {
 // writeBlooms writes a write's changes to its sheet's filters, once worked out: a new row for
 // a block its new records start; for one they do not, added to the block's row, or a new
 // row when the block holds no record before them.
-func (tx *Tx) writeBlooms(rs *recSheet, bw *bloomWork) error {
+func (tx *Tx) writeBlooms(rs *stored.Sheet, bw *bloomWork) error {
 	if bw == nil {
 		return nil
 	}
@@ -402,7 +402,7 @@ func (tx *Tx) writeBlooms(rs *recSheet, bw *bloomWork) error {
 		for blk := range bw.stale {
 			blks = append(blks, strconv.FormatInt(blk, 10))
 		}
-		if _, err := tx.Exec(`DELETE FROM search_blooms WHERE sk = ? AND blk IN (`+strings.Join(blks, ",")+`)`, rs.sk); err != nil {
+		if _, err := tx.Exec(`DELETE FROM search_blooms WHERE sk = ? AND blk IN (`+strings.Join(blks, ",")+`)`, rs.SK); err != nil {
 			return errs.Wrap(err, "update search filters")
 		}
 	}
@@ -414,20 +414,20 @@ func (tx *Tx) writeBlooms(rs *recSheet, bw *bloomWork) error {
 		if fb.b != nil {
 			var old []byte
 			var nums int
-			err := tx.QueryRow(`SELECT bits, nums FROM search_blooms WHERE sk = ? AND blk = ?`, rs.sk, fb.blk).Scan(&old, &nums)
+			err := tx.QueryRow(`SELECT bits, nums FROM search_blooms WHERE sk = ? AND blk = ?`, rs.SK, fb.blk).Scan(&old, &nums)
 			if err == nil {
 				merged := mergeBloom(old, fb.b.bytes(true)) // (a folded row: rare, written in full by one write)
 				if len(old) == len(fb.b.w)*8 {
 					fb.b.add(old)
 					merged = fb.b.bytes(fb.complete)
 				}
-				if _, err := tx.Exec(`UPDATE search_blooms SET bits = ?, nums = ? WHERE sk = ? AND blk = ?`, merged, nums&sqldb.BoolInt(fb.nums), rs.sk, fb.blk); err != nil {
+				if _, err := tx.Exec(`UPDATE search_blooms SET bits = ?, nums = ? WHERE sk = ? AND blk = ?`, merged, nums&sqldb.BoolInt(fb.nums), rs.SK, fb.blk); err != nil {
 					return errs.Wrap(err, "update search filters")
 				}
 				continue
 			}
 			var before bool
-			if err := tx.QueryRow(`SELECT EXISTS (SELECT 1 FROM records WHERE rid BETWEEN ? AND ?)`, blockStart(rs.sk, fb.blk), fb.first-1).Scan(&before); err != nil {
+			if err := tx.QueryRow(`SELECT EXISTS (SELECT 1 FROM records WHERE rid BETWEEN ? AND ?)`, blockStart(rs.SK, fb.blk), fb.first-1).Scan(&before); err != nil {
 				return errs.Wrap(err, "update search filters")
 			}
 			if before {
@@ -435,11 +435,11 @@ func (tx *Tx) writeBlooms(rs *recSheet, bw *bloomWork) error {
 			}
 			fb.bits = fb.b.bytes(fb.complete)
 		}
-		rows = append(rows, rs.sk, fb.blk, fb.bits, sqldb.BoolInt(fb.nums))
+		rows = append(rows, rs.SK, fb.blk, fb.bits, sqldb.BoolInt(fb.nums))
 	}
 	for len(rows) > 0 {
 		n := min(len(rows)/4, 100)
-		if _, err := tx.Exec(`INSERT INTO search_blooms (sk, blk, bits, nums) VALUES `+tuples(n, 4)+
+		if _, err := tx.Exec(`INSERT INTO search_blooms (sk, blk, bits, nums) VALUES `+stored.Tuples(n, 4)+
 			` ON CONFLICT (sk, blk) DO UPDATE SET bits = excluded.bits, nums = excluded.nums`, rows[:4*n]...); err != nil {
 			return errs.Wrap(err, "write search filters")
 		}
@@ -483,9 +483,9 @@ func needleHashes(needle string) []uint32 {
 // bloomRanges returns the ranges of the sheet's record keys outside every block whose filter
 // rules the needle out, when the filters rule out half the sheet or more in
 // no more than bloomRangesMax ranges; ok is false otherwise (the search scans the sheet).
-func (tx *readCtx) bloomRanges(rs *recSheet, needle string) (f ffql.Frag, ok bool) {
+func (tx *readCtx) bloomRanges(rs *stored.Sheet, needle string) (f ffql.Frag, ok bool) {
 	ok, numbers := bloomNeedle(needle)
-	if !searchBlooms || !ok || rs.d != sqldb.PostgresDialect || rs.sk == 0 || rs.total < bloomSearchMin {
+	if !searchBlooms || !ok || rs.Dialect != sqldb.PostgresDialect || rs.SK == 0 || rs.Total < bloomSearchMin {
 		return ffql.Frag{}, false
 	}
 	hashes := needleHashes(needle)
@@ -502,13 +502,13 @@ func (tx *readCtx) bloomRanges(rs *recSheet, needle string) (f ffql.Frag, ok boo
 		trusted = ` AND nums = 1`
 	}
 	rows, err := tx.q.QueryContext(tx.ctx, `SELECT blk FROM (SELECT blk, bits || '\x'::bytea AS b FROM search_blooms WHERE sk = ?`+trusted+` OFFSET 0) f
-		WHERE NOT (`+strings.Join(tests, ` AND `)+`) ORDER BY blk`, append([]any{rs.sk}, args...)...)
+		WHERE NOT (`+strings.Join(tests, ` AND `)+`) ORDER BY blk`, append([]any{rs.SK}, args...)...)
 	if err != nil {
 		return ffql.Frag{}, false
 	}
 	defer rows.Close()
 	var out []ffql.Frag
-	lo, hi := ridRange(rs.sk)
+	lo, hi := stored.RIDRange(rs.SK)
 	next, ruled := lo, int64(0) // (next: the first key not yet in a range or ruled out)
 	for rows.Next() {
 		var blk int64
@@ -516,15 +516,15 @@ func (tx *readCtx) bloomRanges(rs *recSheet, needle string) (f ffql.Frag, ok boo
 			return ffql.Frag{}, false
 		}
 		ruled++
-		if start := blockStart(rs.sk, blk); start > next {
+		if start := blockStart(rs.SK, blk); start > next {
 			if len(out) == bloomRangesMax {
 				return ffql.Frag{}, false
 			}
 			out = append(out, ffql.Frag{SQL: `r.rid BETWEEN ? AND ?`, Args: []any{next, start - 1}})
 		}
-		next = blockStart(rs.sk, blk+1)
+		next = blockStart(rs.SK, blk+1)
 	}
-	if rows.Err() != nil || ruled*2 < rs.total>>bloomShift+1 {
+	if rows.Err() != nil || ruled*2 < rs.Total>>bloomShift+1 {
 		return ffql.Frag{}, false
 	}
 	if next <= hi {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/sluice/sluice/errs"
+	"github.com/sluice/sluice/store/recordset/stored"
 	"github.com/sluice/sluice/store/sqldb"
 )
 
@@ -18,7 +19,7 @@ var ftsSlice = 5000
 // buildFTS builds (or goes on building, after a restart) sheet sk's FTS5 index.
 func (db *DB) buildFTS(ctx context.Context, sk int64) error {
 	name := searchIndexName(sk)
-	lo, hi := ridRange(sk)
+	lo, hi := stored.RIDRange(sk)
 	// Writes go first: the build starts once the import that made the sheet big has ended
 	// (up to startWaitMax), and before each slice it waits for a quiet second, up to ten
 	// times in a row (an import into the sheet or another one meanwhile goes first, then
@@ -41,7 +42,7 @@ func (db *DB) buildFTS(ctx context.Context, sk int64) error {
 		if err := p.wait(ctx, 10); err != nil {
 			return err
 		}
-		if err := db.reads.wait(ctx, readsQuiet, readsWaitMax); err != nil {
+		if err := db.reads.Wait(ctx, stored.ReadsQuiet, stored.ReadsWaitMax); err != nil {
 			return err
 		}
 		// One core at most, and only while nothing else needs it: a request arriving meanwhile
@@ -78,21 +79,21 @@ func (db *DB) buildFTS(ctx context.Context, sk int64) error {
 // every record with a key up to it is in the index, kept there by every write; the records
 // after it (not yet reached by the build, or an import since) are scanned. ok is false when
 // the sheet has no index and searches scan it whole.
-func (tx *readCtx) ftsCovers(rs *recSheet) (upto int64, ok bool) {
-	if rs.d != sqldb.SQLiteDialect || rs.sk == 0 || rs.total < tx.q.Settings().SearchIndexMin {
+func (tx *readCtx) ftsCovers(rs *stored.Sheet) (upto int64, ok bool) {
+	if rs.Dialect != sqldb.SQLiteDialect || rs.SK == 0 || rs.Total < tx.q.Settings().SearchIndexMin {
 		return 0, false
 	}
-	err := tx.q.QueryRowContext(tx.ctx, `SELECT upto FROM search_indexes WHERE sk = ?`, rs.sk).Scan(&upto)
+	err := tx.q.QueryRowContext(tx.ctx, `SELECT upto FROM search_indexes WHERE sk = ?`, rs.SK).Scan(&upto)
 	return upto, err == nil
 }
 
 // ftsBuilding reports whether the sheet's FTS5 index is being built (or brought up to date).
-func (tx *readCtx) ftsBuilding(rs *recSheet) bool {
-	if rs.d != sqldb.SQLiteDialect || rs.sk == 0 {
+func (tx *readCtx) ftsBuilding(rs *stored.Sheet) bool {
+	if rs.Dialect != sqldb.SQLiteDialect || rs.SK == 0 {
 		return false
 	}
 	var ready int
-	err := tx.q.QueryRowContext(tx.ctx, `SELECT ready FROM search_indexes WHERE sk = ?`, rs.sk).Scan(&ready)
+	err := tx.q.QueryRowContext(tx.ctx, `SELECT ready FROM search_indexes WHERE sk = ?`, rs.SK).Scan(&ready)
 	return err == nil && ready == 0
 }
 
@@ -101,8 +102,8 @@ func (tx *readCtx) ftsBuilding(rs *recSheet) bool {
 // records counted in 0.1 s scanning, 0.3 s through the index and its IN list) and a page
 // of them comes from the first records scanned. Finding that out stops after as many
 // candidates (5 ms at 1,000,000 records).
-func (tx *readCtx) ftsBroad(rs *recSheet, phrase string) bool {
-	name, most := searchIndexName(rs.sk), max(rs.total/16, 1)
+func (tx *readCtx) ftsBroad(rs *stored.Sheet, phrase string) bool {
+	name, most := searchIndexName(rs.SK), max(rs.Total/16, 1)
 	var n int64
 	err := tx.q.QueryRowContext(tx.ctx, `SELECT count(*) FROM (SELECT rowid FROM `+name+` WHERE `+name+` MATCH ? LIMIT ?)`, phrase, most).Scan(&n)
 	return err == nil && n >= most
@@ -118,14 +119,14 @@ var ftsBulk = 1000
 // deleted records it holds, and new records when they are few and follow straight on from
 // what it holds. An update that leaves the values as they were (a revalidation, a change of
 // metadata) is left out.
-func (tx *Tx) keepFTS(rs *recSheet, changes []*change) error {
-	if rs.d != sqldb.SQLiteDialect {
+func (tx *Tx) keepFTS(rs *stored.Sheet, changes []*change) error {
+	if rs.Dialect != sqldb.SQLiteDialect {
 		tx.indexWhenBig(rs, changes)
 		return nil
 	}
 	var upto int64
 	var ready int
-	err := tx.QueryRow(`SELECT upto, ready FROM search_indexes WHERE sk = ?`, rs.sk).Scan(&upto, &ready)
+	err := tx.QueryRow(`SELECT upto, ready FROM search_indexes WHERE sk = ?`, rs.SK).Scan(&upto, &ready)
 	if errors.Is(err, sql.ErrNoRows) {
 		tx.indexWhenBig(rs, changes)
 		return nil
@@ -133,7 +134,7 @@ func (tx *Tx) keepFTS(rs *recSheet, changes []*change) error {
 	if err != nil {
 		return errs.Wrap(err, "read search index")
 	}
-	name := searchIndexName(rs.sk)
+	name := searchIndexName(rs.SK)
 	var gone []any
 	var add, fresh []int64
 	for _, c := range changes {
@@ -144,7 +145,7 @@ func (tx *Tx) keepFTS(rs *recSheet, changes []*change) error {
 			fresh = append(fresh, rid)
 		case rid > upto:
 			// beyond the index's reach: the builder reads it as it is
-		case c.old != nil && c.new != nil && sameRow(c.old.row, c.new.row):
+		case c.old != nil && c.new != nil && sameRow(c.old.Row, c.new.Row):
 			// the values as they were
 		default:
 			if c.old != nil {
@@ -156,7 +157,7 @@ func (tx *Tx) keepFTS(rs *recSheet, changes []*change) error {
 		}
 	}
 	if len(gone) > ftsBulk {
-		return tx.dropSearchIndex(rs.sk) // the sheet's next search builds it again
+		return tx.dropSearchIndex(rs.SK) // the sheet's next search builds it again
 	}
 	if len(fresh) > 0 && ready == 1 {
 		// New records join the index when they are few and nothing unindexed lies between
@@ -167,11 +168,11 @@ func (tx *Tx) keepFTS(rs *recSheet, changes []*change) error {
 		}
 		if !between && len(fresh) <= ftsBulk {
 			add = append(add, fresh...)
-			if _, err := tx.Exec(`UPDATE search_indexes SET upto = ? WHERE sk = ?`, slices.Max(fresh), rs.sk); err != nil {
+			if _, err := tx.Exec(`UPDATE search_indexes SET upto = ? WHERE sk = ?`, slices.Max(fresh), rs.SK); err != nil {
 				return errs.Wrap(err, "update search index")
 			}
 		} else {
-			tx.searchBuild = append(tx.searchBuild, rs.sk) // added after the commit
+			tx.searchBuild = append(tx.searchBuild, rs.SK) // added after the commit
 		}
 	}
 	for len(gone) > 0 {
@@ -183,7 +184,7 @@ func (tx *Tx) keepFTS(rs *recSheet, changes []*change) error {
 	}
 	if len(add) > 0 {
 		// The records are written by now: their values are read back as the builder does.
-		if _, err := tx.Exec(`INSERT INTO `+name+` (rowid, v) SELECT rid, vals FROM records WHERE rid IN (SELECT CAST(value AS BIGINT) FROM json_each(?))`, ridsJSON(add)); err != nil {
+		if _, err := tx.Exec(`INSERT INTO `+name+` (rowid, v) SELECT rid, vals FROM records WHERE rid IN (SELECT CAST(value AS BIGINT) FROM json_each(?))`, stored.RIDsJSON(add)); err != nil {
 			return errs.Wrap(err, "update search index")
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sluice/sluice/store/recordset/stored"
 	"github.com/sluice/sluice/store/sqldb"
 )
 
@@ -52,11 +53,11 @@ func searchIndexName(sk int64) string { return fmt.Sprintf("records_search_%d", 
 
 // ensureSearchIndex starts building sheet sk's search index unless it exists or is being
 // built; it returns at once.
-func (db *DB) ensureSearchIndex(rs *recSheet) {
-	if rs.sk == 0 || !searchIndexWanted(db.Reader.Settings(), rs.total) {
+func (db *DB) ensureSearchIndex(rs *stored.Sheet) {
+	if rs.SK == 0 || !searchIndexWanted(db.Reader.Settings(), rs.Total) {
 		return
 	}
-	db.startSearchIndex(rs.sk)
+	db.startSearchIndex(rs.SK)
 }
 
 // startSearchIndex builds (or on SQLite brings up to date) sheet sk's search index in the
@@ -114,8 +115,8 @@ func (tx *Tx) dropSearchIndex(sk int64) error {
 // or more: a sheet imported from a big file is searched fast (on SQLite about 15 s after the
 // import ends, on PostgreSQL about 10 s after the node was idle for a second) without
 // waiting for its first search to start it.
-func (tx *Tx) indexWhenBig(rs *recSheet, changes []*change) {
-	if rs.sk == 0 || searchIndexWanted(tx.Settings(), rs.total) {
+func (tx *Tx) indexWhenBig(rs *stored.Sheet, changes []*change) {
+	if rs.SK == 0 || searchIndexWanted(tx.Settings(), rs.Total) {
 		return // a sheet that was big already got its index from the write that made it so, or from a search
 	}
 	n := int64(0)
@@ -124,8 +125,8 @@ func (tx *Tx) indexWhenBig(rs *recSheet, changes []*change) {
 			n++
 		}
 	}
-	if searchIndexWanted(tx.Settings(), rs.total+n) {
-		tx.searchBuild = append(tx.searchBuild, rs.sk)
+	if searchIndexWanted(tx.Settings(), rs.Total+n) {
+		tx.searchBuild = append(tx.searchBuild, rs.SK)
 	}
 }
 
@@ -152,7 +153,7 @@ func (p *writesPause) wait(ctx context.Context, tries int) error {
 		if err != nil {
 			return err
 		}
-		busy := !p.looked || changes != p.last || !p.db.writes.quiet(writesQuiet)
+		busy := !p.looked || changes != p.last || !p.db.writes.Quiet(stored.WritesQuiet)
 		p.last, p.looked = changes, true
 		if !busy || p.waited >= tries {
 			p.waited = 0
@@ -160,7 +161,7 @@ func (p *writesPause) wait(ctx context.Context, tries int) error {
 		}
 		p.waited++
 		select {
-		case <-time.After(writesQuiet):
+		case <-time.After(stored.WritesQuiet):
 		case <-ctx.Done():
 			return ctx.Err()
 		}

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/sluice/sluice/ffql"
+	"github.com/sluice/sluice/store/recordset/stored"
 	"github.com/sluice/sluice/store/sqldb"
 )
 
@@ -22,9 +23,9 @@ var splitMin int64 = 100000
 
 // halves returns where the sheet's keys split in two, when a scan of q is worth splitting:
 // SQLite, outside a transaction, a search or a filter on a big sheet, in key order.
-func (rc *readCtx) halves(rs *recSheet, q *RecordQuery, hint string) (lo, mid, hi int64, ok bool) {
+func (rc *readCtx) halves(rs *stored.Sheet, q *RecordQuery, hint string) (lo, mid, hi int64, ok bool) {
 	p, isPool := rc.q.(*sqldb.Pool)
-	if !isPool || p.Dialect() != sqldb.SQLiteDialect || rs.total < splitMin || hint != "" || q.SortField != "" || (q.SearchValue == "" && q.Q == "") {
+	if !isPool || p.Dialect() != sqldb.SQLiteDialect || rs.Total < splitMin || hint != "" || q.SortField != "" || (q.SearchValue == "" && q.Q == "") {
 		return 0, 0, 0, false
 	}
 	if q.looked || rc.ftsBuilding(rs) {
@@ -50,9 +51,9 @@ func (rc *readCtx) splitRids(where, order ffql.Frag, lo, mid, hi int64, desc boo
 	}
 	var parts [2][]int64
 	err := bothHalves(rc.ctx, func(ctx context.Context, i int) error {
-		query, args := keysQuery("", within(where, ranges[i]), order)
+		query, args := keysQuery("", stored.Within(where, ranges[i]), order)
 		var err error
-		parts[i], err = queryRids(ctx, rc.q, "select records", query+` LIMIT ?`, append(args, offset+size)...)
+		parts[i], err = stored.QueryRIDs(ctx, rc.q, "select records", query+` LIMIT ?`, append(args, offset+size)...)
 		return err
 	})
 	if err != nil {
@@ -69,7 +70,7 @@ func (rc *readCtx) splitCount(where ffql.Frag, lo, mid, hi int64, countCap int) 
 	var n [2]int64
 	err := bothHalves(rc.ctx, func(ctx context.Context, i int) error {
 		var err error
-		n[i], err = rc.countWhere(ctx, within(where, ranges[i]), countCap)
+		n[i], err = rc.countWhere(ctx, stored.Within(where, ranges[i]), countCap)
 		return err
 	})
 	total := n[0] + n[1]
@@ -77,11 +78,6 @@ func (rc *readCtx) splitCount(where ffql.Frag, lo, mid, hi int64, countCap int) 
 		total = min(total, int64(countCap+1))
 	}
 	return total, err
-}
-
-// within narrows where to the keys of one half.
-func within(where ffql.Frag, keys [2]int64) ffql.Frag {
-	return ffql.Frag{SQL: `(` + where.SQL + `) AND r.rid BETWEEN ? AND ?`, Args: append(append([]any{}, where.Args...), keys[0], keys[1])}
 }
 
 // bothHalves runs fn for halves 0 and 1 at once and returns the first error (the one that
@@ -113,11 +109,11 @@ func bothHalves(ctx context.Context, fn func(ctx context.Context, i int) error) 
 // (splitMin), whose scans are quick either way, and for a search the index answers (looked:
 // no sample is read). Any part of enc is in every record enc is in, so the pass with it
 // first finds what the pass without finds.
-func (tx *readCtx) rareStart(rs *recSheet, enc string, looked bool) int {
-	if looked || !rareStarts || rs.d != sqldb.SQLiteDialect || rs.total < splitMin || len(enc) < 4 || enc[0] >= 128 {
+func (tx *readCtx) rareStart(rs *stored.Sheet, enc string, looked bool) int {
+	if looked || !rareStarts || rs.Dialect != sqldb.SQLiteDialect || rs.Total < splitMin || len(enc) < 4 || enc[0] >= 128 {
 		return 0
 	}
-	lo, hi := ridRange(rs.sk)
+	lo, hi := stored.RIDRange(rs.SK)
 	var freq [128]int
 	err := sqldb.EachRow(tx.ctx, tx.q, "sample values", `SELECT vals FROM records WHERE rid BETWEEN ? AND ? LIMIT 500`, []any{lo, hi}, func(rows *sql.Rows) error {
 		var v sql.RawBytes

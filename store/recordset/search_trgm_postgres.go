@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+
+	"github.com/sluice/sluice/store/recordset/stored"
 )
 
 func (db *DB) buildSearchIndex(ctx context.Context, sk int64) error {
@@ -21,7 +23,7 @@ func (db *DB) buildSearchIndex(ctx context.Context, sk int64) error {
 	// requests beside it are slower (a first sorted page by a quarter), so it starts when
 	// nothing has read records for idleQuiet (a user reading a page; not a script or a
 	// user paging on), or after idleWaitMax.
-	if err := db.reads.wait(ctx, idleQuiet, idleWaitMax); err != nil {
+	if err := db.reads.Wait(ctx, stored.IdleQuiet, stored.IdleWaitMax); err != nil {
 		return err
 	}
 	name := searchIndexName(sk)
@@ -58,7 +60,7 @@ func (db *DB) buildSearchIndex(ctx context.Context, sk int64) error {
 	if _, err := conn.ExecContext(ctx, `CREATE EXTENSION IF NOT EXISTS pg_trgm`); err != nil {
 		return err
 	}
-	lo, hi := ridRange(sk)
+	lo, hi := stored.RIDRange(sk)
 	// Index expressions take no parameters: the bounds are written in.
 	_, err = conn.ExecContext(ctx, fmt.Sprintf(`CREATE INDEX CONCURRENTLY IF NOT EXISTS %s ON records USING gin ((CAST(vals AS TEXT) COLLATE "C") gin_trgm_ops) WHERE rid BETWEEN %d AND %d`, name, lo, hi))
 	return err
@@ -73,8 +75,8 @@ const searchSample = 4096
 // commonNeedle reports whether a PostgreSQL search's pattern matches the values of at least
 // a sixteenth of a sample of the sheet's records, or the sheet is too small for a trigram
 // index (either way, a scan answers it best).
-func (tx *readCtx) commonNeedle(rs *recSheet, pattern string) bool {
-	if !searchIndexWanted(tx.q.Settings(), rs.total) {
+func (tx *readCtx) commonNeedle(rs *stored.Sheet, pattern string) bool {
+	if !searchIndexWanted(tx.q.Settings(), rs.Total) {
 		return true
 	}
 	lo, hi, found, err := tx.keyBounds(rs)

@@ -8,10 +8,10 @@ import (
 	"sort"
 	"time"
 
-	"github.com/sluice/sluice/store/sqldb"
-
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/model"
+	"github.com/sluice/sluice/store/recordset/stored"
+	"github.com/sluice/sluice/store/sqldb"
 )
 
 // Snapshot is a copy of a sheet's records and schema at one moment.
@@ -54,7 +54,7 @@ const (
 func (db *DB) CreateSnapshot(ctx context.Context, accountID, sheetID, label, threadID, actor string) (*Snapshot, error) {
 	var snap *Snapshot
 	err := db.Update(ctx, func(tx *Tx) error {
-		rs, err := loadRecSheet(ctx, tx, accountID, sheetID)
+		rs, err := stored.Load(ctx, tx, accountID, sheetID)
 		if err != nil {
 			return err
 		}
@@ -64,13 +64,13 @@ func (db *DB) CreateSnapshot(ctx context.Context, accountID, sheetID, label, thr
 			snap.ID, snap.SheetID, label, threadID, string(cfg), actor, sqldb.Millis(tx.Now())).Scan(&snap.ssk); err != nil {
 			return errs.Wrap(err, "insert snapshot")
 		}
-		if rs.sk != 0 {
-			lo, hi := ridRange(rs.sk)
+		if rs.SK != 0 {
+			lo, hi := stored.RIDRange(rs.SK)
 			if _, err := tx.Exec(`INSERT INTO snapshot_records (ssk, rid, vals, x) SELECT ?, rid, vals, x FROM records WHERE rid BETWEEN ? AND ?`, snap.ssk, lo, hi); err != nil {
 				return errs.Wrap(err, "copy records")
 			}
 		}
-		ctx := rs.eventContext(actor, "")
+		ctx := rs.EventContext(actor, "")
 		ctx.SnapshotID = snap.ID
 		payload, _ := json.Marshal(map[string]any{"snapshotId": snap.ID, "sheetId": rs.ID, "label": label})
 		return tx.emitWorkbook("snapshot:created", ctx, payload)
@@ -102,7 +102,7 @@ func scanSnapshot(sc sqldb.Scanner) (*Snapshot, error) {
 // ListSnapshots returns the sheet's snapshots, oldest first; threadID, when set, narrows
 // them. Errors: not_found.
 func (db *DB) ListSnapshots(ctx context.Context, accountID, sheetID, threadID string) ([]*Snapshot, error) {
-	if _, err := loadRecSheet(ctx, db.Reader, accountID, sheetID); err != nil {
+	if _, err := stored.Load(ctx, db.Reader, accountID, sheetID); err != nil {
 		return nil, err
 	}
 	q := `SELECT ` + snapshotColumns + ` FROM snapshots WHERE sheet_id = ?`
@@ -128,12 +128,12 @@ func (db *DB) ListSnapshots(ctx context.Context, accountID, sheetID, threadID st
 }
 
 // snapshotOf loads a snapshot with its sheet, both of the account. Errors: not_found.
-func snapshotOf(ctx context.Context, q sqldb.Querier, accountID, id string) (*Snapshot, *recSheet, error) {
+func snapshotOf(ctx context.Context, q sqldb.Querier, accountID, id string) (*Snapshot, *stored.Sheet, error) {
 	s, err := scanSnapshot(q.QueryRowContext(ctx, `SELECT `+snapshotColumns+` FROM snapshots WHERE id = ?`, id))
 	if err != nil {
 		return nil, nil, err
 	}
-	rs, err := loadRecSheet(ctx, q, accountID, s.SheetID)
+	rs, err := stored.Load(ctx, q, accountID, s.SheetID)
 	if errs.Is(err, errs.NotFound) {
 		return nil, nil, errs.NotFoundf("snapshotId", "Snapshot not found")
 	}
@@ -151,7 +151,7 @@ func (db *DB) GetSnapshot(ctx context.Context, accountID, id string, withSummary
 	return s, err
 }
 
-func summarize(ctx context.Context, q sqldb.Querier, s *Snapshot, rs *recSheet) (*SnapshotSummary, error) {
+func summarize(ctx context.Context, q sqldb.Querier, s *Snapshot, rs *stored.Sheet) (*SnapshotSummary, error) {
 	sum := &SnapshotSummary{SchemaDiff: map[string]string{}, Config: s.Config}
 	for _, f := range s.Config.Fields {
 		sum.SchemaDiff[f.Key] = "removed"
@@ -163,7 +163,7 @@ func summarize(ctx context.Context, q sqldb.Querier, s *Snapshot, rs *recSheet) 
 			sum.SchemaDiff[f.Key] = "added"
 		}
 	}
-	lo, hi := ridRange(rs.sk)
+	lo, hi := stored.RIDRange(rs.SK)
 	err := q.QueryRowContext(ctx, `SELECT
 		(SELECT count(*) FROM records r WHERE r.rid BETWEEN ?2 AND ?3 AND NOT EXISTS (SELECT 1 FROM snapshot_records s WHERE s.ssk = ?1 AND s.rid = r.rid)),
 		(SELECT count(*) FROM snapshot_records s WHERE s.ssk = ?1 AND NOT EXISTS (SELECT 1 FROM records r WHERE r.rid = s.rid))`,
@@ -176,8 +176,8 @@ func summarize(ctx context.Context, q sqldb.Querier, s *Snapshot, rs *recSheet) 
 	var args []any
 	keys := make([]string, 0, len(rs.Config.Fields))
 	for _, f := range rs.Config.Fields {
-		a, aargs := rs.valueExpr("r", f.Key)
-		b, bargs := rs.valueExpr("s", f.Key)
+		a, aargs := rs.ValueExpr("r", f.Key)
+		b, bargs := rs.ValueExpr("s", f.Key)
 		sel += ", coalesce(sum(CASE WHEN " + a + " IS DISTINCT FROM " + b + " THEN 1 ELSE 0 END), 0)"
 		args = append(append(args, aargs...), bargs...)
 		keys = append(keys, f.Key)
@@ -243,7 +243,7 @@ func (db *DB) RestoreSnapshot(ctx context.Context, accountID, id string, o Resto
 			return err
 		}
 		w.emptyBefore = false
-		lo, hi := ridRange(rs.sk)
+		lo, hi := stored.RIDRange(rs.SK)
 		steps := []struct {
 			on   bool
 			verb string
@@ -277,14 +277,14 @@ func (db *DB) RestoreSnapshot(ctx context.Context, accountID, id string, o Resto
 }
 
 func (tx *Tx) ridList(q string, args ...any) ([]int64, error) {
-	out, err := queryRids(tx.Context(), tx, "select records", q, args...)
+	out, err := stored.QueryRIDs(tx.Context(), tx, "select records", q, args...)
 	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
 	return out, err
 }
 
 // restoreChunk applies one chunk of a restore: verb is the records event it amounts to.
-func (tx *Tx) restoreChunk(rs *recSheet, w *writeCtx, s *Snapshot, verb string, rids []int64) error {
-	var cur, saved map[int64]*recState
+func (tx *Tx) restoreChunk(rs *stored.Sheet, w *writeCtx, s *Snapshot, verb string, rids []int64) error {
+	var cur, saved map[int64]*stored.State
 	var err error
 	if verb != "created" {
 		if cur, err = tx.loadStates(rs, rids); err != nil {
@@ -317,23 +317,23 @@ func (tx *Tx) restoreChunk(rs *recSheet, w *writeCtx, s *Snapshot, verb string, 
 	}
 	ids := make([]string, len(changes))
 	for i, c := range changes {
-		ids[i] = RecordID(c.rid())
+		ids[i] = stored.RecordID(c.rid())
 	}
 	return tx.emitRecords(rs, w, verb, ids)
 }
 
 // loadSnapshotStates reads saved records as new states, revalidated against the schema.
-func (tx *Tx) loadSnapshotStates(rs *recSheet, ssk int64, rids []int64) (map[int64]*recState, error) {
-	out := make(map[int64]*recState, len(rids))
+func (tx *Tx) loadSnapshotStates(rs *stored.Sheet, ssk int64, rids []int64) (map[int64]*stored.State, error) {
+	out := make(map[int64]*stored.State, len(rids))
 	err := sqldb.EachRow(tx.Context(), tx, "load snapshot records", `SELECT rid, vals, x FROM snapshot_records WHERE ssk = ? AND rid IN (SELECT CAST(value AS BIGINT) FROM `+tx.Dialect().JSONTexts("?")+`)`,
-		[]any{ssk, ridsJSON(rids)}, func(rows *sql.Rows) error {
+		[]any{ssk, stored.RIDsJSON(rids)}, func(rows *sql.Rows) error {
 			var rid int64
 			var vals string
 			var x sql.NullString
 			if err := rows.Scan(&rid, &vals, &x); err != nil {
 				return errs.Wrap(err, "scan snapshot record")
 			}
-			st, err := rs.savedState(rid, vals, x)
+			st, err := savedState(rs, rid, vals, x)
 			if err == nil {
 				out[rid] = st
 			}
@@ -357,10 +357,10 @@ func (db *DB) GetSnapshotRecords(ctx context.Context, accountID, id, changeType 
 	if err != nil {
 		return nil, err
 	}
-	if rs.sk == 0 {
+	if rs.SK == 0 {
 		return []*DiffRecord{}, nil
 	}
-	lo, hi := ridRange(rs.sk)
+	lo, hi := stored.RIDRange(rs.SK)
 	parts := map[string]string{
 		CreatedSince: `SELECT r.rid, 'createdSince' AS kind FROM records r WHERE r.rid BETWEEN ?2 AND ?3 AND NOT EXISTS (SELECT 1 FROM snapshot_records s WHERE s.ssk = ?1 AND s.rid = r.rid)`,
 		UpdatedSince: `SELECT r.rid, 'updatedSince' AS kind FROM records r JOIN snapshot_records s ON s.ssk = ?1 AND s.rid = r.rid WHERE r.rid BETWEEN ?2 AND ?3 AND r.vals <> s.vals`,
@@ -401,7 +401,7 @@ func (db *DB) GetSnapshotRecords(ctx context.Context, accountID, id, changeType 
 	return db.diffRecords(ctx, rs, s, rids, kinds)
 }
 
-func (db *DB) diffRecords(ctx context.Context, rs *recSheet, s *Snapshot, rids []int64, kinds map[int64]string) ([]*DiffRecord, error) {
+func (db *DB) diffRecords(ctx context.Context, rs *stored.Sheet, s *Snapshot, rids []int64, kinds map[int64]string) ([]*DiffRecord, error) {
 	rc := &readCtx{ctx: ctx, q: db.Reader}
 	current, err := rc.load(rs, rids)
 	if err != nil {
@@ -413,7 +413,7 @@ func (db *DB) diffRecords(ctx context.Context, rs *recSheet, s *Snapshot, rids [
 	}
 	out := make([]*DiffRecord, 0, len(rids))
 	for _, rid := range rids {
-		d := &DiffRecord{Record: byID[RecordID(rid)], Change: kinds[rid]}
+		d := &DiffRecord{Record: byID[stored.RecordID(rid)], Change: kinds[rid]}
 		if d.Change != CreatedSince {
 			var vals string
 			var x sql.NullString
@@ -421,16 +421,16 @@ func (db *DB) diffRecords(ctx context.Context, rs *recSheet, s *Snapshot, rids [
 			if err != nil {
 				return nil, errs.Wrap(err, "load snapshot record")
 			}
-			if d.SnapshotValues, err = rs.decodeAll([]byte(vals)); err != nil {
+			if d.SnapshotValues, err = rs.DecodeAll([]byte(vals)); err != nil {
 				return nil, err
 			}
 			if d.Record == nil {
-				st, err := rs.savedState(rid, vals, x)
+				st, err := savedState(rs, rid, vals, x)
 				if err != nil {
 					return nil, err
 				}
-				rs.settle(st)
-				d.Record = rs.output(st, s.CreatedAt, "")
+				rs.Settle(st)
+				d.Record = output(rs, st, s.CreatedAt, "")
 			}
 		}
 		out = append(out, d)
@@ -440,13 +440,13 @@ func (db *DB) diffRecords(ctx context.Context, rs *recSheet, s *Snapshot, rids [
 
 // savedState builds the state of a record saved in a snapshot, checked against the current
 // schema.
-func (rs *recSheet) savedState(rid int64, vals string, x sql.NullString) (*recState, error) {
-	row, err := rs.decodeSaved([]byte(vals))
+func savedState(rs *stored.Sheet, rid int64, vals string, x sql.NullString) (*stored.State, error) {
+	row, err := rs.DecodeSaved([]byte(vals))
 	if err != nil {
 		return nil, err
 	}
-	st := &recState{rid: rid, row: row}
-	rs.decodeExtra(x, st)
-	st.msgs = rs.Schema.Check(st.row)
+	st := &stored.State{RID: rid, Row: row}
+	rs.DecodeExtra(x, st)
+	st.Msgs = rs.Schema.Check(st.Row)
 	return st, nil
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/sluice/sluice/model"
 	"github.com/sluice/sluice/store"
 	"github.com/sluice/sluice/store/recordset"
+	"github.com/sluice/sluice/store/recordset/tally"
 )
 
 // A kept sorted order follows small writes by placing the records they changed (edited,
@@ -17,10 +18,10 @@ import (
 func TestKeptOrdersPatchedBySmallWrites(t *testing.T) {
 	// Orders sorted by SQL, and (SQLite) orders tallied (sort_tally.go) that the
 	// database's comparisons then patch: the two must agree.
-	for _, tallyMin := range []int64{recordset.TallyMin, 1} {
+	for _, tallyMin := range []int64{tally.TallyMin, 1} {
 		t.Run(fmt.Sprint("tally min ", tallyMin), func(t *testing.T) {
-			defer func(n int64) { recordset.TallyMin = n }(recordset.TallyMin)
-			recordset.TallyMin = tallyMin
+			defer func(n int64) { tally.TallyMin = n }(tally.TallyMin)
+			tally.TallyMin = tallyMin
 			keptOrdersPatchedBySmallWrites(t)
 		})
 	}

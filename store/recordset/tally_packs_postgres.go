@@ -10,10 +10,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sluice/sluice/store/sqldb"
-
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/ffql"
+	"github.com/sluice/sluice/store/recordset/stored"
+	"github.com/sluice/sluice/store/recordset/tally"
+	"github.com/sluice/sluice/store/sqldb"
 )
 
 // Tally packs (PostgreSQL, issue 17). A tally of a field with a value per record read every
@@ -66,13 +67,13 @@ type packLines struct {
 
 // add adds a stored value's line (none for an empty one).
 func (p *packLines) add(v json.RawMessage) {
-	if p.off || isEmptyJSON(v) {
+	if p.off || tally.IsEmptyJSON(v) {
 		return
 	}
 	var text []byte
 	num := false
 	switch {
-	case plainString(v):
+	case tally.PlainString(v):
 		text = v[1 : len(v)-1]
 	case string(v) == "true" || string(v) == "false" || pgWritesNumber(string(v)):
 		text, num = v, true
@@ -91,7 +92,7 @@ func (p *packLines) add(v json.RawMessage) {
 
 // sameLine: a and b give the same line (both empty: none).
 func sameLine(a, b json.RawMessage) bool {
-	return bytes.Equal(a, b) || (isEmptyJSON(a) && isEmptyJSON(b))
+	return bytes.Equal(a, b) || (tally.IsEmptyJSON(a) && tally.IsEmptyJSON(b))
 }
 
 func valueAt(row []json.RawMessage, i int) json.RawMessage {
@@ -107,22 +108,22 @@ func valueAt(row []json.RawMessage, i int) json.RawMessage {
 // batch counted ahead: its first); another field whose list this write drops gets rows
 // from the next write on. Like the search filters, a write of fewer than bloomMin new
 // records leaves their blocks without rows.
-func (rs *recSheet) planPacks(changes []*change, vd *valueDelta) *packWork {
-	if rs.d != sqldb.PostgresDialect || rs.sk == 0 {
+func planPacks(rs *stored.Sheet, changes []*change, vd *valueDelta) *packWork {
+	if rs.Dialect != sqldb.PostgresDialect || rs.SK == 0 {
 		return nil
 	}
 	pw := &packWork{stale: map[packKey]bool{}, done: make(chan struct{})}
-	var fresh []*recState
+	var fresh []*stored.State
 	for _, c := range changes {
 		blk := blockOf(c.rid())
 		switch {
-		case c.kind == kInsert && rs.fresh > 0 && c.new.rid >= rs.fresh:
+		case c.kind == kInsert && rs.Fresh > 0 && c.new.RID >= rs.Fresh:
 			fresh = append(fresh, c.new)
 		case c.old == nil || c.new == nil: // a deletion, or an undo putting a record back
 			pw.stale[packKey{packAll, blk}] = true
 		default:
-			for i, col := range rs.layout.cols {
-				if col >= 0 && !sameLine(valueAt(c.old.row, i), valueAt(c.new.row, i)) {
+			for i, col := range rs.Layout.Cols {
+				if col >= 0 && !sameLine(valueAt(c.old.Row, i), valueAt(c.new.Row, i)) {
 					pw.stale[packKey{col, blk}] = true
 				}
 			}
@@ -130,7 +131,7 @@ func (rs *recSheet) planPacks(changes []*change, vd *valueDelta) *packWork {
 	}
 	if len(fresh) < bloomMin {
 		for _, st := range fresh {
-			pw.stale[packKey{packAll, blockOf(st.rid)}] = true
+			pw.stale[packKey{packAll, blockOf(st.RID)}] = true
 		}
 		close(pw.done)
 		return pw
@@ -139,19 +140,19 @@ func (rs *recSheet) planPacks(changes []*change, vd *valueDelta) *packWork {
 		defer close(pw.done)
 		sortByKey(fresh)
 		var want []int // (rule indexes)
-		for r, col := range rs.layout.cols {
+		for r, col := range rs.Layout.Cols {
 			if col >= 0 && (vd == nil || vd.at[r] == nil || vd.counted(r) != 0 || (vd.over != nil && vd.over[r])) {
 				want = append(want, r)
 			}
 		}
 		for i := 0; i < len(fresh); {
-			pb := packBlock{blk: blockOf(fresh[i].rid), first: fresh[i].rid, rules: make([]packLines, len(rs.layout.cols))}
+			pb := packBlock{blk: blockOf(fresh[i].RID), first: fresh[i].RID, rules: make([]packLines, len(rs.Layout.Cols))}
 			for r := range pb.rules {
 				pb.rules[r].off = !slices.Contains(want, r)
 			}
-			for ; i < len(fresh) && blockOf(fresh[i].rid) == pb.blk; i++ {
+			for ; i < len(fresh) && blockOf(fresh[i].RID) == pb.blk; i++ {
 				for _, r := range want {
-					pb.rules[r].add(valueAt(fresh[i].row, r))
+					pb.rules[r].add(valueAt(fresh[i].Row, r))
 				}
 			}
 			pw.blocks = append(pw.blocks, pb)
@@ -173,7 +174,7 @@ func (pw *packWork) wait() {
 // gets a row for each such position; one they do not start has its rows added to, or a new
 // row when it holds no record before them; every other position of such a block loses its
 // row (the new records are not in it).
-func (tx *Tx) writePacks(rs *recSheet, pw *packWork, kept []bool) error {
+func (tx *Tx) writePacks(rs *stored.Sheet, pw *packWork, kept []bool) error {
 	if pw == nil {
 		return nil
 	}
@@ -187,9 +188,9 @@ func (tx *Tx) writePacks(rs *recSheet, pw *packWork, kept []bool) error {
 	var fresh []newRow
 	var adds []packBlock // blocks the new records do not start
 	for _, pb := range pw.blocks {
-		starts := pb.first == blockStart(rs.sk, pb.blk)
+		starts := pb.first == blockStart(rs.SK, pb.blk)
 		for r, pl := range pb.rules {
-			col := rs.layout.cols[r]
+			col := rs.Layout.Cols[r]
 			if col < 0 {
 				continue
 			}
@@ -204,7 +205,7 @@ func (tx *Tx) writePacks(rs *recSheet, pw *packWork, kept []bool) error {
 			adds = append(adds, pb)
 		}
 	}
-	if err := tx.dropPacks(rs.sk, pw.stale); err != nil {
+	if err := tx.dropPacks(rs.SK, pw.stale); err != nil {
 		return err
 	}
 	if err := tx.repackDropped(rs, pw, kept); err != nil {
@@ -213,7 +214,7 @@ func (tx *Tx) writePacks(rs *recSheet, pw *packWork, kept []bool) error {
 	for _, pb := range adds {
 		var more []newRow // (the block's rows to add to)
 		for r, pl := range pb.rules {
-			if col := rs.layout.cols[r]; col >= 0 && !pw.stale[packKey{col, pb.blk}] && !pw.stale[packKey{packAll, pb.blk}] {
+			if col := rs.Layout.Cols[r]; col >= 0 && !pw.stale[packKey{col, pb.blk}] && !pw.stale[packKey{packAll, pb.blk}] {
 				more = append(more, newRow{col, pb.blk, pl.lines, pl.num})
 			}
 		}
@@ -228,7 +229,7 @@ func (tx *Tx) writePacks(rs *recSheet, pw *packWork, kept []bool) error {
 		added := map[int]bool{}
 		err := sqldb.EachRow(tx.Context(), tx, "update tally packs", `UPDATE tally_packs t SET lines = t.lines || E'\n' || v.column2, num = t.num | v.column3
 			FROM (VALUES `+strings.Join(vals, ", ")+`) v WHERE t.sk = ? AND t.blk = ? AND t.col = v.column1 RETURNING t.col`,
-			append(args, rs.sk, pb.blk), func(rows *sql.Rows) error {
+			append(args, rs.SK, pb.blk), func(rows *sql.Rows) error {
 				var col int
 				if err := rows.Scan(&col); err != nil {
 					return errs.Wrap(err, "scan tally pack")
@@ -243,7 +244,7 @@ func (tx *Tx) writePacks(rs *recSheet, pw *packWork, kept []bool) error {
 			continue
 		}
 		var before bool
-		if err := tx.QueryRow(`SELECT EXISTS (SELECT 1 FROM records WHERE rid BETWEEN ? AND ?)`, blockStart(rs.sk, pb.blk), pb.first-1).Scan(&before); err != nil {
+		if err := tx.QueryRow(`SELECT EXISTS (SELECT 1 FROM records WHERE rid BETWEEN ? AND ?)`, blockStart(rs.SK, pb.blk), pb.first-1).Scan(&before); err != nil {
 			return errs.Wrap(err, "update tally packs")
 		}
 		if before {
@@ -260,7 +261,7 @@ func (tx *Tx) writePacks(rs *recSheet, pw *packWork, kept []bool) error {
 	}
 	err := tx.CopyFrom(tx.Context(), "tally_packs", []string{"sk", "col", "blk", "lines", "num"}, len(fresh), func(i int, row []any) {
 		f := fresh[i]
-		row[0], row[1], row[2], row[3], row[4] = rs.sk, int64(f.col), f.blk, sqldb.NonNil(f.lines), int64(sqldb.BoolInt(f.num))
+		row[0], row[1], row[2], row[3], row[4] = rs.SK, int64(f.col), f.blk, sqldb.NonNil(f.lines), int64(sqldb.BoolInt(f.num))
 	})
 	if err != nil {
 		return errs.Wrap(err, "write tally packs")
@@ -277,10 +278,10 @@ var repackMin = 4
 // repackDropped packs again, from the records as the write leaves them, the blocks whose
 // rows of a position the write dropped (edits, deletions), where it dropped repackMin or
 // more of that position's.
-func (tx *Tx) repackDropped(rs *recSheet, pw *packWork, kept []bool) error {
+func (tx *Tx) repackDropped(rs *stored.Sheet, pw *packWork, kept []bool) error {
 	byCol := map[int][]int64{}
 	for k := range pw.stale {
-		for r, col := range rs.layout.cols {
+		for r, col := range rs.Layout.Cols {
 			if col >= 0 && (k.col == col || k.col == packAll) && (r >= len(kept) || !kept[r]) && !rs.Schema.Rules[r].List {
 				byCol[col] = append(byCol[col], k.blk)
 			}
@@ -291,7 +292,7 @@ func (tx *Tx) repackDropped(rs *recSheet, pw *packWork, kept []bool) error {
 			continue
 		}
 		slices.Sort(blks)
-		if _, err := tx.repack(rs.sk, col, slices.Compact(blks)); err != nil {
+		if _, err := tx.repack(rs.SK, col, slices.Compact(blks)); err != nil {
 			return err
 		}
 	}
@@ -366,7 +367,7 @@ func (tx *Tx) dropPacks(sk int64, keys map[packKey]bool) error {
 }
 
 // hasPacks reports whether position col of sheet sk has a pack: a sheet without (written
-// before them, or whose blocks hold values no pack takes) is read by tallyQuery's
+// before them, or whose blocks hold values no pack takes) is read by tally.Query's
 // statement, a range of keys at a time rather than a block (10-15% faster). A pack
 // written or dropped after this answer is read or not by either statement as it should.
 func (rc *readCtx) hasPacks(sk int64, col int) (bool, error) {
@@ -378,28 +379,28 @@ func (rc *readCtx) hasPacks(sk int64, col int) (bool, error) {
 	return ok, nil
 }
 
-// packedTallyQuery is tallyQuery's on PostgreSQL for a tally of every record of sheet sk:
+// packedTallyQuery is tally.Query's on PostgreSQL for a tally of every record of sheet sk:
 // the lines of the packs of the slice's blocks (those wholly in it), and the values of the
 // records of its other blocks (a block a query: none to read once every block has a pack),
-// in one column; the invalid records' values in the second, as tallyQuery reads them.
-func packedTallyQuery(sk int64, col int, text bool) func(s keySlice) ffql.Frag {
-	values := tallyValues(col, text)
+// in one column; the invalid records' values in the second, as tally.Query reads them.
+func packedTallyQuery(sk int64, col int, text bool) func(s tally.KeySlice) ffql.Frag {
+	values := tally.ValuesSQL(col, text)
 	num := ""
 	if text {
 		num = ` AND num = 0`
 	}
 	base, size := blockStart(sk, 0), int64(1)<<bloomShift
-	return func(s keySlice) ffql.Frag {
-		b0, b1 := blockOf(s.from), blockOf(s.to)
+	return func(s tally.KeySlice) ffql.Frag {
+		b0, b1 := blockOf(s.From), blockOf(s.To)
 		p0, p1 := b0, b1 // (the blocks wholly in the slice)
-		if blockStart(sk, b0) < s.from {
+		if blockStart(sk, b0) < s.From {
 			p0++
 		}
-		if blockStart(sk, b1+1)-1 > s.to {
+		if blockStart(sk, b1+1)-1 > s.To {
 			p1--
 		}
-		invalid := invalidValues(values, s)
-		args := []any{b0, b1, s.from, base, size, s.to, base, size, size - 1}
+		invalid := tally.InvalidValues(values, s)
+		args := []any{b0, b1, s.From, base, size, s.To, base, size, size - 1}
 		args = append(append(args, invalid.Args...), sk, col, p0, p1)
 		return ffql.Frag{
 			SQL: `SELECT concat_ws(E'\n', p.lines, (SELECT string_agg(x.v, E'\n') FROM generate_series(CAST(? AS BIGINT), CAST(? AS BIGINT)) g(b),
@@ -428,7 +429,7 @@ func (db *DB) FillTallyPacks(ctx context.Context) (int64, error) {
 	type sheet struct{ account, id string }
 	var sheets []sheet
 	err := sqldb.EachRow(ctx, db.Reader, "list sheets to pack", `SELECT w.account_id, sh.id FROM record_sheets rs JOIN sheets sh ON sh.id = rs.sheet_id
-		JOIN workbooks w ON w.id = sh.workbook_id WHERE rs.total >= ? AND sh.deleted_at IS NULL AND w.deleted_at IS NULL ORDER BY rs.sk`, []any{TallyMin},
+		JOIN workbooks w ON w.id = sh.workbook_id WHERE rs.total >= ? AND sh.deleted_at IS NULL AND w.deleted_at IS NULL ORDER BY rs.sk`, []any{tally.TallyMin},
 		func(rows *sql.Rows) error {
 			var s sheet
 			if err := rows.Scan(&s.account, &s.id); err != nil {
@@ -455,8 +456,8 @@ const packSlice = 48
 
 // fillSheetPacks is FillTallyPacks for one sheet.
 func (db *DB) fillSheetPacks(ctx context.Context, accountID, sheetID string) (int64, error) {
-	rs, err := loadRecSheet(ctx, db.Reader, accountID, sheetID)
-	if err != nil || rs.sk == 0 {
+	rs, err := stored.Load(ctx, db.Reader, accountID, sheetID)
+	if err != nil || rs.SK == 0 {
 		return 0, err
 	}
 	kept, _, err := keptFields(ctx, db.Reader, rs)
@@ -468,23 +469,23 @@ func (db *DB) fillSheetPacks(ctx context.Context, accountID, sheetID string) (in
 		return 0, err
 	}
 	var packed int64
-	for r, col := range rs.layout.cols {
+	for r, col := range rs.Layout.Cols {
 		if col < 0 || kept[r] || rs.Schema.Rules[r].List {
 			continue
 		}
 		for b := blockOf(lo); b <= blockOf(hi); b += packSlice {
-			if err := db.writes.wait(ctx, writesQuiet, time.Minute); err != nil {
+			if err := db.writes.Wait(ctx, stored.WritesQuiet, time.Minute); err != nil {
 				return packed, err
 			}
-			if err := db.reads.wait(ctx, readsQuiet, readsWaitMax); err != nil {
+			if err := db.reads.Wait(ctx, stored.ReadsQuiet, stored.ReadsWaitMax); err != nil {
 				return packed, err
 			}
 			err := db.Update(ctx, func(tx *Tx) error {
 				var blks []int64
 				err := sqldb.EachRow(ctx, tx, "find blocks to pack", `SELECT g.b FROM generate_series(CAST(? AS BIGINT), CAST(? AS BIGINT)) g(b)
 					WHERE NOT EXISTS (SELECT 1 FROM tally_packs WHERE sk = ? AND col = ? AND blk = g.b)
-					AND EXISTS (SELECT 1 FROM records r WHERE `+inBlock(rs.sk).SQL+`)`,
-					append([]any{b, b + packSlice - 1, rs.sk, col}, inBlock(rs.sk).Args...),
+					AND EXISTS (SELECT 1 FROM records r WHERE `+inBlock(rs.SK).SQL+`)`,
+					append([]any{b, b + packSlice - 1, rs.SK, col}, inBlock(rs.SK).Args...),
 					func(rows *sql.Rows) error {
 						var blk int64
 						if err := rows.Scan(&blk); err != nil {
@@ -496,7 +497,7 @@ func (db *DB) fillSheetPacks(ctx context.Context, accountID, sheetID string) (in
 				if err != nil || len(blks) == 0 {
 					return err
 				}
-				n, err := tx.repack(rs.sk, col, blks)
+				n, err := tx.repack(rs.SK, col, blks)
 				packed += n
 				return err
 			})

@@ -11,6 +11,7 @@ import (
 
 	"github.com/sluice/sluice/model"
 	"github.com/sluice/sluice/store/recordset"
+	"github.com/sluice/sluice/store/recordset/tally"
 )
 
 var packsSheet = model.SheetConfig{Name: "Packs", Fields: []model.Field{
@@ -246,12 +247,12 @@ func TestFillTallyPacks(t *testing.T) {
 	if err := e.db.ExecForTest(t.Context(), `DELETE FROM tally_packs`); err != nil {
 		t.Fatal(err)
 	}
-	defer func(n int64) { recordset.TallyMin = n }(recordset.TallyMin)
-	recordset.TallyMin = 1000
+	defer func(n int64) { tally.TallyMin = n }(tally.TallyMin)
+	tally.TallyMin = 1000
 	if n, err := e.db.FillTallyPacks(t.Context()); err != nil || n != 0 {
 		t.Fatalf("a sheet smaller than TallyMin: %d packed (%v)", n, err)
 	}
-	recordset.TallyMin = 1
+	tally.TallyMin = 1
 	n, err := e.db.FillTallyPacks(t.Context())
 	if err != nil {
 		t.Fatal(err)

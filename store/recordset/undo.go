@@ -8,6 +8,7 @@ import (
 	"errors"
 
 	"github.com/sluice/sluice/errs"
+	"github.com/sluice/sluice/store/recordset/stored"
 	"github.com/sluice/sluice/store/sqldb"
 )
 
@@ -58,7 +59,7 @@ type UndoState struct {
 }
 
 // noteUndo records what undoing changes needs, in w's undo entry (opened by the first call).
-func (tx *Tx) noteUndo(rs *recSheet, w *writeCtx, changes []*change) error {
+func (tx *Tx) noteUndo(rs *stored.Sheet, w *writeCtx, changes []*change) error {
 	u := w.undo
 	type note struct {
 		rid    int64
@@ -71,13 +72,13 @@ func (tx *Tx) noteUndo(rs *recSheet, w *writeCtx, changes []*change) error {
 	for _, c := range changes {
 		switch c.kind {
 		case kInsert:
-			notes = append(notes, note{rid: c.new.rid, kind: undoAdded})
+			notes = append(notes, note{rid: c.new.RID, kind: undoAdded})
 		case kDelete:
-			notes = append(notes, note{rid: c.old.rid, kind: undoRemoved, vals: rs.encoded(c.old), x: rs.encodeExtra(c.old)})
+			notes = append(notes, note{rid: c.old.RID, kind: undoRemoved, vals: rs.Encoded(c.old), x: rs.EncodeExtra(c.old)})
 		case kUpdate:
 			var keys []string
-			for i := range c.old.row {
-				if !bytes.Equal(c.old.row[i], c.new.row[i]) {
+			for i := range c.old.Row {
+				if !bytes.Equal(c.old.Row[i], c.new.Row[i]) {
 					keys = append(keys, rs.Schema.Rules[i].Key)
 				}
 			}
@@ -85,7 +86,7 @@ func (tx *Tx) noteUndo(rs *recSheet, w *writeCtx, changes []*change) error {
 				continue
 			}
 			fields, _ := json.Marshal(keys)
-			notes = append(notes, note{rid: c.old.rid, kind: undoChanged, fields: string(fields), vals: rs.encoded(c.old), x: rs.encodeExtra(c.old)})
+			notes = append(notes, note{rid: c.old.RID, kind: undoChanged, fields: string(fields), vals: rs.Encoded(c.old), x: rs.EncodeExtra(c.old)})
 		}
 	}
 	if len(notes) == 0 {
@@ -104,7 +105,7 @@ func (tx *Tx) noteUndo(rs *recSheet, w *writeCtx, changes []*change) error {
 			args = append(args, u.uk, u.side, n.rid, n.kind, n.fields, n.vals, n.x)
 		}
 		q := `INSERT INTO undo_records (uk, side, rid, kind, fields, vals, x) VALUES ` +
-			tuples(len(chunk), 7) + ` ON CONFLICT DO NOTHING`
+			stored.Tuples(len(chunk), 7) + ` ON CONFLICT DO NOTHING`
 		if _, err := tx.Exec(q, args...); err != nil {
 			return errs.Wrap(err, "note undo")
 		}
@@ -118,20 +119,20 @@ func (tx *Tx) noteUndo(rs *recSheet, w *writeCtx, changes []*change) error {
 
 // openUndo starts a new entry in actor's history of the sheet: what could be redone is
 // dropped, and so are entries past UndoDepth.
-func (tx *Tx) openUndo(rs *recSheet, actor string, u *undoLog) error {
-	if err := tx.dropUndo(`sk = ? AND actor = ? AND undone = 1`, rs.sk, actor); err != nil {
+func (tx *Tx) openUndo(rs *stored.Sheet, actor string, u *undoLog) error {
+	if err := tx.dropUndo(`sk = ? AND actor = ? AND undone = 1`, rs.SK, actor); err != nil {
 		return err
 	}
 	var keep int64
-	err := tx.QueryRow(`SELECT uk FROM undo_entries WHERE sk = ? AND actor = ? ORDER BY uk DESC LIMIT 1 OFFSET ?`, rs.sk, actor, UndoDepth-2).Scan(&keep)
+	err := tx.QueryRow(`SELECT uk FROM undo_entries WHERE sk = ? AND actor = ? ORDER BY uk DESC LIMIT 1 OFFSET ?`, rs.SK, actor, UndoDepth-2).Scan(&keep)
 	if err == nil {
-		if err := tx.dropUndo(`sk = ? AND actor = ? AND uk < ?`, rs.sk, actor, keep); err != nil {
+		if err := tx.dropUndo(`sk = ? AND actor = ? AND uk < ?`, rs.SK, actor, keep); err != nil {
 			return err
 		}
 	} else if err != sql.ErrNoRows {
 		return errs.Wrap(err, "trim undo history")
 	}
-	if err := tx.QueryRow(`INSERT INTO undo_entries (sk, actor, what, created_at) VALUES (?, ?, ?, ?) RETURNING uk`, rs.sk, actor, u.what, sqldb.Millis(tx.Now())).Scan(&u.uk); err != nil {
+	if err := tx.QueryRow(`INSERT INTO undo_entries (sk, actor, what, created_at) VALUES (?, ?, ?, ?) RETURNING uk`, rs.SK, actor, u.what, sqldb.Millis(tx.Now())).Scan(&u.uk); err != nil {
 		return errs.Wrap(err, "open undo entry")
 	}
 	return nil
@@ -164,8 +165,8 @@ func (db *DB) Redo(ctx context.Context, sheetID string, opt WriteOptions) (*Undo
 func (db *DB) replayUndo(ctx context.Context, sheetID string, opt WriteOptions, undo bool) (*UndoResult, error) {
 	res := &UndoResult{}
 	err := db.Update(ctx, func(tx *Tx) error {
-		rs, err := loadRecSheet(ctx, tx, opt.AccountID, sheetID)
-		if err != nil || rs.sk == 0 {
+		rs, err := stored.Load(ctx, tx, opt.AccountID, sheetID)
+		if err != nil || rs.SK == 0 {
 			return err
 		}
 		// Undo takes the newest change not undone; redo the oldest undone one, which is the
@@ -179,7 +180,7 @@ func (db *DB) replayUndo(ctx context.Context, sheetID string, opt WriteOptions, 
 		var uk int64
 		var side int
 		err = tx.QueryRow(`UPDATE undo_entries SET undone = 1 - undone, side = 1 - side WHERE uk = (`+pick+`) AND undone = ? RETURNING uk, side, what`,
-			rs.sk, opt.Actor, from).Scan(&uk, &side, &res.What)
+			rs.SK, opt.Actor, from).Scan(&uk, &side, &res.What)
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil
 		}
@@ -231,11 +232,11 @@ type undoNote struct {
 	rid    int64
 	kind   int
 	fields []string
-	saved  *recState
+	saved  *stored.State
 }
 
 // undoBatch reads the next BatchSize records of an entry's side after rid last.
-func (tx *Tx) undoBatch(rs *recSheet, uk int64, side int, last int64) ([]undoNote, error) {
+func (tx *Tx) undoBatch(rs *stored.Sheet, uk int64, side int, last int64) ([]undoNote, error) {
 	var out []undoNote
 	err := sqldb.EachRow(tx.Context(), tx, "read undo records", `SELECT rid, kind, fields, vals, x FROM undo_records WHERE uk = ? AND side = ? AND rid > ? ORDER BY rid LIMIT ?`,
 		[]any{uk, side, last, BatchSize}, func(rows *sql.Rows) error {
@@ -248,7 +249,7 @@ func (tx *Tx) undoBatch(rs *recSheet, uk int64, side int, last int64) ([]undoNot
 				_ = json.Unmarshal([]byte(fields.String), &n.fields)
 			}
 			if vals.Valid {
-				st, err := rs.savedState(n.rid, vals.String, x)
+				st, err := savedState(rs, n.rid, vals.String, x)
 				if err != nil {
 					return err
 				}
@@ -263,7 +264,7 @@ func (tx *Tx) undoBatch(rs *recSheet, uk int64, side int, last int64) ([]undoNot
 // putBack writes one batch of an entry back: added records go, changed fields get their
 // saved values (and the text the file had, metadata.source), removed records come back as
 // they were. Records changed since in a way that makes this impossible are skipped.
-func (tx *Tx) putBack(rs *recSheet, w *writeCtx, batch []undoNote, res *UndoResult) error {
+func (tx *Tx) putBack(rs *stored.Sheet, w *writeCtx, batch []undoNote, res *UndoResult) error {
 	rids := make([]int64, len(batch))
 	for i, n := range batch {
 		rids[i] = n.rid
@@ -281,14 +282,14 @@ func (tx *Tx) putBack(rs *recSheet, w *writeCtx, batch []undoNote, res *UndoResu
 		case n.kind == undoRemoved && now == nil && n.saved != nil:
 			changes = append(changes, &change{kind: kInsert, new: n.saved})
 		case n.kind == undoChanged && now != nil && n.saved != nil:
-			st := now.clone()
+			st := clone(now)
 			for _, k := range n.fields {
 				if i, ok := rs.Schema.Index(k); ok {
-					st.row[i] = n.saved.row[i]
+					st.Row[i] = n.saved.Row[i]
 				}
 			}
-			st.meta = restoreSource(st.meta, n.saved.meta, n.fields)
-			st.msgs = rs.Schema.Check(st.row)
+			st.Meta = restoreSource(st.Meta, n.saved.Meta, n.fields)
+			st.Msgs = rs.Schema.Check(st.Row)
 			changes = append(changes, &change{kind: kUpdate, old: now, new: st})
 		default:
 			res.Skipped++

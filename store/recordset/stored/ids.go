@@ -1,30 +1,30 @@
-package recordset
+package stored
 
 import (
 	"strings"
 
-	"github.com/sluice/sluice/store/sqldb"
-
 	"github.com/sluice/sluice/errs"
+	"github.com/sluice/sluice/ffql"
+	"github.com/sluice/sluice/store/sqldb"
 )
 
 // A record's integer key holds its sheet key in the high bits and its sequence number in the
-// sheet in the low seqBits, so a sheet's records form one contiguous, ordered range.
-const seqBits = 36
+// sheet in the low SeqBits, so a sheet's records form one contiguous, ordered range.
+const SeqBits = 36
 
-// ridRange returns the first and last possible rid of sheet key sk.
-func ridRange(sk int64) (int64, int64) { return sk << seqBits, sk<<seqBits | (1<<seqBits - 1) }
+// RIDRange returns the first and last possible rid of sheet key sk.
+func RIDRange(sk int64) (int64, int64) { return sk << SeqBits, sk<<SeqBits | (1<<SeqBits - 1) }
 
-// recordIDLen is the number of base62 characters after the prefix (62^11 > 2^64).
-const recordIDLen = 11
+// RecordIDLen is the number of base62 characters after the prefix (62^11 > 2^64).
+const RecordIDLen = 11
 
 // RecordID turns a record key into its public id: us_rc_ and 11 characters. The key is
 // scrambled by a keyless Feistel permutation so ids do not read as counters; it is not a
 // secret, and every lookup is also scoped by sheet.
 func RecordID(rid int64) string {
 	v := feistel(uint64(rid), false)
-	var b [recordIDLen]byte
-	for i := recordIDLen - 1; i >= 0; i-- {
+	var b [RecordIDLen]byte
+	for i := RecordIDLen - 1; i >= 0; i-- {
 		b[i] = sqldb.IDAlphabet[v%62]
 		v /= 62
 	}
@@ -34,7 +34,7 @@ func RecordID(rid int64) string {
 // ParseRecordID returns the key of a public record id. Errors: invalid.
 func ParseRecordID(id string) (int64, error) {
 	s, ok := strings.CutPrefix(id, sqldb.PrefixRecord)
-	if !ok || len(s) != recordIDLen {
+	if !ok || len(s) != RecordIDLen {
 		return 0, errs.Invalidf("ids", "Invalid record id %q", id)
 	}
 	var v uint64
@@ -80,4 +80,9 @@ func feistel(v uint64, inverse bool) uint64 {
 		}
 	}
 	return uint64(l)<<32 | uint64(r)
+}
+
+// Within narrows where to the keys of one half.
+func Within(where ffql.Frag, keys [2]int64) ffql.Frag {
+	return ffql.Frag{SQL: `(` + where.SQL + `) AND r.rid BETWEEN ? AND ?`, Args: append(append([]any{}, where.Args...), keys[0], keys[1])}
 }

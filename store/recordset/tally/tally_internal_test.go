@@ -1,8 +1,7 @@
-package recordset
+package tally
 
 import (
 	"cmp"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,17 +15,17 @@ import (
 )
 
 // tallyOf builds a tally of values with the given hashes (the n-th record valid when n is odd).
-func tallyOf(hashes []uint64, vals ...string) *tally {
-	t := &tally{}
+func tallyOf(hashes []uint64, vals ...string) *Half {
+	t := &Half{}
 	for i, v := range vals {
-		e := tallyEnt{h: hashes[i], pre: orderPrefix([]byte(v)), off: uint32(len(t.arena)), n: uint32(len(v))}
+		e := Ent{Hash: hashes[i], Pre: OrderPrefix([]byte(v)), Off: uint32(len(t.Arena)), N: uint32(len(v))}
 		if i%2 == 1 {
-			e.n |= tallyValid
+			e.N |= ValidFlag
 		}
-		t.ents = append(t.ents, e)
-		t.arena = append(t.arena, v...)
+		t.Ents = append(t.Ents, e)
+		t.Arena = append(t.Arena, v...)
 	}
-	t.ents = radixSort(t.ents)
+	t.Ents = RadixSort(t.Ents)
 	return t
 }
 
@@ -36,13 +35,13 @@ func TestMergeTalliesTellsValuesOfOneHashApart(t *testing.T) {
 	a := tallyOf(same, `"x"`, `"y"`, `"x"`, `"z"`)
 	b := tallyOf([]uint64{42 << 40, 7 << 40, 42 << 40, 99 << 40}, `"y"`, `"w"`, `"x"`, `1`)
 	got := map[string][2]int64{}
-	mergeTallies(a, b, func(c heldCell) {
-		if _, twice := got[string(c.c.Value)]; twice {
-			t.Errorf("%s counted twice", c.c.Value)
+	Merge(a, b, func(c Held) {
+		if _, twice := got[string(c.Cell.Value)]; twice {
+			t.Errorf("%s counted twice", c.Cell.Value)
 		}
-		got[string(c.c.Value)] = [2]int64{c.c.Total, c.c.Valid}
-		if c.pre != orderPrefix(c.c.Value) {
-			t.Errorf("%s handed with another value's order prefix", c.c.Value)
+		got[string(c.Cell.Value)] = [2]int64{c.Cell.Total, c.Cell.Valid}
+		if c.Pre != OrderPrefix(c.Cell.Value) {
+			t.Errorf("%s handed with another value's order prefix", c.Cell.Value)
 		}
 	})
 	want := map[string][2]int64{`"x"`: {3, 0}, `"y"`: {2, 1}, `"z"`: {1, 1}, `"w"`: {1, 1}, `1`: {1, 1}}
@@ -58,21 +57,21 @@ func TestMergeTalliesTellsValuesOfOneHashApart(t *testing.T) {
 
 func TestRadixSortOrdersBySortKey(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	var in []tallyEnt
+	var in []Ent
 	for i := range 5000 {
 		h := r.Uint64()
 		if i%10 == 0 {
 			h &= 0xffff // low bits only: below the sort key
 		}
-		in = append(in, tallyEnt{h: h, off: uint32(i)})
+		in = append(in, Ent{Hash: h, Off: uint32(i)})
 	}
-	out := radixSort(slices.Clone(in))
-	if !slices.IsSortedFunc(out, func(a, b tallyEnt) int { return cmp.Compare(a.sortKey(), b.sortKey()) }) {
+	out := RadixSort(slices.Clone(in))
+	if !slices.IsSortedFunc(out, func(a, b Ent) int { return cmp.Compare(a.SortKey(), b.SortKey()) }) {
 		t.Fatal("not in sort key order")
 	}
 	seen := map[uint32]bool{}
 	for _, e := range out {
-		seen[e.off] = true
+		seen[e.Off] = true
 	}
 	if len(seen) != len(in) {
 		t.Fatalf("%d of %d entries kept", len(seen), len(in))
@@ -84,28 +83,11 @@ func TestOrderPrefixAgreesWithTheValueOrder(t *testing.T) {
 	vals := []string{`-1e300`, `-2.5`, `-0`, `0`, `false`, `0.5`, `1`, `true`, `1.0`, `10`, `1e21`, `""`, `" a"`, `"A"`, `"a"`, `"a\u0000"`, `"ab"`, `"abcdefgh"`, `"abcdefghi"`, `"abcdefgi"`, `"\u00e9"`, `"é"`, `"日本"`, `"😀"`, `[]`, `["a"]`, `{"a":1}`, `"~"`}
 	for _, a := range vals {
 		for _, b := range vals {
-			pa, pb := orderPrefix([]byte(a)), orderPrefix([]byte(b))
-			c := compareStored([]byte(a), []byte(b))
+			pa, pb := OrderPrefix([]byte(a)), OrderPrefix([]byte(b))
+			c := CompareStored([]byte(a), []byte(b))
 			if (pa < pb && c >= 0) || (pa > pb && c <= 0) {
 				t.Errorf("%s, %s: prefixes %x, %x but compared %d", a, b, pa, pb, c)
 			}
-		}
-	}
-}
-
-// bothHalves reports the error that stopped the other half, not the other's cancellation
-// (a tally gives up with errTallyOff, and its caller must see that to fall back to SQL).
-func TestBothHalvesReportsTheCause(t *testing.T) {
-	for range 20 {
-		err := bothHalves(t.Context(), func(ctx context.Context, i int) error {
-			if i == 1 {
-				return errTallyOff
-			}
-			<-ctx.Done()
-			return ctx.Err()
-		})
-		if !errors.Is(err, errTallyOff) {
-			t.Fatalf("got %v, want errTallyOff", err)
 		}
 	}
 }
@@ -114,34 +96,34 @@ func TestBothHalvesReportsTheCause(t *testing.T) {
 // values than a list worth remembering (tallyOrder.whole); up to then, all of them.
 func TestTopCellsKeepsTheWholeListWhileSmall(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
-	var in []heldCell
+	var in []Held
 	for i := range 300 {
 		v := []byte(`"v` + string(rune('a'+i%26)) + string(rune('a'+i/26)) + `"`)
-		in = append(in, heldCell{c: CellCount{Value: v, Total: int64(r.IntN(20) + 1)}, pre: orderPrefix(v)})
+		in = append(in, Held{Cell: CellCount{Value: v, Total: int64(r.IntN(20) + 1)}, Pre: OrderPrefix(v)})
 	}
-	for _, o := range []tallyOrder{{top: 7, whole: 300}, {top: 7, whole: 299}, {top: 7, whole: 20}, {top: 250, whole: 20}, {top: 400, whole: 20}, {top: 7}, {byValue: true, desc: true, top: 5, whole: 10}} {
+	for _, o := range []Order{{Top: 7, Whole: 300}, {Top: 7, Whole: 299}, {Top: 7, Whole: 20}, {Top: 250, Whole: 20}, {Top: 400, Whole: 20}, {Top: 7}, {ByValue: true, Desc: true, Top: 5, Whole: 10}} {
 		want := slices.Clone(in)
-		slices.SortFunc(want, func(a, b heldCell) int {
-			if o.before(a, b) {
+		slices.SortFunc(want, func(a, b Held) int {
+			if o.Before(a, b) {
 				return -1
 			}
 			return 1
 		})
-		wantCut := o.whole > 0 && len(in) > o.whole
-		if wantCut || o.whole == 0 {
-			want = want[:min(o.top, len(want))]
+		wantCut := o.Whole > 0 && len(in) > o.Whole
+		if wantCut || o.Whole == 0 {
+			want = want[:min(o.Top, len(want))]
 		}
-		s := &topCells{o: o}
+		s := &Top{Order: o}
 		for _, c := range in {
-			s.add(c)
+			s.Add(c)
 		}
-		got := s.sorted()
-		if s.cut != wantCut || len(got) != len(want) {
-			t.Fatalf("%+v: %d values, cut %v; want %d, cut %v", o, len(got), s.cut, len(want), wantCut)
+		got := s.Sorted()
+		if s.Cut != wantCut || len(got) != len(want) {
+			t.Fatalf("%+v: %d values, cut %v; want %d, cut %v", o, len(got), s.Cut, len(want), wantCut)
 		}
 		for i := range got {
-			if string(got[i].Value) != string(want[i].c.Value) || got[i].Total != want[i].c.Total {
-				t.Fatalf("%+v: value %d is %s (%d), want %s (%d)", o, i, got[i].Value, got[i].Total, want[i].c.Value, want[i].c.Total)
+			if string(got[i].Value) != string(want[i].Cell.Value) || got[i].Total != want[i].Cell.Total {
+				t.Fatalf("%+v: value %d is %s (%d), want %s (%d)", o, i, got[i].Value, got[i].Total, want[i].Cell.Value, want[i].Cell.Total)
 			}
 		}
 	}
@@ -169,18 +151,18 @@ func TestMergeInHalvesAsOneMerge(t *testing.T) {
 				hb, vb = append(hb, h), append(vb, `"v`+string(rune('a'+v))+`"`)
 			}
 		}
-		o := tallyOrder{byValue: r.IntN(2) == 0, desc: r.IntN(2) == 0, top: r.IntN(6), whole: r.IntN(12)}
-		if o.top == 0 {
-			o.whole = 0
+		o := Order{ByValue: r.IntN(2) == 0, Desc: r.IntN(2) == 0, Top: r.IntN(6), Whole: r.IntN(12)}
+		if o.Top == 0 {
+			o.Whole = 0
 		}
-		want := &topCells{o: o}
-		mergeTallies(tallyOf(ha, va...), tallyOf(hb, vb...), want.add)
-		wantCut := want.cut
-		got, cut := mergeInHalves(tallyOf(ha, va...), tallyOf(hb, vb...), o)
-		if !slices.EqualFunc(got, want.sorted(), func(a, b CellCount) bool {
+		want := &Top{Order: o}
+		Merge(tallyOf(ha, va...), tallyOf(hb, vb...), want.Add)
+		wantCut := want.Cut
+		got, cut := MergeInHalves(tallyOf(ha, va...), tallyOf(hb, vb...), o)
+		if !slices.EqualFunc(got, want.Sorted(), func(a, b CellCount) bool {
 			return string(a.Value) == string(b.Value) && a.Total == b.Total && a.Valid == b.Valid
 		}) || cut != wantCut {
-			t.Fatalf("round %d, order %+v: merged in halves %v (cut %v), at once %v (cut %v)", round, o, got, cut, want.sorted(), wantCut)
+			t.Fatalf("round %d, order %+v: merged in halves %v (cut %v), at once %v (cut %v)", round, o, got, cut, want.Sorted(), wantCut)
 		}
 	}
 }
@@ -193,21 +175,21 @@ func TestEachSliceRawReadsEverySliceAndStops(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	db := New(core)
+	db := core
 	defer db.Close()
 	if db.Reader.Dialect() != sqldb.PostgresDialect {
 		t.Skip("PostgreSQL only")
 	}
 	ctx := t.Context()
-	query := func(s keySlice) ffql.Frag {
-		return ffql.Frag{SQL: `SELECT CAST(CAST(? AS BIGINT) AS TEXT), left(CAST(CAST(? AS BIGINT) AS TEXT), 0), repeat('x', 100000)`, Args: []any{s.from, s.to}}
+	query := func(s KeySlice) ffql.Frag {
+		return ffql.Frag{SQL: `SELECT CAST(CAST(? AS BIGINT) AS TEXT), left(CAST(CAST(? AS BIGINT) AS TEXT), 0), repeat('x', 100000)`, Args: []any{s.From, s.To}}
 	}
-	slicesOf := func(n int64) iter.Seq[keySlice] {
-		return newKeySlices(1, n*tallySlice).of(ffql.Frag{SQL: "true"})
+	slicesOf := func(n int64) iter.Seq[KeySlice] {
+		return NewKeySlices(1, n*SliceSize).Of(ffql.Frag{SQL: "true"})
 	}
 	for range 3 { // (again and again on the pool's connections)
 		var got []string
-		err := eachSliceRaw(ctx, db.Reader, "test", query, slicesOf(10), func(cols [][]byte) error {
+		err := EachSliceRaw(ctx, db.Reader, "test", query, slicesOf(10), func(cols [][]byte) error {
 			if len(cols) != 3 || len(cols[1]) != 0 || len(cols[2]) != 100000 {
 				return fmt.Errorf("columns %d", len(cols))
 			}
@@ -215,14 +197,14 @@ func TestEachSliceRawReadsEverySliceAndStops(t *testing.T) {
 			return nil
 		})
 		want := []string{}
-		for from := int64(1); from <= 10*tallySlice; from += tallySlice {
+		for from := int64(1); from <= 10*SliceSize; from += SliceSize {
 			want = append(want, fmt.Sprint(from))
 		}
 		if err != nil || !slices.Equal(got, want) {
 			t.Fatalf("read %v (%v), want %v", got, err, want)
 		}
 		stop, n := errors.New("stop"), 0
-		err = eachSliceRaw(ctx, db.Reader, "test", query, slicesOf(10), func(cols [][]byte) error {
+		err = EachSliceRaw(ctx, db.Reader, "test", query, slicesOf(10), func(cols [][]byte) error {
 			if n++; n == 3 {
 				return stop
 			}
@@ -238,44 +220,44 @@ func TestEachSliceRawReadsEverySliceAndStops(t *testing.T) {
 // whatever the input's order (sorted, reversed, random, few distinct prefixes).
 func TestSelectFirst(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 12))
-	o := tallyOrder{byValue: true}
+	o := Order{ByValue: true}
 	for round := range 500 {
 		n := 1 + r.IntN(300)
-		in := make([]heldCell, n)
+		in := make([]Held, n)
 		for i := range in {
 			v := fmt.Sprintf(`"%05d"`, r.IntN(1000))
 			if round%4 == 0 {
 				v = fmt.Sprintf(`"%05d"`, i) // distinct, in order
 			}
-			in[i] = heldCell{c: CellCount{Value: json.RawMessage(v), Total: 1}, pre: uint64(r.IntN(3))}
+			in[i] = Held{Cell: CellCount{Value: json.RawMessage(v), Total: 1}, Pre: uint64(r.IntN(3))}
 		}
 		if round%8 == 1 {
 			slices.Reverse(in)
 		}
 		want := slices.Clone(in)
-		slices.SortStableFunc(want, func(a, b heldCell) int {
-			if o.before(a, b) {
+		slices.SortStableFunc(want, func(a, b Held) int {
+			if o.Before(a, b) {
 				return -1
 			}
-			if o.before(b, a) {
+			if o.Before(b, a) {
 				return 1
 			}
 			return 0
 		})
 		k := 1 + r.IntN(n)
 		got := slices.Clone(in)
-		selectFirst(got, k, o.before)
-		if o.before(got[k-1], want[k-1]) || o.before(want[k-1], got[k-1]) {
-			t.Fatalf("round %d: the %d-th is %s, want %s", round, k, got[k-1].c.Value, want[k-1].c.Value)
+		SelectFirst(got, k, o.Before)
+		if o.Before(got[k-1], want[k-1]) || o.Before(want[k-1], got[k-1]) {
+			t.Fatalf("round %d: the %d-th is %s, want %s", round, k, got[k-1].Cell.Value, want[k-1].Cell.Value)
 		}
 		for i := range k {
-			if o.before(got[k-1], got[i]) {
-				t.Fatalf("round %d: %s after the %d-th, %s", round, got[i].c.Value, k, got[k-1].c.Value)
+			if o.Before(got[k-1], got[i]) {
+				t.Fatalf("round %d: %s after the %d-th, %s", round, got[i].Cell.Value, k, got[k-1].Cell.Value)
 			}
 		}
 		for i := k; i < n; i++ {
-			if o.before(got[i], got[k-1]) {
-				t.Fatalf("round %d: %s left out, before the %d-th, %s", round, got[i].c.Value, k, got[k-1].c.Value)
+			if o.Before(got[i], got[k-1]) {
+				t.Fatalf("round %d: %s left out, before the %d-th, %s", round, got[i].Cell.Value, k, got[k-1].Cell.Value)
 			}
 		}
 	}

@@ -1,4 +1,4 @@
-package recordset
+package stored
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/ffql"
+	"github.com/sluice/sluice/model"
 	"github.com/sluice/sluice/records"
 	"github.com/sluice/sluice/store/sqldb"
 )
@@ -23,30 +24,30 @@ import (
 
 // layout maps a sheet's fields to value positions.
 type layout struct {
-	cols   []int          // rule index → position, -1 while the field has none
-	byCol  map[int]int    // position → rule index, for fields in the schema
-	keyOf  map[int]string // position → field key, also of retired positions
-	next   int            // the next free position
-	retire []int          // live positions of fields the schema dropped
+	Cols   []int          // rule index → position, -1 while the field has none
+	ByCol  map[int]int    // position → rule index, for fields in the schema
+	KeyOf  map[int]string // position → field key, also of retired positions
+	Next   int            // the next free position
+	Retire []int          // live positions of fields the schema dropped
 }
 
-// settled reports whether the stored arrays hold values of the schema's fields only: the
+// Settled reports whether the stored arrays hold values of the schema's fields only: the
 // write that retires a dropped field's position rewrites every record (revalidate), and
 // reads revalidate a sheet whose schema changed first, but a read inside a write may come
 // before that.
-func (l *layout) settled() bool { return len(l.retire) == 0 }
+func (l *layout) Settled() bool { return len(l.Retire) == 0 }
 
 // loadLayout reads the sheet's column registry.
-func (rs *recSheet) loadLayout(ctx context.Context, q sqldb.Querier) error {
-	l := &layout{cols: make([]int, len(rs.Schema.Rules)), byCol: map[int]int{}, keyOf: map[int]string{}}
-	for i := range l.cols {
-		l.cols[i] = -1
+func (rs *Sheet) loadLayout(ctx context.Context, q sqldb.Querier) error {
+	l := &layout{Cols: make([]int, len(rs.Schema.Rules)), ByCol: map[int]int{}, KeyOf: map[int]string{}}
+	for i := range l.Cols {
+		l.Cols[i] = -1
 	}
-	rs.layout = l
-	if rs.sk == 0 {
+	rs.Layout = l
+	if rs.SK == 0 {
 		return nil
 	}
-	rows, err := q.QueryContext(ctx, `SELECT col, field_key, retired FROM record_columns WHERE sk = ?`, rs.sk)
+	rows, err := q.QueryContext(ctx, `SELECT col, field_key, retired FROM record_columns WHERE sk = ?`, rs.SK)
 	if err != nil {
 		return errs.Wrap(err, "load record columns")
 	}
@@ -57,55 +58,18 @@ func (rs *recSheet) loadLayout(ctx context.Context, q sqldb.Querier) error {
 		if err := rows.Scan(&col, &key, &retired); err != nil {
 			return errs.Wrap(err, "scan record column")
 		}
-		l.keyOf[col] = key
-		l.next = max(l.next, col+1)
+		l.KeyOf[col] = key
+		l.Next = max(l.Next, col+1)
 		if retired == 1 {
 			continue
 		}
 		if i, ok := rs.Schema.Index(key); ok {
-			l.cols[i], l.byCol[col] = col, i
+			l.Cols[i], l.ByCol[col] = col, i
 		} else {
-			l.retire = append(l.retire, col)
+			l.Retire = append(l.Retire, col)
 		}
 	}
 	return rows.Err()
-}
-
-// assignColumns retires the positions of dropped fields and gives every field of the
-// schema a position.
-func (tx *Tx) assignColumns(rs *recSheet) error {
-	l := rs.layout
-	for _, col := range l.retire {
-		if _, err := tx.Exec(`UPDATE record_columns SET retired = 1 WHERE sk = ? AND col = ?`, rs.sk, col); err != nil {
-			return errs.Wrap(err, "retire record column")
-		}
-		tables := []string{"record_values", "value_counts"}
-		if rs.d.KeepsTallyPacks() {
-			tables = append(tables, "tally_packs")
-		}
-		for _, table := range tables {
-			if _, err := tx.Exec(`DELETE FROM `+table+` WHERE sk = ? AND col = ?`, rs.sk, col); err != nil {
-				return errs.Wrap(err, "retire value list")
-			}
-		}
-	}
-	l.retire = nil
-	for i, col := range l.cols {
-		if col >= 0 {
-			continue
-		}
-		col = l.next
-		key := rs.Schema.Rules[i].Key
-		if _, err := tx.Exec(`INSERT INTO record_columns (sk, col, field_key) VALUES (?, ?, ?)`, rs.sk, col, key); err != nil {
-			return errs.Wrap(err, "add record column")
-		}
-		if err := tx.keepNewColumn(rs.sk, col); err != nil {
-			return err
-		}
-		l.cols[i], l.byCol[col], l.keyOf[col] = col, i, key
-		l.next++
-	}
-	return nil
 }
 
 // Kinds of token in a record's stored values (records.kinds, which may say more than the
@@ -113,12 +77,12 @@ func (tx *Tx) assignColumns(rs *recSheet) error {
 // values' JSON text, can match while no value's text does (firstPassTrusted); with the
 // other two, they tell a record of plain text alone (kindsNotText).
 const (
-	kindEscape  = 1 << iota // a backslash: a string with an escaped character
-	kindNull                // an empty cell before the last value: null, whose text is none
-	kindBool                // true or false (their text on SQLite: 1 and 0)
-	kindNumber              // a number SQLite writes otherwise as text: a fraction or an exponent (12.50 as 12.5), -0, more than 18 digits
+	KindEscape  = 1 << iota // a backslash: a string with an escaped character
+	KindNull                // an empty cell before the last value: null, whose text is none
+	KindBool                // true or false (their text on SQLite: 1 and 0)
+	KindNumber              // a number SQLite writes otherwise as text: a fraction or an exponent (12.50 as 12.5), -0, more than 18 digits
 	kindInteger             // another number
-	kindList                // a list or an object
+	KindList                // a list or an object
 	// kindQuoteEscapes: with kindEscape, every escape in the record is \" or \\ (an escaped
 	// quote or backslash), which no needle a first pass is trusted with can match a part of
 	// (firstPassTrusted): the record's first pass is trusted as one without escapes. A bit
@@ -128,74 +92,74 @@ const (
 	// kindLetterEscape is valueKinds' note of another escape (\n, \t, \u0001 …); settled
 	// into the absence of kindQuoteEscapes, never stored.
 	kindLetterEscape
-	// kindsNotText are the kinds a record of plain text alone (strings without an escape,
+	// KindsNotText are the kinds a record of plain text alone (strings without an escape,
 	// and empty cells) has none of: PostgreSQL's tally and tallied sort take its values'
 	// text (->>) as their JSON text once quoted.
-	kindsNotText = kindEscape | kindBool | kindNumber | kindInteger | kindList
-	// kindsAll is every kind stored at once.
-	kindsAll = kindQuoteEscapes<<1 - 1
+	KindsNotText = KindEscape | KindBool | KindNumber | kindInteger | KindList
+	// KindsAll is every kind stored at once.
+	KindsAll = kindQuoteEscapes<<1 - 1
 )
 
-// kinds returns the kinds of token in the stored form of row (encode's).
-func (rs *recSheet) kinds(row records.Row) int64 {
-	l := rs.layout
+// Kinds returns the kinds of token in the stored form of row (encode's).
+func (rs *Sheet) Kinds(row records.Row) int64 {
+	l := rs.Layout
 	var k int64
 	last, n := -1, 0
 	for i, v := range row {
-		if v == nil || l.cols[i] < 0 {
+		if v == nil || l.Cols[i] < 0 {
 			continue
 		}
-		last, n = max(last, l.cols[i]), n+1
-		k |= valueKinds(v)
+		last, n = max(last, l.Cols[i]), n+1
+		k |= ValueKinds(v)
 	}
 	if n < last+1 {
-		k |= kindNull
+		k |= KindNull
 	}
-	return settleKinds(k)
+	return SettleKinds(k)
 }
 
-// lacksKinds is the SQL condition that a record's kinds hold none of mask, an escape of
+// LacksKinds is the SQL condition that a record's kinds hold none of mask, an escape of
 // quotes and backslashes alone (kindQuoteEscapes) not counting as kindEscape.
-func lacksKinds(mask int64) string {
-	return `(r.kinds & ` + strconv.FormatInt(mask|kindQuoteEscapes, 10) + `) IN (0, ` + strconv.Itoa(kindEscape|kindQuoteEscapes) + `)`
+func LacksKinds(mask int64) string {
+	return `(r.kinds & ` + strconv.FormatInt(mask|kindQuoteEscapes, 10) + `) IN (0, ` + strconv.Itoa(KindEscape|kindQuoteEscapes) + `)`
 }
 
-// settleKinds turns the kinds of a record's values, put together, into the record's: it
+// SettleKinds turns the kinds of a record's values, put together, into the record's: it
 // has kindQuoteEscapes only if none of its values has another escape.
-func settleKinds(k int64) int64 {
+func SettleKinds(k int64) int64 {
 	if k&kindLetterEscape != 0 {
 		k &^= kindQuoteEscapes | kindLetterEscape
 	}
 	return k
 }
 
-// unionKinds is the kinds of two records together (insertPlain's statements say their
+// UnionKinds is the kinds of two records together (insertPlain's statements say their
 // rows' union): kindQuoteEscapes only if every one with an escape has it.
-func unionKinds(a, b int64) int64 {
+func UnionKinds(a, b int64) int64 {
 	u := a | b
 	for _, k := range []int64{a, b} {
-		if k&kindEscape != 0 && k&kindQuoteEscapes == 0 {
+		if k&KindEscape != 0 && k&kindQuoteEscapes == 0 {
 			u &^= kindQuoteEscapes
 		}
 	}
 	return u
 }
 
-// valueKinds is the kinds of token in a value (not empty) as stored.
-func valueKinds(v []byte) int64 {
+// ValueKinds is the kinds of token in a value (not empty) as stored.
+func ValueKinds(v []byte) int64 {
 	var k int64
 	switch c := v[0]; {
 	case c == '"' || c == '[' || c == '{':
 		if c != '"' {
-			k = kindList
+			k = KindList
 		}
 		if bytes.IndexByte(v, '\\') >= 0 {
-			k |= kindEscape | escapesKind(v)
+			k |= KindEscape | escapesKind(v)
 		}
 	case c == 't' || c == 'f':
-		k = kindBool
+		k = KindBool
 	case bytes.ContainsAny(v, ".eE") || len(bytes.TrimPrefix(v, []byte("-"))) > 18 || string(v) == "-0":
-		k = kindNumber
+		k = KindNumber
 	default:
 		k = kindInteger
 	}
@@ -217,29 +181,29 @@ func escapesKind(v []byte) int64 {
 	return kindQuoteEscapes
 }
 
-// kindsOf is kinds of the state's row, taken when it was encoded ahead if it was.
-func (rs *recSheet) kindsOf(st *recState) int64 {
-	if st.enc != "" && st.encKinds > 0 {
-		return st.encKinds - 1
+// KindsOf is kinds of the state's row, taken when it was encoded ahead if it was.
+func (rs *Sheet) KindsOf(st *State) int64 {
+	if st.Enc != "" && st.EncKinds > 0 {
+		return st.EncKinds - 1
 	}
-	return rs.kinds(st.row)
+	return rs.Kinds(st.Row)
 }
 
-// encoded is the state's values in the stored form.
-func (rs *recSheet) encoded(st *recState) string {
-	if st.enc != "" {
-		return st.enc
+// Encoded is the state's values in the stored form.
+func (rs *Sheet) Encoded(st *State) string {
+	if st.Enc != "" {
+		return st.Enc
 	}
-	return rs.encode(st.row)
+	return rs.Encode(st.Row)
 }
 
-// encode writes a row in the stored form, with one allocation.
-func (rs *recSheet) encode(row records.Row) string {
-	l := rs.layout
+// Encode writes a row in the stored form, with one allocation.
+func (rs *Sheet) Encode(row records.Row) string {
+	l := rs.Layout
 	last, size := -1, 2
 	for i, v := range row {
-		if v != nil && l.cols[i] >= 0 {
-			last = max(last, l.cols[i])
+		if v != nil && l.Cols[i] >= 0 {
+			last = max(last, l.Cols[i])
 			size += len(v)
 		}
 	}
@@ -252,8 +216,8 @@ func (rs *recSheet) encode(row records.Row) string {
 	}
 	at := make([]json.RawMessage, last+1)
 	for i, v := range row {
-		if v != nil && l.cols[i] >= 0 {
-			at[l.cols[i]] = v
+		if v != nil && l.Cols[i] >= 0 {
+			at[l.Cols[i]] = v
 		}
 	}
 	return encodeArray(at, size+5*(last+1))
@@ -262,7 +226,7 @@ func (rs *recSheet) encode(row records.Row) string {
 // identity reports whether rules 0 to last are stored at positions 0 to last.
 func (l *layout) identity(last int) bool {
 	for i := 0; i <= last; i++ {
-		if l.cols[i] != i {
+		if l.Cols[i] != i {
 			return false
 		}
 	}
@@ -288,44 +252,44 @@ func encodeArray(at []json.RawMessage, size int) string {
 	return b.String()
 }
 
-// decode reads stored values into a row whose values are slices of vals.
-func (rs *recSheet) decode(vals []byte) (records.Row, error) {
+// Decode reads stored values into a row whose values are slices of vals.
+func (rs *Sheet) Decode(vals []byte) (records.Row, error) {
 	row := make(records.Row, len(rs.Schema.Rules))
-	err := eachValue(vals, func(p int, v []byte) {
-		if i, ok := rs.layout.byCol[p]; ok && string(v) != "null" {
+	err := EachValue(vals, func(p int, v []byte) {
+		if i, ok := rs.Layout.ByCol[p]; ok && string(v) != "null" {
 			row[i] = v
 		}
 	})
 	return row, err
 }
 
-// decodeSaved reads values saved in a snapshot, matching positions to fields by the key
+// DecodeSaved reads values saved in a snapshot, matching positions to fields by the key
 // they had, so values come back even into a field that was dropped and added again.
-func (rs *recSheet) decodeSaved(vals []byte) (records.Row, error) {
+func (rs *Sheet) DecodeSaved(vals []byte) (records.Row, error) {
 	row := make(records.Row, len(rs.Schema.Rules))
-	err := eachValue(vals, func(p int, v []byte) {
-		if i, ok := rs.Schema.Index(rs.layout.keyOf[p]); ok && string(v) != "null" {
+	err := EachValue(vals, func(p int, v []byte) {
+		if i, ok := rs.Schema.Index(rs.Layout.KeyOf[p]); ok && string(v) != "null" {
 			row[i] = v
 		}
 	})
 	return row, err
 }
 
-// decodeAll reads stored values keyed by field, including fields the schema dropped.
-func (rs *recSheet) decodeAll(vals []byte) (map[string]json.RawMessage, error) {
+// DecodeAll reads stored values keyed by field, including fields the schema dropped.
+func (rs *Sheet) DecodeAll(vals []byte) (map[string]json.RawMessage, error) {
 	out := map[string]json.RawMessage{}
-	err := eachValue(vals, func(p int, v []byte) {
-		if k, ok := rs.layout.keyOf[p]; ok && string(v) != "null" {
+	err := EachValue(vals, func(p int, v []byte) {
+		if k, ok := rs.Layout.KeyOf[p]; ok && string(v) != "null" {
 			out[k] = v
 		}
 	})
 	return out, err
 }
 
-// eachValue calls fn with the position and raw JSON of each element of a stored array.
+// EachValue calls fn with the position and raw JSON of each element of a stored array.
 // PostgreSQL's jsonb writes a space after each comma and colon: values are passed on
 // compact all the same.
-func eachValue(b []byte, fn func(p int, v []byte)) error {
+func EachValue(b []byte, fn func(p int, v []byte)) error {
 	bad := errs.E(errs.Internal, "", "stored record values are not a JSON array")
 	if len(b) < 2 || b[0] != '[' || b[len(b)-1] != ']' {
 		return bad
@@ -333,8 +297,8 @@ func eachValue(b []byte, fn func(p int, v []byte)) error {
 	if len(b) == 2 {
 		return nil
 	}
-	for i, p := skipSpace(b, 1), 0; ; p++ {
-		end := skipValue(b, i)
+	for i, p := SkipSpace(b, 1), 0; ; p++ {
+		end := SkipValue(b, i)
 		if end < 0 || end >= len(b) {
 			return bad
 		}
@@ -349,7 +313,7 @@ func eachValue(b []byte, fn func(p int, v []byte)) error {
 		fn(p, v)
 		switch b[end] {
 		case ',':
-			i = skipSpace(b, end+1)
+			i = SkipSpace(b, end+1)
 		case ']':
 			if end != len(b)-1 {
 				return bad
@@ -361,8 +325,8 @@ func eachValue(b []byte, fn func(p int, v []byte)) error {
 	}
 }
 
-// skipSpace returns the index of the first byte from i that is not a space.
-func skipSpace(b []byte, i int) int {
+// SkipSpace returns the index of the first byte from i that is not a space.
+func SkipSpace(b []byte, i int) int {
 	for i < len(b) && b[i] == ' ' {
 		i++
 	}
@@ -382,8 +346,8 @@ func skipString(b []byte, i int) int {
 	return -1
 }
 
-// skipValue returns the index after the compact JSON value starting at b[i], or -1.
-func skipValue(b []byte, i int) int {
+// SkipValue returns the index after the compact JSON value starting at b[i], or -1.
+func SkipValue(b []byte, i int) int {
 	if i >= len(b) {
 		return -1
 	}
@@ -419,23 +383,33 @@ func skipValue(b []byte, i int) int {
 	return j
 }
 
-// valueExpr is the SQL for a field's stored value in the vals column of alias (NULL when
+// ValueExpr is the SQL for a field's stored value in the vals column of alias (NULL when
 // the field has no position yet, or the value is null): in SQLite as json_extract gives it,
 // in PostgreSQL as jsonb (tested through the dialect's ffql.Typing).
-func (rs *recSheet) valueExpr(alias, key string) (string, []any) {
+func (rs *Sheet) ValueExpr(alias, key string) (string, []any) {
 	i, ok := rs.Schema.Index(key)
-	if !ok || rs.layout.cols[i] < 0 {
+	if !ok || rs.Layout.Cols[i] < 0 {
 		return "NULL", nil
 	}
-	col := strconv.Itoa(rs.layout.cols[i])
-	if rs.d.JSONB() {
+	col := strconv.Itoa(rs.Layout.Cols[i])
+	if rs.Dialect.JSONB() {
 		return "NULLIF(" + alias + ".vals -> " + col + ", 'null'::jsonb)", nil
 	}
 	return "json_extract(" + alias + ".vals, ?)", []any{"$[" + col + "]"}
 }
 
-// value is valueExpr as an ffql fragment.
-func (rs *recSheet) value(alias, key string) ffql.Frag {
-	sql, args := rs.valueExpr(alias, key)
+// Value is valueExpr as an ffql fragment.
+func (rs *Sheet) Value(alias, key string) ffql.Frag {
+	sql, args := rs.ValueExpr(alias, key)
 	return ffql.Frag{SQL: sql, Args: args}
+}
+
+// TextOnly reports a field whose stored values are always text, a list or empty: Check
+// turns anything written to these types into text.
+func TextOnly(r *records.Rule) bool {
+	switch r.Type {
+	case model.FieldString, model.FieldStringList, model.FieldReference, model.FieldReferenceList:
+		return true
+	}
+	return false
 }

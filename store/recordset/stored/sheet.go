@@ -1,0 +1,145 @@
+package stored
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+
+	"github.com/sluice/sluice/errs"
+	"github.com/sluice/sluice/limits"
+	"github.com/sluice/sluice/model"
+	"github.com/sluice/sluice/records"
+	"github.com/sluice/sluice/store/sqldb"
+)
+
+// Sheet is a sheet prepared for record reads and writes: its schema compiled, its sheet
+// key and the ids of its unique rules.
+type Sheet struct {
+	*model.Sheet
+	AccountID     string
+	EnvironmentID string
+	SpaceID       string
+	Schema        *records.Schema
+	SK            int64 // 0 when the sheet never held records
+	Total         int64
+	Shape         int64  // changes when records are added or removed
+	Hash          string // schema hash the stored records were validated against
+	UCOf          map[*records.Unique]int64
+	ByUC          map[int64]*records.Unique
+	Layout        *layout
+	Dialect       sqldb.Dialect // of the database the sheet was read from
+	Caps          limits.Caps   // of the database's settings: how long a value may be
+	Fresh         int64         // the first record key this transaction reserved (nextRids); 0: none
+}
+
+// recordSheetColumns reads a live sheet with the ids its events need.
+const recordSheetQuery = `SELECT sh.id, sh.workbook_id, sh.name, sh.slug, sh.config, sh.namespace, sh.locked_by, sh.locked_at,
+	w.account_id, w.environment_id, w.space_id
+	FROM sheets sh JOIN workbooks w ON w.id = sh.workbook_id
+	WHERE sh.id = ? AND sh.deleted_at IS NULL AND w.deleted_at IS NULL`
+
+// Load loads a sheet of the account for record work. Errors: not_found.
+func Load(ctx context.Context, q sqldb.Querier, accountID, sheetID string) (*Sheet, error) {
+	var s model.Sheet
+	rs := &Sheet{Sheet: &s, Dialect: q.Dialect(), Caps: q.Settings().Caps}
+	var cfg string
+	var locked sql.NullInt64
+	err := q.QueryRowContext(ctx, recordSheetQuery, sheetID).Scan(&s.ID, &s.WorkbookID, &s.Name, &s.Slug, &cfg, &s.Namespace, &s.LockedBy, &locked,
+		&rs.AccountID, &rs.EnvironmentID, &rs.SpaceID)
+	if errors.Is(err, sql.ErrNoRows) || (err == nil && accountID != "" && rs.AccountID != accountID) {
+		return nil, errs.NotFoundf("sheetId", "Sheet not found")
+	}
+	if err != nil {
+		return nil, errs.Wrap(err, "load sheet")
+	}
+	if err := json.Unmarshal([]byte(cfg), &s.Config); err != nil {
+		return nil, errs.Wrap(err, "decode sheet config")
+	}
+	s.LockedAt = sqldb.FromNullMillis(locked)
+	if rs.Schema, err = records.Compile(&s.Config); err != nil {
+		return nil, err
+	}
+	err = q.QueryRowContext(ctx, `SELECT sk, total, shape, schema_hash FROM record_sheets WHERE sheet_id = ?`, sheetID).Scan(&rs.SK, &rs.Total, &rs.Shape, &rs.Hash)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return nil, errs.Wrap(err, "load record sheet")
+	}
+	if err := rs.loadLayout(ctx, q); err != nil {
+		return nil, err
+	}
+	return rs, rs.loadRules(ctx, q)
+}
+
+// loadRules maps the schema's unique constraints to their stored rule ids.
+func (rs *Sheet) loadRules(ctx context.Context, q sqldb.Querier) error {
+	rs.UCOf, rs.ByUC = map[*records.Unique]int64{}, map[int64]*records.Unique{}
+	if rs.SK == 0 {
+		return nil
+	}
+	rows, err := q.QueryContext(ctx, `SELECT uc, name FROM unique_rules WHERE sk = ?`, rs.SK)
+	if err != nil {
+		return errs.Wrap(err, "load unique rules")
+	}
+	defer rows.Close()
+	byName := map[string]*records.Unique{}
+	for _, u := range rs.Schema.Uniques {
+		byName[u.Name] = u
+	}
+	for rows.Next() {
+		var uc int64
+		var name string
+		if err := rows.Scan(&uc, &name); err != nil {
+			return errs.Wrap(err, "scan unique rule")
+		}
+		if u := byName[name]; u != nil {
+			rs.UCOf[u], rs.ByUC[uc] = uc, u
+		}
+	}
+	return rows.Err()
+}
+
+// SchemaHash fingerprints what record validation depends on, so a changed schema is noticed.
+func SchemaHash(cfg *model.SheetConfig) string {
+	type field struct {
+		Key         string                  `json:"k"`
+		Type        string                  `json:"t"`
+		IsArray     bool                    `json:"a,omitempty"`
+		Multi       bool                    `json:"m,omitempty"`
+		Constraints []model.FieldConstraint `json:"c,omitempty"`
+		Config      *model.FieldConfig      `json:"o,omitempty"`
+	}
+	fs := make([]field, len(cfg.Fields))
+	for i, f := range cfg.Fields {
+		fs[i] = field{f.Key, f.Type, f.IsArray, f.Multi, f.Constraints, f.Config}
+	}
+	b, _ := json.Marshal(struct {
+		F []field                 `json:"f"`
+		C []model.SheetConstraint `json:"c,omitempty"`
+	}{fs, cfg.Constraints})
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:12])
+}
+
+// Stale reports whether stored validation results predate the sheet's current schema.
+func (rs *Sheet) Stale() bool {
+	return rs.SK != 0 && rs.Total > 0 && rs.Hash != SchemaHash(&rs.Config)
+}
+
+// CheckWritable refuses writes to locked or read-only sheets. Errors: forbidden.
+func (rs *Sheet) CheckWritable() error {
+	if rs.LockedAt != nil {
+		return errs.E(errs.Forbidden, "sheetId", "Sheet is locked; unlock it before changing records")
+	}
+	if rs.Config.Readonly {
+		return errs.E(errs.Forbidden, "sheetId", "Sheet is readonly; records cannot be changed")
+	}
+	return nil
+}
+
+// EventContext is the context of record events of the sheet.
+func (rs *Sheet) EventContext(actor, versionID string) model.EventContext {
+	return model.EventContext{AccountID: rs.AccountID, EnvironmentID: rs.EnvironmentID, SpaceID: rs.SpaceID, WorkbookID: rs.WorkbookID,
+		SheetID: rs.ID, SheetSlug: rs.Slug, VersionID: versionID, CommitID: versionID, ActorID: actor}
+}
