@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
 	"net/url"
 	"strconv"
 	"strings"
@@ -142,20 +141,32 @@ func (h *Handler) Sheet(c *fiber.Ctx) error {
 		p.Embedded = embedConfig(sc.space).Toolbar != "full"
 		p.CanEditSchema = p.CanEditSchema && !p.Embedded
 	}
-	if b, err := h.store.BlockingJob(c.Context(), sc.wb.ID); err == nil && b != nil {
-		p.Blocked = jobName(c.Context(), b)
+	q := recordset.RecordQuery{SearchValue: gp.search, Q: gp.q, SortField: gp.sort, SortDesc: gp.dir == "desc", Page: model.Page{Size: gp.size, Number: gp.page},
+		CountCap: countCap}
+	if gp.filter != "all" {
+		q.Filter = gp.filter
 	}
-	if st, err := h.store.UndoState(c.Context(), sc.sheet.ID, sc.u.UserID); err == nil {
-		p.CanUndo, p.CanRedo = st.CanUndo, st.CanRedo
+	if gp.field != "" {
+		if sc.sheet.Config.FieldByKey(gp.field) == nil {
+			return errs.Invalidf("field", "The sheet has no field %q", gp.field)
+		}
+		q.Filter, q.FilterField, p.Filter = "error", gp.field, "error"
 	}
-	if w, err := h.store.GetColumnWidths(c.Context(), sc.u.UserID, sc.sheet.ID); err == nil && len(w) > 0 {
-		b, _ := json.Marshal(w)
-		p.ColumnWidths = string(b)
-	}
-	counts, err := h.store.GetRecordCounts(c.Context(), sc.u.AccountID, sc.sheet.ID)
+	rowsOnly := c.Query("partial") == "rows"
+	g, err := h.store.ReadGrid(c.Context(), store.GridQuery{AccountID: sc.u.AccountID, SpaceID: sc.space.ID, WorkbookID: sc.wb.ID, SheetID: sc.sheet.ID,
+		UserID: sc.u.UserID, Records: q, RowsOnly: rowsOnly})
 	if err != nil {
 		return err
 	}
+	if g.Blocking != nil {
+		p.Blocked = jobName(c.Context(), g.Blocking)
+	}
+	p.CanUndo, p.CanRedo = g.Undo.CanUndo, g.Undo.CanRedo
+	if len(g.ColumnWidths) > 0 {
+		b, _ := json.Marshal(g.ColumnWidths)
+		p.ColumnWidths = string(b)
+	}
+	counts := g.Counts
 	p.Total, p.Valid, p.Errors = counts.Total, counts.Valid, counts.Error
 	hidden := map[string]bool{}
 	for _, k := range strings.Split(gp.hide, ",") {
@@ -181,26 +192,8 @@ func (h *Handler) Sheet(c *fiber.Ctx) error {
 		}
 		p.Columns = append(p.Columns, col)
 	}
-	q := recordset.RecordQuery{SearchValue: gp.search, Q: gp.q, SortField: gp.sort, SortDesc: gp.dir == "desc", Page: model.Page{Size: gp.size, Number: gp.page},
-		CountCap: countCap}
-	if gp.filter != "all" {
-		q.Filter = gp.filter
-	}
-	if gp.field != "" {
-		if sc.sheet.Config.FieldByKey(gp.field) == nil {
-			return errs.Invalidf("field", "The sheet has no field %q", gp.field)
-		}
-		q.Filter, q.FilterField, p.Filter = "error", gp.field, "error"
-	}
-	recs, matching, err := h.store.GetRecords(c.Context(), sc.u.AccountID, sc.sheet.ID, q, true)
-	if err != nil {
-		if e := (*errs.Error)(nil); errors.As(err, &e) && e.Code == errs.Invalid {
-			p.QError = e.Message // a malformed filter is shown beside the filter box
-			recs, matching = nil, 0
-		} else {
-			return err
-		}
-	}
+	recs, matching := g.Records, g.Matching
+	p.QError = g.QueryError
 	p.Matching, p.MoreThan = matching, matching > countCap
 	if p.MoreThan {
 		p.Matching = countCap
@@ -213,16 +206,12 @@ func (h *Handler) Sheet(c *fiber.Ctx) error {
 		p.Pages = 1
 	}
 	editable := p.Readonly == ""
-	sources, err := h.sourceRows(sc, recs)
-	if err != nil {
-		return err
-	}
 	for i, r := range recs {
 		row := gridRow(sc, fields, r, (gp.page-1)*gp.size+i+1, editable)
-		row.Source = sources[r.ID]
+		row.Source = sourceLabel(sc.ctx, g.Sources[r.ID])
 		p.Rows = append(p.Rows, row)
 	}
-	if c.Query("partial") == "rows" {
+	if rowsOnly {
 		// The rows come with the counts around them (tabs, column badges) for grid.js.
 		b, _ := json.Marshal(countsChange(sc.sheet.Config, counts))
 		c.Set("X-Sluice-Counts", string(b))
@@ -266,41 +255,16 @@ func gridNotice(c *fiber.Ctx) string {
 	return ""
 }
 
-// sourceRows says, for the records that came from a file, which file and row: "people.csv,
-// row 12" by record id (a view's position says nothing about the file).
-func (h *Handler) sourceRows(sc *sheetCtx, recs []*recordset.Record) (map[string]string, error) {
-	if len(recs) == 0 {
-		return nil, nil
+// sourceLabel says which file and row a record came from: "people.csv, row 12" (a view's
+// position says nothing about the file); "" for a record typed in or written by the API.
+func sourceLabel(ctx context.Context, src store.SourceRow) string {
+	switch {
+	case src.Row == 0:
+		return ""
+	case src.File == "":
+		return views.Tf(ctx, "grid.source_row", map[string]any{"Row": views.Count(ctx, int64(src.Row))})
 	}
-	ids := make([]string, len(recs))
-	for i, r := range recs {
-		ids[i] = r.ID
-	}
-	runs, err := h.store.SourceLines(sc.ctx, sc.u.AccountID, sc.sheet.ID, ids...)
-	if err != nil || len(runs) == 0 {
-		return nil, err
-	}
-	names := map[string]string{}
-	out := make(map[string]string, len(recs))
-	for _, id := range ids {
-		file, row := runs.Of(id)
-		if row == 0 {
-			continue
-		}
-		name, ok := names[file]
-		if !ok {
-			if f, err := h.store.GetFile(sc.ctx, sc.u.AccountID, file); err == nil && f.SpaceID == sc.space.ID {
-				name = f.Name
-			}
-			names[file] = name
-		}
-		if name == "" {
-			out[id] = views.Tf(sc.ctx, "grid.source_row", map[string]any{"Row": views.Count(sc.ctx, int64(row))})
-		} else {
-			out[id] = views.Tf(sc.ctx, "grid.source_file_row", map[string]any{"File": name, "Row": views.Count(sc.ctx, int64(row))})
-		}
-	}
-	return out, nil
+	return views.Tf(ctx, "grid.source_file_row", map[string]any{"File": src.File, "Row": views.Count(ctx, int64(src.Row))})
 }
 
 // gridRow builds one record's row.

@@ -143,6 +143,7 @@ type Store interface {
 	Redo(ctx context.Context, sheetID string, opt recordset.WriteOptions) (*recordset.UndoResult, error)
 	UndoState(ctx context.Context, sheetID, actor string) (*recordset.UndoState, error)
 	BlockingJob(ctx context.Context, workbookID string) (*model.Job, error)
+	ReadGrid(ctx context.Context, q store.GridQuery) (*store.Grid, error)
 	SaveView(ctx context.Context, v *store.View) error
 	GetView(ctx context.Context, accountID, id string) (*store.View, error)
 	ListViews(ctx context.Context, sheetID, createdBy string, p model.Page) ([]*store.View, int, error)
