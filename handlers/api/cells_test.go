@@ -7,20 +7,16 @@ import (
 
 	"github.com/sluice/sluice/web/webtest"
 
-	"github.com/sluice/sluice/store/recordset"
-	"github.com/sluice/sluice/store/recordset/tally"
 	"github.com/sluice/sluice/store/sqldb"
 )
 
 // A field with a value per record answers GET …/cells from its counted values once they are
 // built, the same as it was counted before: pages by count and by value, and the whole list.
 func TestCellsOfAFieldWithAValuePerRecord(t *testing.T) {
-	defer func(n, m int64) { recordset.ValueCountsMin, tally.TallyMin = n, m }(recordset.ValueCountsMin, tally.TallyMin)
-	tallyMin := tally.TallyMin
 	// Counted by the database's GROUP BY, then tallied (distinct_tally.go), then from the
 	// counted values built after that: the same answers.
-	recordset.ValueCountsMin, tally.TallyMin = 1<<40, 1<<40
 	e := webtest.NewAPI(t)
+	e.DB.Reconfigure(func(s *sqldb.Settings) { s.ValueCountsMin, s.TallyMin = 1<<40, 1<<40 })
 	_, sh := e.MustCreateRecordSheet(t, `[{"key":"code","type":"string"},{"key":"tags","type":"string-list"},{"key":"n","type":"number"}]`)
 	var recs []map[string]any
 	for i := 0; i < 5000; i++ {
@@ -47,9 +43,9 @@ func TestCellsOfAFieldWithAValuePerRecord(t *testing.T) {
 		return out
 	}
 	counted := answers()
-	tally.TallyMin = 1
+	e.DB.Reconfigure(func(s *sqldb.Settings) { s.TallyMin = 1 })
 	tallied := answers()
-	recordset.ValueCountsMin, tally.TallyMin = 1, tallyMin
+	e.DB.Reconfigure(func(s *sqldb.Settings) { s.ValueCountsMin, s.TallyMin = 1, sqldb.DefaultTallyMin })
 	for k, want := range counted {
 		if got := tallied[k]; !reflect.DeepEqual(got, want) {
 			t.Fatalf("%s tallied:\n got  %.400v\n want %.400v", k, got, want)

@@ -20,7 +20,7 @@ import (
 // Counted values: a field with too many distinct values for a kept list (ids,
 // e-mails) had its values counted for every request: 0.8 s for a page of the most frequent
 // at 1,000,000 records, 2.5 s for the whole list. Such a field gets a row per value in
-// value_counts once it is asked for on a sheet of ValueCountsMin records or more: keyed in
+// value_counts once it is asked for on a sheet of sqldb.Settings.ValueCountsMin records or more: keyed in
 // value order (the value's place, then the value) with how many records and valid records
 // hold it, built in the background, then kept in step by every write like a kept list. A
 // page in value order is a range of the table; the most frequent first is the values held
@@ -36,9 +36,6 @@ import (
 // not adding up hands it back to counting (state valuesTooMany); the rows of generations
 // no longer in use are cleared by the next build and by retention.
 
-// ValueCountsMin is the size of sheet whose fields with too many values get counted values
-// (a variable for tests).
-var ValueCountsMin int64 = 100000
 
 const (
 	// valuesCounted: the field's values are in value_counts, generation record_values.gen.
@@ -67,7 +64,7 @@ type valueCountBuilds struct {
 // startValueCounts builds counted values for field position col of sheet sk in the
 // background, unless this node is doing so already.
 func (db *DB) startValueCounts(rs *stored.Sheet, col int) {
-	if rs.Total < ValueCountsMin {
+	if rs.Total < db.Settings().ValueCountsMin {
 		return
 	}
 	b := &db.valueCounts

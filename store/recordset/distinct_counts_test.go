@@ -11,7 +11,6 @@ import (
 
 	"github.com/sluice/sluice/model"
 	"github.com/sluice/sluice/store/recordset"
-	"github.com/sluice/sluice/store/recordset/tally"
 	"github.com/sluice/sluice/store/sqldb"
 )
 
@@ -128,9 +127,7 @@ func waitCounted(t *testing.T, e *sheetEnv, sh string, want int) {
 // counting, and the next request builds its values again.
 func TestCountedValuesFollowWrites(t *testing.T) {
 	e := mustOpenDB(t)
-	defer func(n, m int64) { recordset.ValueCountsMin, tally.TallyMin = n, m }(recordset.ValueCountsMin, tally.TallyMin)
-	tallyMin := tally.TallyMin
-	recordset.ValueCountsMin = 1
+	e.db.Reconfigure(func(s *sqldb.Settings) { s.ValueCountsMin = 1 })
 	sh := e.mustCreateSheet(t, countsSheet)
 	r := rand.New(rand.NewPCG(24, 11))
 	value := func(i int) map[string]any {
@@ -200,9 +197,9 @@ func TestCountedValuesFollowWrites(t *testing.T) {
 	}
 	// Until code's values are counted again its pages are counted for each request: tallied
 	// on a big sheet (distinct_tally.go, pages by count and by value kept to the page).
-	recordset.ValueCountsMin, tally.TallyMin = 1<<40, 1
+	e.db.Reconfigure(func(s *sqldb.Settings) { s.ValueCountsMin, s.TallyMin = 1<<40, 1 })
 	checkCounted(t, e, sh, "after a big insert, tallied", true)
-	recordset.ValueCountsMin, tally.TallyMin = 1, tallyMin
+	e.db.Reconfigure(func(s *sqldb.Settings) { s.ValueCountsMin, s.TallyMin = 1, sqldb.DefaultTallyMin })
 	checkCounted(t, e, sh, "after a big insert", true)
 	waitCounted(t, e, sh, 2)
 	checkCounted(t, e, sh, "built again", true)

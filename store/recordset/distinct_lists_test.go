@@ -14,7 +14,7 @@ import (
 	"github.com/sluice/sluice/records"
 	"github.com/sluice/sluice/store"
 	"github.com/sluice/sluice/store/recordset"
-	"github.com/sluice/sluice/store/recordset/tally"
+	"github.com/sluice/sluice/store/sqldb"
 )
 
 // listsSheet has a field of every kind a value list holds, values that break rules (an
@@ -392,10 +392,9 @@ func TestSortFields(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer second.Close()
-	defer func(n int64) { tally.TallyMin = n }(tally.TallyMin)
 	for round, db := range []*store.DB{e.db, second} {
 		if round == 1 {
-			tally.TallyMin = 1
+			db.Reconfigure(func(s *sqldb.Settings) { s.TallyMin = 1 })
 		}
 		sortFieldsAsExpected(t, db, e.account, sh, cols, all, compare, order)
 	}

@@ -50,7 +50,7 @@ func (rc *readCtx) tallied(rs *stored.Sheet, col int, sc tallyScope, o tally.Ord
 	field, in := rs.Layout.ByCol[col]
 	text := in && stored.TextOnly(rs.Schema.Rules[field]) && !rs.Schema.Rules[field].List
 	query := tally.Query(rc.q.Dialect(), col, text)
-	if sc.every && rc.q.Dialect().KeepsTallyPacks() && rs.Total >= tally.TallyMin {
+	if sc.every && rc.q.Dialect().KeepsTallyPacks() && rs.Total >= rc.q.Settings().TallyMin {
 		packed, err := rc.hasPacks(rs.SK, col)
 		if err != nil {
 			return nil, false, false, err
@@ -68,7 +68,7 @@ func (rc *readCtx) tallied(rs *stored.Sheet, col int, sc tallyScope, o tally.Ord
 }
 
 // inHalves runs half for the two halves of the sheet's keys at once, then (once both have
-// read theirs) then, on a sheet of TallyMin to tally.MaxRecords records read outside a
+// read theirs) then, on a sheet of sqldb.Settings.TallyMin to tally.MaxRecords records read outside a
 // transaction, one tally at a time (tally.Turn); a sheet without records has two empty
 // halves. shared: the two take the sheet's slices of keys in turns, whichever asks first (a
 // tally, which counts values wherever they come from: neither waits for the other when
@@ -77,7 +77,7 @@ func (rc *readCtx) tallied(rs *stored.Sheet, col int, sc tallyScope, o tally.Ord
 // gave up (tally.ErrOff): the caller asks the database instead.
 func (rc *readCtx) inHalves(ctx context.Context, rs *stored.Sheet, shared bool, half func(ctx context.Context, p *sqldb.Pool, i int, keys *tally.KeySlices) error, then func()) (ok bool, err error) {
 	p, isPool := rc.q.(*sqldb.Pool)
-	if !isPool || rs.Total < tally.TallyMin || rs.Total > tally.MaxRecords {
+	if !isPool || rs.Total < rc.q.Settings().TallyMin || rs.Total > tally.MaxRecords {
 		return false, nil
 	}
 	select {

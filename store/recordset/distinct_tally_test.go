@@ -8,7 +8,7 @@ import (
 
 	"github.com/sluice/sluice/model"
 	"github.com/sluice/sluice/store/recordset"
-	"github.com/sluice/sluice/store/recordset/tally"
+	"github.com/sluice/sluice/store/sqldb"
 )
 
 // The tally (distinct_tally.go) counts a field's distinct values as SQL's GROUP BY does:
@@ -98,10 +98,9 @@ func TestTalliedValuesAsGrouped(t *testing.T) {
 				counted += len(want)
 				if top == 0 {
 					// through the store's own path on a sheet big enough to be tallied
-					tallyMin := tally.TallyMin
-					tally.TallyMin = 1
+					e.db.Reconfigure(func(s *sqldb.Settings) { s.TallyMin = 1 })
 					got, err := e.db.CountedCellValues(t.Context(), e.account, sh, key, q)
-					tally.TallyMin = tallyMin
+					e.db.Reconfigure(func(s *sqldb.Settings) { s.TallyMin = sqldb.DefaultTallyMin })
 					if err != nil || cellsText(got) != cellsText(want) {
 						t.Fatalf("%+v %s: counted %s (%v)\ngrouped %s", q, key, cellsText(got), err, cellsText(want))
 					}

@@ -106,7 +106,7 @@ func (db *DB) GroupedValuesForTest(ctx context.Context, accountID, sheetID, key 
 	}
 	i, _ := rs.Schema.Index(key)
 	if tallied {
-		defer tallyEverySheet(slice)()
+		defer db.tallyEverySheet(slice)()
 		scope, err := rc.tallyScope(rs, q, where)
 		if err != nil {
 			return nil, err
@@ -137,7 +137,7 @@ func (db *DB) SortedKeysForTest(ctx context.Context, accountID, sheetID string, 
 		return nil, err
 	}
 	if tallied {
-		defer tallyEverySheet(slice)()
+		defer db.tallyEverySheet(slice)()
 		i, _ := rs.Schema.Index(q.SortField)
 		rids, ok, err := rc.tallySorted(ctx, rs, i, where, q.SortDesc)
 		if err == nil && !ok {
@@ -166,10 +166,14 @@ func (db *DB) selectionForTest(ctx context.Context, accountID, sheetID string, q
 
 // tallyEverySheet makes every sheet tallied, slice keys a query; the returned func restores
 // the sizes.
-func tallyEverySheet(slice int64) func() {
-	oldMin, oldSlice := tally.TallyMin, tally.SliceSize
-	tally.TallyMin, tally.SliceSize = 0, slice
-	return func() { tally.TallyMin, tally.SliceSize = oldMin, oldSlice }
+func (db *DB) tallyEverySheet(slice int64) func() {
+	oldMin, oldSlice := db.Settings().TallyMin, tally.SliceSize
+	db.Reconfigure(func(s *sqldb.Settings) { s.TallyMin = 1 })
+	tally.SliceSize = slice
+	return func() {
+		db.Reconfigure(func(s *sqldb.Settings) { s.TallyMin = oldMin })
+		tally.SliceSize = oldSlice
+	}
 }
 
 // QueryRowForTest scans one row of q into dest.

@@ -9,7 +9,7 @@ import (
 	"github.com/sluice/sluice/model"
 	"github.com/sluice/sluice/store"
 	"github.com/sluice/sluice/store/recordset"
-	"github.com/sluice/sluice/store/recordset/tally"
+	"github.com/sluice/sluice/store/sqldb"
 )
 
 // A kept sorted order follows small writes by placing the records they changed (edited,
@@ -18,17 +18,16 @@ import (
 func TestKeptOrdersPatchedBySmallWrites(t *testing.T) {
 	// Orders sorted by SQL, and (SQLite) orders tallied (sort_tally.go) that the
 	// database's comparisons then patch: the two must agree.
-	for _, tallyMin := range []int64{tally.TallyMin, 1} {
+	for _, tallyMin := range []int64{sqldb.DefaultTallyMin, 1} {
 		t.Run(fmt.Sprint("tally min ", tallyMin), func(t *testing.T) {
-			defer func(n int64) { tally.TallyMin = n }(tally.TallyMin)
-			tally.TallyMin = tallyMin
-			keptOrdersPatchedBySmallWrites(t)
+			keptOrdersPatchedBySmallWrites(t, tallyMin)
 		})
 	}
 }
 
-func keptOrdersPatchedBySmallWrites(t *testing.T) {
+func keptOrdersPatchedBySmallWrites(t *testing.T, tallyMin int64) {
 	e := mustOpenDB(t)
+	e.db.Reconfigure(func(s *sqldb.Settings) { s.TallyMin = tallyMin })
 	sh := e.mustCreateSheet(t, model.SheetConfig{Name: "P", Fields: []model.Field{
 		{Key: "name", Type: model.FieldString, Constraints: []model.FieldConstraint{{Type: "required"}}},
 		{Key: "email", Type: model.FieldString, Constraints: []model.FieldConstraint{{Type: "unique"}}},

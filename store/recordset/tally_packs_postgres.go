@@ -415,8 +415,8 @@ func packedTallyQuery(sk int64, col int, text bool) func(s tally.KeySlice) ffql.
 	}
 }
 
-// FillTallyPacks packs, on PostgreSQL, the blocks without a pack of every sheet of TallyMin
-// records or more, for the positions of fields whose values are not kept in a list (nor
+// FillTallyPacks packs, on PostgreSQL, the blocks without a pack of every sheet of
+// sqldb.Settings.TallyMin records or more, for the positions of fields whose values are not kept in a list (nor
 // lists themselves): sheets imported before migration 043, and blocks whose rows edits of
 // a few records dropped. It works a slice of 48 blocks a transaction under the write lock
 // (so no write changes a block between its reading and its row), each once nothing has read
@@ -429,7 +429,7 @@ func (db *DB) FillTallyPacks(ctx context.Context) (int64, error) {
 	type sheet struct{ account, id string }
 	var sheets []sheet
 	err := sqldb.EachRow(ctx, db.Reader, "list sheets to pack", `SELECT w.account_id, sh.id FROM record_sheets rs JOIN sheets sh ON sh.id = rs.sheet_id
-		JOIN workbooks w ON w.id = sh.workbook_id WHERE rs.total >= ? AND sh.deleted_at IS NULL AND w.deleted_at IS NULL ORDER BY rs.sk`, []any{tally.TallyMin},
+		JOIN workbooks w ON w.id = sh.workbook_id WHERE rs.total >= ? AND sh.deleted_at IS NULL AND w.deleted_at IS NULL ORDER BY rs.sk`, []any{db.Settings().TallyMin},
 		func(rows *sql.Rows) error {
 			var s sheet
 			if err := rows.Scan(&s.account, &s.id); err != nil {

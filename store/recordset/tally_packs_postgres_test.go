@@ -11,7 +11,7 @@ import (
 
 	"github.com/sluice/sluice/model"
 	"github.com/sluice/sluice/store/recordset"
-	"github.com/sluice/sluice/store/recordset/tally"
+	"github.com/sluice/sluice/store/sqldb"
 )
 
 var packsSheet = model.SheetConfig{Name: "Packs", Fields: []model.Field{
@@ -247,12 +247,11 @@ func TestFillTallyPacks(t *testing.T) {
 	if err := e.db.ExecForTest(t.Context(), `DELETE FROM tally_packs`); err != nil {
 		t.Fatal(err)
 	}
-	defer func(n int64) { tally.TallyMin = n }(tally.TallyMin)
-	tally.TallyMin = 1000
+	e.db.Reconfigure(func(s *sqldb.Settings) { s.TallyMin = 1000 })
 	if n, err := e.db.FillTallyPacks(t.Context()); err != nil || n != 0 {
 		t.Fatalf("a sheet smaller than TallyMin: %d packed (%v)", n, err)
 	}
-	tally.TallyMin = 1
+	e.db.Reconfigure(func(s *sqldb.Settings) { s.TallyMin = 1 })
 	n, err := e.db.FillTallyPacks(t.Context())
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@
 package sqldb
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"embed"
@@ -56,6 +57,11 @@ type Settings struct {
 	// SearchIndexMin is the size of sheet that gets a search index (SLUICE_SEARCH_INDEX_MIN);
 	// 0: none does, searches scan.
 	SearchIndexMin int64
+	// TallyMin is the size of sheet whose values are counted and sorted in Go (package
+	// tally) rather than by the database; ValueCountsMin the size whose fields with more
+	// distinct values than a kept list holds get counted values (value_counts). 0: the
+	// default, DefaultTallyMin.
+	TallyMin, ValueCountsMin int64
 	// Caps bound what one upload or one write may hold; the store checks values and filters
 	// against them, and the handlers and extraction read them here.
 	Caps limits.Caps
@@ -65,16 +71,31 @@ type Settings struct {
 // otherwise (SLUICE_SEARCH_INDEX_MIN). At 0 no sheet gets one (indexes built before are still kept and used).
 const DefaultSearchIndexMin int64 = 200000
 
+// DefaultTallyMin is the size of sheet from which values are tallied in Go and fields with
+// many values get counted values: below it the database's GROUP BY answers in a few ms.
+const DefaultTallyMin int64 = 100000
+
 // DefaultSettings are a DB's settings until Configure.
 func DefaultSettings() Settings {
-	return Settings{SearchIndexMin: DefaultSearchIndexMin, Caps: limits.Default()}
+	return Settings{SearchIndexMin: DefaultSearchIndexMin, TallyMin: DefaultTallyMin, ValueCountsMin: DefaultTallyMin, Caps: limits.Default()}
 }
 
 // Configure sets the DB's settings, which its pools and transactions share; call it before
-// the DB is used. Caps left at 0 are the defaults.
+// the DB is used (a test may change them between steps, as nothing runs then). Caps,
+// TallyMin and ValueCountsMin left at 0 are the defaults.
 func (db *DB) Configure(s Settings) {
 	s.Caps = s.Caps.OrDefault()
+	s.TallyMin = cmp.Or(s.TallyMin, DefaultTallyMin)
+	s.ValueCountsMin = cmp.Or(s.ValueCountsMin, DefaultTallyMin)
 	*db.Reader.set = s
+}
+
+// Reconfigure changes some of the DB's settings: fn edits a copy of them, which Configure
+// then sets.
+func (db *DB) Reconfigure(fn func(s *Settings)) {
+	s := db.Settings()
+	fn(&s)
+	db.Configure(s)
 }
 
 // Settings returns the DB's settings.

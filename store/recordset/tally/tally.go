@@ -36,9 +36,6 @@ const (
 	MaxRecords = 3000000
 )
 
-// TallyMin is the size of sheet whose values are tallied rather than grouped by the
-// database (a variable for tests).
-var TallyMin int64 = 100000
 
 // ErrOff: the tally cannot count these values; the database's GROUP BY does.
 var ErrOff = errors.New("values not tallied")
