@@ -36,7 +36,6 @@ import (
 // not adding up hands it back to counting (state valuesTooMany); the rows of generations
 // no longer in use are cleared by the next build and by retention.
 
-
 const (
 	// valuesCounted: the field's values are in value_counts, generation record_values.gen.
 	valuesCounted = 2

@@ -36,7 +36,6 @@ const (
 	MaxRecords = 3000000
 )
 
-
 // ErrOff: the tally cannot count these values; the database's GROUP BY does.
 var ErrOff = errors.New("values not tallied")
 
