@@ -22,7 +22,8 @@ func (db *DB) CreateEvent(ctx context.Context, ev *model.Event) error {
 		if len(ev.Payload) == 0 {
 			ev.Payload = json.RawMessage("{}")
 		}
-		return tx.InsertEvent(ev)
+		tx.AddEvent(ev)
+		return nil
 	})
 }
 

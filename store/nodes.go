@@ -11,6 +11,10 @@ import (
 	"github.com/sluice/sluice/errs"
 )
 
+// DefaultNodeTimeout is how long a node may stay silent before the others take it to have
+// stopped (SLUICE_NODE_TIMEOUT).
+const DefaultNodeTimeout = 30 * time.Second
+
 // Heartbeat records that node id is alive now, run by process (PostgreSQL: nodes sharing
 // the database). A node started again under its id beats with its new process.
 func (db *DB) Heartbeat(ctx context.Context, id, process string) error {

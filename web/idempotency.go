@@ -35,7 +35,7 @@ func newIdempotency(db *store.DB, sealer *auth.Sealer, process store.Process, ti
 	if process.Run == "" {
 		process = store.NewProcess(process.Node)
 	}
-	return &idempotency{db: db, sealer: sealer, process: process, timeout: cmp.Or(timeout, 30*time.Second)}
+	return &idempotency{db: db, sealer: sealer, process: process, timeout: cmp.Or(timeout, store.DefaultNodeTimeout)}
 }
 
 // handler is the middleware; it runs after authentication. With body, the request's body

@@ -75,7 +75,7 @@ func automationFlags(fs *flag.FlagSet, getenv func(string) string, c *automation
 		{&c.ReadinessWait, "readiness-wait", "SLUICE_READINESS_WAIT", 120 * time.Second, "space:configure jobs not done by then are stopped"},
 		{&c.WebhookRetryBase, "webhook-retry-base", "SLUICE_WEBHOOK_RETRY_BASE", time.Second, "first webhook retry delay, doubled per attempt"},
 		{&c.RetentionEvery, "retention-every", "SLUICE_RETENTION_EVERY", time.Hour, "routine purge of spaces past their environment's retention period"},
-		{&c.NodeTimeout, "node-timeout", "SLUICE_NODE_TIMEOUT", 30 * time.Second, "with PostgreSQL: a node silent this long is taken to have stopped, and its running jobs fail"},
+		{&c.NodeTimeout, "node-timeout", "SLUICE_NODE_TIMEOUT", store.DefaultNodeTimeout, "with PostgreSQL: a node silent this long is taken to have stopped, and its running jobs fail"},
 		{&c.JobBudget, "job-budget", "SLUICE_JOB_BUDGET", 2 * time.Hour, "a built-in job (extraction, mapping, export) running longer is stopped and fails, keeping none of its records"},
 		{&c.QueryTimeout, "query-timeout", "SLUICE_QUERY_TIMEOUT", 10 * time.Second, "an API read (GET) running longer is stopped and answers 503"},
 		{&c.WriteTimeout, "write-timeout", "SLUICE_WRITE_TIMEOUT", 2 * time.Minute, "an API write running longer is stopped, rolled back, and answers 503"},

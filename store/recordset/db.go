@@ -82,3 +82,16 @@ func (db *DB) Update(ctx context.Context, fn func(tx *Tx) error) error {
 	tx, err := db.Begin(ctx)
 	return sqldb.Run(tx, err, fn)
 }
+
+// UpdateSheet runs fn inside one write of the records of sheetID (sqldb.DB.BeginSheet): on
+// PostgreSQL it runs beside the writes of other sheets' records. fn writes that sheet's
+// records and what derives from them, and no resource but its own rows (a version, its
+// events, undo entries, job writes, the space's activity).
+func (db *DB) UpdateSheet(ctx context.Context, sheetID string, fn func(tx *Tx) error) error {
+	stx, err := db.DB.BeginSheet(ctx, sheetID)
+	var tx *Tx
+	if err == nil {
+		tx = &Tx{Tx: stx, db: db}
+	}
+	return sqldb.Run(tx, err, fn)
+}

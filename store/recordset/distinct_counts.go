@@ -160,7 +160,7 @@ func (db *DB) buildValueCounts(ctx context.Context, rs *stored.Sheet, col int) (
 	store := func() error {
 		// (Not held back by requests as the FTS5 build is: the requests for this field count
 		// it, slowly, until the build is done.)
-		err := db.Update(ctx, func(tx *Tx) error { return tx.storeValueCounts(rs.SK, col, gen, batch) })
+		err := db.UpdateSheet(ctx, rs.ID, func(tx *Tx) error { return tx.storeValueCounts(rs.SK, col, gen, batch) })
 		kept += len(batch)
 		batch = batch[:0]
 		return err
@@ -177,7 +177,7 @@ func (db *DB) buildValueCounts(ctx context.Context, rs *stored.Sheet, col int) (
 		err = store()
 	}
 	if err == nil {
-		err = db.Update(ctx, func(tx *Tx) error {
+		err = db.UpdateSheet(ctx, rs.ID, func(tx *Tx) error {
 			res, err := tx.Exec(`UPDATE record_values SET state = ?, gen = ? WHERE sk = ? AND col = ? AND state = ?
 				AND EXISTS (SELECT 1 FROM record_sheets WHERE sk = ? AND changes = ?)`, valuesCounted, gen, rs.SK, col, valuesTooMany, rs.SK, changes)
 			if err != nil {

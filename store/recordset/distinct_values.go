@@ -171,7 +171,7 @@ func (db *DB) cellValues(ctx context.Context, accountID, sheetID, key string, q 
 		db.sorts.put(rs.SK, gen, ck, vals, nil) // (a list kept in the database needs no copy here)
 	}
 	if changes >= 0 && len(vals) <= valueListMax {
-		if err := db.Update(ctx, func(tx *Tx) error { return tx.keepValues(rs.SK, col, changes, vals) }); err != nil {
+		if err := db.UpdateSheet(ctx, rs.ID, func(tx *Tx) error { return tx.keepValues(rs.SK, col, changes, vals) }); err != nil {
 			return nil, false, err
 		}
 	}

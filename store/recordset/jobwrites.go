@@ -83,7 +83,7 @@ func (db *DB) UnsettledJobWrites(ctx context.Context) ([]string, error) {
 // It returns how many records the entry holds.
 func (db *DB) NoteJobUndo(ctx context.Context, jobID, sheetID, actor, what string) (int, error) {
 	var n int
-	err := db.Update(ctx, func(tx *Tx) error {
+	err := db.UpdateSheet(ctx, sheetID, func(tx *Tx) error {
 		var sk int64
 		if err := tx.QueryRow(`SELECT sk FROM record_sheets WHERE sheet_id = ?`, sheetID).Scan(&sk); err != nil {
 			if err == sql.ErrNoRows {

@@ -48,7 +48,7 @@ func (db *DB) eachBatch(ctx context.Context, sheetID string, q RecordQuery, opt 
 	}
 	for {
 		done := false
-		err := db.Update(ctx, func(tx *Tx) error {
+		err := db.UpdateSheet(ctx, sheetID, func(tx *Tx) error {
 			rs, err := stored.Load(ctx, tx, opt.AccountID, sheetID)
 			if err != nil {
 				return err

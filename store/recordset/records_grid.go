@@ -41,7 +41,7 @@ type GridEditResult struct {
 // spreadsheet's paste skips locked cells. Errors: not_found, invalid, forbidden.
 func (db *DB) ApplyGridEdit(ctx context.Context, sheetID string, e GridEdit, opt WriteOptions) (*GridEditResult, error) {
 	res := &GridEditResult{Added: []string{}}
-	err := db.Update(ctx, func(tx *Tx) error {
+	err := db.UpdateSheet(ctx, sheetID, func(tx *Tx) error {
 		rs, w, err := tx.beginSheetWrite(sheetID, opt)
 		if err != nil {
 			return err

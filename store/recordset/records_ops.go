@@ -51,7 +51,7 @@ func (db *DB) InsertRows(ctx context.Context, sheetID string, keys []string, row
 // insert runs one insert of n records built by build.
 func (db *DB) insert(ctx context.Context, sheetID string, n int, opt WriteOptions, withRecords bool, build func(rs *stored.Sheet, i int, rid int64) (*stored.State, error)) (*WriteResult, error) {
 	res := &WriteResult{Records: []*Record{}}
-	err := db.Update(ctx, func(tx *Tx) error {
+	err := db.UpdateSheet(ctx, sheetID, func(tx *Tx) error {
 		rs, w, err := tx.beginSheetWrite(sheetID, opt)
 		if err != nil {
 			return err
@@ -184,7 +184,7 @@ func readonlyCell(rs *stored.Sheet, cfg recordConfig, i int) bool {
 // records:updated and sheet:counts-updated. Errors: not_found, invalid, forbidden.
 func (db *DB) UpdateRecords(ctx context.Context, sheetID string, in []RecordIn, opt WriteOptions) (*WriteResult, error) {
 	res := &WriteResult{}
-	err := db.Update(ctx, func(tx *Tx) error {
+	err := db.UpdateSheet(ctx, sheetID, func(tx *Tx) error {
 		rs, w, err := tx.beginSheetWrite(sheetID, opt)
 		if err != nil {
 			return err
@@ -327,7 +327,7 @@ func (db *DB) DeleteRecords(ctx context.Context, sheetID string, ids []string, o
 		in[i].ID = id
 	}
 	res := &WriteResult{}
-	err := db.Update(ctx, func(tx *Tx) error {
+	err := db.UpdateSheet(ctx, sheetID, func(tx *Tx) error {
 		rs, w, err := tx.beginSheetWrite(sheetID, opt)
 		if err != nil {
 			return err

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/model"
@@ -130,7 +131,7 @@ func (tx *Tx) findRefsByScan(target *stored.Sheet, tr *records.Rule, wanted map[
 
 // staleReferrers marks the sheets whose reference fields point at rs as needing revalidation:
 // a record added, changed or deleted here can make their references dangle or resolve. They
-// are rechecked in full on their next read or write.
+// are rechecked in full on their next read or write (stored.Sheet.Stale).
 func (tx *Tx) staleReferrers(rs *stored.Sheet) error {
 	rows, err := tx.QueryContext(tx.Context(), `SELECT s.id, s.config FROM sheets s JOIN record_sheets r ON r.sheet_id = s.id
 		WHERE s.workbook_id = ? AND s.id <> ? AND s.deleted_at IS NULL AND r.total > 0 AND `+tx.Dialect().Contains("s.config", `'"type":"reference'`), rs.WorkbookID, rs.ID)
@@ -160,8 +161,11 @@ func (tx *Tx) staleReferrers(rs *stored.Sheet) error {
 		return errs.Wrap(err, "find referring sheets")
 	}
 	rows.Close()
+	// In order of id: two writes that mark the same sheets take their rows in one order.
+	slices.Sort(stale)
 	for _, id := range stale {
-		if _, err := tx.Exec(`UPDATE record_sheets SET schema_hash = '' WHERE sheet_id = ?`, id); err != nil {
+		if _, err := tx.Exec(`INSERT INTO sheet_ref_marks (sheet_id, n) VALUES (?, 1)
+			ON CONFLICT (sheet_id) DO UPDATE SET n = sheet_ref_marks.n + 1`, id); err != nil {
 			return errs.Wrap(err, "mark referring sheet")
 		}
 	}

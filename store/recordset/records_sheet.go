@@ -31,15 +31,17 @@ func (tx *Tx) prepareWrite(rs *stored.Sheet) error {
 		}
 		rs.UCOf[u], rs.ByUC[uc] = uc, u
 	}
-	if h := stored.SchemaHash(&rs.Config); h != rs.Hash {
+	if h := stored.SchemaHash(&rs.Config); h != rs.Hash || rs.RefMarks > rs.RefsChecked {
+		// The marks as read when the sheet was loaded, before any referenced sheet was read:
+		// a write of one that commits after that leaves a greater count, and the sheet stale.
 		if err := tx.revalidate(rs); err != nil {
 			return err
 		}
 		tx.touch(rs.SK)
-		if _, err := tx.Exec(`UPDATE record_sheets SET schema_hash = ? WHERE sk = ?`, h, rs.SK); err != nil {
+		if _, err := tx.Exec(`UPDATE record_sheets SET schema_hash = ?, refs_checked = ? WHERE sk = ?`, h, rs.RefMarks, rs.SK); err != nil {
 			return errs.Wrap(err, "store schema hash")
 		}
-		rs.Hash = h
+		rs.Hash, rs.RefsChecked = h, rs.RefMarks
 	}
 	return nil
 }
@@ -117,7 +119,7 @@ func (db *DB) readSheet(ctx context.Context, accountID, sheetID string) (*stored
 	if err != nil || !rs.Stale() {
 		return rs, err
 	}
-	err = db.Update(ctx, func(tx *Tx) error {
+	err = db.UpdateSheet(ctx, sheetID, func(tx *Tx) error {
 		rs, err = stored.Load(ctx, tx, accountID, sheetID)
 		if err != nil || !rs.Stale() {
 			return err

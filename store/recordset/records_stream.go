@@ -232,7 +232,7 @@ func (db *DB) ImportBatch() int {
 // insertPrepared writes one batch of checked states in its own transaction.
 func (db *DB) insertPrepared(ctx context.Context, sheetID, hash string, states []*stored.State, pre *valueDelta, opt WriteOptions, res *BulkResult) ([]bool, error) {
 	var keptAfter []bool
-	err := db.Update(ctx, func(tx *Tx) error {
+	err := db.UpdateSheet(ctx, sheetID, func(tx *Tx) error {
 		if opt.Job != "" {
 			if err := tx.DeferFlush(); err != nil {
 				return err
@@ -304,7 +304,7 @@ func (db *DB) writableLayout(ctx context.Context, accountID, sheetID string) (*s
 	}
 	for _, col := range rs.Layout.Cols {
 		if col < 0 {
-			err := db.Update(ctx, func(tx *Tx) error {
+			err := db.UpdateSheet(ctx, sheetID, func(tx *Tx) error {
 				w, err := stored.Load(ctx, tx, accountID, sheetID)
 				if err != nil {
 					return err

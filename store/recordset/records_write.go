@@ -513,7 +513,8 @@ func recordsPayload(sheetID string, ids []string) json.RawMessage {
 // emitWorkbook writes an event with domain "workbook", where Flatfile's listeners expect
 // record and snapshot events (Emit would take the domain from the topic).
 func (tx *Tx) emitWorkbook(topic string, ctx model.EventContext, payload json.RawMessage) error {
-	return tx.InsertEvent(&model.Event{ID: sqldb.NewID(sqldb.PrefixEvent), Topic: topic, Domain: "workbook", Context: ctx, Payload: payload, CreatedAt: tx.Now()})
+	tx.AddEvent(&model.Event{ID: sqldb.NewID(sqldb.PrefixEvent), Topic: topic, Domain: "workbook", Context: ctx, Payload: payload, CreatedAt: tx.Now()})
+	return nil
 }
 
 // newState starts a record state for rid with its values checked.

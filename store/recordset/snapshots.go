@@ -53,7 +53,7 @@ const (
 // Errors: not_found.
 func (db *DB) CreateSnapshot(ctx context.Context, accountID, sheetID, label, threadID, actor string) (*Snapshot, error) {
 	var snap *Snapshot
-	err := db.Update(ctx, func(tx *Tx) error {
+	err := db.UpdateSheet(ctx, sheetID, func(tx *Tx) error {
 		rs, err := stored.Load(ctx, tx, accountID, sheetID)
 		if err != nil {
 			return err

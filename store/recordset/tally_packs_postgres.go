@@ -480,7 +480,7 @@ func (db *DB) fillSheetPacks(ctx context.Context, accountID, sheetID string) (in
 			if err := db.reads.Wait(ctx, stored.ReadsQuiet, stored.ReadsWaitMax); err != nil {
 				return packed, err
 			}
-			err := db.Update(ctx, func(tx *Tx) error {
+			err := db.UpdateSheet(ctx, sheetID, func(tx *Tx) error {
 				var blks []int64
 				err := sqldb.EachRow(ctx, tx, "find blocks to pack", `SELECT g.b FROM generate_series(CAST(? AS BIGINT), CAST(? AS BIGINT)) g(b)
 					WHERE NOT EXISTS (SELECT 1 FROM tally_packs WHERE sk = ? AND col = ? AND blk = g.b)

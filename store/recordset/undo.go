@@ -164,7 +164,7 @@ func (db *DB) Redo(ctx context.Context, sheetID string, opt WriteOptions) (*Undo
 
 func (db *DB) replayUndo(ctx context.Context, sheetID string, opt WriteOptions, undo bool) (*UndoResult, error) {
 	res := &UndoResult{}
-	err := db.Update(ctx, func(tx *Tx) error {
+	err := db.UpdateSheet(ctx, sheetID, func(tx *Tx) error {
 		rs, err := stored.Load(ctx, tx, opt.AccountID, sheetID)
 		if err != nil || rs.SK == 0 {
 			return err

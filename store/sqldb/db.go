@@ -16,21 +16,30 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	_ "github.com/mattn/go-sqlite3" // registers the sqlite3 driver
 
 	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/limits"
+	"github.com/sluice/sluice/model"
 )
 
 //go:embed migrations/*.sql migrations/postgres/*.sql
 var migrations embed.FS
 
-// Advisory lock keys of PostgreSQL mode.
+// Advisory lock keys of PostgreSQL mode (docs/architecture.md, "Writes on several nodes").
 const (
+	// writeLock: taken exclusive by writes of resources, shared by writes of one sheet's
+	// records, which take their sheet's lock (sheetLockClass) besides.
 	writeLock     int64 = 0x51c3_0001
 	migrationLock int64 = 0x51c3_0002
+	// eventsLock is held from a transaction's first event row to its commit, so that events
+	// are numbered in the order their transactions commit.
+	eventsLock int64 = 0x51c3_0003
+	// sheetLockClass is the first key of a sheet's lock; the second is the hash of its id.
+	sheetLockClass int32 = 0x51c3
 )
 
 func (db *DB) migrationDir() string {
@@ -49,6 +58,9 @@ type DB struct {
 	Reader *Pool
 	Now    func() time.Time // the clock; tests replace it
 	vacuum vacuumer         // PostgreSQL: tidies records after bulk writes
+	// activity: the second each space's activity was last written at by this node
+	// (TouchSpace), so that the writes of one second do not each take the space's row.
+	activity sync.Map
 }
 
 // Settings are what a DB's owner may set at start (cmd/sluice from its configuration; a
@@ -226,9 +238,11 @@ type Tx struct {
 	*dtx
 	ctx context.Context
 	now time.Time
-	// lastEvent is the id of the last event the transaction wrote: with PostgreSQL, every
-	// node's notifier hears it at commit (NOTIFY) instead of at its next poll.
-	lastEvent string
+	// events are the events the transaction emitted, written at commit (Commit).
+	events []*model.Event
+	db     *DB
+	// touched are the spaces whose activity the transaction wrote (TouchSpace).
+	touched []string
 }
 
 // Now is the transaction's time.
@@ -238,48 +252,75 @@ func (tx *Tx) Now() time.Time { return tx.now }
 func (tx *Tx) Context() context.Context { return tx.ctx }
 
 // Begin begins an immediate write transaction; Commit ends it, Rollback (a no-op after
-// Commit) abandons it.
-func (db *DB) Begin(ctx context.Context) (*Tx, error) { return db.begin(ctx, true) }
+// Commit) abandons it. On PostgreSQL it runs alone in the cluster: no other write of
+// resources and no write of records runs beside it.
+func (db *DB) Begin(ctx context.Context) (*Tx, error) { return db.begin(ctx, lockAll) }
+
+// BeginSheet begins a write of the records of one sheet. On PostgreSQL it runs beside the
+// writes of other sheets' records (on any node), but not beside another write of this
+// sheet's nor beside a write of resources (Begin): what it reads and writes of the sheet —
+// its counts, value lists, unique index, record keys — no one else changes meanwhile.
+func (db *DB) BeginSheet(ctx context.Context, sheetID string) (*Tx, error) {
+	return db.begin(ctx, lockSheet, sheetID)
+}
+
+// UpdateSheet runs fn inside one write of sheetID's records (BeginSheet).
+func (db *DB) UpdateSheet(ctx context.Context, sheetID string, fn func(tx *Tx) error) error {
+	tx, err := db.BeginSheet(ctx, sheetID)
+	return Run(tx, err, fn)
+}
+
+// The locks a PostgreSQL write transaction takes when it begins.
+const (
+	lockNone  = iota // the rows' own locks (UpdateRows)
+	lockAll          // every other write waits (Begin)
+	lockSheet        // other writes of the sheet's records and writes of resources wait (BeginSheet)
+)
 
 // UpdateRows runs fn in a write transaction that PostgreSQL does not serialize with the
 // others: for writes whose rows stand alone (a request's Idempotency-Key), where the rows'
 // own locks and unique index are all the ordering needed. fn writes no events.
 func (db *DB) UpdateRows(ctx context.Context, fn func(tx *Tx) error) error {
-	tx, err := db.begin(ctx, false)
+	tx, err := db.begin(ctx, lockNone)
 	return Run(tx, err, fn)
 }
 
-func (db *DB) begin(ctx context.Context, serialized bool) (*Tx, error) {
+func (db *DB) begin(ctx context.Context, locks int, sheetID ...string) (*Tx, error) {
 	sqlTx, err := db.Writer.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, errs.Wrap(err, "begin transaction")
 	}
-	tx := &Tx{dtx: sqlTx, ctx: ctx, now: db.Now().UTC()}
-	if serialized && db.Postgres() {
-		// One writer at a time, as SQLite's immediate transactions give: every node's
-		// writes are serialized, so the order of commits is the order of event sequence
-		// numbers and a unique check sees every earlier write.
-		if _, err := sqlTx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(?)`, writeLock); err != nil {
-			sqlTx.Rollback()
-			return nil, errs.Wrap(err, "take the write lock")
-		}
+	tx := &Tx{dtx: sqlTx, ctx: ctx, now: db.Now().UTC(), db: db}
+	if !db.Postgres() {
+		return tx, nil // SQLite: one writer at a time (immediate transactions)
+	}
+	switch locks {
+	case lockAll:
+		_, err = sqlTx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(?)`, writeLock)
+	case lockSheet:
+		_, err = sqlTx.ExecContext(ctx, `SELECT pg_advisory_xact_lock_shared(?), pg_advisory_xact_lock(?, hashtext(?))`, writeLock, sheetLockClass, sheetID[0])
+	}
+	if err != nil {
+		sqlTx.Rollback()
+		return nil, errs.Wrap(err, "take the write lock")
 	}
 	return tx, nil
 }
 
-// Commit marks the request's idempotency key as written, has every node hear of the
-// transaction's events (PostgreSQL) and commits.
+// Commit marks the request's idempotency key as written, writes the transaction's events,
+// has every node hear of them (PostgreSQL) and commits.
 func (tx *Tx) Commit() error {
 	if err := tx.markIdempotent(); err != nil {
 		return err
 	}
-	if tx.lastEvent != "" && tx.d.Notifies() {
-		if _, err := tx.Exec(`SELECT pg_notify('`+EventsChannel+`', ?)`, tx.lastEvent); err != nil {
-			return errs.Wrap(err, "notify events")
-		}
+	if err := tx.writeEvents(); err != nil {
+		return err
 	}
 	if err := tx.dtx.Commit(); err != nil {
 		return errs.Wrap(err, "commit transaction")
+	}
+	for _, id := range tx.touched {
+		tx.db.activity.Store(id, SecondOf(tx.now).Unix())
 	}
 	return nil
 }

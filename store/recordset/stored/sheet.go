@@ -27,12 +27,15 @@ type Sheet struct {
 	Total         int64
 	Shape         int64  // changes when records are added or removed
 	Hash          string // schema hash the stored records were validated against
-	UCOf          map[*records.Unique]int64
-	ByUC          map[int64]*records.Unique
-	Layout        *layout
-	Dialect       sqldb.Dialect // of the database the sheet was read from
-	Caps          limits.Caps   // of the database's settings: how long a value may be
-	Fresh         int64         // the first record key this transaction reserved (nextRids); 0: none
+	// RefMarks counts the writes of sheets this one refers to (sheet_ref_marks); RefsChecked
+	// is the count its records were last checked at in full.
+	RefMarks, RefsChecked int64
+	UCOf                  map[*records.Unique]int64
+	ByUC                  map[int64]*records.Unique
+	Layout                *layout
+	Dialect               sqldb.Dialect // of the database the sheet was read from
+	Caps                  limits.Caps   // of the database's settings: how long a value may be
+	Fresh                 int64         // the first record key this transaction reserved (nextRids); 0: none
 }
 
 // recordSheetColumns reads a live sheet with the ids its events need.
@@ -62,7 +65,8 @@ func Load(ctx context.Context, q sqldb.Querier, accountID, sheetID string) (*She
 	if rs.Schema, err = records.Compile(&s.Config); err != nil {
 		return nil, err
 	}
-	err = q.QueryRowContext(ctx, `SELECT sk, total, shape, schema_hash FROM record_sheets WHERE sheet_id = ?`, sheetID).Scan(&rs.SK, &rs.Total, &rs.Shape, &rs.Hash)
+	err = q.QueryRowContext(ctx, `SELECT sk, total, shape, schema_hash, refs_checked, coalesce((SELECT n FROM sheet_ref_marks WHERE sheet_id = ?), 0)
+		FROM record_sheets WHERE sheet_id = ?`, sheetID, sheetID).Scan(&rs.SK, &rs.Total, &rs.Shape, &rs.Hash, &rs.RefsChecked, &rs.RefMarks)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return nil, errs.Wrap(err, "load record sheet")
 	}
@@ -122,9 +126,10 @@ func SchemaHash(cfg *model.SheetConfig) string {
 	return hex.EncodeToString(h[:12])
 }
 
-// Stale reports whether stored validation results predate the sheet's current schema.
+// Stale reports whether stored validation results predate the sheet's current schema, or
+// the last write of a sheet its references point at.
 func (rs *Sheet) Stale() bool {
-	return rs.SK != 0 && rs.Total > 0 && rs.Hash != SchemaHash(&rs.Config)
+	return rs.SK != 0 && rs.Total > 0 && (rs.Hash != SchemaHash(&rs.Config) || rs.RefMarks > rs.RefsChecked)
 }
 
 // CheckWritable refuses writes to locked or read-only sheets. Errors: forbidden.
