@@ -131,11 +131,28 @@ func dispatchCursor(ctx context.Context, q sqldb.Querier) (int64, error) {
 
 // EnqueueDeliveries stores new pending deliveries and moves the dispatch cursor from from to
 // upto in one transaction, so a restart neither loses nor repeats an event. When the cursor
-// is no longer at from, another node dispatched these events: nothing is stored.
+// is no longer at from, another node dispatched these events: nothing is stored. Every node's
+// dispatcher calls it as events come, so it does not take the cluster's write lock: the
+// cursor's row orders the nodes (the move is a compare-and-set on it, and a second node's
+// waits for the first's commit, then finds the cursor moved).
 func (db *DB) EnqueueDeliveries(ctx context.Context, list []*model.Delivery, from, upto int64) error {
-	return db.Update(ctx, func(tx *Tx) error {
-		if at, err := dispatchCursor(tx.Context(), tx); err != nil || at != from {
-			return err
+	return db.UpdateRows(ctx, func(tx *sqldb.Tx) error {
+		to := strconv.FormatInt(upto, 10)
+		res, err := tx.Exec(`UPDATE settings SET value = ? WHERE key = ? AND value = ?`, to, cursorKey, strconv.FormatInt(from, 10))
+		if err != nil {
+			return errs.Wrap(err, "move dispatch cursor")
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			if from != 0 {
+				return nil // moved by another node
+			}
+			// the first dispatch: no cursor yet, unless another node's just made one
+			if res, err = tx.Exec(`INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING`, cursorKey, to); err != nil {
+				return errs.Wrap(err, "move dispatch cursor")
+			}
+			if n, _ := res.RowsAffected(); n == 0 {
+				return nil
+			}
 		}
 		for _, d := range list {
 			d.ID, d.Status, d.CreatedAt = sqldb.NewID(PrefixAgentLog), model.DeliveryPending, tx.Now()
@@ -149,11 +166,6 @@ func (db *DB) EnqueueDeliveries(ctx context.Context, list []*model.Delivery, fro
 				sqldb.MillisPtr(d.NextAttemptAt), sqldb.Millis(tx.Now())); err != nil {
 				return errs.Wrap(err, "insert delivery")
 			}
-		}
-		_, err := tx.Exec(`INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`,
-			cursorKey, strconv.FormatInt(upto, 10))
-		if err != nil {
-			return errs.Wrap(err, "move dispatch cursor")
 		}
 		return nil
 	})

@@ -13,7 +13,7 @@ func (tx *Tx) assignColumns(rs *stored.Sheet) error {
 		if _, err := tx.Exec(`UPDATE record_columns SET retired = 1 WHERE sk = ? AND col = ?`, rs.SK, col); err != nil {
 			return errs.Wrap(err, "retire record column")
 		}
-		tables := []string{"record_values", "value_counts"}
+		tables := []string{"record_values", "kept_values", "value_counts"}
 		if rs.Dialect.KeepsTallyPacks() {
 			tables = append(tables, "tally_packs")
 		}

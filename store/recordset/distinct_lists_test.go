@@ -271,7 +271,7 @@ func TestValueListsLimitAndRecovery(t *testing.T) {
 	}
 	// A list that no longer adds up (here: emptied behind the store's back) is dropped at the
 	// next write that removes a value it does not hold, and counted again.
-	if err := e.db.ExecForTest(t.Context(), `UPDATE record_values SET list = ? WHERE col = (SELECT col FROM record_columns WHERE field_key = 'kind')`, []byte{}); err != nil {
+	if err := e.db.ExecForTest(t.Context(), `DELETE FROM kept_values WHERE col = (SELECT col FROM record_columns WHERE field_key = 'kind')`); err != nil {
 		t.Fatal(err)
 	}
 	e.mustUpdate(t, sh, set(res.Records[3].ID, map[string]any{"kind": "z"}))

@@ -52,6 +52,7 @@ func (tx *Tx) DropRecordIndexes(sk int64) error {
 		`DELETE FROM record_columns WHERE sk = ?`,
 		`DELETE FROM record_field_counts WHERE sk = ?`,
 		`DELETE FROM record_values WHERE sk = ?`,
+		`DELETE FROM kept_values WHERE sk = ?`,
 		`DELETE FROM value_counts WHERE sk = ?`,
 		`DELETE FROM record_versions WHERE sk = ?`,
 		`DELETE FROM undo_records WHERE uk IN (SELECT uk FROM undo_entries WHERE sk = ?)`,
