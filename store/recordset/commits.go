@@ -45,6 +45,11 @@ func (tx *Tx) CreateCommit(sheet *model.Sheet, actor string, hooks bool) (*model
 	if err != nil {
 		return nil, err
 	}
+	return tx.createCommit(scope, sheet, actor, hooks)
+}
+
+// createCommit is CreateCommit in a workbook of the given scope.
+func (tx *Tx) createCommit(scope *workbookScope, sheet *model.Sheet, actor string, hooks bool) (*model.Commit, error) {
 	c := &model.Commit{ID: sqldb.NewID(sqldb.PrefixVersion), SheetID: sheet.ID, WorkbookID: sheet.WorkbookID, CreatedBy: actor, CreatedAt: tx.Now()}
 	if _, err := tx.Exec(`INSERT INTO commits (id, sheet_id, workbook_id, created_by, created_at) VALUES (?, ?, ?, ?, ?)`,
 		c.ID, c.SheetID, c.WorkbookID, c.CreatedBy, sqldb.Millis(tx.Now())); err != nil {
@@ -56,7 +61,7 @@ func (tx *Tx) CreateCommit(sheet *model.Sheet, actor string, hooks bool) (*model
 	}
 	payload := map[string]any{"sheetId": sheet.ID, "workbookId": sheet.WorkbookID, "versionId": c.ID, "commitId": c.ID,
 		"sheetSlug": sheet.Slug, "trackChanges": scope.TrackChanges}
-	_, err = tx.EmitData("commit:created", ctx, payload, "v1/sheets/"+sheet.ID+"/records?commitId="+c.ID)
+	_, err := tx.EmitData("commit:created", ctx, payload, "v1/sheets/"+sheet.ID+"/records?commitId="+c.ID)
 	return c, err
 }
 

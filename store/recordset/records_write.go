@@ -105,7 +105,8 @@ func (tx *Tx) beginWrite(rs *stored.Sheet, opt WriteOptions) (*writeCtx, error) 
 // newVersion opens the commit the write's rows are stamped with (its id is the version id)
 // and maps it to a version key. Writes without hooks complete their commit at once.
 func (tx *Tx) newVersion(rs *stored.Sheet, w *writeCtx) error {
-	c, err := tx.CreateCommit(rs.Sheet, w.opt.Actor, !w.opt.DisableHooks)
+	scope := &workbookScope{AccountID: rs.AccountID, EnvironmentID: rs.EnvironmentID, SpaceID: rs.SpaceID, TrackChanges: rs.TrackChanges}
+	c, err := tx.createCommit(scope, rs.Sheet, w.opt.Actor, !w.opt.DisableHooks)
 	if err != nil {
 		return err
 	}

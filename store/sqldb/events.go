@@ -2,6 +2,7 @@ package sqldb
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"time"
 
@@ -42,8 +43,25 @@ func (tx *Tx) EmitData(topic string, ctx model.EventContext, payload any, dataUR
 // AddEvent has ev written as it is when tx commits (writeEvents).
 func (tx *Tx) AddEvent(ev *model.Event) { tx.events = append(tx.events, ev) }
 
-// eventColumns are the columns of an event row that writeEvents fills.
-const eventColumns = 12
+// eventColumnNames are the columns of an event row that writeEvents fills.
+const (
+	eventColumnNames = `id, account_id, environment_id, space_id, domain, topic, context, payload, data_url, callback_url, namespaces, created_at`
+	eventColumns     = 12
+	eventsAtOnce     = 500 // events a statement inserts: 6,000 parameters
+)
+
+// eventRows are the VALUES rows of evs and their arguments, in eventColumnNames' order.
+func eventRows(evs []*model.Event) (string, []any) {
+	args := make([]any, 0, len(evs)*eventColumns)
+	for _, ev := range evs {
+		c, _ := json.Marshal(ev.Context)
+		args = append(args, ev.ID, ev.Context.AccountID, ev.Context.EnvironmentID, ev.Context.SpaceID, ev.Domain, ev.Topic,
+			string(c), string(ev.Payload), ev.DataURL, ev.CallbackURL, JSONText(ev.Namespaces), Millis(ev.CreatedAt))
+	}
+	// (created_at cast: inside a WITH's VALUES PostgreSQL would take it for text)
+	row := "(" + Placeholders(eventColumns-1) + ", CAST(? AS BIGINT)), "
+	return strings.TrimSuffix(strings.Repeat(row, len(evs)), ", "), args
+}
 
 // writeEvents writes the transaction's events, in the order they were emitted, as its last
 // statements. Readers of the events (the notifier, GET /v1/events, the streams) go through
@@ -56,22 +74,32 @@ func (tx *Tx) writeEvents() error {
 	if len(tx.events) == 0 {
 		return nil
 	}
+	if tx.d.Notifies() && len(tx.events) <= eventsAtOnce {
+		// One round trip: the lock, the rows and NOTIFY. No row is numbered before the lock
+		// is held: each row of the insert is joined with the lock's.
+		cols := make([]string, eventColumns)
+		for i := range cols {
+			cols[i] = fmt.Sprintf("v.column%d", i+1)
+		}
+		rows, args := eventRows(tx.events)
+		args = append(append([]any{eventsLock}, args...), tx.events[len(tx.events)-1].ID)
+		if _, err := tx.Exec(`WITH l AS (SELECT pg_advisory_xact_lock(?) AS locked),
+			ins AS (INSERT INTO events (`+eventColumnNames+`) SELECT `+strings.Join(cols, ", ")+` FROM (VALUES `+rows+`) AS v, l RETURNING 1)
+			SELECT pg_notify('`+EventsChannel+`', ?) FROM (SELECT count(*) FROM ins) AS n`, args...); err != nil {
+			return errs.Wrap(err, "insert events")
+		}
+		tx.events = nil
+		return nil
+	}
 	if tx.d.Notifies() {
 		if _, err := tx.Exec(`SELECT pg_advisory_xact_lock(?)`, eventsLock); err != nil {
 			return errs.Wrap(err, "take the events lock")
 		}
 	}
 	for len(tx.events) > 0 {
-		n := min(len(tx.events), 500) // 6,000 parameters a statement
-		rows := strings.TrimSuffix(strings.Repeat("("+Placeholders(eventColumns)+"), ", n), ", ")
-		args := make([]any, 0, n*eventColumns)
-		for _, ev := range tx.events[:n] {
-			c, _ := json.Marshal(ev.Context)
-			args = append(args, ev.ID, ev.Context.AccountID, ev.Context.EnvironmentID, ev.Context.SpaceID, ev.Domain, ev.Topic,
-				string(c), string(ev.Payload), ev.DataURL, ev.CallbackURL, JSONText(ev.Namespaces), Millis(ev.CreatedAt))
-		}
-		if _, err := tx.Exec(`INSERT INTO events (id, account_id, environment_id, space_id, domain, topic, context, payload, data_url, callback_url, namespaces, created_at)
-			VALUES `+rows, args...); err != nil {
+		n := min(len(tx.events), eventsAtOnce)
+		rows, args := eventRows(tx.events[:n])
+		if _, err := tx.Exec(`INSERT INTO events (`+eventColumnNames+`) VALUES `+rows, args...); err != nil {
 			return errs.Wrap(err, "insert events")
 		}
 		last := tx.events[n-1].ID

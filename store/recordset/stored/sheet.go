@@ -27,6 +27,8 @@ type Sheet struct {
 	Total         int64
 	Shape         int64  // changes when records are added or removed
 	Hash          string // schema hash the stored records were validated against
+	// TrackChanges is the workbook's setting (commits say whether to track them).
+	TrackChanges bool
 	// RefMarks counts the writes of sheets this one refers to (sheet_ref_marks); RefsChecked
 	// is the count its records were last checked at in full.
 	RefMarks, RefsChecked int64
@@ -38,20 +40,24 @@ type Sheet struct {
 	Fresh                 int64         // the first record key this transaction reserved (nextRids); 0: none
 }
 
-// recordSheetColumns reads a live sheet with the ids its events need.
+// recordSheetQuery reads a live sheet with the ids its events need, its workbook's settings
+// and what the record engine keeps of it (no record_sheets row: it never held records), in
+// one round trip.
 const recordSheetQuery = `SELECT sh.id, sh.workbook_id, sh.name, sh.slug, sh.config, sh.namespace, sh.locked_by, sh.locked_at,
-	w.account_id, w.environment_id, w.space_id
-	FROM sheets sh JOIN workbooks w ON w.id = sh.workbook_id
+	w.account_id, w.environment_id, w.space_id, w.settings,
+	coalesce(r.sk, 0), coalesce(r.total, 0), coalesce(r.shape, 0), coalesce(r.schema_hash, ''), coalesce(r.refs_checked, 0),
+	coalesce((SELECT n FROM sheet_ref_marks WHERE sheet_id = sh.id), 0)
+	FROM sheets sh JOIN workbooks w ON w.id = sh.workbook_id LEFT JOIN record_sheets r ON r.sheet_id = sh.id
 	WHERE sh.id = ? AND sh.deleted_at IS NULL AND w.deleted_at IS NULL`
 
 // Load loads a sheet of the account for record work. Errors: not_found.
 func Load(ctx context.Context, q sqldb.Querier, accountID, sheetID string) (*Sheet, error) {
 	var s model.Sheet
 	rs := &Sheet{Sheet: &s, Dialect: q.Dialect(), Caps: q.Settings().Caps}
-	var cfg string
+	var cfg, settings string
 	var locked sql.NullInt64
 	err := q.QueryRowContext(ctx, recordSheetQuery, sheetID).Scan(&s.ID, &s.WorkbookID, &s.Name, &s.Slug, &cfg, &s.Namespace, &s.LockedBy, &locked,
-		&rs.AccountID, &rs.EnvironmentID, &rs.SpaceID)
+		&rs.AccountID, &rs.EnvironmentID, &rs.SpaceID, &settings, &rs.SK, &rs.Total, &rs.Shape, &rs.Hash, &rs.RefsChecked, &rs.RefMarks)
 	if errors.Is(err, sql.ErrNoRows) || (err == nil && accountID != "" && rs.AccountID != accountID) {
 		return nil, errs.NotFoundf("sheetId", "Sheet not found")
 	}
@@ -65,11 +71,11 @@ func Load(ctx context.Context, q sqldb.Querier, accountID, sheetID string) (*She
 	if rs.Schema, err = records.Compile(&s.Config); err != nil {
 		return nil, err
 	}
-	err = q.QueryRowContext(ctx, `SELECT sk, total, shape, schema_hash, refs_checked, coalesce((SELECT n FROM sheet_ref_marks WHERE sheet_id = ?), 0)
-		FROM record_sheets WHERE sheet_id = ?`, sheetID, sheetID).Scan(&rs.SK, &rs.Total, &rs.Shape, &rs.Hash, &rs.RefsChecked, &rs.RefMarks)
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return nil, errs.Wrap(err, "load record sheet")
+	var set struct {
+		TrackChanges bool `json:"trackChanges"`
 	}
+	_ = json.Unmarshal([]byte(settings), &set)
+	rs.TrackChanges = set.TrackChanges
 	if err := rs.loadLayout(ctx, q); err != nil {
 		return nil, err
 	}
