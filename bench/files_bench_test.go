@@ -203,6 +203,29 @@ func startServer(b *testing.B, bin, dataDir string, env ...string) *server {
 
 func (s *server) stop() { s.cmd.Process.Signal(os.Interrupt); s.cmd.Wait() }
 
+// kill stops the server at once (SIGKILL), as a crash would.
+func (s *server) kill() { s.cmd.Process.Kill(); s.cmd.Wait() }
+
+// restart starts the server again as it was started (address, data, node id), and waits
+// for it.
+func (s *server) restart(b *testing.B, bin string) {
+	cmd := exec.Command(bin)
+	cmd.Env = s.cmd.Env
+	if err := cmd.Start(); err != nil {
+		b.Error(err)
+		return
+	}
+	s.cmd = cmd
+	for i := 0; i < 400; i++ {
+		if r, err := http.Get(s.base + "/healthz"); err == nil && r.StatusCode == 200 {
+			r.Body.Close()
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	b.Error("server did not start again")
+}
+
 // call sends an API request with the benchmark's key and decodes the answer.
 func (s *server) call(b *testing.B, method, path string, body io.Reader, ct string) map[string]any {
 	req, _ := http.NewRequest(method, s.base+path, body)

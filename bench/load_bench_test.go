@@ -55,15 +55,19 @@ func BenchmarkLoad(b *testing.B) {
 			}})
 		}
 	}
-	kinds := []loadKind{{"writers, keyed, with readers", writers, readers, true}, {"writers only, keyed", writers, 0, true}, {"writers only, no keys", writers, 0, false}}
+	kinds := []loadKind{{"writers, keyed, with readers", writers, readers, true, false}, {"writers only, keyed", writers, 0, true, false},
+		{"writers only, no keys", writers, 0, false, false}, {"keyed, a node SIGKILLed twice", writers, 0, true, true}}
 	var table strings.Builder
 	fmt.Fprintf(&table, "\nload benchmark: %d s per row, batches of 10 records into 4 sheets, GOMAXPROCS of the clients %d\n", secs, runtime.GOMAXPROCS(0))
 	fmt.Fprintf(&table, "%-22s %-30s %10s %10s %10s %10s %10s %8s %6s %6s %7s %9s\n", "setup", "load", "records/s", "write p50", "write p99", "read p50", "read p99",
 		"acked", "lost", "dup", "failed", "timeouts")
 	for _, s := range setups {
 		for _, k := range kinds {
+			if k.kill && !strings.Contains(s.name, "2 nodes") {
+				continue // a node killed needs another to retry on
+			}
 			nodes := s.nodes(b)
-			r := runLoad(b, nodes, k, time.Duration(secs)*time.Second)
+			r := runLoad(b, bin, nodes, k, time.Duration(secs)*time.Second)
 			for _, n := range nodes {
 				n.stop()
 			}
@@ -79,6 +83,9 @@ type loadKind struct {
 	name             string
 	writers, readers int
 	keyed            bool
+	// kill: the first node is SIGKILLed at a third and at two thirds of the run and started
+	// again under its node id a second later; its batches are retried on the other node
+	kill bool
 }
 
 type loadResult struct {
@@ -88,7 +95,7 @@ type loadResult struct {
 	failedBatches, timeouts int
 }
 
-func runLoad(b *testing.B, nodes []*server, k loadKind, d time.Duration) loadResult {
+func runLoad(b *testing.B, bin string, nodes []*server, k loadKind, d time.Duration) loadResult {
 	space := nodes[0].call(b, "POST", "/v1/spaces", strings.NewReader(`{"name":"load"}`), "application/json")["data"].(map[string]any)["id"].(string)
 	var sheets []string
 	body := `{"name":"Load","spaceId":"` + space + `","sheets":[`
@@ -200,6 +207,20 @@ func runLoad(b *testing.B, nodes []*server, k loadKind, d time.Duration) loadRes
 				mu.Lock()
 				res.reads = append(res.reads, time.Since(start))
 				mu.Unlock()
+			}
+		}()
+	}
+	if k.kill {
+		go func() {
+			for round := 1; round <= 2; round++ {
+				select {
+				case <-ctx.Done():
+					return
+				case <-time.After(d / 3):
+				}
+				nodes[0].kill()
+				time.Sleep(time.Second)
+				nodes[0].restart(b, bin)
 			}
 		}()
 	}
