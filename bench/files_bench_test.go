@@ -189,16 +189,25 @@ func startServer(b *testing.B, bin, dataDir string, env ...string) *server {
 		b.Fatal(err)
 	}
 	s := &server{cmd: cmd, base: "http://" + addr}
-	for i := 0; ; i++ {
-		if r, err := http.Get(s.base + "/healthz"); err == nil && r.StatusCode == 200 {
-			return s
-		}
-		if i > 400 {
-			s.stop()
-			b.Fatal("server did not start")
+	if !s.waitUp() {
+		s.stop()
+		b.Fatal("server did not start")
+	}
+	return s
+}
+
+// waitUp waits up to 20 s for the server to answer /healthz.
+func (s *server) waitUp() bool {
+	for range 400 {
+		if r, err := http.Get(s.base + "/healthz"); err == nil {
+			r.Body.Close()
+			if r.StatusCode == 200 {
+				return true
+			}
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+	return false
 }
 
 func (s *server) stop() { s.cmd.Process.Signal(os.Interrupt); s.cmd.Wait() }
@@ -216,14 +225,9 @@ func (s *server) restart(b *testing.B, bin string) {
 		return
 	}
 	s.cmd = cmd
-	for i := 0; i < 400; i++ {
-		if r, err := http.Get(s.base + "/healthz"); err == nil && r.StatusCode == 200 {
-			r.Body.Close()
-			return
-		}
-		time.Sleep(50 * time.Millisecond)
+	if !s.waitUp() {
+		b.Error("server did not start again")
 	}
-	b.Error("server did not start again")
 }
 
 // call sends an API request with the benchmark's key and decodes the answer.

@@ -191,8 +191,8 @@ func (db *DB) FailInterruptedFiles(ctx context.Context, reason string, live ...s
 			if err != nil {
 				return errs.Wrap(err, "fail interrupted file")
 			}
-			if n, _ := res.RowsAffected(); n == 0 {
-				return nil
+			if k, _ := res.RowsAffected(); k == 0 {
+				return nil // failed by another node meanwhile
 			}
 			for _, sk := range sks {
 				if err := tx.DropRecordIndexes(sk); err != nil {

@@ -52,8 +52,15 @@ type Tx struct {
 }
 
 // Begin begins a write transaction (sqldb.DB.Begin).
-func (db *DB) Begin(ctx context.Context) (*Tx, error) {
-	tx, err := db.DB.Begin(ctx)
+func (db *DB) Begin(ctx context.Context) (*Tx, error) { return db.engineTx(db.DB.Begin(ctx)) }
+
+// BeginSheet begins a write of the records of sheetID (sqldb.DB.BeginSheet).
+func (db *DB) BeginSheet(ctx context.Context, sheetID string) (*Tx, error) {
+	return db.engineTx(db.DB.BeginSheet(ctx, sheetID))
+}
+
+// engineTx gives a begun transaction the engine's bookkeeping.
+func (db *DB) engineTx(tx *sqldb.Tx, err error) (*Tx, error) {
 	if err != nil {
 		return nil, err
 	}
@@ -88,10 +95,6 @@ func (db *DB) Update(ctx context.Context, fn func(tx *Tx) error) error {
 // records and what derives from them, and no resource but its own rows (a version, its
 // events, undo entries, job writes, the space's activity).
 func (db *DB) UpdateSheet(ctx context.Context, sheetID string, fn func(tx *Tx) error) error {
-	stx, err := db.DB.BeginSheet(ctx, sheetID)
-	var tx *Tx
-	if err == nil {
-		tx = &Tx{Tx: stx, db: db}
-	}
+	tx, err := db.BeginSheet(ctx, sheetID)
 	return sqldb.Run(tx, err, fn)
 }

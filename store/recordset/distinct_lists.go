@@ -40,6 +40,9 @@ const (
 const (
 	valuesKept    = 0
 	valuesTooMany = 1
+	// valuesDropped is not stored: a list whose counts stop adding up loses its row (not
+	// known) and is counted again when next asked.
+	valuesDropped = -1
 )
 
 type valueCount struct{ total, valid int64 }
@@ -290,19 +293,18 @@ func (tx *Tx) applyValues(rs *stored.Sheet, vd *valueDelta) error {
 		}
 		for v, c := range d {
 			if c.total != 0 || c.valid != 0 {
-				kept = append(kept, keptChange{i: i, col: col, v: v, c: c})
+				kept = append(kept, keptChange{col: col, v: v, c: c})
 			}
 		}
 	}
 	return tx.applyKept(rs, vd, kept)
 }
 
-// keptChange is what a write changes in the kept list of rule i (stored at col): value v's
-// counts.
+// keptChange is what a write changes in the kept list at col: value v's counts.
 type keptChange struct {
-	i, col int
-	v      string
-	c      *valueCount
+	col int
+	v   string
+	c   *valueCount
 }
 
 // applyKept writes the changes to the kept lists of every field in one upsert, then their
@@ -324,7 +326,7 @@ func (tx *Tx) applyKept(rs *stored.Sheet, vd *valueDelta, kept []keptChange) err
 	}
 	type size struct{ n, bytes int64 }
 	grow := map[int]*size{} // by col
-	off := map[int]bool{}
+	stop := map[int]int{}   // lists to stop keeping, by col: valuesTooMany or valuesDropped
 	var gone []any
 	for len(kept) > 0 {
 		chunk := kept[:min(len(kept), 500)]
@@ -334,7 +336,7 @@ func (tx *Tx) applyKept(rs *stored.Sheet, vd *valueDelta, kept []keptChange) err
 			args = append(args, rs.SK, k.col, k.v, k.c.total, k.c.valid)
 		}
 		err := sqldb.EachRow(tx.Context(), tx, "write value lists", `INSERT INTO kept_values (sk, col, v, total, valid) VALUES `+
-			strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?), ", len(chunk)), ", ")+`
+			sqldb.Tuples(len(chunk), 5)+`
 			ON CONFLICT (sk, col, v) DO UPDATE SET total = kept_values.total + excluded.total, valid = kept_values.valid + excluded.valid
 			RETURNING col, v, total, valid`, args, func(rows *sql.Rows) error {
 			var col int
@@ -354,7 +356,7 @@ func (tx *Tx) applyKept(rs *stored.Sheet, vd *valueDelta, kept []keptChange) err
 			}
 			switch {
 			case total < 0 || valid < 0 || valid > total:
-				off[col] = true
+				stop[col] = valuesDropped
 			case total == 0:
 				g.n, g.bytes = g.n-1, g.bytes-int64(len(v))
 				gone = append(gone, col, v)
@@ -376,23 +378,16 @@ func (tx *Tx) applyKept(rs *stored.Sheet, vd *valueDelta, kept []keptChange) err
 		}
 	}
 	var cases []string
-	var args []any
-	var cols []any
+	var nArgs, bytesArgs, cols []any
 	for col, g := range grow {
-		if off[col] || (g.n == 0 && g.bytes == 0) {
+		if _, stopped := stop[col]; stopped || (g.n == 0 && g.bytes == 0) {
 			continue
 		}
 		cases = append(cases, `WHEN ? THEN CAST(? AS BIGINT)`)
-		args = append(args, col, g.n)
-		cols = append(cols, col)
+		nArgs, bytesArgs, cols = append(nArgs, col, g.n), append(bytesArgs, col, g.bytes), append(cols, col)
 	}
 	if len(cols) > 0 {
-		bytesArgs := make([]any, 0, 2*len(cols))
-		for _, col := range cols {
-			bytesArgs = append(bytesArgs, col, grow[col.(int)].bytes)
-		}
-		args = append(append(args, bytesArgs...), rs.SK)
-		args = append(args, cols...)
+		args := append(append(append(nArgs, bytesArgs...), rs.SK), cols...)
 		err := sqldb.EachRow(tx.Context(), tx, "write value lists", `UPDATE record_values SET n = n + CASE col `+strings.Join(cases, " ")+` END,
 			bytes = bytes + CASE col `+strings.Join(cases, " ")+` END WHERE sk = ? AND col IN (`+sqldb.Placeholders(len(cols))+`) RETURNING col, n, bytes`,
 			args, func(rows *sql.Rows) error {
@@ -402,7 +397,7 @@ func (tx *Tx) applyKept(rs *stored.Sheet, vd *valueDelta, kept []keptChange) err
 					return err
 				}
 				if n > int64(valueListMax) || bytes > valueListBytes {
-					off[col] = false // too many to keep (not off)
+					stop[col] = valuesTooMany
 				}
 				return nil
 			})
@@ -412,13 +407,9 @@ func (tx *Tx) applyKept(rs *stored.Sheet, vd *valueDelta, kept []keptChange) err
 	}
 	for i := range vd.at {
 		col := rs.Layout.Cols[i]
-		bad, seen := off[col]
-		if !seen {
+		state, stopped := stop[col]
+		if !stopped {
 			continue
-		}
-		state := valuesTooMany
-		if bad {
-			state = -1 // counts that do not add up: not known
 		}
 		if err := tx.stopKeeping(rs.SK, col, state); err != nil {
 			return err
@@ -428,12 +419,12 @@ func (tx *Tx) applyKept(rs *stored.Sheet, vd *valueDelta, kept []keptChange) err
 	return nil
 }
 
-// stopKeeping ends the kept list at col: state valuesTooMany (too many values to keep) or,
-// below 0, not known (it is counted again when next asked).
+// stopKeeping ends the kept list at col: state valuesTooMany (too many values to keep) or
+// valuesDropped (its counts stopped adding up: not known, counted again when next asked).
 func (tx *Tx) stopKeeping(sk int64, col int, state int) error {
 	q := `UPDATE record_values SET state = ?, n = 0, bytes = 0 WHERE sk = ? AND col = ?`
 	args := []any{state, sk, col}
-	if state < 0 {
+	if state == valuesDropped {
 		q, args = `DELETE FROM record_values WHERE sk = ? AND col = ?`, []any{sk, col}
 	}
 	if _, err := tx.Exec(q, args...); err != nil {
@@ -596,8 +587,7 @@ func (tx *Tx) keepValues(sk int64, col int, changes int64, vals []CellCount) err
 	for len(rows) > 0 {
 		chunk := rows[:min(len(rows), 5*500)]
 		rows = rows[len(chunk):]
-		if _, err := tx.Exec(`INSERT INTO kept_values (sk, col, v, total, valid) VALUES `+
-			strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?), ", len(chunk)/5), ", "), chunk...); err != nil {
+		if _, err := tx.Exec(`INSERT INTO kept_values (sk, col, v, total, valid) VALUES `+sqldb.Tuples(len(chunk)/5, 5), chunk...); err != nil {
 			return errs.Wrap(err, "keep value list")
 		}
 	}

@@ -439,7 +439,7 @@ func (tx *Tx) writeBlooms(rs *stored.Sheet, bw *bloomWork) error {
 	}
 	for len(rows) > 0 {
 		n := min(len(rows)/4, 100)
-		if _, err := tx.Exec(`INSERT INTO search_blooms (sk, blk, bits, nums) VALUES `+stored.Tuples(n, 4)+
+		if _, err := tx.Exec(`INSERT INTO search_blooms (sk, blk, bits, nums) VALUES `+sqldb.Tuples(n, 4)+
 			` ON CONFLICT (sk, blk) DO UPDATE SET bits = excluded.bits, nums = excluded.nums`, rows[:4*n]...); err != nil {
 			return errs.Wrap(err, "write search filters")
 		}

@@ -105,7 +105,7 @@ func (tx *Tx) noteUndo(rs *stored.Sheet, w *writeCtx, changes []*change) error {
 			args = append(args, u.uk, u.side, n.rid, n.kind, n.fields, n.vals, n.x)
 		}
 		q := `INSERT INTO undo_records (uk, side, rid, kind, fields, vals, x) VALUES ` +
-			stored.Tuples(len(chunk), 7) + ` ON CONFLICT DO NOTHING`
+			sqldb.Tuples(len(chunk), 7) + ` ON CONFLICT DO NOTHING`
 		if _, err := tx.Exec(q, args...); err != nil {
 			return errs.Wrap(err, "note undo")
 		}

@@ -264,12 +264,6 @@ func (db *DB) BeginSheet(ctx context.Context, sheetID string) (*Tx, error) {
 	return db.begin(ctx, lockSheet, sheetID)
 }
 
-// UpdateSheet runs fn inside one write of sheetID's records (BeginSheet).
-func (db *DB) UpdateSheet(ctx context.Context, sheetID string, fn func(tx *Tx) error) error {
-	tx, err := db.BeginSheet(ctx, sheetID)
-	return Run(tx, err, fn)
-}
-
 // The locks a PostgreSQL write transaction takes when it begins.
 const (
 	lockNone  = iota // the rows' own locks (UpdateRows)

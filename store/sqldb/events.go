@@ -50,6 +50,16 @@ const (
 	eventsAtOnce     = 500 // events a statement inserts: 6,000 parameters
 )
 
+// eventValuesColumns names the columns of a VALUES list of event rows, in eventColumnNames'
+// order.
+var eventValuesColumns = func() string {
+	cols := make([]string, eventColumns)
+	for i := range cols {
+		cols[i] = fmt.Sprintf("v.column%d", i+1)
+	}
+	return strings.Join(cols, ", ")
+}()
+
 // eventRows are the VALUES rows of evs and their arguments, in eventColumnNames' order.
 func eventRows(evs []*model.Event) (string, []any) {
 	args := make([]any, 0, len(evs)*eventColumns)
@@ -77,14 +87,10 @@ func (tx *Tx) writeEvents() error {
 	if tx.d.Notifies() && len(tx.events) <= eventsAtOnce {
 		// One round trip: the lock, the rows and NOTIFY. No row is numbered before the lock
 		// is held: each row of the insert is joined with the lock's.
-		cols := make([]string, eventColumns)
-		for i := range cols {
-			cols[i] = fmt.Sprintf("v.column%d", i+1)
-		}
 		rows, args := eventRows(tx.events)
 		args = append(append([]any{eventsLock}, args...), tx.events[len(tx.events)-1].ID)
 		if _, err := tx.Exec(`WITH l AS (SELECT pg_advisory_xact_lock(?) AS locked),
-			ins AS (INSERT INTO events (`+eventColumnNames+`) SELECT `+strings.Join(cols, ", ")+` FROM (VALUES `+rows+`) AS v, l RETURNING 1)
+			ins AS (INSERT INTO events (`+eventColumnNames+`) SELECT `+eventValuesColumns+` FROM (VALUES `+rows+`) AS v, l RETURNING 1)
 			SELECT pg_notify('`+EventsChannel+`', ?) FROM (SELECT count(*) FROM ins) AS n`, args...); err != nil {
 			return errs.Wrap(err, "insert events")
 		}

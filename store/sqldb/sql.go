@@ -26,6 +26,15 @@ func EachRow(ctx context.Context, q Querier, what, query string, args []any, fn 
 	return nil
 }
 
+// Tuples returns n groups "(?, …)" of width parameters each, for a multi-row VALUES.
+func Tuples(n, width int) string {
+	if n <= 0 {
+		return ""
+	}
+	t := "(" + Placeholders(width) + ")"
+	return strings.Repeat(t+", ", n-1) + t
+}
+
 // Placeholders returns "?, ?, …" with n marks.
 func Placeholders(n int) string {
 	if n <= 0 {

@@ -322,12 +322,3 @@ func QueryRIDs(ctx context.Context, q sqldb.Querier, what, query string, args ..
 	})
 	return out, err
 }
-
-// Tuples returns n groups "(?, …)" of width parameters each, for a multi-row VALUES.
-func Tuples(n, width int) string {
-	if n <= 0 {
-		return ""
-	}
-	t := "(" + sqldb.Placeholders(width) + ")"
-	return strings.Repeat(t+", ", n-1) + t
-}
