@@ -88,8 +88,8 @@ fetch("` + base + `/v1/sheets/` + sheetID + `/counts", { headers: { Authorizatio
 		chromedp.SetUploadFiles(`[data-testid=sheet-upload-file]`, []string{csv}),
 		chromedp.WaitVisible(`[data-testid=import-mapping]`), webtest.HtmxReady(),
 		chromedp.Text(`[data-testid=import-mapping]`, &mapping),
-		chromedp.Click(`[data-testid=import-review]`),
-		chromedp.WaitVisible(`[data-testid=import-run]`),
+		webtest.HtmxIdle(), chromedp.Click(`[data-testid=import-review]`),
+		chromedp.WaitVisible(`[data-testid=import-run]`), webtest.HtmxIdle(),
 		chromedp.Click(`[data-testid=import-run]`),
 		chromedp.WaitVisible(`//td[@data-key="email" and contains(., "dee@example.com")]`),
 	); err != nil {

@@ -119,16 +119,16 @@ func Step(t *testing.T, name string) chromedp.Action {
 	return chromedp.ActionFunc(func(context.Context) error { t.Log("browser: " + name); return nil })
 }
 
-// HtmxReady waits until the page has loaded and htmx has wired its elements, so a click is not
-// lost on a page htmx has not processed yet.
-// HtmxIdle waits until the page has no htmx request in flight (none of its elements carries
-// htmx-request) twice 50 ms apart: a navigation while a swap is pending makes htmx swap into
-// a page that is going away.
+// HtmxIdle waits until no htmx request, swap or settle is under way (none of the page's
+// elements carries htmx-request, htmx-swapping or htmx-settling) twice 50 ms apart. A
+// navigation while a swap is pending makes htmx swap into a page that is going away, and
+// content swapped in is wired up only as it settles: a click on a button that is already
+// visible but not yet settled does nothing.
 func HtmxIdle() chromedp.Action {
 	return chromedp.ActionFunc(func(ctx context.Context) error {
 		for quiet := 0; quiet < 2; {
 			var busy bool
-			if err := chromedp.Evaluate(`document.querySelector(".htmx-request") !== null`, &busy).Do(ctx); err != nil {
+			if err := chromedp.Evaluate(`document.querySelector(".htmx-request, .htmx-swapping, .htmx-settling") !== null`, &busy).Do(ctx); err != nil {
 				return err
 			}
 			if busy {
@@ -146,6 +146,8 @@ func HtmxIdle() chromedp.Action {
 	})
 }
 
+// HtmxReady waits until the page has loaded and htmx has wired its elements, so a click is not
+// lost on a page htmx has not processed yet.
 func HtmxReady() chromedp.Action {
 	return chromedp.ActionFunc(func(ctx context.Context) error {
 		for {
