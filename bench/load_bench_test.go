@@ -28,6 +28,8 @@ import (
 // with SLUICE_TEST_DATABASE_URL, against one and two PostgreSQL nodes sharing a fresh
 // database, and prints records written per second, p50/p99 latencies, and what was
 // acknowledged, lost (acknowledged, not stored) and duplicated (stored twice).
+// SLUICE_LOAD_ONLY="PostgreSQL, 2 nodes: writers only" runs the rows whose "setup: load"
+// contains it.
 func BenchmarkLoad(b *testing.B) {
 	bin := os.Getenv("SLUICE_BIN")
 	if bin == "" {
@@ -65,6 +67,9 @@ func BenchmarkLoad(b *testing.B) {
 		for _, k := range kinds {
 			if k.kill && !strings.Contains(s.name, "2 nodes") {
 				continue // a node killed needs another to retry on
+			}
+			if only := os.Getenv("SLUICE_LOAD_ONLY"); only != "" && !strings.Contains(s.name+": "+k.name, only) {
+				continue
 			}
 			nodes := s.nodes(b)
 			r := runLoad(b, bin, nodes, k, time.Duration(secs)*time.Second)
