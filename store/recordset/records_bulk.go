@@ -107,6 +107,11 @@ func (tx *Tx) selectBatch(rs *stored.Sheet, q *RecordQuery, last int64) ([]*stor
 	if rs.SK == 0 {
 		return nil, nil
 	}
+	if q.SearchValue != "" || q.Q != "" {
+		if err := tx.PlanEachRun(); err != nil {
+			return nil, err
+		}
+	}
 	rc := &readCtx{ctx: tx.Context(), q: tx}
 	bq := *q
 	bq.after = last

@@ -243,6 +243,22 @@ type Tx struct {
 	db     *DB
 	// touched are the spaces whose activity the transaction wrote (TouchSpace).
 	touched []string
+	// planEachRun: the transaction has asked PostgreSQL to plan each statement (PlanEachRun).
+	planEachRun bool
+}
+
+// PlanEachRun makes PostgreSQL plan the transaction's statements from here on for their
+// arguments, as the readers' are (openPG): for a write that searches a sheet's records,
+// whose partial indexes a plan made for any arguments cannot use.
+func (tx *Tx) PlanEachRun() error {
+	if tx.planEachRun || !tx.db.Postgres() {
+		return nil
+	}
+	tx.planEachRun = true
+	if _, err := tx.dtx.ExecContext(tx.ctx, `SET LOCAL plan_cache_mode = force_custom_plan`); err != nil {
+		return errs.Wrap(err, "plan each run")
+	}
+	return nil
 }
 
 // Now is the transaction's time.

@@ -30,11 +30,11 @@ func (db *DB) Postgres() bool { return db.Writer.d == PostgresDialect }
 // OpenPostgres opens the PostgreSQL database at url (through jackc/pgx) and applies the
 // PostgreSQL migrations. Several Sluice nodes may share it.
 func OpenPostgres(url string) (*DB, error) {
-	w, err := openPG(url, 8)
+	w, err := openPG(url, 8, "auto")
 	if err != nil {
 		return nil, err
 	}
-	r, err := openPG(url, 16)
+	r, err := openPG(url, 16, "force_custom_plan")
 	if err != nil {
 		w.Close()
 		return nil, err
@@ -54,18 +54,24 @@ func OpenPostgres(url string) (*DB, error) {
 	return db, nil
 }
 
-func openPG(url string, conns int) (*sql.DB, error) {
+// openPG opens a pool of conns connections whose prepared statements are planned as
+// planMode says (unless the URL sets plan_cache_mode).
+//
+// pgx prepares each statement once a connection, and after five runs PostgreSQL may plan it
+// once for any arguments: a plan that cannot use a sheet's partial trigram index (its rid
+// range is an argument), so the sixth search on a connection scanned the sheet (1 s instead
+// of 30 ms at 1,000,000 records). The readers, which search, plan every run for its
+// arguments ("force_custom_plan", a fraction of a millisecond a statement). The writers'
+// statements name rows by key, for which the plan made once is as good; planning each of the
+// ~20 statements of a small write again took a third of the cluster's throughput. A write
+// that searches asks for its own plans (Tx.PlanEachRun).
+func openPG(url string, conns int, planMode string) (*sql.DB, error) {
 	cfg, err := pgx.ParseConfig(url)
 	if err != nil {
 		return nil, err
 	}
 	if _, set := cfg.RuntimeParams["plan_cache_mode"]; !set {
-		// pgx prepares each statement once a connection, and after five runs PostgreSQL may
-		// plan it once for any arguments: a plan that cannot use a sheet's partial trigram
-		// index (its rid range is an argument), so the sixth search on a connection scanned
-		// the sheet (1 s instead of 30 ms at 1,000,000 records). Every run is planned for its
-		// arguments instead (a fraction of a millisecond).
-		cfg.RuntimeParams["plan_cache_mode"] = "force_custom_plan"
+		cfg.RuntimeParams["plan_cache_mode"] = planMode
 	}
 	db := stdlib.OpenDB(*cfg)
 	db.SetMaxOpenConns(conns)

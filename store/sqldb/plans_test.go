@@ -1,0 +1,54 @@
+package sqldb
+
+import (
+	"os"
+	"testing"
+)
+
+// The readers plan every statement for its arguments (a sheet's partial search index needs
+// them); the writers let PostgreSQL keep a plan made once, but for a write that asks
+// (PlanEachRun), and only until it ends.
+func TestPlanModes(t *testing.T) {
+	if !IsPostgresURL(os.Getenv("SLUICE_TEST_DATABASE_URL")) {
+		t.Skip("plan modes are PostgreSQL's")
+	}
+	db, err := OpenDSN(TestDatabase(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := t.Context()
+	mode := func(q Querier) string {
+		t.Helper()
+		var m string
+		if err := q.QueryRowContext(ctx, `SELECT current_setting('plan_cache_mode')`).Scan(&m); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	if m := mode(db.Reader); m != "force_custom_plan" {
+		t.Errorf("the readers plan %q, want force_custom_plan", m)
+	}
+	tx, err := db.BeginSheet(ctx, "us_sh_plans")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := mode(tx); m != "auto" {
+		t.Errorf("a write plans %q, want auto", m)
+	}
+	if err := tx.PlanEachRun(); err != nil {
+		t.Fatal(err)
+	}
+	if m := mode(tx); m != "force_custom_plan" {
+		t.Errorf("a write that asked plans %q, want force_custom_plan", m)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	// The connection goes back to the pool as it was: the next write plans as before.
+	for range 8 {
+		if m := mode(db.Writer); m != "auto" {
+			t.Fatalf("a writer after a write that asked plans %q, want auto", m)
+		}
+	}
+}
