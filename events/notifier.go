@@ -24,6 +24,9 @@ type Notifier struct {
 	last    int64
 	subs    map[*Subscription]struct{}
 	stopped bool
+	// idle: the last poll found no subscriber and read nothing, so last may be behind the
+	// table (the first Subscribe after it reads the table's end).
+	idle bool
 
 	stop chan struct{}
 	wake chan struct{}
@@ -125,9 +128,27 @@ func (n *Notifier) Stop() {
 // Subscribe returns a subscription buffering up to buffer events.
 func (n *Notifier) Subscribe(buffer int) (*Subscription, error) {
 	n.mu.Lock()
+	idle := n.idle && len(n.subs) == 0
+	n.mu.Unlock()
+	var end int64
+	if idle {
+		// Nobody was listening, so nothing was read: the subscription starts at the end of
+		// the table (events after it reach the subscriber through the next poll, which
+		// starts there; the ones before it are the subscriber's to read).
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		var err error
+		if end, err = n.db.LastEventSeq(ctx); err != nil {
+			return nil, err
+		}
+	}
+	n.mu.Lock()
 	defer n.mu.Unlock()
 	if n.stopped {
 		return nil, ErrStopped
+	}
+	if idle && n.idle && len(n.subs) == 0 {
+		n.last, n.idle = max(n.last, end), false
 	}
 	s := &Subscription{C: make(chan store.SeqEvent, buffer), Start: n.last, n: n}
 	n.subs[s] = struct{}{}
@@ -139,8 +160,15 @@ func (n *Notifier) Poll(ctx context.Context) error {
 	const batch = 500
 	for {
 		n.mu.Lock()
-		last := n.last
+		last, none := n.last, len(n.subs) == 0
+		// Once someone listens, last is their cursor again: it moves only by reading.
+		n.idle = none
 		n.mu.Unlock()
+		if none {
+			// No stream is open on this node: reading the events only to drop them cost a
+			// query per write of any node.
+			return nil
+		}
 		evs, err := n.db.EventsAfter(ctx, last, batch)
 		if err != nil || len(evs) == 0 {
 			return err
