@@ -102,7 +102,7 @@ func scanSnapshot(sc sqldb.Scanner) (*Snapshot, error) {
 // ListSnapshots returns the sheet's snapshots, oldest first; threadID, when set, narrows
 // them. Errors: not_found.
 func (db *DB) ListSnapshots(ctx context.Context, accountID, sheetID, threadID string) ([]*Snapshot, error) {
-	if _, err := stored.Load(ctx, db.Reader, accountID, sheetID); err != nil {
+	if _, err := stored.LoadScope(ctx, db.Reader, accountID, sheetID); err != nil {
 		return nil, err
 	}
 	q := `SELECT ` + snapshotColumns + ` FROM snapshots WHERE sheet_id = ?`

@@ -244,6 +244,16 @@ func (d Dialect) JSONTexts(param string) string {
 	return "json_each(" + param + ")"
 }
 
+// JSONRows aggregates the rows of a query into one JSON array text of arrays, one per row
+// with the values of exprs in order ("[]" for no row): a small list read in the same round
+// trip as the row it belongs to.
+func (d Dialect) JSONRows(exprs ...string) string {
+	if d == PostgresDialect {
+		return "COALESCE(json_agg(json_build_array(" + strings.Join(exprs, ", ") + ")), CAST('[]' AS JSON))"
+	}
+	return "json_group_array(json_array(" + strings.Join(exprs, ", ") + "))"
+}
+
 // NoLimit is the LIMIT that takes every row: SQLite's -1; PostgreSQL takes no negative.
 func (d Dialect) NoLimit() int64 {
 	if d == PostgresDialect {

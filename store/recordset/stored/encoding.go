@@ -2,7 +2,6 @@ package stored
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"strconv"
 	"strings"
@@ -11,7 +10,6 @@ import (
 	"github.com/sluice/sluice/ffql"
 	"github.com/sluice/sluice/model"
 	"github.com/sluice/sluice/records"
-	"github.com/sluice/sluice/store/sqldb"
 )
 
 // A record's values are stored as a JSON array: the value of each field sits at the
@@ -37,8 +35,8 @@ type layout struct {
 // before that.
 func (l *layout) Settled() bool { return len(l.Retire) == 0 }
 
-// loadLayout reads the sheet's column registry.
-func (rs *Sheet) loadLayout(ctx context.Context, q sqldb.Querier) error {
+// readLayout reads the sheet's column registry from the JSON rows [col, key, retired] Load read.
+func (rs *Sheet) readLayout(text string) error {
 	l := &layout{Cols: make([]int, len(rs.Schema.Rules)), ByCol: map[int]int{}, KeyOf: map[int]string{}}
 	for i := range l.Cols {
 		l.Cols[i] = -1
@@ -47,16 +45,15 @@ func (rs *Sheet) loadLayout(ctx context.Context, q sqldb.Querier) error {
 	if rs.SK == 0 {
 		return nil
 	}
-	rows, err := q.QueryContext(ctx, `SELECT col, field_key, retired FROM record_columns WHERE sk = ?`, rs.SK)
+	rows, err := jsonRows(text, "record columns")
 	if err != nil {
-		return errs.Wrap(err, "load record columns")
+		return err
 	}
-	defer rows.Close()
-	for rows.Next() {
+	for _, r := range rows {
 		var col, retired int
 		var key string
-		if err := rows.Scan(&col, &key, &retired); err != nil {
-			return errs.Wrap(err, "scan record column")
+		if len(r) != 3 || json.Unmarshal(r[0], &col) != nil || json.Unmarshal(r[1], &key) != nil || json.Unmarshal(r[2], &retired) != nil {
+			return errs.E(errs.Internal, "", "a record column row of sheet %d is not [col, key, retired]", rs.SK)
 		}
 		l.KeyOf[col] = key
 		l.Next = max(l.Next, col+1)
@@ -69,7 +66,7 @@ func (rs *Sheet) loadLayout(ctx context.Context, q sqldb.Querier) error {
 			l.Retire = append(l.Retire, col)
 		}
 	}
-	return rows.Err()
+	return nil
 }
 
 // Kinds of token in a record's stored values (records.kinds, which may say more than the

@@ -46,29 +46,45 @@ type Sheet struct {
 const recordSheetQuery = `SELECT sh.id, sh.workbook_id, sh.name, sh.slug, sh.config, sh.namespace, sh.locked_by, sh.locked_at,
 	w.account_id, w.environment_id, w.space_id, w.settings,
 	coalesce(r.sk, 0), coalesce(r.total, 0), coalesce(r.shape, 0), coalesce(r.schema_hash, ''), coalesce(r.refs_checked, 0),
-	coalesce((SELECT n FROM sheet_ref_marks WHERE sheet_id = sh.id), 0)
+	coalesce((SELECT n FROM sheet_ref_marks WHERE sheet_id = sh.id), 0)`
+
+const recordSheetFrom = `
 	FROM sheets sh JOIN workbooks w ON w.id = sh.workbook_id LEFT JOIN record_sheets r ON r.sheet_id = sh.id
 	WHERE sh.id = ? AND sh.deleted_at IS NULL AND w.deleted_at IS NULL`
 
+// loadQueries are, by dialect, the query of Load: the sheet's row with its stored columns
+// and unique rules (JSON arrays), all in the same round trip.
+var loadQueries = func() map[sqldb.Dialect]string {
+	out := map[sqldb.Dialect]string{}
+	for _, d := range []sqldb.Dialect{sqldb.SQLiteDialect, sqldb.PostgresDialect} {
+		out[d] = recordSheetQuery + `,
+	(SELECT ` + d.JSONRows("col", "field_key", "retired") + ` FROM record_columns WHERE sk = r.sk),
+	(SELECT ` + d.JSONRows("uc", "name") + ` FROM unique_rules WHERE sk = r.sk)` + recordSheetFrom
+	}
+	return out
+}()
+
+// LoadScope reads the sheet of the account as Load does, without what records need: its
+// row and its configuration, not its compiled schema, stored columns or rules. Errors:
+// not_found.
+func LoadScope(ctx context.Context, q sqldb.Querier, accountID, sheetID string) (*Sheet, error) {
+	rs := &Sheet{Sheet: &model.Sheet{}, Dialect: q.Dialect(), Caps: q.Settings().Caps}
+	var cfg, settings string
+	if err := rs.scanRow(q.QueryRowContext(ctx, recordSheetQuery+recordSheetFrom, sheetID), accountID, &cfg, &settings); err != nil {
+		return nil, err
+	}
+	return rs, nil
+}
+
 // Load loads a sheet of the account for record work. Errors: not_found.
 func Load(ctx context.Context, q sqldb.Querier, accountID, sheetID string) (*Sheet, error) {
-	var s model.Sheet
-	rs := &Sheet{Sheet: &s, Dialect: q.Dialect(), Caps: q.Settings().Caps}
-	var cfg, settings string
-	var locked sql.NullInt64
-	err := q.QueryRowContext(ctx, recordSheetQuery, sheetID).Scan(&s.ID, &s.WorkbookID, &s.Name, &s.Slug, &cfg, &s.Namespace, &s.LockedBy, &locked,
-		&rs.AccountID, &rs.EnvironmentID, &rs.SpaceID, &settings, &rs.SK, &rs.Total, &rs.Shape, &rs.Hash, &rs.RefsChecked, &rs.RefMarks)
-	if errors.Is(err, sql.ErrNoRows) || (err == nil && accountID != "" && rs.AccountID != accountID) {
-		return nil, errs.NotFoundf("sheetId", "Sheet not found")
+	rs := &Sheet{Sheet: &model.Sheet{}, Dialect: q.Dialect(), Caps: q.Settings().Caps}
+	var cfg, settings, cols, rules string
+	if err := rs.scanRow(q.QueryRowContext(ctx, loadQueries[q.Dialect()], sheetID), accountID, &cfg, &settings, &cols, &rules); err != nil {
+		return nil, err
 	}
-	if err != nil {
-		return nil, errs.Wrap(err, "load sheet")
-	}
-	if err := json.Unmarshal([]byte(cfg), &s.Config); err != nil {
-		return nil, errs.Wrap(err, "decode sheet config")
-	}
-	s.LockedAt = sqldb.FromNullMillis(locked)
-	if rs.Schema, err = records.Compile(&s.Config); err != nil {
+	var err error
+	if rs.Schema, err = records.Compile(&rs.Config); err != nil {
 		return nil, err
 	}
 	var set struct {
@@ -76,38 +92,67 @@ func Load(ctx context.Context, q sqldb.Querier, accountID, sheetID string) (*She
 	}
 	_ = json.Unmarshal([]byte(settings), &set)
 	rs.TrackChanges = set.TrackChanges
-	if err := rs.loadLayout(ctx, q); err != nil {
+	if err := rs.readLayout(cols); err != nil {
 		return nil, err
 	}
-	return rs, rs.loadRules(ctx, q)
+	return rs, rs.readRules(rules)
 }
 
-// loadRules maps the schema's unique constraints to their stored rule ids.
-func (rs *Sheet) loadRules(ctx context.Context, q sqldb.Querier) error {
+// scanRow scans the columns of recordSheetQuery, then more (Load's lists), and decodes the
+// configuration; cfg and settings receive the sheet's and the workbook's JSON.
+func (rs *Sheet) scanRow(row *sql.Row, accountID string, cfg, settings *string, more ...any) error {
+	s := rs.Sheet
+	var locked sql.NullInt64
+	err := row.Scan(append([]any{&s.ID, &s.WorkbookID, &s.Name, &s.Slug, cfg, &s.Namespace, &s.LockedBy, &locked,
+		&rs.AccountID, &rs.EnvironmentID, &rs.SpaceID, settings, &rs.SK, &rs.Total, &rs.Shape, &rs.Hash, &rs.RefsChecked, &rs.RefMarks}, more...)...)
+	if errors.Is(err, sql.ErrNoRows) || (err == nil && accountID != "" && rs.AccountID != accountID) {
+		return errs.NotFoundf("sheetId", "Sheet not found")
+	}
+	if err != nil {
+		return errs.Wrap(err, "load sheet")
+	}
+	if err := json.Unmarshal([]byte(*cfg), &s.Config); err != nil {
+		return errs.Wrap(err, "decode sheet config")
+	}
+	s.LockedAt = sqldb.FromNullMillis(locked)
+	return nil
+}
+
+// jsonRows decodes a JSON array of arrays (sqldb.Dialect.JSONRows) into its rows.
+func jsonRows(text, what string) ([][]json.RawMessage, error) {
+	var rows [][]json.RawMessage
+	if err := json.Unmarshal([]byte(text), &rows); err != nil {
+		return nil, errs.Wrap(err, "decode %s", what)
+	}
+	return rows, nil
+}
+
+// readRules maps the schema's unique constraints to their stored rule ids, from the JSON
+// rows [uc, name] Load read.
+func (rs *Sheet) readRules(text string) error {
 	rs.UCOf, rs.ByUC = map[*records.Unique]int64{}, map[int64]*records.Unique{}
 	if rs.SK == 0 {
 		return nil
 	}
-	rows, err := q.QueryContext(ctx, `SELECT uc, name FROM unique_rules WHERE sk = ?`, rs.SK)
+	rows, err := jsonRows(text, "unique rules")
 	if err != nil {
-		return errs.Wrap(err, "load unique rules")
+		return err
 	}
-	defer rows.Close()
 	byName := map[string]*records.Unique{}
 	for _, u := range rs.Schema.Uniques {
 		byName[u.Name] = u
 	}
-	for rows.Next() {
+	for _, r := range rows {
 		var uc int64
 		var name string
-		if err := rows.Scan(&uc, &name); err != nil {
-			return errs.Wrap(err, "scan unique rule")
+		if len(r) != 2 || json.Unmarshal(r[0], &uc) != nil || json.Unmarshal(r[1], &name) != nil {
+			return errs.E(errs.Internal, "", "a unique rule row of sheet %d is not [uc, name]", rs.SK)
 		}
 		if u := byName[name]; u != nil {
 			rs.UCOf[u], rs.ByUC[uc] = uc, u
 		}
 	}
-	return rows.Err()
+	return nil
 }
 
 // SchemaHash fingerprints what record validation depends on, so a changed schema is noticed.
