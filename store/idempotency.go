@@ -49,7 +49,16 @@ type IdemClaim struct {
 func (db *DB) ClaimIdempotencyKey(ctx context.Context, id, fingerprint string, process Process, alive time.Time) (*IdemClaim, error) {
 	node := process.String()
 	out := &IdemClaim{}
-	err := db.DB.UpdateRows(ctx, func(tx *sqldb.Tx) error {
+	// A key seen for the first time (nearly every key) is claimed by one statement, which
+	// needs no transaction; one already there is looked at in one.
+	res, err := db.Writer.ExecContext(ctx, claimKey, id, fingerprint, node, sqldb.Millis(db.Now()))
+	if err != nil {
+		return nil, errs.Wrap(err, "record idempotency key")
+	}
+	if n, _ := res.RowsAffected(); n == 1 {
+		return out, nil
+	}
+	err = db.DB.UpdateRows(ctx, func(tx *sqldb.Tx) error {
 		var fp, owner, ctype string
 		var committed bool
 		var status sql.NullInt64
@@ -79,7 +88,7 @@ func (db *DB) ClaimIdempotencyKey(ctx context.Context, id, fingerprint string, p
 				return err
 			}
 		}
-		res, err := tx.Exec(`INSERT INTO idempotency_keys (id, fingerprint, node, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`, id, fingerprint, node, sqldb.Millis(tx.Now()))
+		res, err := tx.Exec(claimKey, id, fingerprint, node, sqldb.Millis(tx.Now()))
 		if err != nil {
 			return errs.Wrap(err, "record idempotency key")
 		}
@@ -94,26 +103,35 @@ func (db *DB) ClaimIdempotencyKey(ctx context.Context, id, fingerprint string, p
 	return out, nil
 }
 
+// claimKey records a key in flight unless it is there already.
+const claimKey = `INSERT INTO idempotency_keys (id, fingerprint, node, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`
+
 // FinishIdempotencyKey keeps the answer of a key's first request. keep false forgets the key
 // instead, unless the request wrote something (a server error before any write may be retried
 // with the same key).
 func (db *DB) FinishIdempotencyKey(ctx context.Context, id string, keep bool, status int, contentType string, body []byte) error {
-	return db.DB.UpdateRows(ctx, func(tx *sqldb.Tx) error {
-		if !keep {
-			res, err := tx.Exec(`DELETE FROM idempotency_keys WHERE id = ? AND committed = 0`, id)
-			if err != nil {
-				return errs.Wrap(err, "forget idempotency key")
-			}
-			if n, _ := res.RowsAffected(); n > 0 {
-				return nil
-			}
+	if keep { // one statement, no transaction
+		if _, err := db.Writer.ExecContext(ctx, keepAnswer, status, contentType, body, id); err != nil {
+			return errs.Wrap(err, "keep idempotent answer")
 		}
-		if _, err := tx.Exec(`UPDATE idempotency_keys SET status = ?, content_type = ?, body = ? WHERE id = ?`, status, contentType, body, id); err != nil {
+		return nil
+	}
+	return db.DB.UpdateRows(ctx, func(tx *sqldb.Tx) error {
+		res, err := tx.Exec(`DELETE FROM idempotency_keys WHERE id = ? AND committed = 0`, id)
+		if err != nil {
+			return errs.Wrap(err, "forget idempotency key")
+		}
+		if n, _ := res.RowsAffected(); n > 0 {
+			return nil
+		}
+		if _, err := tx.Exec(keepAnswer, status, contentType, body, id); err != nil {
 			return errs.Wrap(err, "keep idempotent answer")
 		}
 		return nil
 	})
 }
+
+const keepAnswer = `UPDATE idempotency_keys SET status = ?, content_type = ?, body = ? WHERE id = ?`
 
 // keyInFlight decides on key id, in flight under owner: busy while owner runs (this process
 // me, or another whose node still beats), lost when its stopped owner wrote, and dropped to
