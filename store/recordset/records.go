@@ -448,19 +448,27 @@ type version struct {
 	at time.Time
 }
 
-// versions fills in the id and time of each version key in m.
+// versions fills in the id and time of each version key in m, in one query (a page of
+// records written by many small batches names as many versions).
 func (rc *readCtx) versions(m map[int64]version) error {
+	if len(m) == 0 {
+		return nil
+	}
+	seqs := make([]int64, 0, len(m))
 	for seq := range m {
+		seqs = append(seqs, seq)
+	}
+	return sqldb.EachRow(rc.ctx, rc.q, "load versions", `SELECT vseq, id, created_at FROM record_versions
+		WHERE vseq IN (SELECT CAST(value AS BIGINT) FROM `+rc.q.Dialect().JSONTexts("?")+`)`, []any{stored.RIDsJSON(seqs)}, func(rows *sql.Rows) error {
+		var seq, at int64
 		var v version
-		var at int64
-		err := rc.q.QueryRowContext(rc.ctx, `SELECT id, created_at FROM record_versions WHERE vseq = ?`, seq).Scan(&v.id, &at)
-		if err != nil && err != sql.ErrNoRows {
-			return errs.Wrap(err, "load version")
+		if err := rows.Scan(&seq, &v.id, &at); err != nil {
+			return errs.Wrap(err, "scan version")
 		}
 		v.at = sqldb.FromMillis(at)
 		m[seq] = v
-	}
-	return nil
+		return nil
+	})
 }
 
 type scanFunc func(dest ...any) error

@@ -766,3 +766,28 @@ func TestStatusQueriesFindMessages(t *testing.T) {
 		}
 	}
 }
+
+// A page of records written by several writes names each record's own version and time
+// (read for the whole page in one query).
+func TestPageOfManyVersions(t *testing.T) {
+	e := mustOpenDB(t)
+	sh := e.mustCreateSheet(t, contacts)
+	want := map[string]string{}
+	for i := range 5 {
+		res := e.mustInsert(t, sh, rows(map[string]any{"name": fmt.Sprintf("A%d", i)}, map[string]any{"name": fmt.Sprintf("B%d", i)}))
+		for _, r := range res.Records {
+			want[r.ID] = res.VersionID
+		}
+	}
+	got := e.mustGet(t, sh, recordset.RecordQuery{})
+	versions := map[string]bool{}
+	for _, r := range got {
+		if r.VersionID != want[r.ID] || r.UpdatedAt.IsZero() {
+			t.Errorf("record %s: version %q at %v, want %q", r.ID, r.VersionID, r.UpdatedAt, want[r.ID])
+		}
+		versions[r.VersionID] = true
+	}
+	if len(got) != 10 || len(versions) != 5 {
+		t.Errorf("%d records in %d versions, want 10 in 5", len(got), len(versions))
+	}
+}
