@@ -51,9 +51,9 @@ func (tx *Tx) CreateCommit(sheet *model.Sheet, actor string, hooks bool) (*model
 // createCommit is CreateCommit in a workbook of the given scope.
 func (tx *Tx) createCommit(scope *workbookScope, sheet *model.Sheet, actor string, hooks bool) (*model.Commit, error) {
 	c := &model.Commit{ID: sqldb.NewID(sqldb.PrefixVersion), SheetID: sheet.ID, WorkbookID: sheet.WorkbookID, CreatedBy: actor, CreatedAt: tx.Now()}
-	if _, err := tx.Exec(`INSERT INTO commits (id, sheet_id, workbook_id, created_by, created_at) VALUES (?, ?, ?, ?, ?)`,
+	if err := tx.Later("create commit", `INSERT INTO commits (id, sheet_id, workbook_id, created_by, created_at) VALUES (?, ?, ?, ?, ?)`,
 		c.ID, c.SheetID, c.WorkbookID, c.CreatedBy, sqldb.Millis(tx.Now())); err != nil {
-		return nil, errs.Wrap(err, "create commit")
+		return nil, err
 	}
 	ctx := commitContext(scope, sheet, c, actor)
 	if !hooks {

@@ -164,9 +164,9 @@ func (tx *Tx) staleReferrers(rs *stored.Sheet) error {
 	// In order of id: two writes that mark the same sheets take their rows in one order.
 	slices.Sort(stale)
 	for _, id := range stale {
-		if _, err := tx.Exec(`INSERT INTO sheet_ref_marks (sheet_id, n) VALUES (?, 1)
+		if err := tx.Later("mark referring sheet", `INSERT INTO sheet_ref_marks (sheet_id, n) VALUES (?, 1)
 			ON CONFLICT (sheet_id) DO UPDATE SET n = sheet_ref_marks.n + 1`, id); err != nil {
-			return errs.Wrap(err, "mark referring sheet")
+			return err
 		}
 	}
 	return nil

@@ -4,7 +4,6 @@ import (
 	"database/sql"
 	"sort"
 
-	"github.com/sluice/sluice/errs"
 	"github.com/sluice/sluice/records"
 	"github.com/sluice/sluice/store/recordset/stored"
 	"github.com/sluice/sluice/store/sqldb"
@@ -56,8 +55,10 @@ func (tx *Tx) applyCounts(rs *stored.Sheet, d *countDelta) error {
 		return err
 	}
 	p := tx.sheetPatch(rs.SK)
-	if err := tx.QueryRow(`UPDATE record_sheets SET total = total + ?, valid = valid + ?, shape = shape + ?, changes = changes + 1 WHERE sk = ? RETURNING changes`, d.total, d.valid, d.shape, rs.SK).Scan(&p.changes); err != nil {
-		return errs.Wrap(err, "update counts")
+	// (p.changes is read after the commit: the statement may go with the commit's)
+	if err := tx.LaterScan("update counts", `UPDATE record_sheets SET total = total + ?, valid = valid + ?, shape = shape + ?, changes = changes + 1 WHERE sk = ? RETURNING changes`,
+		[]any{&p.changes}, d.total, d.valid, d.shape, rs.SK); err != nil {
+		return err
 	}
 	p.bumps++
 	rs.Total += d.total
@@ -82,10 +83,10 @@ func (tx *Tx) applyCounts(rs *stored.Sheet, d *countDelta) error {
 		if e == 0 && m == 0 {
 			continue
 		}
-		_, err := tx.Exec(`INSERT INTO record_field_counts (sk, field_key, errors, empties) VALUES (?, ?, ?, ?)
+		err := tx.Later("update field counts", `INSERT INTO record_field_counts (sk, field_key, errors, empties) VALUES (?, ?, ?, ?)
 			ON CONFLICT (sk, field_key) DO UPDATE SET errors = record_field_counts.errors + excluded.errors, empties = record_field_counts.empties + excluded.empties`, rs.SK, k, e, m)
 		if err != nil {
-			return errs.Wrap(err, "update field counts")
+			return err
 		}
 	}
 	return nil

@@ -136,6 +136,11 @@ func (tx *Tx) applyChanges(rs *stored.Sheet, changes []*change, w *writeCtx) err
 	if err := tx.checkRefs(rs, news); err != nil {
 		return err
 	}
+	// The sheets referring to this one are found (a query) before the upkeep below, whose
+	// statements need no answer: on PostgreSQL they go with the commit's (sqldb.Tx.Later).
+	if err := tx.staleReferrers(rs); err != nil {
+		return err
+	}
 	if w.undo != nil {
 		if err := tx.noteUndo(rs, w, changes); err != nil {
 			return err
@@ -194,17 +199,14 @@ func (tx *Tx) applyChanges(rs *stored.Sheet, changes []*change, w *writeCtx) err
 	if err := tx.keepFTS(rs, changes); err != nil {
 		return err
 	}
+	if err := tx.applyCounts(rs, d); err != nil { // (the kept value lists' statements answer)
+		return err
+	}
 	if err := tx.writeBlooms(rs, blooms); err != nil {
 		return err
 	}
-	if err := tx.applyCounts(rs, d); err != nil {
-		return err
-	}
 	w.keptAfter = d.values.keptRules(len(rs.Schema.Rules))
-	if err := tx.writePacks(rs, packs, w.keptAfter); err != nil {
-		return err
-	}
-	return tx.staleReferrers(rs)
+	return tx.writePacks(rs, packs, w.keptAfter)
 }
 
 // Rows are written by multi-row statements with numbered parameters: ?1 is the version,
@@ -281,6 +283,9 @@ func (tx *Tx) writeRows(list []*stored.State, w *writeCtx, rw rowWrite) error {
 		}
 		stmt, err := w.prepare(tx, rw.sql(len(chunk))) //nolint:sqlclosecheck // kept for the write's next chunks; database/sql closes it with the transaction
 		if err != nil {
+			return err
+		}
+		if err := tx.Flush(); err != nil { // a prepared statement does not send what is held back
 			return err
 		}
 		if _, err := stmt.ExecContext(tx.Context(), tx.StmtArgs(args)...); err != nil {

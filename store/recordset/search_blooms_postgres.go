@@ -402,8 +402,8 @@ func (tx *Tx) writeBlooms(rs *stored.Sheet, bw *bloomWork) error {
 		for blk := range bw.stale {
 			blks = append(blks, strconv.FormatInt(blk, 10))
 		}
-		if _, err := tx.Exec(`DELETE FROM search_blooms WHERE sk = ? AND blk IN (`+strings.Join(blks, ",")+`)`, rs.SK); err != nil {
-			return errs.Wrap(err, "update search filters")
+		if err := tx.Later("update search filters", `DELETE FROM search_blooms WHERE sk = ? AND blk IN (`+strings.Join(blks, ",")+`)`, rs.SK); err != nil {
+			return err
 		}
 	}
 	var rows []any
@@ -421,8 +421,8 @@ func (tx *Tx) writeBlooms(rs *stored.Sheet, bw *bloomWork) error {
 					fb.b.add(old)
 					merged = fb.b.bytes(fb.complete)
 				}
-				if _, err := tx.Exec(`UPDATE search_blooms SET bits = ?, nums = ? WHERE sk = ? AND blk = ?`, merged, nums&sqldb.BoolInt(fb.nums), rs.SK, fb.blk); err != nil {
-					return errs.Wrap(err, "update search filters")
+				if err := tx.Later("update search filters", `UPDATE search_blooms SET bits = ?, nums = ? WHERE sk = ? AND blk = ?`, merged, nums&sqldb.BoolInt(fb.nums), rs.SK, fb.blk); err != nil {
+					return err
 				}
 				continue
 			}
@@ -439,9 +439,9 @@ func (tx *Tx) writeBlooms(rs *stored.Sheet, bw *bloomWork) error {
 	}
 	for len(rows) > 0 {
 		n := min(len(rows)/4, 100)
-		if _, err := tx.Exec(`INSERT INTO search_blooms (sk, blk, bits, nums) VALUES `+sqldb.Tuples(n, 4)+
+		if err := tx.Later("write search filters", `INSERT INTO search_blooms (sk, blk, bits, nums) VALUES `+sqldb.Tuples(n, 4)+
 			` ON CONFLICT (sk, blk) DO UPDATE SET bits = excluded.bits, nums = excluded.nums`, rows[:4*n]...); err != nil {
-			return errs.Wrap(err, "write search filters")
+			return err
 		}
 		rows = rows[4*n:]
 	}

@@ -360,8 +360,8 @@ func (tx *Tx) dropPacks(sk int64, keys map[packKey]bool) error {
 	if len(some) > 0 {
 		or = append(or, `(col, blk) IN (`+strings.Join(some, ",")+`)`)
 	}
-	if _, err := tx.Exec(`DELETE FROM tally_packs WHERE sk = ? AND (`+strings.Join(or, " OR ")+`)`, sk); err != nil {
-		return errs.Wrap(err, "update tally packs")
+	if err := tx.Later("update tally packs", `DELETE FROM tally_packs WHERE sk = ? AND (`+strings.Join(or, " OR ")+`)`, sk); err != nil {
+		return err
 	}
 	return nil
 }

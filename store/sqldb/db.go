@@ -371,10 +371,7 @@ func (tx *Tx) markIdempotent() error {
 	if id == "" {
 		return nil
 	}
-	if _, err := tx.Exec(`UPDATE idempotency_keys SET committed = 1 WHERE id = ? AND status IS NULL`, id); err != nil {
-		return errs.Wrap(err, "mark idempotency key")
-	}
-	return nil
+	return tx.Later("mark idempotency key", `UPDATE idempotency_keys SET committed = 1 WHERE id = ? AND status IS NULL`, id)
 }
 
 // DeferFlush lets a PostgreSQL transaction commit without waiting for its log to reach the
@@ -392,6 +389,21 @@ func (tx *Tx) DeferFlush() error {
 	}
 	return nil
 }
+
+// Later runs a statement of the transaction whose outcome the caller does not need (dtx.Later):
+// on PostgreSQL it goes with the next statement, in one round trip. what names it in errors.
+func (tx *Tx) Later(what, query string, args ...any) error {
+	return tx.dtx.Later(tx.ctx, what, query, args...)
+}
+
+// LaterScan is Later for a statement returning one row, scanned into dest once it is sent
+// (after the transaction's next statement, Flush or the commit).
+func (tx *Tx) LaterScan(what, query string, dest []any, args ...any) error {
+	return tx.dtx.LaterScan(tx.ctx, what, query, dest, args...)
+}
+
+// Flush sends what Later held back now: before a statement prepared earlier runs.
+func (tx *Tx) Flush() error { return tx.dtx.flush(tx.ctx) }
 
 // Exec runs a statement inside the transaction.
 func (tx *Tx) Exec(query string, args ...any) (sql.Result, error) {

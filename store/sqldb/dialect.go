@@ -3,6 +3,7 @@ package sqldb
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"math"
@@ -12,6 +13,7 @@ import (
 	"sync/atomic"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/sluice/sluice/ffql"
@@ -82,10 +84,122 @@ type dtx struct {
 	d    Dialect
 	set  *Settings
 	conn *sql.Conn // PostgreSQL: the transaction's connection, back to the pool when it ends
+	// held are statements Later held back, sent with the next statement (PostgreSQL);
+	// heldErr is the failure of one of them, which every statement after it answers.
+	held    []heldStmt
+	heldErr error
 }
 
-// Commit commits the transaction and gives its connection back.
+// heldStmt is a statement held back (Later), rebound and with its arguments adapted; dest
+// receives its one row (LaterScan).
+type heldStmt struct {
+	what, query string
+	args, dest  []any
+}
+
+// Later runs a statement whose outcome the caller does not need but its error: on SQLite
+// at once; on PostgreSQL it is held back and sent in one round trip with the transaction's
+// next statement (an Exec goes in the same batch; a query follows it) or its commit. A small
+// write is mostly round trips on PostgreSQL, so the upkeep statements a write ends with
+// cost one instead of one each. If it fails, the statement that sent it and every one after
+// it in the transaction fail with its error (named by what), and so does the commit.
+func (t *dtx) Later(ctx context.Context, what, query string, args ...any) error {
+	return t.LaterScan(ctx, what, query, nil, args...)
+}
+
+// LaterScan is Later for a statement that returns one row, scanned into dest when it is sent
+// (at once on SQLite): dest is filled only after the next statement, Flush or the commit.
+func (t *dtx) LaterScan(ctx context.Context, what, query string, dest []any, args ...any) error {
+	if t.conn == nil {
+		var err error
+		if dest != nil {
+			err = t.Tx.QueryRowContext(ctx, t.d.Rebind(query), t.d.Args(args)...).Scan(dest...)
+		} else {
+			_, err = t.Tx.ExecContext(ctx, t.d.Rebind(query), t.d.Args(args)...)
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", what, err)
+		}
+		return nil
+	}
+	if t.heldErr != nil {
+		return t.heldErr
+	}
+	t.held = append(t.held, heldStmt{what: what, query: t.d.Rebind(query), args: t.d.Args(args), dest: dest})
+	return nil
+}
+
+// sendHeld sends the held statements, then next if there is one, in one round trip
+// (pgx batch) and returns the rows next affected. A held statement's failure sticks to the
+// transaction (PostgreSQL has aborted it); next's is only returned.
+func (t *dtx) sendHeld(ctx context.Context, next *heldStmt) (int64, error) {
+	if t.heldErr != nil {
+		return 0, t.heldErr
+	}
+	stmts := t.held
+	t.held = nil
+	if next != nil {
+		stmts = append(stmts, *next)
+	}
+	var n int64
+	var heldErr error
+	err := t.conn.Raw(func(dc any) error {
+		c, ok := dc.(*stdlib.Conn)
+		if !ok {
+			return fmt.Errorf("batch: unexpected driver connection %T", dc)
+		}
+		b := &pgx.Batch{}
+		for _, s := range stmts {
+			b.Queue(s.query, s.args...)
+		}
+		br := c.Conn().SendBatch(ctx, b)
+		for i, s := range stmts {
+			var tag pgconn.CommandTag
+			var err error
+			if s.dest != nil {
+				err = br.QueryRow().Scan(s.dest...)
+			} else {
+				tag, err = br.Exec()
+			}
+			if err != nil {
+				_ = br.Close()
+				if next == nil || i < len(stmts)-1 {
+					heldErr = fmt.Errorf("%s: %w", s.what, err)
+					return heldErr
+				}
+				return err
+			}
+			n = tag.RowsAffected()
+		}
+		return br.Close()
+	})
+	if heldErr != nil {
+		t.heldErr = heldErr
+	}
+	return n, err
+}
+
+// flush sends the held statements, if any, before a statement that is not batched with
+// them.
+func (t *dtx) flush(ctx context.Context) error {
+	if t.heldErr != nil {
+		return t.heldErr
+	}
+	if len(t.held) == 0 {
+		return nil
+	}
+	_, err := t.sendHeld(ctx, nil)
+	return err
+}
+
+// Commit sends what is held back and commits the transaction, then gives its connection
+// back.
 func (t *dtx) Commit() error {
+	if err := t.flush(context.Background()); err != nil {
+		_ = t.Tx.Rollback()
+		t.release()
+		return err
+	}
 	err := t.Tx.Commit()
 	t.release()
 	return err
@@ -117,6 +231,9 @@ func (t *dtx) CopyFrom(ctx context.Context, table string, cols []string, n int, 
 		if !ok {
 			return fmt.Errorf("copy: unexpected driver connection %T", dc)
 		}
+		if err := t.flush(ctx); err != nil {
+			return err
+		}
 		row, i := make([]any, len(cols)), 0
 		_, err := c.Conn().CopyFrom(ctx, pgx.Identifier{table}, cols, pgx.CopyFromFunc(func() ([]any, error) {
 			if i == n {
@@ -130,24 +247,44 @@ func (t *dtx) CopyFrom(ctx context.Context, table string, cols []string, n int, 
 	})
 }
 
-// QueryContext runs a query in the transaction.
+// QueryContext runs a query in the transaction (after what is held back).
 func (t *dtx) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	if err := t.flush(ctx); err != nil {
+		return nil, err
+	}
 	return t.Tx.QueryContext(ctx, t.d.Rebind(query), t.d.Args(args)...)
 }
 
-// QueryRowContext runs a one-row query in the transaction.
+// QueryRowContext runs a one-row query in the transaction (after what is held back; if that
+// failed, so does the query: PostgreSQL has aborted the transaction, and the commit reports
+// why).
 func (t *dtx) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	_ = t.flush(ctx)
 	return t.Tx.QueryRowContext(ctx, t.d.Rebind(query), t.d.Args(args)...)
 }
 
-// ExecContext runs a statement in the transaction.
+// ExecContext runs a statement in the transaction, in one round trip with what is held back.
 func (t *dtx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	if t.heldErr != nil {
+		return nil, t.heldErr
+	}
+	if len(t.held) > 0 {
+		n, err := t.sendHeld(ctx, &heldStmt{query: t.d.Rebind(query), args: t.d.Args(args)})
+		if err != nil {
+			return nil, err
+		}
+		return driver.RowsAffected(n), nil
+	}
 	return t.Tx.ExecContext(ctx, t.d.Rebind(query), t.d.Args(args)...)
 }
 
 // PrepareContext prepares a statement in the transaction; its arguments are still the
-// caller's, so PostgreSQL's are normalized by stmtArgs.
+// caller's, so PostgreSQL's are normalized by stmtArgs. What is held back is sent first: the
+// statement may run before any other.
 func (t *dtx) PrepareContext(ctx context.Context, query string) (*sql.Stmt, error) {
+	if err := t.flush(ctx); err != nil {
+		return nil, err
+	}
 	return t.Tx.PrepareContext(ctx, t.d.Rebind(query))
 }
 

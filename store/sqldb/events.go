@@ -127,9 +127,8 @@ func (tx *Tx) TouchSpace(spaceID string) error {
 	if at, ok := tx.db.activity.Load(spaceID); ok && at.(int64) == sec.Unix() {
 		return nil
 	}
-	_, err := tx.Exec(`UPDATE spaces SET last_activity_at = ? WHERE id = ?`, Millis(sec), spaceID)
-	if err != nil {
-		return errs.Wrap(err, "touch space")
+	if err := tx.Later("touch space", `UPDATE spaces SET last_activity_at = ? WHERE id = ?`, Millis(sec), spaceID); err != nil {
+		return err
 	}
 	tx.touched = append(tx.touched, spaceID)
 	return nil
