@@ -27,6 +27,12 @@ func TestWritesOfDifferentSheetsRunSideBySide(t *testing.T) {
 	held, release, done := make(chan struct{}), make(chan struct{}), make(chan error, 1)
 	go func() {
 		done <- e.db.UpdateSheet(ctx, a, func(tx *recordset.Tx) error {
+			// (the sheet's lock is taken with the write's first statement, as a write reads
+			// its sheet first)
+			var one int
+			if err := tx.QueryRow(`SELECT 1`).Scan(&one); err != nil {
+				return err
+			}
 			if _, err := tx.Emit("test:first-emitted", model.EventContext{AccountID: e.account, EnvironmentID: e.env}, nil); err != nil {
 				return err
 			}

@@ -112,7 +112,7 @@ func (tx *Tx) newVersion(rs *stored.Sheet, w *writeCtx) error {
 	}
 	w.versionID = c.ID
 	tx.touchRecords(rs.SK)
-	if err := tx.QueryRow(`INSERT INTO record_versions (id, sk, created_at) VALUES (?, ?, ?) RETURNING vseq`, w.versionID, rs.SK, sqldb.Millis(tx.Now())).Scan(&w.vseq); err != nil {
+	if err := tx.QueryRowScan(`INSERT INTO record_versions (id, sk, created_at) VALUES (?, ?, ?) RETURNING vseq`, []any{&w.vseq}, w.versionID, rs.SK, sqldb.Millis(tx.Now())); err != nil {
 		return errs.Wrap(err, "create version")
 	}
 	if w.opt.Completes != "" {

@@ -308,7 +308,9 @@ func (db *DB) begin(ctx context.Context, locks int, sheetID ...string) (*Tx, err
 	case lockAll:
 		_, err = sqlTx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(?)`, writeLock)
 	case lockSheet:
-		_, err = sqlTx.ExecContext(ctx, `SELECT pg_advisory_xact_lock_shared(?), pg_advisory_xact_lock(?, hashtext(?))`, writeLock, sheetLockClass, sheetID[0])
+		// Taken by the transaction's first statement, in its round trip: nothing is read
+		// or written before the lock is held.
+		err = sqlTx.Later(ctx, "take the sheet's write lock", `SELECT pg_advisory_xact_lock_shared(?), pg_advisory_xact_lock(?, hashtext(?))`, writeLock, sheetLockClass, sheetID[0])
 	}
 	if err != nil {
 		sqlTx.Rollback()
@@ -400,6 +402,23 @@ func (tx *Tx) Later(what, query string, args ...any) error {
 // (after the transaction's next statement, Flush or the commit).
 func (tx *Tx) LaterScan(what, query string, dest []any, args ...any) error {
 	return tx.dtx.LaterScan(tx.ctx, what, query, dest, args...)
+}
+
+// QueryRowScan runs a one-row query and scans it into dest, in one round trip with what
+// Later held back (ScanRow).
+func (tx *Tx) QueryRowScan(query string, dest []any, args ...any) error {
+	return tx.dtx.QueryRowScan(tx.ctx, query, dest, args...)
+}
+
+// ScanRow runs a one-row query on q and scans it into dest: inside a transaction in one
+// round trip with what it held back (Tx.Later). No row: an error that is sql.ErrNoRows.
+func ScanRow(ctx context.Context, q Querier, dest []any, query string, args ...any) error {
+	if s, ok := q.(interface {
+		QueryRowScan(query string, dest []any, args ...any) error
+	}); ok {
+		return s.QueryRowScan(query, dest, args...)
+	}
+	return q.QueryRowContext(ctx, query, args...).Scan(dest...)
 }
 
 // Flush sends what Later held back now: before a statement prepared earlier runs.

@@ -226,13 +226,13 @@ func (t *dtx) CopyFrom(ctx context.Context, table string, cols []string, n int, 
 	if t.conn == nil {
 		return errors.New("copy needs a PostgreSQL transaction")
 	}
+	if err := t.flush(ctx); err != nil { // (outside Raw: it takes the connection too)
+		return err
+	}
 	return t.conn.Raw(func(dc any) error {
 		c, ok := dc.(*stdlib.Conn)
 		if !ok {
 			return fmt.Errorf("copy: unexpected driver connection %T", dc)
-		}
-		if err := t.flush(ctx); err != nil {
-			return err
 		}
 		row, i := make([]any, len(cols)), 0
 		_, err := c.Conn().CopyFrom(ctx, pgx.Identifier{table}, cols, pgx.CopyFromFunc(func() ([]any, error) {
@@ -261,6 +261,19 @@ func (t *dtx) QueryContext(ctx context.Context, query string, args ...any) (*sql
 func (t *dtx) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
 	_ = t.flush(ctx)
 	return t.Tx.QueryRowContext(ctx, t.d.Rebind(query), t.d.Args(args)...)
+}
+
+// QueryRowScan runs a one-row query in the transaction and scans it into dest, in one round
+// trip with what is held back. No row: an error that is sql.ErrNoRows.
+func (t *dtx) QueryRowScan(ctx context.Context, query string, dest []any, args ...any) error {
+	if t.heldErr != nil {
+		return t.heldErr
+	}
+	if len(t.held) > 0 {
+		_, err := t.sendHeld(ctx, &heldStmt{query: t.d.Rebind(query), args: t.d.Args(args), dest: dest})
+		return err
+	}
+	return t.Tx.QueryRowContext(ctx, t.d.Rebind(query), t.d.Args(args)...).Scan(dest...)
 }
 
 // ExecContext runs a statement in the transaction, in one round trip with what is held back.

@@ -70,7 +70,7 @@ var loadQueries = func() map[sqldb.Dialect]string {
 func LoadScope(ctx context.Context, q sqldb.Querier, accountID, sheetID string) (*Sheet, error) {
 	rs := &Sheet{Sheet: &model.Sheet{}, Dialect: q.Dialect(), Caps: q.Settings().Caps}
 	var cfg, settings string
-	if err := rs.scanRow(q.QueryRowContext(ctx, recordSheetQuery+recordSheetFrom, sheetID), accountID, &cfg, &settings); err != nil {
+	if err := rs.scanRow(ctx, q, recordSheetQuery+recordSheetFrom, sheetID, accountID, &cfg, &settings); err != nil {
 		return nil, err
 	}
 	return rs, nil
@@ -80,7 +80,7 @@ func LoadScope(ctx context.Context, q sqldb.Querier, accountID, sheetID string) 
 func Load(ctx context.Context, q sqldb.Querier, accountID, sheetID string) (*Sheet, error) {
 	rs := &Sheet{Sheet: &model.Sheet{}, Dialect: q.Dialect(), Caps: q.Settings().Caps}
 	var cfg, settings, cols, rules string
-	if err := rs.scanRow(q.QueryRowContext(ctx, loadQueries[q.Dialect()], sheetID), accountID, &cfg, &settings, &cols, &rules); err != nil {
+	if err := rs.scanRow(ctx, q, loadQueries[q.Dialect()], sheetID, accountID, &cfg, &settings, &cols, &rules); err != nil {
 		return nil, err
 	}
 	var err error
@@ -98,13 +98,15 @@ func Load(ctx context.Context, q sqldb.Querier, accountID, sheetID string) (*She
 	return rs, rs.readRules(rules)
 }
 
-// scanRow scans the columns of recordSheetQuery, then more (Load's lists), and decodes the
-// configuration; cfg and settings receive the sheet's and the workbook's JSON.
-func (rs *Sheet) scanRow(row *sql.Row, accountID string, cfg, settings *string, more ...any) error {
+// scanRow reads sheet sheetID with query (recordSheetQuery's columns, then more: Load's
+// lists) and decodes its configuration; cfg and settings receive the sheet's and the
+// workbook's JSON. In a transaction the query goes with what it held back (sqldb.ScanRow):
+// the first read of a sheet's write takes the sheet's lock in the same round trip.
+func (rs *Sheet) scanRow(ctx context.Context, q sqldb.Querier, query, sheetID, accountID string, cfg, settings *string, more ...any) error {
 	s := rs.Sheet
 	var locked sql.NullInt64
-	err := row.Scan(append([]any{&s.ID, &s.WorkbookID, &s.Name, &s.Slug, cfg, &s.Namespace, &s.LockedBy, &locked,
-		&rs.AccountID, &rs.EnvironmentID, &rs.SpaceID, settings, &rs.SK, &rs.Total, &rs.Shape, &rs.Hash, &rs.RefsChecked, &rs.RefMarks}, more...)...)
+	err := sqldb.ScanRow(ctx, q, append([]any{&s.ID, &s.WorkbookID, &s.Name, &s.Slug, cfg, &s.Namespace, &s.LockedBy, &locked,
+		&rs.AccountID, &rs.EnvironmentID, &rs.SpaceID, settings, &rs.SK, &rs.Total, &rs.Shape, &rs.Hash, &rs.RefsChecked, &rs.RefMarks}, more...), query, sheetID)
 	if errors.Is(err, sql.ErrNoRows) || (err == nil && accountID != "" && rs.AccountID != accountID) {
 		return errs.NotFoundf("sheetId", "Sheet not found")
 	}
