@@ -67,8 +67,12 @@ func (tx *Tx) keptValues(rs *stored.Sheet) (*valueDelta, error) {
 	if rs.SK == 0 {
 		return nil, nil
 	}
-	kept, gens, err := keptFields(tx.Context(), tx, rs)
-	if err != nil {
+	var kept []bool
+	var gens []int64
+	var err error
+	if rows, ok := rs.TakeValues(); ok {
+		kept, gens = keptFieldsOf(rs, rows)
+	} else if kept, gens, err = keptFields(tx.Context(), tx, rs); err != nil {
 		return nil, err
 	}
 	var vd *valueDelta
@@ -235,23 +239,33 @@ func (vd *valueDelta) counted(i int) int64 {
 // keptFields reads, by rule index, which fields' lists are kept, and the generation of
 // those whose values are counted in value_counts (0 for the others).
 func keptFields(ctx context.Context, q sqldb.Querier, rs *stored.Sheet) (kept []bool, gens []int64, err error) {
-	kept, gens = make([]bool, len(rs.Schema.Rules)), make([]int64, len(rs.Schema.Rules))
-	err = sqldb.EachRow(ctx, q, "kept value lists", `SELECT col, state, gen FROM record_values WHERE sk = ? AND state IN (?, ?)`, []any{rs.SK, valuesKept, valuesCounted}, func(rows *sql.Rows) error {
-		var col, state int
-		var gen int64
-		if err := rows.Scan(&col, &state, &gen); err != nil {
+	var rows [][3]int64
+	err = sqldb.EachRow(ctx, q, "kept value lists", `SELECT col, state, gen FROM record_values WHERE sk = ? AND state IN (?, ?)`, []any{rs.SK, valuesKept, valuesCounted}, func(r *sql.Rows) error {
+		var v [3]int64
+		if err := r.Scan(&v[0], &v[1], &v[2]); err != nil {
 			return errs.Wrap(err, "scan kept value list")
 		}
-		if i, ok := rs.Layout.ByCol[col]; ok {
-			if state == valuesKept {
-				kept[i] = true
-			} else {
-				gens[i] = gen
-			}
-		}
+		rows = append(rows, v)
 		return nil
 	})
+	kept, gens = keptFieldsOf(rs, rows)
 	return kept, gens, err
+}
+
+// keptFieldsOf is keptFields of the sheet's record_values rows [col, state, gen].
+func keptFieldsOf(rs *stored.Sheet, rows [][3]int64) (kept []bool, gens []int64) {
+	kept, gens = make([]bool, len(rs.Schema.Rules)), make([]int64, len(rs.Schema.Rules))
+	for _, r := range rows {
+		i, ok := rs.Layout.ByCol[int(r[0])]
+		switch {
+		case !ok:
+		case r[1] == valuesKept:
+			kept[i] = true
+		case r[1] == valuesCounted:
+			gens[i] = r[2]
+		}
+	}
+	return kept, gens
 }
 
 // applyValues writes the delta into the kept lists. A list that would pass the limits

@@ -133,34 +133,35 @@ func (tx *Tx) findRefsByScan(target *stored.Sheet, tr *records.Rule, wanted map[
 // a record added, changed or deleted here can make their references dangle or resolve. They
 // are rechecked in full on their next read or write (stored.Sheet.Stale).
 func (tx *Tx) staleReferrers(rs *stored.Sheet) error {
-	rows, err := tx.QueryContext(tx.Context(), `SELECT s.id, s.config FROM sheets s JOIN record_sheets r ON r.sheet_id = s.id
-		WHERE s.workbook_id = ? AND s.id <> ? AND s.deleted_at IS NULL AND r.total > 0 AND `+tx.Dialect().Contains("s.config", `'"type":"reference'`), rs.WorkbookID, rs.ID)
-	if err != nil {
-		return errs.Wrap(err, "find referring sheets")
-	}
-	defer rows.Close()
-	var stale []string
-	for rows.Next() {
-		var id, raw string
-		if err := rows.Scan(&id, &raw); err != nil {
-			rows.Close()
-			return errs.Wrap(err, "scan referring sheet")
+	candidates, ok := rs.TakeReferrers()
+	if !ok {
+		err := sqldb.EachRow(tx.Context(), tx, "find referring sheets", `SELECT s.id, s.config FROM sheets s JOIN record_sheets r ON r.sheet_id = s.id
+			WHERE s.workbook_id = ? AND s.id <> ? AND s.deleted_at IS NULL AND r.total > 0 AND `+tx.Dialect().Contains("s.config", `'"type":"reference'`),
+			[]any{rs.WorkbookID, rs.ID}, func(rows *sql.Rows) error {
+				var ref stored.Referrer
+				if err := rows.Scan(&ref.ID, &ref.Config); err != nil {
+					return errs.Wrap(err, "scan referring sheet")
+				}
+				candidates = append(candidates, ref)
+				return nil
+			})
+		if err != nil {
+			return err
 		}
+	}
+	var stale []string
+	for _, ref := range candidates {
 		var cfg model.SheetConfig
-		if json.Unmarshal([]byte(raw), &cfg) != nil {
+		if json.Unmarshal([]byte(ref.Config), &cfg) != nil {
 			continue
 		}
 		for _, f := range cfg.Fields {
 			if (f.Type == model.FieldReference || f.Type == model.FieldReferenceList) && f.Config != nil && (f.Config.Ref == rs.Slug || f.Config.Ref == rs.ID) {
-				stale = append(stale, id)
+				stale = append(stale, ref.ID)
 				break
 			}
 		}
 	}
-	if err := rows.Err(); err != nil {
-		return errs.Wrap(err, "find referring sheets")
-	}
-	rows.Close()
 	// In order of id: two writes that mark the same sheets take their rows in one order.
 	slices.Sort(stale)
 	for _, id := range stale {

@@ -11,7 +11,16 @@ import (
 
 // prepareWrite makes sure the sheet has a sheet key and unique rules for every unique
 // constraint, and revalidates its records when the schema changed since they were checked.
-func (tx *Tx) prepareWrite(rs *stored.Sheet) error {
+func (tx *Tx) prepareWrite(rs *stored.Sheet) (err error) {
+	// What LoadWrite read with the sheet is of no use once this changed the sheet's columns,
+	// value lists or records: the write reads them again.
+	fresh, next, retiring := rs.SK == 0, rs.Layout.Next, len(rs.Layout.Retire) > 0
+	stale := stored.SchemaHash(&rs.Config) != rs.Hash || rs.RefMarks > rs.RefsChecked
+	defer func() {
+		if fresh || stale || retiring || rs.Layout.Next != next {
+			rs.DropPreread()
+		}
+	}()
 	if rs.SK == 0 {
 		if err := tx.QueryRow(`INSERT INTO record_sheets (sheet_id, schema_hash) VALUES (?, ?) RETURNING sk`, rs.ID, stored.SchemaHash(&rs.Config)).Scan(&rs.SK); err != nil {
 			return errs.Wrap(err, "create record sheet")

@@ -79,7 +79,7 @@ type writeCtx struct {
 // beginSheetWrite loads the sheet sheetID of opt's account and begins a write to it
 // (beginWrite). Errors: not_found, forbidden.
 func (tx *Tx) beginSheetWrite(sheetID string, opt WriteOptions) (*stored.Sheet, *writeCtx, error) {
-	rs, err := stored.Load(tx.Context(), tx, opt.AccountID, sheetID)
+	rs, err := stored.LoadWrite(tx.Context(), tx, opt.AccountID, sheetID)
 	if err != nil {
 		return nil, nil, err
 	}

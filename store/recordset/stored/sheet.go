@@ -38,6 +38,43 @@ type Sheet struct {
 	Dialect               sqldb.Dialect // of the database the sheet was read from
 	Caps                  limits.Caps   // of the database's settings: how long a value may be
 	Fresh                 int64         // the first record key this transaction reserved (nextRids); 0: none
+	// pre is what LoadWrite read with the sheet for the write that loaded it, which takes
+	// each part once (TakeValues, TakeReferrers); later writes with the same Sheet read again.
+	pre preread
+}
+
+// preread is what a write of a sheet needs besides the sheet, read in the same round trip
+// (LoadWrite).
+type preread struct {
+	// values are the sheet's record_values rows: position, state and generation.
+	values [][3]int64
+	// referrers are the live sheets of its workbook, holding records, whose configuration
+	// names a reference field (any: the caller sees which point here).
+	referrers           []Referrer
+	hasValues, hasRefer bool
+}
+
+// Referrer is a sheet that may refer to another: its id and configuration (JSON).
+type Referrer struct{ ID, Config string }
+
+// DropPreread forgets what LoadWrite read with the sheet: the write changed it first (new
+// columns, a revalidation), and what it needs is read again.
+func (rs *Sheet) DropPreread() { rs.pre = preread{} }
+
+// TakeValues returns, once, the sheet's record_values rows [col, state, gen] LoadWrite read
+// with it; false when there are none to take (read them).
+func (rs *Sheet) TakeValues() ([][3]int64, bool) {
+	v, ok := rs.pre.values, rs.pre.hasValues
+	rs.pre.values, rs.pre.hasValues = nil, false
+	return v, ok
+}
+
+// TakeReferrers returns, once, the sheets LoadWrite found that may refer to this one; false
+// when there are none to take (read them).
+func (rs *Sheet) TakeReferrers() ([]Referrer, bool) {
+	v, ok := rs.pre.referrers, rs.pre.hasRefer
+	rs.pre.referrers, rs.pre.hasRefer = nil, false
+	return v, ok
 }
 
 // recordSheetQuery reads a live sheet with the ids its events need, its workbook's settings
@@ -53,15 +90,22 @@ const recordSheetFrom = `
 	WHERE sh.id = ? AND sh.deleted_at IS NULL AND w.deleted_at IS NULL`
 
 // loadQueries are, by dialect, the query of Load: the sheet's row with its stored columns
-// and unique rules (JSON arrays), all in the same round trip.
-var loadQueries = func() map[sqldb.Dialect]string {
-	out := map[sqldb.Dialect]string{}
+// and unique rules (JSON arrays), all in the same round trip; writeQueries LoadWrite's,
+// which adds what the write reads besides (preread).
+var loadQueries, writeQueries = func() (map[sqldb.Dialect]string, map[sqldb.Dialect]string) {
+	load, write := map[sqldb.Dialect]string{}, map[sqldb.Dialect]string{}
 	for _, d := range []sqldb.Dialect{sqldb.SQLiteDialect, sqldb.PostgresDialect} {
-		out[d] = recordSheetQuery + `,
+		lists := `,
 	(SELECT ` + d.JSONRows("col", "field_key", "retired") + ` FROM record_columns WHERE sk = r.sk),
-	(SELECT ` + d.JSONRows("uc", "name") + ` FROM unique_rules WHERE sk = r.sk)` + recordSheetFrom
+	(SELECT ` + d.JSONRows("uc", "name") + ` FROM unique_rules WHERE sk = r.sk)`
+		load[d] = recordSheetQuery + lists + recordSheetFrom
+		write[d] = recordSheetQuery + lists + `,
+	(SELECT ` + d.JSONRows("col", "state", "gen") + ` FROM record_values WHERE sk = r.sk),
+	(SELECT ` + d.JSONRows("o.id", "o.config") + ` FROM sheets o JOIN record_sheets orr ON orr.sheet_id = o.id
+		WHERE o.workbook_id = sh.workbook_id AND o.id <> sh.id AND o.deleted_at IS NULL AND orr.total > 0 AND ` +
+			d.Contains("o.config", `'"type":"reference'`) + `)` + recordSheetFrom
 	}
-	return out
+	return load, write
 }()
 
 // LoadScope reads the sheet of the account as Load does, without what records need: its
@@ -78,12 +122,33 @@ func LoadScope(ctx context.Context, q sqldb.Querier, accountID, sheetID string) 
 
 // Load loads a sheet of the account for record work. Errors: not_found.
 func Load(ctx context.Context, q sqldb.Querier, accountID, sheetID string) (*Sheet, error) {
+	return load(ctx, q, accountID, sheetID, false)
+}
+
+// LoadWrite is Load for a write of the sheet's records: what the write reads besides the
+// sheet — its value lists' states, the sheets that may refer to it — comes with it, in the
+// same round trip (TakeValues, TakeReferrers).
+func LoadWrite(ctx context.Context, q sqldb.Querier, accountID, sheetID string) (*Sheet, error) {
+	return load(ctx, q, accountID, sheetID, true)
+}
+
+func load(ctx context.Context, q sqldb.Querier, accountID, sheetID string, write bool) (*Sheet, error) {
 	rs := &Sheet{Sheet: &model.Sheet{}, Dialect: q.Dialect(), Caps: q.Settings().Caps}
-	var cfg, settings, cols, rules string
-	if err := rs.scanRow(ctx, q, loadQueries[q.Dialect()], sheetID, accountID, &cfg, &settings, &cols, &rules); err != nil {
+	var cfg, settings, cols, rules, values, referrers string
+	var err error
+	if write {
+		err = rs.scanRow(ctx, q, writeQueries[q.Dialect()], sheetID, accountID, &cfg, &settings, &cols, &rules, &values, &referrers)
+	} else {
+		err = rs.scanRow(ctx, q, loadQueries[q.Dialect()], sheetID, accountID, &cfg, &settings, &cols, &rules)
+	}
+	if err != nil {
 		return nil, err
 	}
-	var err error
+	if write {
+		if rs.pre, err = readPreread(values, referrers); err != nil {
+			return nil, err
+		}
+	}
 	if rs.Schema, err = records.Compile(&rs.Config); err != nil {
 		return nil, err
 	}
@@ -118,6 +183,33 @@ func (rs *Sheet) scanRow(ctx context.Context, q sqldb.Querier, query, sheetID, a
 	}
 	s.LockedAt = sqldb.FromNullMillis(locked)
 	return nil
+}
+
+// readPreread decodes LoadWrite's lists: [col, state, gen] and [id, config] rows.
+func readPreread(values, referrers string) (preread, error) {
+	p := preread{hasValues: true, hasRefer: true}
+	rows, err := jsonRows(values, "kept value lists")
+	if err != nil {
+		return p, err
+	}
+	for _, r := range rows {
+		var v [3]int64
+		if len(r) != 3 || json.Unmarshal(r[0], &v[0]) != nil || json.Unmarshal(r[1], &v[1]) != nil || json.Unmarshal(r[2], &v[2]) != nil {
+			return p, errs.E(errs.Internal, "", "a value list row is not [col, state, gen]")
+		}
+		p.values = append(p.values, v)
+	}
+	if rows, err = jsonRows(referrers, "referring sheets"); err != nil {
+		return p, err
+	}
+	for _, r := range rows {
+		var ref Referrer
+		if len(r) != 2 || json.Unmarshal(r[0], &ref.ID) != nil || json.Unmarshal(r[1], &ref.Config) != nil {
+			return p, errs.E(errs.Internal, "", "a referring sheet row is not [id, config]")
+		}
+		p.referrers = append(p.referrers, ref)
+	}
+	return p, nil
 }
 
 // jsonRows decodes a JSON array of arrays (sqldb.Dialect.JSONRows) into its rows.
