@@ -404,6 +404,11 @@ func (d Dialect) JSONRows(exprs ...string) string {
 	return "json_group_array(json_array(" + strings.Join(exprs, ", ") + "))"
 }
 
+// RoundTrips: each statement costs a round trip to a server (PostgreSQL), so what a write
+// reads besides its sheet is read with it (stored.LoadWrite); SQLite runs in the process,
+// where the separate small queries cost less than the aggregates that gather them.
+func (d Dialect) RoundTrips() bool { return d == PostgresDialect }
+
 // NoLimit is the LIMIT that takes every row: SQLite's -1; PostgreSQL takes no negative.
 func (d Dialect) NoLimit() int64 {
 	if d == PostgresDialect {

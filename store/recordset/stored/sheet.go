@@ -125,11 +125,12 @@ func Load(ctx context.Context, q sqldb.Querier, accountID, sheetID string) (*She
 	return load(ctx, q, accountID, sheetID, false)
 }
 
-// LoadWrite is Load for a write of the sheet's records: what the write reads besides the
-// sheet — its value lists' states, the sheets that may refer to it — comes with it, in the
-// same round trip (TakeValues, TakeReferrers).
+// LoadWrite is Load for a write of the sheet's records: on PostgreSQL what the write reads
+// besides the sheet — its value lists' states, the sheets that may refer to it — comes with
+// it, in the same round trip (TakeValues, TakeReferrers); on SQLite (no round trips) the
+// write reads them itself.
 func LoadWrite(ctx context.Context, q sqldb.Querier, accountID, sheetID string) (*Sheet, error) {
-	return load(ctx, q, accountID, sheetID, true)
+	return load(ctx, q, accountID, sheetID, q.Dialect().RoundTrips())
 }
 
 func load(ctx context.Context, q sqldb.Querier, accountID, sheetID string, write bool) (*Sheet, error) {
