@@ -189,6 +189,13 @@ func startServer(b *testing.B, bin, dataDir string, env ...string) *server {
 		b.Fatal(err)
 	}
 	s := &server{cmd: cmd, base: "http://" + addr}
+	// A benchmark that fails half way leaves no node running to slow the next one (the
+	// node as last started: restart replaces the command).
+	b.Cleanup(func() {
+		if s.cmd.ProcessState == nil {
+			s.kill()
+		}
+	})
 	if !s.waitUp() {
 		s.stop()
 		b.Fatal("server did not start")
