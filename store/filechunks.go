@@ -20,7 +20,7 @@ const ChunkSize = 1 << 20
 // the single-writer order (they emit nothing): a file is only reachable once its record is
 // created. PostgreSQL only.
 func (db *DB) PutFileBytes(ctx context.Context, id string, r io.Reader) (int64, error) {
-	tx, err := db.Writer.BeginTx(ctx, nil)
+	tx, err := db.Writer.BeginTx(ctx)
 	if err != nil {
 		return 0, errs.Wrap(err, "store file bytes")
 	}

@@ -52,7 +52,7 @@ func (db *DB) ExplainForTest(ctx context.Context, accountID, sheetID string, q R
 	var on sqldb.Querier = db.Reader
 	if db.Postgres() {
 		explain = "EXPLAIN "
-		tx, err := db.Reader.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+		tx, err := db.Reader.BeginTx(ctx) // (rolled back)
 		if err != nil {
 			return "", err
 		}

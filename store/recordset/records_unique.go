@@ -382,6 +382,10 @@ func (tx *Tx) flipTwins(rs *stored.Sheet, twins map[int64]map[int64]bool, w *wri
 	if err != nil {
 		return err
 	}
+	seq, err := w.seq(tx)
+	if err != nil {
+		return err
+	}
 	for _, t := range list {
 		d.tallyStatus(rs, t.efs, t.old, -1)
 		d.tallyStatus(rs, t.efs, t.dups, 1)
@@ -391,7 +395,7 @@ func (tx *Tx) flipTwins(rs *stored.Sheet, twins map[int64]map[int64]bool, w *wri
 		}
 		tx.noteChanged(rs.SK, 1, func(int) int64 { return t.rid })
 		_, err := tx.Exec(`UPDATE records SET dups = ?, valid = ?, vseq = ? WHERE rid = ?`,
-			stored.EncodeDups(t.dups), sqldb.BoolInt(rs.ValidOf(t.efs, t.dups)), w.vseq, t.rid)
+			stored.EncodeDups(t.dups), sqldb.BoolInt(rs.ValidOf(t.efs, t.dups)), seq, t.rid)
 		if err != nil {
 			return errs.Wrap(err, "update duplicate")
 		}

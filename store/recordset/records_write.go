@@ -1,7 +1,6 @@
 package recordset
 
 import (
-	"database/sql"
 	"encoding/json"
 	"sort"
 	"strconv"
@@ -64,11 +63,13 @@ type WriteOptions struct {
 
 // writeCtx is the state shared by the steps of one versioned write.
 type writeCtx struct {
-	opt         WriteOptions
+	opt WriteOptions
+	// vseq is the version key the write's rows are stamped with; vseqHeld: the statement
+	// that answers it may still be held back (seq).
 	vseq        int64
+	vseqHeld    bool
 	versionID   string
-	emptyBefore bool // the sheet had no records when the write began
-	stmts       map[string]*sql.Stmt
+	emptyBefore bool     // the sheet had no records when the write began
 	undo        *undoLog // where the changes are noted for undo; nil: they are not
 	// pre is the values of a streamed batch counted ahead for the kept value lists (nil:
 	// none); keptAfter reports back which lists the write left kept.
@@ -112,15 +113,28 @@ func (tx *Tx) newVersion(rs *stored.Sheet, w *writeCtx) error {
 	}
 	w.versionID = c.ID
 	tx.touchRecords(rs.SK)
-	if err := tx.QueryRowScan(`INSERT INTO record_versions (id, sk, created_at) VALUES (?, ?, ?) RETURNING vseq`, []any{&w.vseq}, w.versionID, rs.SK, sqldb.Millis(tx.Now())); err != nil {
-		return errs.Wrap(err, "create version")
+	// (held back: an insert sends it with its record keys' reservation, nextRids)
+	if err := tx.LaterScan("create version", `INSERT INTO record_versions (id, sk, created_at) VALUES (?, ?, ?) RETURNING vseq`, []any{&w.vseq}, w.versionID, rs.SK, sqldb.Millis(tx.Now())); err != nil {
+		return err
 	}
+	w.vseqHeld = true
 	if w.opt.Completes != "" {
 		if _, err := tx.CompleteCommitTx(w.opt.AccountID, w.opt.Completes, w.opt.Actor); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// seq is the write's version key (vseq), sending its statement first if it is still held.
+func (w *writeCtx) seq(tx *Tx) (int64, error) {
+	if w.vseqHeld {
+		if err := tx.Flush(); err != nil {
+			return 0, err
+		}
+		w.vseqHeld = false
+	}
+	return w.vseq, nil
 }
 
 // applyChanges validates what references and unique constraints need, writes the rows and
@@ -262,53 +276,32 @@ type rowWrite struct {
 // writeRows runs rw over list in chunks of rw.per rows; the statement for a full chunk is
 // prepared once per write (on SQLite once per connection).
 func (tx *Tx) writeRows(list []*stored.State, w *writeCtx, rw rowWrite) error {
+	if len(list) == 0 {
+		return nil
+	}
+	seq, err := w.seq(tx)
+	if err != nil {
+		return err
+	}
 	for start := 0; start < len(list); start += rw.per {
 		chunk := list[start:min(start+rw.per, len(list))]
 		args := make([]any, 1, 3+rowCols*len(chunk))
-		args[0] = w.vseq
+		args[0] = seq
 		for _, st := range chunk {
 			args = rw.row(args, st)
 		}
 		if rw.tail != nil {
 			args = append(args, rw.tail(chunk)...)
 		}
-		if tx.Dialect().CachesStatements() {
-			// The driver keeps the statement prepared on the writer's connection from one
-			// write to the next (its statement cache, Open's _stmt_cache_size): prepared
-			// in each write, an import's statements of 300 rows took 0.2 s of its writer.
-			if _, err := tx.ExecContext(tx.Context(), rw.sql(len(chunk)), args...); err != nil {
-				return errs.Wrap(err, "write records")
-			}
-			continue
-		}
-		stmt, err := w.prepare(tx, rw.sql(len(chunk))) //nolint:sqlclosecheck // kept for the write's next chunks; database/sql closes it with the transaction
-		if err != nil {
-			return err
-		}
-		if err := tx.Flush(); err != nil { // a prepared statement does not send what is held back
-			return err
-		}
-		if _, err := stmt.ExecContext(tx.Context(), tx.StmtArgs(args)...); err != nil {
+		// The driver keeps the statement prepared on the connection from one write to the
+		// next (SQLite: Open's _stmt_cache_size; pgx: its statement cache): prepared in each
+		// write, an import's statements of 300 rows took 0.2 s of its writer, and on
+		// PostgreSQL the prepare was a round trip of its own.
+		if _, err := tx.ExecContext(tx.Context(), rw.sql(len(chunk)), args...); err != nil {
 			return errs.Wrap(err, "write records")
 		}
 	}
 	return nil
-}
-
-// prepare returns a statement prepared in tx, reusing it within the write.
-func (w *writeCtx) prepare(tx *Tx, q string) (*sql.Stmt, error) {
-	if s := w.stmts[q]; s != nil {
-		return s, nil
-	}
-	s, err := tx.PrepareContext(tx.Context(), q)
-	if err != nil {
-		return nil, errs.Wrap(err, "prepare statement")
-	}
-	if w.stmts == nil {
-		w.stmts = map[string]*sql.Stmt{}
-	}
-	w.stmts[q] = s
-	return s, nil
 }
 
 // Statement texts by row count; updates by dialect too (PostgreSQL casts the values' text
@@ -335,8 +328,12 @@ func cachedSQLFull(cache map[int]string, n, full int, build func(int) string) st
 	return s
 }
 
+// copyMin is the fewest rows PostgreSQL takes by COPY: a COPY is two round trips (its
+// start, then the rows), a multi-row INSERT one, sent with the statements held before it.
+const copyMin = 100
+
 func (tx *Tx) insertRows(rs *stored.Sheet, list []*stored.State, w *writeCtx) error {
-	if rs.Dialect.Copies() {
+	if rs.Dialect.Copies() && len(list) >= copyMin {
 		return tx.copyRows(rs, list, w)
 	}
 	// Most imported rows are valid and carry nothing but their values: they bind two
@@ -403,10 +400,14 @@ func (tx *Tx) copyRows(rs *stored.Sheet, list []*stored.State, w *writeCtx) erro
 	if len(list) == 0 {
 		return nil
 	}
-	err := tx.CopyFrom(tx.Context(), "records", []string{"rid", "vals", "x", "efs", "dups", "valid", "kinds", "vseq"}, len(list), func(i int, row []any) {
+	seq, err := w.seq(tx)
+	if err != nil {
+		return err
+	}
+	err = tx.CopyFrom(tx.Context(), "records", []string{"rid", "vals", "x", "efs", "dups", "valid", "kinds", "vseq"}, len(list), func(i int, row []any) {
 		st := list[i]
 		row[0], row[1] = st.RID, rs.Encoded(st)
-		row[2], row[3], row[4], row[5], row[6], row[7] = rs.EncodeExtra(st), stored.EncodeEFS(st.EFS), stored.EncodeDups(st.Dups), int64(sqldb.BoolInt(st.Valid)), rs.KindsOf(st), w.vseq
+		row[2], row[3], row[4], row[5], row[6], row[7] = rs.EncodeExtra(st), stored.EncodeEFS(st.EFS), stored.EncodeDups(st.Dups), int64(sqldb.BoolInt(st.Valid)), rs.KindsOf(st), seq
 	})
 	if err != nil {
 		return errs.Wrap(err, "write records")
@@ -447,7 +448,7 @@ func (tx *Tx) deleteRows(rids []int64) error {
 // nextRids reserves n record keys of the sheet, in order.
 func (tx *Tx) nextRids(rs *stored.Sheet, n int) (int64, error) {
 	var first int64
-	err := tx.QueryRow(`UPDATE record_sheets SET next_seq = next_seq + ? WHERE sk = ? RETURNING next_seq - ?`, n, rs.SK, n).Scan(&first)
+	err := tx.QueryRowScan(`UPDATE record_sheets SET next_seq = next_seq + ? WHERE sk = ? RETURNING next_seq - ?`, []any{&first}, n, rs.SK, n)
 	if err != nil {
 		return 0, errs.Wrap(err, "reserve record ids")
 	}

@@ -199,7 +199,7 @@ func (db *DB) migrate(ctx context.Context) error {
 }
 
 func (db *DB) applyMigration(ctx context.Context, name string) error {
-	tx, err := db.Writer.BeginTx(ctx, nil)
+	tx, err := db.Writer.BeginTx(ctx)
 	if err != nil {
 		return err
 	}
@@ -296,7 +296,7 @@ func (db *DB) UpdateRows(ctx context.Context, fn func(tx *Tx) error) error {
 }
 
 func (db *DB) begin(ctx context.Context, locks int, sheetID ...string) (*Tx, error) {
-	sqlTx, err := db.Writer.BeginTx(ctx, nil)
+	sqlTx, err := db.Writer.BeginTx(ctx)
 	if err != nil {
 		return nil, errs.Wrap(err, "begin transaction")
 	}

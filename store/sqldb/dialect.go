@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -52,35 +53,39 @@ func (p *Pool) ExecContext(ctx context.Context, query string, args ...any) (sql.
 	return p.DB.ExecContext(ctx, p.d.Rebind(query), p.d.Args(args)...)
 }
 
-// BeginTx starts a transaction that speaks the pool's dialect. A PostgreSQL transaction
-// keeps its connection at hand so it can also COPY rows in (copyFrom).
-func (p *Pool) BeginTx(ctx context.Context, opts *sql.TxOptions) (*dtx, error) {
+// BeginTx starts a transaction that speaks the pool's dialect. On PostgreSQL it runs on a
+// connection of its own (copyFrom and batches need it), and its BEGIN is held back (Later):
+// it goes with the transaction's first statement, in one round trip.
+func (p *Pool) BeginTx(ctx context.Context) (*dtx, error) {
 	if p.d != PostgresDialect {
-		tx, err := p.DB.BeginTx(ctx, opts)
+		tx, err := p.DB.BeginTx(ctx, nil)
 		if err != nil {
 			return nil, err
 		}
-		return &dtx{Tx: tx, d: p.d, set: p.set}, nil
+		return &dtx{stx: tx, q: tx, d: p.d, set: p.set}, nil
 	}
 	conn, err := p.DB.Conn(ctx)
 	if err != nil {
 		return nil, err
 	}
-	tx, err := conn.BeginTx(ctx, opts)
-	if err != nil {
-		conn.Close()
-		return nil, err
-	}
-	return &dtx{Tx: tx, d: p.d, set: p.set, conn: conn}, nil
+	return &dtx{q: conn, d: p.d, set: p.set, conn: conn, held: []heldStmt{{what: "begin transaction", query: "begin"}}}, nil
 }
 
 func (p *Pool) Dialect() Dialect { return p.d }
 
 func (p *Pool) Settings() *Settings { return p.set }
 
-// dtx is a transaction that speaks the store's SQL in its dialect.
+// dtx is a transaction that speaks the store's SQL in its dialect: a database/sql
+// transaction on SQLite; on PostgreSQL a connection on which it sends BEGIN and COMMIT
+// itself, each with other statements (Later), so neither costs a round trip of its own.
 type dtx struct {
-	*sql.Tx
+	stx *sql.Tx // SQLite
+	// q runs the statements: stx, or conn.
+	q interface {
+		QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+		QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+		ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	}
 	d    Dialect
 	set  *Settings
 	conn *sql.Conn // PostgreSQL: the transaction's connection, back to the pool when it ends
@@ -113,9 +118,9 @@ func (t *dtx) LaterScan(ctx context.Context, what, query string, dest []any, arg
 	if t.conn == nil {
 		var err error
 		if dest != nil {
-			err = t.Tx.QueryRowContext(ctx, t.d.Rebind(query), t.d.Args(args)...).Scan(dest...)
+			err = t.stx.QueryRowContext(ctx, t.d.Rebind(query), t.d.Args(args)...).Scan(dest...)
 		} else {
-			_, err = t.Tx.ExecContext(ctx, t.d.Rebind(query), t.d.Args(args)...)
+			_, err = t.stx.ExecContext(ctx, t.d.Rebind(query), t.d.Args(args)...)
 		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", what, err)
@@ -130,18 +135,18 @@ func (t *dtx) LaterScan(ctx context.Context, what, query string, dest []any, arg
 }
 
 // sendHeld sends the held statements, then next if there is one, in one round trip
-// (pgx batch) and returns the rows next affected. A held statement's failure sticks to the
+// (pgx batch) and returns next's command tag. A held statement's failure sticks to the
 // transaction (PostgreSQL has aborted it); next's is only returned.
-func (t *dtx) sendHeld(ctx context.Context, next *heldStmt) (int64, error) {
+func (t *dtx) sendHeld(ctx context.Context, next *heldStmt) (pgconn.CommandTag, error) {
 	if t.heldErr != nil {
-		return 0, t.heldErr
+		return pgconn.CommandTag{}, t.heldErr
 	}
 	stmts := t.held
 	t.held = nil
 	if next != nil {
 		stmts = append(stmts, *next)
 	}
-	var n int64
+	var tag pgconn.CommandTag
 	var heldErr error
 	err := t.conn.Raw(func(dc any) error {
 		c, ok := dc.(*stdlib.Conn)
@@ -154,7 +159,6 @@ func (t *dtx) sendHeld(ctx context.Context, next *heldStmt) (int64, error) {
 		}
 		br := c.Conn().SendBatch(ctx, b)
 		for i, s := range stmts {
-			var tag pgconn.CommandTag
 			var err error
 			if s.dest != nil {
 				err = br.QueryRow().Scan(s.dest...)
@@ -169,54 +173,76 @@ func (t *dtx) sendHeld(ctx context.Context, next *heldStmt) (int64, error) {
 				}
 				return err
 			}
-			n = tag.RowsAffected()
 		}
 		return br.Close()
 	})
 	if heldErr != nil {
 		t.heldErr = heldErr
 	}
-	return n, err
+	return tag, err
 }
 
 // flush sends the held statements, if any, before a statement that is not batched with
 // them.
 func (t *dtx) flush(ctx context.Context) error {
-	if t.heldErr != nil {
-		return t.heldErr
-	}
 	if len(t.held) == 0 {
-		return nil
+		return t.heldErr
 	}
 	_, err := t.sendHeld(ctx, nil)
 	return err
 }
 
-// Commit sends what is held back and commits the transaction, then gives its connection
-// back.
+// Commit sends what is held back and commits the transaction, in one round trip on
+// PostgreSQL, then gives its connection back.
 func (t *dtx) Commit() error {
-	if err := t.flush(context.Background()); err != nil {
-		_ = t.Tx.Rollback()
-		t.release()
-		return err
+	if t.conn == nil {
+		return t.stx.Commit()
 	}
-	err := t.Tx.Commit()
-	t.release()
+	defer t.release()
+	if len(t.held) == 1 && t.held[0].query == "begin" {
+		return nil // nothing was sent: nothing to commit
+	}
+	tag, err := t.sendHeld(context.Background(), &heldStmt{what: "commit", query: "commit"})
+	if err == nil && tag.String() == "ROLLBACK" { // a statement of it had failed
+		err = errors.New("the transaction was rolled back")
+	}
 	return err
 }
 
 // Rollback abandons the transaction (a no-op after Commit) and gives its connection back.
 func (t *dtx) Rollback() error {
-	err := t.Tx.Rollback()
+	if t.conn == nil {
+		if t.stx == nil {
+			return nil
+		}
+		return t.stx.Rollback()
+	}
+	t.held = nil
 	t.release()
-	return err
+	return nil
 }
 
+// release ends what the connection still has open (a transaction that failed, or was
+// abandoned) and gives it back; a connection that cannot roll back is closed instead (the
+// driver will not hand out a connection inside a transaction).
 func (t *dtx) release() {
-	if t.conn != nil {
-		t.conn.Close()
-		t.conn = nil
+	if t.conn == nil {
+		return
 	}
+	_ = t.conn.Raw(func(dc any) error {
+		c, ok := dc.(*stdlib.Conn)
+		if !ok || c.Conn().PgConn().TxStatus() == 'I' {
+			return nil
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if _, err := c.Conn().Exec(ctx, "rollback"); err != nil {
+			return driver.ErrBadConn
+		}
+		return nil
+	})
+	t.conn.Close()
+	t.conn = nil
 }
 
 // CopyFrom streams rows into table's columns with PostgreSQL's COPY, inside the
@@ -252,7 +278,7 @@ func (t *dtx) QueryContext(ctx context.Context, query string, args ...any) (*sql
 	if err := t.flush(ctx); err != nil {
 		return nil, err
 	}
-	return t.Tx.QueryContext(ctx, t.d.Rebind(query), t.d.Args(args)...)
+	return t.q.QueryContext(ctx, t.d.Rebind(query), t.d.Args(args)...)
 }
 
 // QueryRowContext runs a one-row query in the transaction (after what is held back; if that
@@ -260,45 +286,35 @@ func (t *dtx) QueryContext(ctx context.Context, query string, args ...any) (*sql
 // why).
 func (t *dtx) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
 	_ = t.flush(ctx)
-	return t.Tx.QueryRowContext(ctx, t.d.Rebind(query), t.d.Args(args)...)
+	return t.q.QueryRowContext(ctx, t.d.Rebind(query), t.d.Args(args)...)
 }
 
 // QueryRowScan runs a one-row query in the transaction and scans it into dest, in one round
 // trip with what is held back. No row: an error that is sql.ErrNoRows.
 func (t *dtx) QueryRowScan(ctx context.Context, query string, dest []any, args ...any) error {
-	if t.heldErr != nil {
-		return t.heldErr
-	}
 	if len(t.held) > 0 {
 		_, err := t.sendHeld(ctx, &heldStmt{query: t.d.Rebind(query), args: t.d.Args(args), dest: dest})
 		return err
 	}
-	return t.Tx.QueryRowContext(ctx, t.d.Rebind(query), t.d.Args(args)...).Scan(dest...)
+	if t.heldErr != nil {
+		return t.heldErr
+	}
+	return t.q.QueryRowContext(ctx, t.d.Rebind(query), t.d.Args(args)...).Scan(dest...)
 }
 
 // ExecContext runs a statement in the transaction, in one round trip with what is held back.
 func (t *dtx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	if t.heldErr != nil {
-		return nil, t.heldErr
-	}
 	if len(t.held) > 0 {
-		n, err := t.sendHeld(ctx, &heldStmt{query: t.d.Rebind(query), args: t.d.Args(args)})
+		tag, err := t.sendHeld(ctx, &heldStmt{query: t.d.Rebind(query), args: t.d.Args(args)})
 		if err != nil {
 			return nil, err
 		}
-		return driver.RowsAffected(n), nil
+		return driver.RowsAffected(tag.RowsAffected()), nil
 	}
-	return t.Tx.ExecContext(ctx, t.d.Rebind(query), t.d.Args(args)...)
-}
-
-// PrepareContext prepares a statement in the transaction; its arguments are still the
-// caller's, so PostgreSQL's are normalized by stmtArgs. What is held back is sent first: the
-// statement may run before any other.
-func (t *dtx) PrepareContext(ctx context.Context, query string) (*sql.Stmt, error) {
-	if err := t.flush(ctx); err != nil {
-		return nil, err
+	if t.heldErr != nil {
+		return nil, t.heldErr
 	}
-	return t.Tx.PrepareContext(ctx, t.d.Rebind(query))
+	return t.q.ExecContext(ctx, t.d.Rebind(query), t.d.Args(args)...)
 }
 
 func (t *dtx) Dialect() Dialect { return t.d }
@@ -312,9 +328,6 @@ func (d Dialect) Typing() ffql.Typing {
 	}
 	return ffql.SQLite
 }
-
-// StmtArgs adapts arguments for a prepared statement of the transaction.
-func (t *dtx) StmtArgs(args []any) []any { return t.d.Args(args) }
 
 // Args adapts Go values to the dialect: PostgreSQL keeps SQLite's integer flags as BIGINT,
 // so booleans travel as 0 and 1. The caller's slice is left as it was (callers reuse their
@@ -379,10 +392,6 @@ func (d Dialect) FTSIndexes() bool { return d == SQLiteDialect }
 // PgxRows: wide reads go through pgx's own rows, as they came over the wire (PostgreSQL);
 // SQLite's through its driver's rows, without database/sql's copies.
 func (d Dialect) PgxRows() bool { return d == PostgresDialect }
-
-// CachesStatements: the driver keeps statements prepared on its connection from one
-// transaction to the next (SQLite's statement cache), so the store need not prepare them.
-func (d Dialect) CachesStatements() bool { return d == SQLiteDialect }
 
 // JSONTexts is a table of one text column, value, with the elements of the JSON array in
 // param (a list of keys or strings the store sends): SQLite's json_each, PostgreSQL's own

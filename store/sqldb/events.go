@@ -89,10 +89,11 @@ func (tx *Tx) writeEvents() error {
 		// is held: each row of the insert is joined with the lock's.
 		rows, args := eventRows(tx.events)
 		args = append(append([]any{eventsLock}, args...), tx.events[len(tx.events)-1].ID)
-		if _, err := tx.Exec(`WITH l AS (SELECT pg_advisory_xact_lock(?) AS locked),
+		// (held back: it goes with the commit, so the lock is held for one round trip)
+		if err := tx.Later("insert events", `WITH l AS (SELECT pg_advisory_xact_lock(?) AS locked),
 			ins AS (INSERT INTO events (`+eventColumnNames+`) SELECT `+eventValuesColumns+` FROM (VALUES `+rows+`) AS v, l RETURNING 1)
 			SELECT pg_notify('`+EventsChannel+`', ?) FROM (SELECT count(*) FROM ins) AS n`, args...); err != nil {
-			return errs.Wrap(err, "insert events")
+			return err
 		}
 		tx.events = nil
 		return nil
