@@ -59,6 +59,8 @@ type valueDelta struct {
 	// gens: the generation of the rules whose values are counted in value_counts
 	// (distinct_counts.go), 0 for kept lists.
 	gens []int64
+	// sent is the answer of the kept lists' statement sent ahead (sendKept), nil if none.
+	sent *keptReply
 }
 
 // keptValues starts a write's delta for the fields of the sheet whose lists are kept or
@@ -275,7 +277,6 @@ func (tx *Tx) applyValues(rs *stored.Sheet, vd *valueDelta) error {
 	if vd == nil {
 		return nil
 	}
-	var kept []keptChange
 	for i, d := range vd.at {
 		col := rs.Layout.Cols[i]
 		if gen := vd.counted(i); gen != 0 && d != nil {
@@ -302,16 +303,106 @@ func (tx *Tx) applyValues(rs *stored.Sheet, vd *valueDelta) error {
 			vd.at[i] = nil
 			continue
 		}
-		if !changes(d) {
-			continue // an edit of other fields: every value removed and added back
+	}
+	if vd.sent != nil {
+		return tx.endKept(rs, vd, vd.sent)
+	}
+	return tx.applyKept(rs, vd, vd.keptChanges(rs))
+}
+
+// keptChanges is what the write changes in its kept lists: those of rules whose values are
+// neither counted (value_counts) nor counted ahead past the limit.
+func (vd *valueDelta) keptChanges(rs *stored.Sheet) []keptChange {
+	var kept []keptChange
+	for i, d := range vd.at {
+		if d == nil || vd.counted(i) != 0 || (vd.over != nil && vd.over[i]) || !changes(d) {
+			continue // (no change: an edit of other fields, every value removed and added back)
 		}
 		for v, c := range d {
 			if c.total != 0 || c.valid != 0 {
-				kept = append(kept, keptChange{col: col, v: v, c: c})
+				kept = append(kept, keptChange{col: rs.Layout.Cols[i], v: v, c: c})
 			}
 		}
 	}
-	return tx.applyKept(rs, vd, kept)
+	return kept
+}
+
+// keptReply is what the kept lists' statements answered: the values that left a list
+// (gone: col, v pairs) and the lists to stop keeping, by col (valuesTooMany or
+// valuesDropped).
+type keptReply struct {
+	gone []any
+	stop map[int]int
+}
+
+// sendKept holds back, on PostgreSQL, the statement that applies the write's changes to its
+// kept lists and their sizes (one statement: sendKeptSQL), so that it goes in one round
+// trip with the write's next statement (the rows' insert or update); applyValues reads
+// its answer. SQLite, whose statements cost no round trip, applies them there (applyKept).
+func (tx *Tx) sendKept(rs *stored.Sheet, vd *valueDelta) error {
+	if vd == nil || !rs.Dialect.RoundTrips() {
+		return nil
+	}
+	kept := vd.keptChanges(rs)
+	if len(kept) == 0 {
+		return nil
+	}
+	r := &keptReply{stop: map[int]int{}}
+	for len(kept) > 0 {
+		chunk := kept[:min(len(kept), 500)]
+		kept = kept[len(chunk):]
+		args := make([]any, 0, 4*len(chunk)+2)
+		for _, k := range chunk {
+			args = append(args, k.col, k.v, k.c.total, k.c.valid)
+		}
+		args = append(args, rs.SK, rs.SK)
+		err := tx.LaterRows("write value lists", keptSQL(len(chunk)), func(scan func(...any) error) error {
+			var kind, col int
+			var v string
+			var a, b int64
+			if err := scan(&kind, &col, &v, &a, &b); err != nil {
+				return err
+			}
+			switch {
+			case kind == 1: // a list's new size
+				if a > int64(valueListMax) || b > valueListBytes {
+					r.stop[col] = valuesTooMany
+				}
+			case a < 0 || b < 0 || b > a: // total, valid that do not add up
+				r.stop[col] = valuesDropped
+			case a == 0:
+				r.gone = append(r.gone, col, v)
+			}
+			return nil
+		}, args...)
+		if err != nil {
+			return err
+		}
+	}
+	vd.sent = r
+	return nil
+}
+
+// keptSQL is sendKept's statement for n changed values: the upsert of their counts, then
+// each list's size moved by the values it gained (a row whose total is the change's: no
+// row holds 0) and lost (total 0), except in lists whose counts stopped adding up. It
+// answers the values left at 0 and the rows of lists that do not add up (kind 0: col, v,
+// total, valid), and the new sizes (kind 1: col, n, bytes). applyKept is the same in two
+// statements and Go.
+func keptSQL(n int) string {
+	return `WITH d (col, v, total, valid) AS (VALUES ` + strings.TrimSuffix(strings.Repeat(`(CAST(? AS BIGINT), CAST(? AS TEXT), CAST(? AS BIGINT), CAST(? AS BIGINT)), `, n), ", ") + `),
+	up AS (INSERT INTO kept_values (sk, col, v, total, valid) SELECT CAST(? AS BIGINT), col, v, total, valid FROM d
+		ON CONFLICT (sk, col, v) DO UPDATE SET total = kept_values.total + excluded.total, valid = kept_values.valid + excluded.valid
+		RETURNING col, v, total, valid),
+	j AS (SELECT up.col, up.v, up.total, up.valid, d.total AS dt FROM up JOIN d ON d.col = up.col AND d.v = up.v),
+	bad AS (SELECT DISTINCT col FROM j WHERE total < 0 OR valid < 0 OR valid > total),
+	g AS (SELECT col, sum(CASE WHEN total = 0 THEN -1 WHEN total = dt AND dt > 0 THEN 1 ELSE 0 END) AS n,
+		sum(CASE WHEN total = 0 THEN -octet_length(v) WHEN total = dt AND dt > 0 THEN octet_length(v) ELSE 0 END) AS b
+		FROM j WHERE col NOT IN (SELECT col FROM bad) GROUP BY col),
+	sz AS (UPDATE record_values rv SET n = rv.n + g.n, bytes = rv.bytes + g.b FROM g
+		WHERE rv.sk = CAST(? AS BIGINT) AND rv.col = g.col AND (g.n <> 0 OR g.b <> 0) RETURNING rv.col, rv.n, rv.bytes)
+	SELECT 0, col, v, total, valid FROM j WHERE total = 0 OR col IN (SELECT col FROM bad)
+	UNION ALL SELECT 1, col, '', n, bytes FROM sz`
 }
 
 // keptChange is what a write changes in the kept list at col: value v's counts.
@@ -383,14 +474,6 @@ func (tx *Tx) applyKept(rs *stored.Sheet, vd *valueDelta, kept []keptChange) err
 			return err
 		}
 	}
-	for len(gone) > 0 {
-		chunk := gone[:min(len(gone), 1000)]
-		gone = gone[len(chunk):]
-		if _, err := tx.Exec(`DELETE FROM kept_values WHERE sk = ? AND (`+strings.TrimSuffix(strings.Repeat("(col = ? AND v = ?) OR ", len(chunk)/2), " OR ")+`)`,
-			append([]any{rs.SK}, chunk...)...); err != nil {
-			return errs.Wrap(err, "write value lists")
-		}
-	}
 	var cases []string
 	var nArgs, bytesArgs, cols []any
 	for col, g := range grow {
@@ -419,9 +502,25 @@ func (tx *Tx) applyKept(rs *stored.Sheet, vd *valueDelta, kept []keptChange) err
 			return err
 		}
 	}
+	return tx.endKept(rs, vd, &keptReply{gone: gone, stop: stop})
+}
+
+// endKept removes the values that left their lists and stops keeping the lists r names.
+func (tx *Tx) endKept(rs *stored.Sheet, vd *valueDelta, r *keptReply) error {
+	if err := tx.Flush(); err != nil { // (sendKept's statement, if nothing sent it yet)
+		return err
+	}
+	for gone := r.gone; len(gone) > 0; {
+		chunk := gone[:min(len(gone), 1000)]
+		gone = gone[len(chunk):]
+		if err := tx.Later("write value lists", `DELETE FROM kept_values WHERE sk = ? AND (`+strings.TrimSuffix(strings.Repeat("(col = ? AND v = ?) OR ", len(chunk)/2), " OR ")+`)`,
+			append([]any{rs.SK}, chunk...)...); err != nil {
+			return err
+		}
+	}
 	for i := range vd.at {
 		col := rs.Layout.Cols[i]
-		state, stopped := stop[col]
+		state, stopped := r.stop[col]
 		if !stopped {
 			continue
 		}

@@ -64,10 +64,9 @@ type WriteOptions struct {
 // writeCtx is the state shared by the steps of one versioned write.
 type writeCtx struct {
 	opt WriteOptions
-	// vseq is the version key the write's rows are stamped with; vseqHeld: the statement
-	// that answers it may still be held back (seq).
+	// vseq is the version key the write's rows are stamped with (seq), 0 while the
+	// statement that answers it is held back.
 	vseq        int64
-	vseqHeld    bool
 	versionID   string
 	emptyBefore bool     // the sheet had no records when the write began
 	undo        *undoLog // where the changes are noted for undo; nil: they are not
@@ -117,7 +116,6 @@ func (tx *Tx) newVersion(rs *stored.Sheet, w *writeCtx) error {
 	if err := tx.LaterScan("create version", `INSERT INTO record_versions (id, sk, created_at) VALUES (?, ?, ?) RETURNING vseq`, []any{&w.vseq}, w.versionID, rs.SK, sqldb.Millis(tx.Now())); err != nil {
 		return err
 	}
-	w.vseqHeld = true
 	if w.opt.Completes != "" {
 		if _, err := tx.CompleteCommitTx(w.opt.AccountID, w.opt.Completes, w.opt.Actor); err != nil {
 			return err
@@ -128,11 +126,10 @@ func (tx *Tx) newVersion(rs *stored.Sheet, w *writeCtx) error {
 
 // seq is the write's version key (vseq), sending its statement first if it is still held.
 func (w *writeCtx) seq(tx *Tx) (int64, error) {
-	if w.vseqHeld {
+	if w.vseq == 0 { // (keys start at 1)
 		if err := tx.Flush(); err != nil {
 			return 0, err
 		}
-		w.vseqHeld = false
 	}
 	return w.vseq, nil
 }
@@ -201,6 +198,9 @@ func (tx *Tx) applyChanges(rs *stored.Sheet, changes []*change, w *writeCtx) err
 	blooms, packs := planBlooms(rs, changes), planPacks(rs, changes, d.values)
 	defer blooms.wait() // (the rows are left alone once applyChanges returns, whatever it returns)
 	defer packs.wait()
+	if err := tx.sendKept(rs, d.values); err != nil { // (goes with the rows' statement)
+		return err
+	}
 	if err := tx.insertRows(rs, ins, w); err != nil {
 		return err
 	}

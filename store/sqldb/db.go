@@ -404,6 +404,12 @@ func (tx *Tx) LaterScan(what, query string, dest []any, args ...any) error {
 	return tx.dtx.LaterScan(tx.ctx, what, query, dest, args...)
 }
 
+// LaterRows is Later for a query whose rows the caller reads (dtx.LaterRows): row is called
+// for each once it is sent.
+func (tx *Tx) LaterRows(what, query string, row func(scan func(dest ...any) error) error, args ...any) error {
+	return tx.dtx.LaterRows(tx.ctx, what, query, row, args...)
+}
+
 // QueryRowScan runs a one-row query and scans it into dest, in one round trip with what
 // Later held back (ScanRow).
 func (tx *Tx) QueryRowScan(query string, dest []any, args ...any) error {

@@ -96,10 +96,11 @@ type dtx struct {
 }
 
 // heldStmt is a statement held back (Later), rebound and with its arguments adapted; dest
-// receives its one row (LaterScan).
+// receives its one row (LaterScan), or row is called for each (LaterRows).
 type heldStmt struct {
 	what, query string
 	args, dest  []any
+	row         func(scan func(dest ...any) error) error
 }
 
 // Later runs a statement whose outcome the caller does not need but its error: on SQLite
@@ -134,6 +135,40 @@ func (t *dtx) LaterScan(ctx context.Context, what, query string, dest []any, arg
 	return nil
 }
 
+// LaterRows is Later for a query whose rows the caller reads: row is called for each, with
+// the function that scans it, when the query is sent (at once on SQLite).
+func (t *dtx) LaterRows(ctx context.Context, what, query string, row func(scan func(dest ...any) error) error, args ...any) error {
+	if t.conn == nil {
+		rows, err := t.stx.QueryContext(ctx, t.d.Rebind(query), t.d.Args(args)...)
+		if err == nil {
+			err = eachRow(rows, rows.Scan, rows.Close, row)
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", what, err)
+		}
+		return nil
+	}
+	if t.heldErr != nil {
+		return t.heldErr
+	}
+	t.held = append(t.held, heldStmt{what: what, query: t.d.Rebind(query), args: t.d.Args(args), row: row})
+	return nil
+}
+
+// eachRow calls row for each row of a result (database/sql's or pgx's), then closes it.
+func eachRow(rows interface {
+	Next() bool
+	Err() error
+}, scan func(dest ...any) error, close func() error, row func(scan func(dest ...any) error) error) error {
+	defer close()
+	for rows.Next() {
+		if err := row(scan); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
 // sendHeld sends the held statements, then next if there is one, in one round trip
 // (pgx batch) and returns next's command tag. A held statement's failure sticks to the
 // transaction (PostgreSQL has aborted it); next's is only returned.
@@ -160,9 +195,15 @@ func (t *dtx) sendHeld(ctx context.Context, next *heldStmt) (pgconn.CommandTag, 
 		br := c.Conn().SendBatch(ctx, b)
 		for i, s := range stmts {
 			var err error
-			if s.dest != nil {
+			switch {
+			case s.row != nil:
+				var rows pgx.Rows
+				if rows, err = br.Query(); err == nil {
+					err = eachRow(rows, rows.Scan, func() error { rows.Close(); return nil }, s.row)
+				}
+			case s.dest != nil:
 				err = br.QueryRow().Scan(s.dest...)
-			} else {
+			default:
 				tag, err = br.Exec()
 			}
 			if err != nil {

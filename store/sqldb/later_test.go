@@ -48,8 +48,20 @@ func TestLaterStatements(t *testing.T) {
 	if err := tx.Later("fourth", `INSERT INTO settings (key, value) VALUES (?, ?)`, "later.c", "4"); err != nil {
 		t.Fatal(err)
 	}
+	var seen []string
+	if err := tx.LaterRows("rows", `SELECT key, value FROM settings WHERE key LIKE 'later.%' ORDER BY key`, func(scan func(...any) error) error {
+		var k, v string
+		err := scan(&k, &v)
+		seen = append(seen, k+"="+v)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
 	if err := tx.Commit(); err != nil {
 		t.Fatal(err)
+	}
+	if got := strings.Join(seen, " "); got != "later.a=3 later.b=3 later.c=4" {
+		t.Errorf("LaterRows sent with the commit read %q, want the three rows", got)
 	}
 	for key, want := range map[string]string{"later.a": "3", "later.b": "3", "later.c": "4"} {
 		if v, ok := value(key); !ok || v != want {
@@ -85,5 +97,31 @@ func TestLaterStatements(t *testing.T) {
 	}
 	if v, _ := value("later.a"); v != "3" {
 		t.Errorf("later.a = %q after the failed transaction, want 3", v)
+	}
+
+	// A transaction abandoned before it sent anything (its BEGIN still held), and one
+	// abandoned half way, leave connections that the next transactions use as new.
+	for _, half := range []bool{false, true} {
+		tx, err := db.BeginSheet(ctx, "us_sh_later")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if half {
+			if _, err := tx.Exec(`INSERT INTO settings (key, value) VALUES (?, ?)`, "later.e", "8"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		_ = tx.Rollback()
+	}
+	for range 3 {
+		if err := db.Update(ctx, func(tx *Tx) error {
+			_, err := tx.Exec(`UPDATE settings SET value = value WHERE key = ?`, "later.a")
+			return err
+		}); err != nil {
+			t.Fatalf("a transaction after abandoned ones: %v", err)
+		}
+	}
+	if v, ok := value("later.e"); ok {
+		t.Errorf("an abandoned transaction left later.e = %q", v)
 	}
 }
