@@ -149,6 +149,18 @@ func TestClipLinkReachesItsSheetOnly(t *testing.T) {
 			t.Errorf("%s %s with the clip link: got %d %.120s, want 403/404", c.method, c.path, st, body)
 		}
 	}
+	// A well-formed write is refused too (the policy is asked inside the write, on the
+	// sheet it loads), and writes nothing.
+	valid := []any{map[string]any{"email": map[string]any{"value": "x@x.io"}}}
+	for _, sheet := range []string{clipSheet, w.SheetA} {
+		before := len(webtest.RecordsOf(t, e.MustCall(t, "GET", "/v1/sheets/"+sheet+"/records", webtest.Secret, nil)))
+		if st, body := e.Call(t, "POST", "/v1/sheets/"+sheet+"/records", tok, valid); st != http.StatusForbidden && st != http.StatusNotFound {
+			t.Errorf("a read-only clip link adding a record to %s: got %d %.120s, want 403/404", sheet, st, body)
+		}
+		if after := len(webtest.RecordsOf(t, e.MustCall(t, "GET", "/v1/sheets/"+sheet+"/records", webtest.Secret, nil))); after != before {
+			t.Errorf("a refused write changed %s: %d records, then %d", sheet, before, after)
+		}
+	}
 	// An editable link writes its clip sheet; renewing the link ends the old one.
 	edit := webtest.DataOf(e.MustCall(t, "PATCH", "/v1/data-clips/"+clip["id"].(string), webtest.Secret, map[string]any{"sharedLinkEdit": true}))
 	if st, _ := e.Call(t, "GET", "/v1/sheets/"+clipSheet+"/records", tok, nil); st != http.StatusUnauthorized {

@@ -78,6 +78,8 @@ type WriteResult struct {
 	VersionID string
 	Records   []*Record // insert: the new records, in the order given
 	Count     int       // records written
+	// Scope is where the written sheet sits, as the write loaded it (insert).
+	Scope *SheetScope
 }
 
 // readCtx runs read queries on the reader pool or inside a transaction.

@@ -56,7 +56,7 @@ func (db *DB) insert(ctx context.Context, sheetID string, n int, opt WriteOption
 		if err != nil {
 			return err
 		}
-		res.VersionID = w.versionID
+		res.VersionID, res.Scope = w.versionID, scopeOf(rs)
 		if n == 0 {
 			return nil
 		}

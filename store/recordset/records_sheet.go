@@ -167,5 +167,9 @@ func (db *DB) RecordSheetScope(ctx context.Context, accountID, sheetID string) (
 	if err != nil {
 		return nil, err
 	}
-	return &SheetScope{SheetID: rs.ID, WorkbookID: rs.WorkbookID, SpaceID: rs.SpaceID, EnvironmentID: rs.EnvironmentID, AccountID: rs.AccountID, Config: rs.Config}, nil
+	return scopeOf(rs), nil
+}
+
+func scopeOf(rs *stored.Sheet) *SheetScope {
+	return &SheetScope{SheetID: rs.ID, WorkbookID: rs.WorkbookID, SpaceID: rs.SpaceID, EnvironmentID: rs.EnvironmentID, AccountID: rs.AccountID, Config: rs.Config}
 }

@@ -59,6 +59,10 @@ type WriteOptions struct {
 	Undo string
 	// Lines, for a streamed insert of a file's rows, notes each record's row in the file.
 	Lines *Lines
+	// Allow, when set, is asked inside the write, once the sheet is loaded, whether the
+	// request may write to it (the resource policy): a request that has not loaded the
+	// sheet's scope itself saves that query. Its error ends the write.
+	Allow func(*SheetScope) error
 }
 
 // writeCtx is the state shared by the steps of one versioned write.
@@ -82,6 +86,11 @@ func (tx *Tx) beginSheetWrite(sheetID string, opt WriteOptions) (*stored.Sheet, 
 	rs, err := stored.LoadWrite(tx.Context(), tx, opt.AccountID, sheetID)
 	if err != nil {
 		return nil, nil, err
+	}
+	if opt.Allow != nil {
+		if err := opt.Allow(scopeOf(rs)); err != nil {
+			return nil, nil, err
+		}
 	}
 	w, err := tx.beginWrite(rs, opt)
 	return rs, w, err
