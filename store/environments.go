@@ -194,7 +194,7 @@ func (db *DB) DeleteEnvironment(ctx context.Context, accountID, id, actor string
 func (db *DB) KeyByRaw(ctx context.Context, raw string) (*model.APIKey, error) {
 	var k model.APIKey
 	var c int64
-	err := db.Reader.QueryRowContext(ctx, `SELECT k.id, k.account_id, k.environment_id, k.type, k.created_at FROM api_keys k
+	err := db.Lookup.QueryRowContext(ctx, `SELECT k.id, k.account_id, k.environment_id, k.type, k.created_at FROM api_keys k
 		JOIN environments e ON e.id = k.environment_id WHERE k.raw = ? AND k.deleted_at IS NULL AND e.deleted_at IS NULL`, keyHash(raw)).
 		Scan(&k.ID, &k.AccountID, &k.EnvironmentID, &k.Type, &c)
 	if err == sql.ErrNoRows {

@@ -163,7 +163,7 @@ type SheetScope struct {
 
 // RecordSheetScope returns the scope of a live sheet of the account. Errors: not_found.
 func (db *DB) RecordSheetScope(ctx context.Context, accountID, sheetID string) (*SheetScope, error) {
-	rs, err := stored.LoadScope(ctx, db.Reader, accountID, sheetID)
+	rs, err := stored.LoadScope(ctx, db.Lookup, accountID, sheetID)
 	if err != nil {
 		return nil, err
 	}

@@ -56,6 +56,10 @@ type DB struct {
 	url    string // PostgreSQL's, for LISTEN; "" with SQLite
 	Writer *Pool
 	Reader *Pool
+	// Lookup reads rows by key on every request (the API key, a sheet's scope): on
+	// PostgreSQL a small pool whose statements keep the plan made once, where the readers'
+	// are planned at every run (openPG); on SQLite the readers.
+	Lookup *Pool
 	Now    func() time.Time // the clock; tests replace it
 	vacuum vacuumer         // PostgreSQL: tidies records after bulk writes
 	// activity: the second each space's activity was last written at by this node
@@ -155,6 +159,7 @@ func Open(path string) (*DB, error) {
 	r.SetMaxOpenConns(8)
 	set := DefaultSettings()
 	db := &DB{Writer: &Pool{DB: w, set: &set}, Reader: &Pool{DB: r, set: &set}, Now: func() time.Time { return time.Now().UTC() }}
+	db.Lookup = db.Reader
 	if err := db.migrate(context.Background()); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("migrate: %w", err)
@@ -166,6 +171,9 @@ func Open(path string) (*DB, error) {
 func (db *DB) Close() error {
 	err1 := db.Reader.Close()
 	err2 := db.Writer.Close()
+	if db.Lookup != db.Reader {
+		_ = db.Lookup.Close()
+	}
 	if err1 != nil {
 		return err1
 	}
