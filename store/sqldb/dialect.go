@@ -141,7 +141,13 @@ func (t *dtx) LaterRows(ctx context.Context, what, query string, row func(scan f
 	if t.conn == nil {
 		rows, err := t.stx.QueryContext(ctx, t.d.Rebind(query), t.d.Args(args)...)
 		if err == nil {
-			err = eachRow(rows, rows.Scan, rows.Close, row)
+			for rows.Next() && err == nil {
+				err = row(rows.Scan)
+			}
+			if err == nil {
+				err = rows.Err()
+			}
+			_ = rows.Close()
 		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", what, err)
@@ -153,20 +159,6 @@ func (t *dtx) LaterRows(ctx context.Context, what, query string, row func(scan f
 	}
 	t.held = append(t.held, heldStmt{what: what, query: t.d.Rebind(query), args: t.d.Args(args), row: row})
 	return nil
-}
-
-// eachRow calls row for each row of a result (database/sql's or pgx's), then closes it.
-func eachRow(rows interface {
-	Next() bool
-	Err() error
-}, scan func(dest ...any) error, close func() error, row func(scan func(dest ...any) error) error) error {
-	defer close()
-	for rows.Next() {
-		if err := row(scan); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
 }
 
 // sendHeld sends the held statements, then next if there is one, in one round trip
@@ -199,7 +191,13 @@ func (t *dtx) sendHeld(ctx context.Context, next *heldStmt) (pgconn.CommandTag, 
 			case s.row != nil:
 				var rows pgx.Rows
 				if rows, err = br.Query(); err == nil {
-					err = eachRow(rows, rows.Scan, func() error { rows.Close(); return nil }, s.row)
+					for rows.Next() && err == nil {
+						err = s.row(rows.Scan)
+					}
+					rows.Close()
+					if err == nil {
+						err = rows.Err()
+					}
 				}
 			case s.dest != nil:
 				err = br.QueryRow().Scan(s.dest...)
