@@ -116,48 +116,48 @@ func (t *dtx) Later(ctx context.Context, what, query string, args ...any) error 
 // LaterScan is Later for a statement that returns one row, scanned into dest when it is sent
 // (at once on SQLite): dest is filled only after the next statement, Flush or the commit.
 func (t *dtx) LaterScan(ctx context.Context, what, query string, dest []any, args ...any) error {
-	if t.conn == nil {
-		var err error
+	return t.hold(heldStmt{what: what, query: query, args: args, dest: dest}, func(q string, a []any) error {
 		if dest != nil {
-			err = t.stx.QueryRowContext(ctx, t.d.Rebind(query), t.d.Args(args)...).Scan(dest...)
-		} else {
-			_, err = t.stx.ExecContext(ctx, t.d.Rebind(query), t.d.Args(args)...)
+			return t.stx.QueryRowContext(ctx, q, a...).Scan(dest...)
 		}
-		if err != nil {
-			return fmt.Errorf("%s: %w", what, err)
-		}
-		return nil
-	}
-	if t.heldErr != nil {
-		return t.heldErr
-	}
-	t.held = append(t.held, heldStmt{what: what, query: t.d.Rebind(query), args: t.d.Args(args), dest: dest})
-	return nil
+		_, err := t.stx.ExecContext(ctx, q, a...)
+		return err
+	})
 }
 
 // LaterRows is Later for a query whose rows the caller reads: row is called for each, with
 // the function that scans it, when the query is sent (at once on SQLite).
 func (t *dtx) LaterRows(ctx context.Context, what, query string, row func(scan func(dest ...any) error) error, args ...any) error {
-	if t.conn == nil {
-		rows, err := t.stx.QueryContext(ctx, t.d.Rebind(query), t.d.Args(args)...)
-		if err == nil {
-			for rows.Next() && err == nil {
-				err = row(rows.Scan)
-			}
-			if err == nil {
-				err = rows.Err()
-			}
-			_ = rows.Close()
-		}
+	return t.hold(heldStmt{what: what, query: query, args: args, row: row}, func(q string, a []any) error {
+		rows, err := t.stx.QueryContext(ctx, q, a...)
 		if err != nil {
-			return fmt.Errorf("%s: %w", what, err)
+			return err
+		}
+		for rows.Next() && err == nil {
+			err = row(rows.Scan)
+		}
+		if err == nil {
+			err = rows.Err()
+		}
+		_ = rows.Close()
+		return err
+	})
+}
+
+// hold holds s back (PostgreSQL), rebound and with its arguments adapted, or runs it at once
+// with now (SQLite); either way a failure names s.
+func (t *dtx) hold(s heldStmt, now func(query string, args []any) error) error {
+	s.query, s.args = t.d.Rebind(s.query), t.d.Args(s.args)
+	if t.conn == nil {
+		if err := now(s.query, s.args); err != nil {
+			return fmt.Errorf("%s: %w", s.what, err)
 		}
 		return nil
 	}
 	if t.heldErr != nil {
 		return t.heldErr
 	}
-	t.held = append(t.held, heldStmt{what: what, query: t.d.Rebind(query), args: t.d.Args(args), row: row})
+	t.held = append(t.held, s)
 	return nil
 }
 
