@@ -8,6 +8,7 @@ package recordset
 
 import (
 	"context"
+	"sync"
 
 	"github.com/sluice/sluice/store/recordset/stored"
 	"github.com/sluice/sluice/store/sqldb"
@@ -27,6 +28,10 @@ type DB struct {
 	// writes: when this node last committed a write of records, which background builds
 	// also let go first
 	writes stored.Foreground
+	// pages lets Settings.PageReads record pages be read at once on this node
+	// (GetRecords), made at the first read
+	pages     chan struct{}
+	pagesOnce sync.Once
 }
 
 // New gives an open database its record engine.
@@ -97,4 +102,16 @@ func (db *DB) Update(ctx context.Context, fn func(tx *Tx) error) error {
 func (db *DB) UpdateSheet(ctx context.Context, sheetID string, fn func(tx *Tx) error) error {
 	tx, err := db.BeginSheet(ctx, sheetID)
 	return sqldb.Run(tx, err, fn)
+}
+
+// pageTurn waits for this node's turn to read a page of records (Settings.PageReads) and
+// returns the function that gives it back.
+func (db *DB) pageTurn(ctx context.Context) (func(), error) {
+	db.pagesOnce.Do(func() { db.pages = make(chan struct{}, db.Settings().PageReads) })
+	select {
+	case db.pages <- struct{}{}:
+		return func() { <-db.pages }, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }

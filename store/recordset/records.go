@@ -155,6 +155,11 @@ func agentMessages(in []records.Message) []records.Message {
 // GetRecords returns one page of q's records, and the number of records q selects when
 // withTotal is set. Errors: not_found, invalid (bad filter, q, field or id).
 func (db *DB) GetRecords(ctx context.Context, accountID, sheetID string, q RecordQuery, withTotal bool) ([]*Record, int64, error) {
+	done, err := db.pageTurn(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer done()
 	defer db.reads.Reading()()
 	rs, err := db.readSheet(ctx, accountID, sheetID)
 	if err != nil {
