@@ -36,6 +36,13 @@ const (
 	valueListBytes = 256 << 10
 )
 
+// tooBigToKeep: a list of n values taking bytes passes a kept list's limits.
+func tooBigToKeep(n, bytes int64) bool { return n > int64(valueListMax) || bytes > valueListBytes }
+
+// countsBroken: a value's counts that cannot be (a value removed that the list did not
+// hold): its list is dropped, to be counted again when next asked.
+func countsBroken(total, valid int64) bool { return total < 0 || valid < 0 || valid > total }
+
 // Value list states (record_values.state); no row: not known.
 const (
 	valuesKept    = 0
@@ -365,10 +372,10 @@ func (tx *Tx) sendKept(rs *stored.Sheet, vd *valueDelta) error {
 			}
 			switch {
 			case kind == 1: // a list's new size
-				if a > int64(valueListMax) || b > valueListBytes {
+				if tooBigToKeep(a, b) {
 					r.stop[col] = valuesTooMany
 				}
-			case a < 0 || b < 0 || b > a: // total, valid that do not add up
+			case countsBroken(a, b): // total, valid
 				r.stop[col] = valuesDropped
 			case a == 0:
 				r.gone = append(r.gone, col, v)
@@ -460,7 +467,7 @@ func (tx *Tx) applyKept(rs *stored.Sheet, vd *valueDelta, kept []keptChange) err
 				grow[col] = g
 			}
 			switch {
-			case total < 0 || valid < 0 || valid > total:
+			case countsBroken(total, valid):
 				stop[col] = valuesDropped
 			case total == 0:
 				g.n, g.bytes = g.n-1, g.bytes-int64(len(v))
@@ -493,7 +500,7 @@ func (tx *Tx) applyKept(rs *stored.Sheet, vd *valueDelta, kept []keptChange) err
 				if err := rows.Scan(&col, &n, &bytes); err != nil {
 					return err
 				}
-				if n > int64(valueListMax) || bytes > valueListBytes {
+				if tooBigToKeep(n, bytes) {
 					stop[col] = valuesTooMany
 				}
 				return nil
@@ -668,14 +675,14 @@ func (tx *Tx) keepValues(sk int64, col int, changes int64, vals []CellCount) err
 	}
 	var n, bytes int64
 	for v, c := range d {
-		if c.total < 0 || c.valid < 0 || c.valid > c.total {
+		if countsBroken(c.total, c.valid) {
 			return nil // odd counts: stays counted when asked
 		}
 		if c.total > 0 {
 			n, bytes = n+1, bytes+int64(len(v))
 		}
 	}
-	if n > int64(valueListMax) || bytes > valueListBytes {
+	if tooBigToKeep(n, bytes) {
 		return nil // too many to keep: stays counted when asked
 	}
 	res, err := tx.Exec(`INSERT INTO record_values (sk, col, state, list, n, bytes) SELECT ?, ?, ?, ?, ?, ?

@@ -282,8 +282,8 @@ type rowWrite struct {
 	tail func(chunk []*stored.State) []any
 }
 
-// writeRows runs rw over list in chunks of rw.per rows; the statement for a full chunk is
-// prepared once per write (on SQLite once per connection).
+// writeRows runs rw over list in chunks of rw.per rows, through the driver's statement
+// cache (a full chunk's statement stays prepared on its connection).
 func (tx *Tx) writeRows(list []*stored.State, w *writeCtx, rw rowWrite) error {
 	if len(list) == 0 {
 		return nil

@@ -68,7 +68,7 @@ func (p *Pool) BeginTx(ctx context.Context) (*dtx, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &dtx{q: conn, d: p.d, set: p.set, conn: conn, held: []heldStmt{{what: "begin transaction", query: "begin"}}}, nil
+	return &dtx{q: conn, d: p.d, set: p.set, conn: conn, held: []heldStmt{{what: "begin transaction", query: beginStmt}}}, nil
 }
 
 func (p *Pool) Dialect() Dialect { return p.d }
@@ -80,7 +80,8 @@ func (p *Pool) Settings() *Settings { return p.set }
 // itself, each with other statements (Later), so neither costs a round trip of its own.
 type dtx struct {
 	stx *sql.Tx // SQLite
-	// q runs the statements: stx, or conn.
+	// q runs the statements: stx, or conn (which keeps answering, with an error, once the
+	// transaction has ended).
 	q interface {
 		QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 		QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
@@ -94,6 +95,9 @@ type dtx struct {
 	held    []heldStmt
 	heldErr error
 }
+
+// beginStmt begins a PostgreSQL transaction: held back until its first statement.
+const beginStmt = "begin"
 
 // heldStmt is a statement held back (Later), rebound and with its arguments adapted; dest
 // receives its one row (LaterScan), or row is called for each (LaterRows).
@@ -238,7 +242,7 @@ func (t *dtx) Commit() error {
 		return t.stx.Commit()
 	}
 	defer t.release()
-	if len(t.held) == 1 && t.held[0].query == "begin" {
+	if len(t.held) == 1 && t.held[0].query == beginStmt {
 		return nil // nothing was sent: nothing to commit
 	}
 	tag, err := t.sendHeld(context.Background(), &heldStmt{what: "commit", query: "commit"})
