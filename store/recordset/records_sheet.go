@@ -14,18 +14,20 @@ import (
 func (tx *Tx) prepareWrite(rs *stored.Sheet) (err error) {
 	// What LoadWrite read with the sheet is of no use once this changed the sheet's columns,
 	// value lists or records: the write reads them again.
+	// (the write changes the sheet's columns and rules below, not its config: hashed once)
+	h := stored.SchemaHash(&rs.Config)
 	fresh, next, retiring := rs.SK == 0, rs.Layout.Next, len(rs.Layout.Retire) > 0
-	stale := stored.SchemaHash(&rs.Config) != rs.Hash || rs.RefMarks > rs.RefsChecked
+	stale := h != rs.Hash || rs.RefMarks > rs.RefsChecked
 	defer func() {
 		if fresh || stale || retiring || rs.Layout.Next != next {
 			rs.DropPreread()
 		}
 	}()
 	if rs.SK == 0 {
-		if err := tx.QueryRow(`INSERT INTO record_sheets (sheet_id, schema_hash) VALUES (?, ?) RETURNING sk`, rs.ID, stored.SchemaHash(&rs.Config)).Scan(&rs.SK); err != nil {
+		if err := tx.QueryRow(`INSERT INTO record_sheets (sheet_id, schema_hash) VALUES (?, ?) RETURNING sk`, rs.ID, h).Scan(&rs.SK); err != nil {
 			return errs.Wrap(err, "create record sheet")
 		}
-		rs.Hash = stored.SchemaHash(&rs.Config)
+		rs.Hash = h
 	}
 	if err := tx.assignColumns(rs); err != nil {
 		return err
@@ -40,7 +42,7 @@ func (tx *Tx) prepareWrite(rs *stored.Sheet) (err error) {
 		}
 		rs.UCOf[u], rs.ByUC[uc] = uc, u
 	}
-	if h := stored.SchemaHash(&rs.Config); h != rs.Hash || rs.RefMarks > rs.RefsChecked {
+	if h != rs.Hash || rs.RefMarks > rs.RefsChecked {
 		// The marks as read when the sheet was loaded, before any referenced sheet was read:
 		// a write of one that commits after that leaves a greater count, and the sheet stale.
 		if err := tx.revalidate(rs); err != nil {
