@@ -185,6 +185,7 @@ func startServer(b *testing.B, bin, dataDir string, env ...string) *server {
 	addr := freeAddr(b)
 	cmd := exec.Command(bin)
 	cmd.Env = append(append(os.Environ(), "SLUICE_ADDR="+addr, "SLUICE_DATA_DIR="+dataDir, "SLUICE_SECRET_KEY=sk_bench"), env...)
+	serverLog(b, cmd)
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)
 	}
@@ -201,6 +202,27 @@ func startServer(b *testing.B, bin, dataDir string, env ...string) *server {
 		b.Fatal("server did not start")
 	}
 	return s
+}
+
+// serverLog appends the server's output to a file of SLUICE_BENCH_LOGS, when set: one file
+// per address the benchmarks start servers at.
+func serverLog(b *testing.B, cmd *exec.Cmd) {
+	dir := os.Getenv("SLUICE_BENCH_LOGS")
+	if dir == "" {
+		return
+	}
+	addr := ""
+	for _, kv := range cmd.Env {
+		if v, ok := strings.CutPrefix(kv, "SLUICE_ADDR="); ok {
+			addr = v
+		}
+	}
+	f, err := os.OpenFile(filepath.Join(dir, strings.ReplaceAll(addr, ":", "_")+".log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { f.Close() })
+	cmd.Stdout, cmd.Stderr = f, f
 }
 
 // waitUp waits up to 20 s for the server to answer /healthz.
@@ -227,6 +249,7 @@ func (s *server) kill() { s.cmd.Process.Kill(); s.cmd.Wait() }
 func (s *server) restart(b *testing.B, bin string) {
 	cmd := exec.Command(bin)
 	cmd.Env = s.cmd.Env
+	serverLog(b, cmd)
 	if err := cmd.Start(); err != nil {
 		b.Error(err)
 		return

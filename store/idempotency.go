@@ -12,10 +12,13 @@ import (
 )
 
 // IdempotencyWindow is how long an Idempotency-Key answers with its first result.
-const IdempotencyWindow = 24 * time.Hour
+const IdempotencyWindow = sqldb.IdempotencyWindow
 
-// IdempotencyContextKey names the request's idempotency key in its context (sqldb).
+// IdempotencyContextKey names the request's *IdemKey in its context (sqldb).
 const IdempotencyContextKey = sqldb.IdempotencyContextKey
+
+// IdemKey is a request's Idempotency-Key row (sqldb.IdemKey).
+type IdemKey = sqldb.IdemKey
 
 // IdemState is what a claimed key found.
 type IdemState int
@@ -153,4 +156,20 @@ func keyInFlight(tx *sqldb.Tx, id, owner, me string, committed bool, alive time.
 		return 0, errs.Wrap(err, "drop idempotency key")
 	}
 	return IdemNew, nil
+}
+
+// KeepFirstAnswer keeps the answer of a request whose key no write of it claimed (IdemKey
+// InWrite: it wrote nothing), unless the key is there already within the window: false
+// then, and the key's row answers the request (ClaimIdempotencyKey).
+func (db *DB) KeepFirstAnswer(ctx context.Context, k *IdemKey, status int, contentType string, body []byte) (bool, error) {
+	now := db.Now()
+	res, err := db.Writer.ExecContext(ctx, `INSERT INTO idempotency_keys (id, fingerprint, node, created_at, status, content_type, body) VALUES (?, ?, ?, ?, ?, ?, ?)
+ON CONFLICT (id) DO UPDATE SET fingerprint = excluded.fingerprint, node = excluded.node, created_at = excluded.created_at, committed = 0,
+status = excluded.status, content_type = excluded.content_type, body = excluded.body WHERE idempotency_keys.created_at < ?`,
+		k.ID, k.Fingerprint, k.Owner, sqldb.Millis(now), status, contentType, body, sqldb.Millis(now.Add(-IdempotencyWindow)))
+	if err != nil {
+		return false, errs.Wrap(err, "keep idempotent answer")
+	}
+	n, _ := res.RowsAffected()
+	return n == 1, nil
 }

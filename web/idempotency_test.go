@@ -120,7 +120,7 @@ func TestIdempotencyAfterACrash(t *testing.T) {
 	if _, err := e.DB.ClaimIdempotencyKey(t.Context(), "row-1", "x", store.NewProcess("gone-node"), time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	ctx := context.WithValue(t.Context(), store.IdempotencyContextKey, "row-1") //nolint:staticcheck // the key fasthttp's user values share
+	ctx := context.WithValue(t.Context(), store.IdempotencyContextKey, &store.IdemKey{ID: "row-1"}) //nolint:staticcheck // the key fasthttp's user values share
 	in := []recordset.RecordIn{{Values: map[string]recordset.CellIn{"email": {Value: json.RawMessage(`"z@x.io"`), HasValue: true}}}}
 	if _, err := e.DB.InsertRecords(ctx, sheetID, in, recordset.WriteOptions{}); err != nil {
 		t.Fatal(err)
@@ -252,5 +252,56 @@ func TestIdempotencyKeyClaimedOnceUnderConcurrency(t *testing.T) {
 	}
 	if n := e.CountRecords(t, sheetID); n != 1 {
 		t.Fatalf("%d records written by %v, want 1", n, codes)
+	}
+}
+
+// A key past its 24 hours is a new request's, whether the write claims it (a sheet's records)
+// or its request wrote nothing and only its answer was kept; and an update of records sent
+// twice with one key changes the records once.
+func TestIdempotencyKeyPastTheWindowRunsAgain(t *testing.T) {
+	e := webtest.NewAPI(t)
+	_, sheetID := e.MustCreateRecordSheet(t, `[{"key":"email","type":"string"}]`)
+	path := "/v1/sheets/" + sheetID + "/records"
+	body := `[{"email":{"value":"a@x.io"}}]`
+	age := func() {
+		t.Helper()
+		if err := e.DB.ExecForTest(t.Context(), `UPDATE idempotency_keys SET created_at = ?`, e.DB.Now().Add(-store.IdempotencyWindow-time.Minute).UnixMilli()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, want := range []bool{false, true} {
+		if st, _, re := e.SendKeyed(t, "POST", path, "old-1", webtest.Secret, body); st != 200 || re != want {
+			t.Fatalf("send %d: %d replayed=%v", i, st, re)
+		}
+	}
+	age()
+	if st, _, re := e.SendKeyed(t, "POST", path, "old-1", webtest.Secret, body); st != 200 || re {
+		t.Fatalf("a key past the window: %d replayed=%v", st, re)
+	}
+	if n := e.CountRecords(t, sheetID); n != 2 {
+		t.Fatalf("%d records, want 2 (one per window)", n)
+	}
+	bad := `[{"nope":{"value":1}}]`
+	if st, _, _ := e.SendKeyed(t, "POST", path, "old-2", webtest.Secret, bad); st != 400 {
+		t.Fatal(st)
+	}
+	age()
+	if st, _, re := e.SendKeyed(t, "POST", path, "old-2", webtest.Secret, body); st != 200 || re {
+		t.Fatalf("a kept error past the window, used for another request: %d replayed=%v", st, re)
+	}
+
+	id := webtest.RecordsOf(t, e.MustCall(t, "GET", path, webtest.Secret, nil))[0]["id"].(string)
+	upd := `[{"id":"` + id + `","values":{"email":{"value":"b@x.io"}}}]`
+	st1, first, re1 := e.SendKeyed(t, "PUT", path, "upd-1", webtest.Secret, upd)
+	st2, second, re2 := e.SendKeyed(t, "PUT", path, "upd-1", webtest.Secret, upd)
+	if st1 != 200 || st2 != 200 || re1 || !re2 || first != second {
+		t.Fatalf("update replay: %d %v / %d %v", st1, re1, st2, re2)
+	}
+	var versions int
+	if err := e.DB.Reader.QueryRowContext(t.Context(), `SELECT COUNT(*) FROM record_versions`).Scan(&versions); err != nil {
+		t.Fatal(err)
+	}
+	if versions != 4 { // three inserts and one update
+		t.Fatalf("%d record versions, want 4", versions)
 	}
 }

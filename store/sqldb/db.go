@@ -264,6 +264,9 @@ type Tx struct {
 	touched []string
 	// planEachRun: the transaction has asked PostgreSQL to plan each statement (PlanEachRun).
 	planEachRun bool
+	// claiming: the transaction claims the request's Idempotency-Key (claimKey); claimSeen:
+	// the claim was answered.
+	claiming, claimSeen bool
 }
 
 // PlanEachRun makes PostgreSQL plan the transaction's statements from here on for their
@@ -320,13 +323,11 @@ func (db *DB) begin(ctx context.Context, locks int, sheetID ...string) (*Tx, err
 		return nil, errs.Wrap(err, "begin transaction")
 	}
 	tx := &Tx{dtx: sqlTx, ctx: ctx, now: db.Now().UTC(), db: db}
-	if !db.Postgres() {
-		return tx, nil // SQLite: one writer at a time (immediate transactions)
-	}
-	switch locks {
-	case lockAll:
+	switch {
+	case !db.Postgres(): // SQLite: one writer at a time (immediate transactions)
+	case locks == lockAll:
 		_, err = sqlTx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(?)`, writeLock)
-	case lockSheet:
+	case locks == lockSheet:
 		// Taken by the transaction's first statement, in its round trip: nothing is read
 		// or written before the lock is held.
 		err = sqlTx.Later(ctx, "take the sheet's write lock", `SELECT pg_advisory_xact_lock_shared(?), pg_advisory_xact_lock(?, hashtext(?))`, writeLock, sheetLockClass, sheetID[0])
@@ -334,6 +335,10 @@ func (db *DB) begin(ctx context.Context, locks int, sheetID ...string) (*Tx, err
 	if err != nil {
 		sqlTx.Rollback()
 		return nil, errs.Wrap(err, "take the write lock")
+	}
+	if err := tx.claimKey(); err != nil {
+		sqlTx.Rollback()
+		return nil, err
 	}
 	return tx, nil
 }
@@ -349,6 +354,9 @@ func (tx *Tx) Commit() error {
 	}
 	if err := tx.dtx.Commit(); err != nil {
 		return errs.Wrap(err, "commit transaction")
+	}
+	if tx.claiming {
+		idemKeyOf(tx.ctx).claimed = true
 	}
 	for _, id := range tx.touched {
 		tx.db.activity.Store(id, SecondOf(tx.now).Unix())
@@ -382,17 +390,102 @@ func Run[T Txn](tx T, err error, fn func(T) error) error {
 }
 
 // IdempotencyContextKey names, in a request's context (fasthttp user values are read through
-// Value with a string key), the idempotency key row of the request: every write transaction
-// of the request marks it committed, so a retry after a crash knows the write happened.
+// Value with a string key), the request's *IdemKey: every write transaction of the request
+// marks it committed, so a retry after a crash knows the write happened.
 const IdempotencyContextKey = "sluice.idempotency"
 
-// markIdempotent notes, in a request's write transaction, that its key's request wrote.
-func (tx *Tx) markIdempotent() error {
-	id, _ := tx.ctx.Value(IdempotencyContextKey).(string)
-	if id == "" {
+// IdemKey is a request's Idempotency-Key row. Claimed before the request runs, its write
+// transactions mark it committed; with InWrite, the request's first write transaction claims
+// it (ClaimInWrite), committed at once, in the round trip of its first statement.
+type IdemKey struct {
+	ID, Fingerprint, Owner string
+	// Alive: an owner (process) that has beaten since is running.
+	Alive   time.Time
+	InWrite bool
+	claimed bool // (InWrite) a committed transaction of the request claimed it
+	taken   bool // (InWrite) the claim found the key there already
+}
+
+// Claimed reports whether a committed write of the request claimed the key (InWrite).
+func (k *IdemKey) Claimed() bool { return k.claimed }
+
+// Taken reports whether the request's write found the key claimed already (InWrite): it
+// was rolled back, and the key's row answers the request.
+func (k *IdemKey) Taken() bool { return k.taken }
+
+// ErrKeyTaken fails a write whose request's Idempotency-Key another request claimed first.
+var ErrKeyTaken = errs.E(errs.Conflict, "Idempotency-Key", "A request with this Idempotency-Key was carried out first")
+
+// IdempotencyWindow is how long an Idempotency-Key answers with its first result.
+const IdempotencyWindow = 24 * time.Hour
+
+// claimInWrite records a key in flight and written, unless it is there already: it takes
+// over a row past the window, and one of this request that a stopped process left before
+// it wrote anything (no node beats under that process since the cutoff); it returns a row
+// when it claimed.
+const claimInWrite = `INSERT INTO idempotency_keys (id, fingerprint, node, created_at, committed) VALUES (?, ?, ?, ?, 1)
+ON CONFLICT (id) DO UPDATE SET fingerprint = excluded.fingerprint, node = excluded.node, created_at = excluded.created_at,
+committed = 1, status = NULL, content_type = '', body = NULL
+WHERE idempotency_keys.created_at < ? OR (idempotency_keys.status IS NULL AND idempotency_keys.committed = 0
+AND idempotency_keys.fingerprint = excluded.fingerprint AND idempotency_keys.node <> excluded.node
+AND NOT EXISTS (SELECT 1 FROM nodes WHERE nodes.id || '/' || nodes.process = idempotency_keys.node AND nodes.seen_at >= ?))`
+
+func idemKeyOf(ctx context.Context) *IdemKey {
+	k, _ := ctx.Value(IdempotencyContextKey).(*IdemKey)
+	return k
+}
+
+// claimKey claims the request's key in the transaction's first round trip (IdemKey.InWrite):
+// a request that finds it claimed fails with ErrKeyTaken before it writes anything it
+// keeps. On PostgreSQL a second claim of a key in flight waits on its unique index for the
+// first to end.
+func (tx *Tx) claimKey() error {
+	k := idemKeyOf(tx.ctx)
+	if k == nil || !k.InWrite || k.claimed {
 		return nil
 	}
-	return tx.Later("mark idempotency key", `UPDATE idempotency_keys SET committed = 1 WHERE id = ? AND status IS NULL`, id)
+	tx.claiming = true
+	args := []any{k.ID, k.Fingerprint, k.Owner, Millis(tx.now), Millis(tx.now.Add(-IdempotencyWindow)), Millis(k.Alive)}
+	if !tx.db.Postgres() {
+		res, err := tx.Exec(claimInWrite, args...)
+		if err != nil {
+			return errs.Wrap(err, "claim idempotency key")
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			k.taken = true
+			return ErrKeyTaken
+		}
+		tx.claimSeen = true
+		return nil
+	}
+	return tx.LaterRows("claim idempotency key", `WITH c AS (`+claimInWrite+` RETURNING 1) SELECT count(*) FROM c`, func(scan func(dest ...any) error) error {
+		var n int
+		if err := scan(&n); err != nil {
+			return err
+		}
+		if n == 0 {
+			k.taken = true
+			return ErrKeyTaken
+		}
+		tx.claimSeen = true
+		return nil
+	}, args...)
+}
+
+// markIdempotent notes, in a request's write transaction, that its key's request wrote; a
+// transaction that claimed the key (claimKey) makes sure the claim was answered first, so
+// that the commit never goes in one batch with a claim that failed.
+func (tx *Tx) markIdempotent() error {
+	k := idemKeyOf(tx.ctx)
+	switch {
+	case k == nil:
+		return nil
+	case tx.claiming && !tx.claimSeen:
+		return tx.Flush()
+	case k.InWrite:
+		return nil
+	}
+	return tx.Later("mark idempotency key", `UPDATE idempotency_keys SET committed = 1 WHERE id = ? AND status IS NULL`, k.ID)
 }
 
 // DeferFlush lets a PostgreSQL transaction commit without waiting for its log to reach the
