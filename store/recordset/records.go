@@ -166,6 +166,9 @@ func (db *DB) GetRecords(ctx context.Context, accountID, sheetID string, q Recor
 		return nil, 0, err
 	}
 	rc := &readCtx{ctx: ctx, q: db.Reader, sorts: &db.sorts, anchors: &db.anchors, db: db}
+	if q.Whole() && len(q.IDs) == 0 {
+		rc.q = db.Lookup // by key range and key: plans made once serve (sqldb.DB.Lookup)
+	}
 	if q.SearchValue != "" {
 		db.ensureSearchIndex(rs)
 	}

@@ -126,7 +126,7 @@ func (tx *Tx) revalidate(rs *stored.Sheet) error {
 // readSheet loads a sheet for reading, first revalidating its records when the schema
 // changed since they were checked. Errors: not_found.
 func (db *DB) readSheet(ctx context.Context, accountID, sheetID string) (*stored.Sheet, error) {
-	rs, err := stored.Load(ctx, db.Reader, accountID, sheetID)
+	rs, err := stored.Load(ctx, db.Lookup, accountID, sheetID)
 	if err != nil || !rs.Stale() {
 		return rs, err
 	}
@@ -140,7 +140,7 @@ func (db *DB) readSheet(ctx context.Context, accountID, sheetID string) (*stored
 	if err != nil {
 		return nil, err
 	}
-	return stored.Load(ctx, db.Reader, accountID, sheetID)
+	return stored.Load(ctx, db.Lookup, accountID, sheetID)
 }
 
 // RevalidateRecords rechecks a sheet's records inside tx when its schema changed since they

@@ -57,9 +57,10 @@ type DB struct {
 	url    string // PostgreSQL's, for LISTEN; "" with SQLite
 	Writer *Pool
 	Reader *Pool
-	// Lookup reads rows by key on every request (the API key, a sheet's scope): on
-	// PostgreSQL a small pool whose statements keep the plan made once, where the readers'
-	// are planned at every run (openPG); on SQLite the readers.
+	// Lookup reads rows by key on every request (the API key, a sheet's scope) and reads
+	// pages of a whole sheet in key order: on PostgreSQL a small pool whose statements keep
+	// the plan made once, where the readers' are planned at every run (openPG) — LookupConns
+	// connections and one per page read at once (Settings.PageReads); on SQLite the readers.
 	Lookup *Pool
 	Now    func() time.Time // the clock; tests replace it
 	vacuum vacuumer         // PostgreSQL: tidies records after bulk writes
@@ -115,7 +116,14 @@ func (db *DB) Configure(s Settings) {
 	s.ValueCountsMin = cmp.Or(s.ValueCountsMin, DefaultTallyMin)
 	s.PageReads = cmp.Or(s.PageReads, DefaultPageReads())
 	*db.Reader.set = s
+	if db.Lookup != db.Reader {
+		db.Lookup.SetMaxOpenConns(LookupConns + s.PageReads)
+		db.Lookup.SetMaxIdleConns(LookupConns + s.PageReads)
+	}
 }
+
+// LookupConns are the connections of DB.Lookup on PostgreSQL beside those of its page reads.
+const LookupConns = 4
 
 // Reconfigure changes some of the DB's settings: fn edits a copy of them, which Configure
 // then sets.

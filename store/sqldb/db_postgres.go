@@ -39,7 +39,7 @@ func OpenPostgres(url string) (*DB, error) {
 		w.Close()
 		return nil, err
 	}
-	l, err := openPG(url, 4, "auto")
+	l, err := openPG(url, LookupConns+DefaultPageReads(), "auto")
 	if err != nil {
 		w.Close()
 		r.Close()
@@ -73,7 +73,9 @@ func OpenPostgres(url string) (*DB, error) {
 // ~20 statements of a small write again took a third of the cluster's throughput. A write
 // that searches asks for its own plans (Tx.PlanEachRun). The lookups every request makes (its
 // API key, its sheet's scope) run on a pool of their own that keeps its plans too (DB.Lookup):
-// planned at each run they took a third of a small write's throughput on two nodes.
+// planned at each run they took a third of a small write's throughput on two nodes. So do the
+// pages of a whole sheet in key order (no search, filter or sort: recordset.GetRecords),
+// whose statements select by key range and key.
 func openPG(url string, conns int, planMode string) (*sql.DB, error) {
 	cfg, err := pgx.ParseConfig(url)
 	if err != nil {

@@ -51,4 +51,13 @@ func TestPlanModes(t *testing.T) {
 			t.Fatalf("a writer after a write that asked plans %q, want auto", m)
 		}
 	}
+	// The lookups (and pages of whole sheets) keep their plans, on a connection for each page
+	// read at once beside the lookups' own.
+	if m := mode(db.Lookup); m != "auto" {
+		t.Errorf("the lookups plan %q, want auto", m)
+	}
+	db.Reconfigure(func(s *Settings) { s.PageReads = 3 })
+	if n := db.Lookup.Stats().MaxOpenConnections; n != LookupConns+3 {
+		t.Errorf("the lookups have %d connections with 3 page reads at once, want %d", n, LookupConns+3)
+	}
 }
