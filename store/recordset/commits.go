@@ -1,6 +1,7 @@
 package recordset
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -45,12 +46,12 @@ func (tx *Tx) CreateCommit(sheet *model.Sheet, actor string, hooks bool) (*model
 	if err != nil {
 		return nil, err
 	}
-	return tx.createCommit(scope, sheet, actor, hooks)
+	return tx.createCommit(scope, sheet, "", actor, hooks)
 }
 
 // createCommit is CreateCommit in a workbook of the given scope.
-func (tx *Tx) createCommit(scope *workbookScope, sheet *model.Sheet, actor string, hooks bool) (*model.Commit, error) {
-	c := &model.Commit{ID: sqldb.NewID(sqldb.PrefixVersion), SheetID: sheet.ID, WorkbookID: sheet.WorkbookID, CreatedBy: actor, CreatedAt: tx.Now()}
+func (tx *Tx) createCommit(scope *workbookScope, sheet *model.Sheet, id, actor string, hooks bool) (*model.Commit, error) {
+	c := &model.Commit{ID: cmp.Or(id, sqldb.NewID(sqldb.PrefixVersion)), SheetID: sheet.ID, WorkbookID: sheet.WorkbookID, CreatedBy: actor, CreatedAt: tx.Now()}
 	if err := tx.Later("create commit", `INSERT INTO commits (id, sheet_id, workbook_id, created_by, created_at) VALUES (?, ?, ?, ?, ?)`,
 		c.ID, c.SheetID, c.WorkbookID, c.CreatedBy, sqldb.Millis(tx.Now())); err != nil {
 		return nil, err

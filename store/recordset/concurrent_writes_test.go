@@ -150,3 +150,54 @@ func TestSheetsThatReferToEachOtherWrittenAtOnce(t *testing.T) {
 		t.Errorf("%d companies flagged, want the %d whose boss never came", invalid, writers*batches/2)
 	}
 }
+
+// An insert reserves its version and its record keys with the load of its sheet (on
+// PostgreSQL, before it knows whether it may write): an insert refused after that — an
+// unknown field, a locked sheet — leaves neither behind, and the next insert's keys follow
+// the last stored ones with a version of its own.
+func TestRefusedInsertReservesNothing(t *testing.T) {
+	e := mustOpenDB(t)
+	ctx := t.Context()
+	sheet := e.mustCreateSheet(t, plainSheet)
+	opt := recordset.WriteOptions{Actor: "us_usr_test"}
+	insert := func(vals ...map[string]any) (*recordset.WriteResult, error) {
+		return e.db.InsertRecords(ctx, sheet, rows(vals...), opt)
+	}
+	first, err := insert(map[string]any{"name": "a"}, map[string]any{"name": "b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := insert(map[string]any{"nope": "x"}); err == nil {
+		t.Fatal("an unknown field was stored")
+	}
+	if err := e.db.ExecForTest(ctx, `UPDATE sheets SET locked_by = 'us_usr_other', locked_at = 1 WHERE id = ?`, sheet); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := insert(map[string]any{"name": "c"}); err == nil {
+		t.Fatal("a locked sheet took an insert")
+	}
+	if err := e.db.ExecForTest(ctx, `UPDATE sheets SET locked_by = '', locked_at = NULL WHERE id = ?`, sheet); err != nil {
+		t.Fatal(err)
+	}
+	next, err := insert(map[string]any{"name": "d"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if next.VersionID == first.VersionID {
+		t.Fatal("two inserts share a version")
+	}
+	var gap int64
+	if err := e.db.Reader.QueryRowContext(ctx, `SELECT MAX(rid) - MIN(rid) FROM records`).Scan(&gap); err != nil {
+		t.Fatal(err)
+	}
+	if gap != 2 {
+		t.Errorf("the keys of the records stored span %d, want 2 (a, b, d: nothing reserved by the refused inserts)", gap)
+	}
+	var all int64
+	if err := e.db.Reader.QueryRowContext(ctx, `SELECT COUNT(*) FROM record_versions`).Scan(&all); err != nil {
+		t.Fatal(err)
+	}
+	if all != 2 {
+		t.Errorf("%d versions, want 2 (one per stored insert)", all)
+	}
+}

@@ -54,6 +54,8 @@ type Tx struct {
 	// patches: per sheet, the records the transaction changes, so that kept sorted orders
 	// are patched rather than dropped (sortcache.go)
 	patches map[int64]*sheetPatch
+	// early is what an insert reserved before its sheet was loaded (reserveEarly).
+	early *earlyReserve
 }
 
 // Begin begins a write transaction (sqldb.DB.Begin).

@@ -52,6 +52,9 @@ func (db *DB) InsertRows(ctx context.Context, sheetID string, keys []string, row
 func (db *DB) insert(ctx context.Context, sheetID string, n int, opt WriteOptions, withRecords bool, build func(rs *stored.Sheet, i int, rid int64) (*stored.State, error)) (*WriteResult, error) {
 	res := &WriteResult{Records: []*Record{}}
 	err := db.UpdateSheet(ctx, sheetID, func(tx *Tx) error {
+		if err := tx.reserveEarly(sheetID, n); err != nil {
+			return err
+		}
 		rs, w, err := tx.beginSheetWrite(sheetID, opt)
 		if err != nil {
 			return err

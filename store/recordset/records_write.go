@@ -115,15 +115,25 @@ func (tx *Tx) beginWrite(rs *stored.Sheet, opt WriteOptions) (*writeCtx, error) 
 // and maps it to a version key. Writes without hooks complete their commit at once.
 func (tx *Tx) newVersion(rs *stored.Sheet, w *writeCtx) error {
 	scope := &workbookScope{AccountID: rs.AccountID, EnvironmentID: rs.EnvironmentID, SpaceID: rs.SpaceID, TrackChanges: rs.TrackChanges}
-	c, err := tx.createCommit(scope, rs.Sheet, w.opt.Actor, !w.opt.DisableHooks)
+	early, err := tx.takeEarly(rs, func(e *earlyReserve) bool { return e.vseq != 0 })
+	if err != nil {
+		return err
+	}
+	var id string
+	if early != nil {
+		id, w.vseq, early.vseq = early.versionID, early.vseq, 0
+	}
+	c, err := tx.createCommit(scope, rs.Sheet, id, w.opt.Actor, !w.opt.DisableHooks)
 	if err != nil {
 		return err
 	}
 	w.versionID = c.ID
 	tx.touchRecords(rs.SK)
 	// (held back: an insert sends it with its record keys' reservation, nextRids)
-	if err := tx.LaterScan("create version", `INSERT INTO record_versions (id, sk, created_at) VALUES (?, ?, ?) RETURNING vseq`, []any{&w.vseq}, w.versionID, rs.SK, sqldb.Millis(tx.Now())); err != nil {
-		return err
+	if early == nil {
+		if err := tx.LaterScan("create version", insertVersion, []any{&w.vseq}, w.versionID, rs.SK, sqldb.Millis(tx.Now())); err != nil {
+			return err
+		}
 	}
 	if w.opt.Completes != "" {
 		if _, err := tx.CompleteCommitTx(w.opt.AccountID, w.opt.Completes, w.opt.Actor); err != nil {
@@ -457,9 +467,16 @@ func (tx *Tx) deleteRows(rids []int64) error {
 // nextRids reserves n record keys of the sheet, in order.
 func (tx *Tx) nextRids(rs *stored.Sheet, n int) (int64, error) {
 	var first int64
-	err := tx.QueryRowScan(`UPDATE record_sheets SET next_seq = next_seq + ? WHERE sk = ? RETURNING next_seq - ?`, []any{&first}, n, rs.SK, n)
-	if err != nil {
-		return 0, errs.Wrap(err, "reserve record ids")
+	early, err := tx.takeEarly(rs, func(e *earlyReserve) bool { return e.n == n })
+	switch {
+	case err != nil:
+		return 0, err
+	case early != nil:
+		first, early.n = early.first, 0
+	default:
+		if err := tx.QueryRowScan(`UPDATE record_sheets SET next_seq = next_seq + ? WHERE sk = ? RETURNING next_seq - ?`, []any{&first}, n, rs.SK, n); err != nil {
+			return 0, errs.Wrap(err, "reserve record ids")
+		}
 	}
 	if first+int64(n) >= 1<<stored.SeqBits {
 		return 0, errs.Invalidf("sheetId", "Sheet has reached the maximum number of records")
@@ -585,4 +602,57 @@ func mergeMeta(client, ours json.RawMessage) json.RawMessage {
 	c["source"], _ = json.Marshal(cs)
 	b, _ := json.Marshal(c)
 	return b
+}
+
+// insertVersion opens a version of sheet sk.
+const insertVersion = `INSERT INTO record_versions (id, sk, created_at) VALUES (?, ?, ?) RETURNING vseq`
+
+// earlyReserve is what an insert of n records reserves before it loads its sheet
+// (reserveEarly): the write's version (versionID, key vseq) and n record keys from first, of
+// sheet sk. Each is taken once (takeEarly), by newVersion and nextRids.
+type earlyReserve struct {
+	sk, vseq, first int64
+	n               int
+	versionID       string
+}
+
+// reserveEarly holds back, for an insert of n records on PostgreSQL, its version and its
+// record keys, by the sheet's id: they go in the round trip that takes the sheet's lock and
+// loads the sheet, where they were a round trip of their own after it, spent holding the
+// lock. A sheet without records yet (no record sheet) reserves nothing, and the write
+// reserves as it always did. Nothing reserved stays if the write fails: it is all rolled back.
+func (tx *Tx) reserveEarly(sheetID string, n int) error {
+	if n == 0 || !tx.Dialect().RoundTrips() {
+		return nil
+	}
+	e := &earlyReserve{versionID: sqldb.NewID(sqldb.PrefixVersion)}
+	one := func(dest ...any) func(scan func(dest ...any) error) error {
+		return func(scan func(dest ...any) error) error { return scan(dest...) }
+	}
+	if err := tx.LaterRows("reserve record ids", `UPDATE record_sheets SET next_seq = next_seq + ? WHERE sheet_id = ? RETURNING sk, next_seq - ?`,
+		one(&e.sk, &e.first), n, sheetID, n); err != nil {
+		return err
+	}
+	if err := tx.LaterRows("create version", `INSERT INTO record_versions (id, sk, created_at) SELECT CAST(? AS TEXT), sk, CAST(? AS BIGINT) FROM record_sheets WHERE sheet_id = ? RETURNING vseq`,
+		one(&e.vseq), e.versionID, sqldb.Millis(tx.Now()), sheetID); err != nil {
+		return err
+	}
+	e.n = n
+	tx.early = e
+	return nil
+}
+
+// takeEarly is what reserveEarly reserved for sheet rs, if it reserved anything (both
+// statements found the sheet) and has still what has (its part not taken yet).
+func (tx *Tx) takeEarly(rs *stored.Sheet, has func(*earlyReserve) bool) (*earlyReserve, error) {
+	e := tx.early
+	switch {
+	case e == nil || e.sk == 0 || e.vseq == 0 && e.n == 0:
+		return nil, nil
+	case e.sk != rs.SK:
+		return nil, errs.E(errs.Internal, "sheetId", "the record keys reserved belong to another sheet")
+	case !has(e):
+		return nil, nil
+	}
+	return e, nil
 }
