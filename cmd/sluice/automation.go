@@ -51,6 +51,8 @@ type automationConfig struct {
 	SearchIndexMin int64
 	// PageReads is how many record pages this node reads at once.
 	PageReads int
+	// DBWriters are this node's connections for writes on PostgreSQL.
+	DBWriters int
 }
 
 // automationFlags registers the settings on fs, with defaults from the environment.
@@ -96,6 +98,7 @@ func automationFlags(fs *flag.FlagSet, getenv func(string) string, c *automation
 		{&c.WebhookMaxAttempts, "webhook-max-attempts", "SLUICE_WEBHOOK_MAX_ATTEMPTS", 6, "webhook attempts before giving up"},
 		{&c.Workers, "workers", "SLUICE_WORKERS", runtime.NumCPU(), "built-in jobs run at once, fairly across spaces"},
 		{&c.PageReads, "page-reads", "SLUICE_PAGE_READS", sqldb.DefaultPageReads(), "record pages (GET …/records) this node reads at once; the others wait their turn, so that many readers leave the writes a share of the cores"},
+		{&c.DBWriters, "db-writers", "SLUICE_DB_WRITERS", sqldb.DefaultWriterConns, "PostgreSQL connections this node writes on; more writes at once wait in the node"},
 		{&c.Limits.Columns, "max-columns", "SLUICE_MAX_COLUMNS", limits.Default().Columns, "fields per sheet and columns per uploaded table"},
 		{&c.Limits.NameLength, "max-name-length", "SLUICE_MAX_NAME_LENGTH", limits.Default().NameLength, "characters of a header, field key or label"},
 		{&c.Limits.CellLength, "max-cell-length", "SLUICE_MAX_CELL_LENGTH", limits.Default().CellLength, "characters of one value"},
@@ -166,7 +169,7 @@ func startAutomation(ctx context.Context, db *store.DB, c automationConfig, file
 	a.webhooks.Start()
 	a.worker = jobs.NewWorker(svc, 200*time.Millisecond, log) // a cheap indexed query; uploads start extracting within 0.2 s
 	a.worker.Size, a.worker.Budget = c.Workers, c.JobBudget
-	db.Configure(sqldb.Settings{SearchIndexMin: c.SearchIndexMin, Caps: c.Limits, PageReads: c.PageReads})
+	db.Configure(sqldb.Settings{SearchIndexMin: c.SearchIndexMin, Caps: c.Limits, PageReads: c.PageReads, WriterConns: c.DBWriters})
 	a.worker.Handle(jobs.OpDeleteRecords, jobs.DeleteRecords(db))
 	var live []string // other nodes' extractions go on
 	if db.Postgres() {

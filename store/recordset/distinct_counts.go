@@ -114,8 +114,10 @@ func (db *DB) startValueCounts(rs *stored.Sheet, col int) {
 // also when there was nothing to build, or another node builds it).
 func (db *DB) buildValueCounts(ctx context.Context, rs *stored.Sheet, col int) (handed bool, err error) {
 	if db.Postgres() {
-		// One node builds: the others find the lock taken and leave it to that node.
-		conn, err := db.Writer.DB.Conn(ctx)
+		// One node builds: the others find the lock taken and leave it to that node. (The
+		// lock's connection is a reader's: the build writes through the writers, and one
+		// held by it for the whole build would leave the writes one fewer.)
+		conn, err := db.Reader.DB.Conn(ctx)
 		if err != nil {
 			return false, err
 		}

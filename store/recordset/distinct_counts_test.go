@@ -207,3 +207,21 @@ func TestCountedValuesFollowWrites(t *testing.T) {
 		t.Fatalf("rows of %d generations, want 2 (one a field): the first build of code is not cleared", n)
 	}
 }
+
+// A node's background builds hold their lock on a connection that is not a writer's: with
+// a single writer connection (SLUICE_DB_WRITERS=1) a field's counted values are still built,
+// written through that one connection.
+func TestBuildsNeedOneWriter(t *testing.T) {
+	e := mustOpenDB(t)
+	e.db.Reconfigure(func(s *sqldb.Settings) { s.ValueCountsMin, s.WriterConns = 1, 1 })
+	if e.db.Postgres() && e.db.Writer.Stats().MaxOpenConnections != 1 {
+		t.Fatalf("the writers have %d connections, want 1", e.db.Writer.Stats().MaxOpenConnections)
+	}
+	sh := e.mustCreateSheet(t, countsSheet)
+	var in []map[string]any
+	for i := 0; i < 4500; i++ {
+		in = append(in, map[string]any{"code": fmt.Sprintf("c%05d", i), "num": float64(i%4300) * 1.5})
+	}
+	e.mustInsert(t, sh, rows(in...))
+	waitCounted(t, e, sh, 2)
+}

@@ -27,8 +27,10 @@ func (db *DB) buildSearchIndex(ctx context.Context, sk int64) error {
 		return err
 	}
 	name := searchIndexName(sk)
-	// One node builds it: the others find the lock taken and leave it to that node.
-	conn, err := db.Writer.DB.Conn(ctx)
+	// One node builds it: the others find the lock taken and leave it to that node. (On a
+	// readers' connection: the build takes it for seconds, which the writers' few cannot
+	// spare.)
+	conn, err := db.Reader.DB.Conn(ctx)
 	if err != nil {
 		return err
 	}

@@ -86,6 +86,9 @@ type Settings struct {
 	// PageReads is how many record pages (GET …/records) the node reads at once; the
 	// others wait their turn (SLUICE_PAGE_READS). 0: DefaultPageReads.
 	PageReads int
+	// WriterConns are the node's connections for writes on PostgreSQL (SLUICE_DB_WRITERS;
+	// SQLite has one writer). 0: DefaultWriterConns.
+	WriterConns int
 }
 
 // DefaultPageReads is half the cores, at least one: measured with 20 clients reading pages
@@ -104,7 +107,8 @@ const DefaultTallyMin int64 = 100000
 
 // DefaultSettings are a DB's settings until Configure.
 func DefaultSettings() Settings {
-	return Settings{SearchIndexMin: DefaultSearchIndexMin, TallyMin: DefaultTallyMin, ValueCountsMin: DefaultTallyMin, Caps: limits.Default(), PageReads: DefaultPageReads()}
+	return Settings{SearchIndexMin: DefaultSearchIndexMin, TallyMin: DefaultTallyMin, ValueCountsMin: DefaultTallyMin, Caps: limits.Default(), PageReads: DefaultPageReads(),
+		WriterConns: DefaultWriterConns}
 }
 
 // Configure sets the DB's settings, which its pools and transactions share; call it before
@@ -115,10 +119,13 @@ func (db *DB) Configure(s Settings) {
 	s.TallyMin = cmp.Or(s.TallyMin, DefaultTallyMin)
 	s.ValueCountsMin = cmp.Or(s.ValueCountsMin, DefaultTallyMin)
 	s.PageReads = cmp.Or(s.PageReads, DefaultPageReads())
+	s.WriterConns = cmp.Or(s.WriterConns, DefaultWriterConns)
 	*db.Reader.set = s
-	if db.Lookup != db.Reader {
+	if db.Postgres() {
 		db.Lookup.SetMaxOpenConns(LookupConns + s.PageReads)
 		db.Lookup.SetMaxIdleConns(LookupConns + s.PageReads)
+		db.Writer.SetMaxOpenConns(s.WriterConns)
+		db.Writer.SetMaxIdleConns(s.WriterConns)
 	}
 }
 
