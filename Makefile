@@ -64,6 +64,7 @@ test-pg: build $(UPSTREAM_STAMP)
 	  test -z "$(SLUICE_REQUIRE_POSTGRES)"; \
 	else \
 	  $(GO) test -count=1 -skip '^TestBrowser' $(PG_PACKAGES) && \
+	  SLUICE_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -run '^TestKilledExtractionLeavesNoRows$$' ./bench/ && \
 	  SLUICE_BIN=$(CURDIR)/$(BIN) node --test --test-concurrency=2 wiretest/ && \
 	  SLUICE_BIN=$(CURDIR)/$(BIN) node e2e-upstream/run.mjs; \
 	fi

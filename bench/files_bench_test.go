@@ -29,7 +29,7 @@ func envInt(key string, def int) int {
 }
 
 // writeCSV writes rows × 8 columns of realistic values and returns the path and size.
-func writeCSV(b *testing.B, dir string, rows int) (string, int64) {
+func writeCSV(b testing.TB, dir string, rows int) (string, int64) {
 	cities := []string{"Berlin", "São Paulo", "Zürich", "Paris", "Lagos", "Osaka", "Austin", "Kraków"}
 	return writeFile(b, filepath.Join(dir, "people.csv"), func(w *bufio.Writer) {
 		fmt.Fprintln(w, "id,first_name,last_name,email,city,country,amount,signup_date")
@@ -41,7 +41,7 @@ func writeCSV(b *testing.B, dir string, rows int) (string, int64) {
 }
 
 // writeFile writes what write writes to path and returns the path and size.
-func writeFile(b *testing.B, path string, write func(w *bufio.Writer)) (string, int64) {
+func writeFile(b testing.TB, path string, write func(w *bufio.Writer)) (string, int64) {
 	f, err := os.Create(path)
 	if err != nil {
 		b.Fatal(err)
@@ -59,7 +59,7 @@ func writeFile(b *testing.B, path string, write func(w *bufio.Writer)) (string, 
 	return path, st.Size()
 }
 
-func freeAddr(b *testing.B) string {
+func freeAddr(b testing.TB) string {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		b.Fatal(err)
@@ -181,7 +181,7 @@ type server struct {
 }
 
 // startServer starts bin on a free port with dataDir and extra settings, and waits for it.
-func startServer(b *testing.B, bin, dataDir string, env ...string) *server {
+func startServer(b testing.TB, bin, dataDir string, env ...string) *server {
 	addr := freeAddr(b)
 	cmd := exec.Command(bin)
 	cmd.Env = append(append(os.Environ(), "SLUICE_ADDR="+addr, "SLUICE_DATA_DIR="+dataDir, "SLUICE_SECRET_KEY=sk_bench"), env...)
@@ -206,7 +206,7 @@ func startServer(b *testing.B, bin, dataDir string, env ...string) *server {
 
 // serverLog appends the server's output to a file of SLUICE_BENCH_LOGS, when set: one file
 // per address the benchmarks start servers at.
-func serverLog(b *testing.B, cmd *exec.Cmd) {
+func serverLog(b testing.TB, cmd *exec.Cmd) {
 	dir := os.Getenv("SLUICE_BENCH_LOGS")
 	if dir == "" {
 		return
@@ -246,7 +246,7 @@ func (s *server) kill() { s.cmd.Process.Kill(); s.cmd.Wait() }
 
 // restart starts the server again as it was started (address, data, node id), and waits
 // for it.
-func (s *server) restart(b *testing.B, bin string) {
+func (s *server) restart(b testing.TB, bin string) {
 	cmd := exec.Command(bin)
 	cmd.Env = s.cmd.Env
 	serverLog(b, cmd)
@@ -261,7 +261,7 @@ func (s *server) restart(b *testing.B, bin string) {
 }
 
 // call sends an API request with the benchmark's key and decodes the answer.
-func (s *server) call(b *testing.B, method, path string, body io.Reader, ct string) map[string]any {
+func (s *server) call(b testing.TB, method, path string, body io.Reader, ct string) map[string]any {
 	req, _ := http.NewRequest(method, s.base+path, body)
 	req.Header.Set("Authorization", "Bearer sk_bench")
 	if ct != "" {
@@ -277,23 +277,28 @@ func (s *server) call(b *testing.B, method, path string, body io.Reader, ct stri
 	return out
 }
 
-// importFile uploads the CSV into a new space, waits for its extraction and reads the counts
-// and a page: the time a user waits until the records are validated and queryable.
-func (s *server) importFile(b *testing.B, csvPath string, rows int) (time.Duration, string) {
+// upload streams the file at path into a new space and returns the file's answer.
+func (s *server) upload(b testing.TB, path string) map[string]any {
 	space := s.call(b, "POST", "/v1/spaces", strings.NewReader(`{"name":"bench"}`), "application/json")["data"].(map[string]any)["id"].(string)
-	start := time.Now()
 	pr, pw := io.Pipe()
 	mw := multipart.NewWriter(pw)
 	go func() {
 		mw.WriteField("spaceId", space)
-		part, _ := mw.CreateFormFile("file", "people.csv")
-		f, _ := os.Open(csvPath)
+		part, _ := mw.CreateFormFile("file", filepath.Base(path))
+		f, _ := os.Open(path)
 		io.Copy(part, f)
 		f.Close()
 		mw.Close()
 		pw.Close()
 	}()
-	file := s.call(b, "POST", "/v1/files", pr, mw.FormDataContentType())["data"].(map[string]any)
+	return s.call(b, "POST", "/v1/files", pr, mw.FormDataContentType())["data"].(map[string]any)
+}
+
+// importFile uploads the CSV into a new space, waits for its extraction and reads the counts
+// and a page: the time a user waits until the records are validated and queryable.
+func (s *server) importFile(b *testing.B, csvPath string, rows int) (time.Duration, string) {
+	start := time.Now()
+	file := s.upload(b, csvPath)
 	var got map[string]any
 	for {
 		got = s.call(b, "GET", "/v1/files/"+file["id"].(string), nil, "")["data"].(map[string]any)

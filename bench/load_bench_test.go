@@ -276,7 +276,7 @@ func runLoad(b *testing.B, bin string, nodes []*server, k loadKind, d time.Durat
 }
 
 // freshDatabase creates a database for one run on the server of base and drops it after.
-func freshDatabase(b *testing.B, base string) string {
+func freshDatabase(b testing.TB, base string) string {
 	admin, err := sql.Open("pgx", base)
 	if err != nil {
 		b.Fatal(err)
