@@ -103,7 +103,7 @@ func (m *idempotency) claimInWrite(c *fiber.Ctx, key *store.IdemKey) error {
 	err := renderError(c, c.Next())
 	c.Context().RemoveUserValue(store.IdempotencyContextKey)
 	if key.Taken() {
-		c.Response().Reset()
+		c.Response().ResetBody() // (its headers, CORS among them, stay)
 		return m.answerTaken(c, key, nil)
 	}
 	if err != nil {
@@ -121,7 +121,7 @@ func (m *idempotency) claimInWrite(c *fiber.Ctx, key *store.IdemKey) error {
 		return err
 	}
 	own := append([]byte(nil), c.Response().Body()...)
-	c.Response().Reset()
+	c.Response().ResetBody() // (its headers, CORS among them, stay)
 	return m.answerTaken(c, key, &ownAnswer{status, ctype, own})
 }
 
