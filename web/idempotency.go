@@ -73,13 +73,19 @@ func (m *idempotency) handle(c *fiber.Ctx, hashBody bool) error {
 	if done, err := m.answerFromKey(c, key); done || err != nil {
 		return err
 	}
-	c.Context().SetUserValue(store.IdempotencyContextKey, key)
-	if err := renderError(c, c.Next()); err != nil {
+	if err := runWithKey(c, key); err != nil {
 		return err
 	}
-	c.Context().RemoveUserValue(store.IdempotencyContextKey)
 	status, ctype, body, keep := m.answer(c)
 	return m.db.FinishIdempotencyKey(c.Context(), rowID, keep, status, ctype, body)
+}
+
+// runWithKey runs the rest of the request with its key in its context, where its write
+// transactions find it (sqldb.IdemKey), and renders an error it ends with.
+func runWithKey(c *fiber.Ctx, key *store.IdemKey) error {
+	c.Context().SetUserValue(store.IdempotencyContextKey, key)
+	defer c.Context().RemoveUserValue(store.IdempotencyContextKey)
+	return renderError(c, c.Next())
 }
 
 // claimsInWrite reports whether the request's key is claimed by its first write transaction
@@ -99,9 +105,7 @@ func claimsInWrite(c *fiber.Ctx) bool {
 // answer: under the key its write claimed, or — when it wrote nothing — under a key of its
 // own unless another request's is there, which then answers instead.
 func (m *idempotency) claimInWrite(c *fiber.Ctx, key *store.IdemKey) error {
-	c.Context().SetUserValue(store.IdempotencyContextKey, key)
-	err := renderError(c, c.Next())
-	c.Context().RemoveUserValue(store.IdempotencyContextKey)
+	err := runWithKey(c, key)
 	if key.Taken() {
 		c.Response().ResetBody() // (its headers, CORS among them, stay)
 		return m.answerTaken(c, key, nil)

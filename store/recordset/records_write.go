@@ -647,7 +647,7 @@ func (tx *Tx) reserveEarly(sheetID string, n int) error {
 func (tx *Tx) takeEarly(rs *stored.Sheet, has func(*earlyReserve) bool) (*earlyReserve, error) {
 	e := tx.early
 	switch {
-	case e == nil || e.sk == 0 || e.vseq == 0 && e.n == 0:
+	case e == nil || e.sk == 0:
 		return nil, nil
 	case e.sk != rs.SK:
 		return nil, errs.E(errs.Internal, "sheetId", "the record keys reserved belong to another sheet")

@@ -461,29 +461,29 @@ func (tx *Tx) claimKey() error {
 	}
 	tx.claiming = true
 	args := []any{k.ID, k.Fingerprint, k.Owner, Millis(tx.now), Millis(tx.now.Add(-IdempotencyWindow)), Millis(k.Alive)}
-	if !tx.db.Postgres() {
-		res, err := tx.Exec(claimInWrite, args...)
-		if err != nil {
-			return errs.Wrap(err, "claim idempotency key")
-		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			k.taken = true
-			return ErrKeyTaken
-		}
-		tx.claimSeen = true
-		return nil
-	}
-	return tx.LaterRows("claim idempotency key", `WITH c AS (`+claimInWrite+` RETURNING 1) SELECT count(*) FROM c`, func(scan func(dest ...any) error) error {
-		var n int
-		if err := scan(&n); err != nil {
-			return err
-		}
+	// answered: the claim took n rows (1: claimed, 0: the key was there)
+	answered := func(n int64) error {
 		if n == 0 {
 			k.taken = true
 			return ErrKeyTaken
 		}
 		tx.claimSeen = true
 		return nil
+	}
+	if !tx.db.Postgres() {
+		res, err := tx.Exec(claimInWrite, args...)
+		if err != nil {
+			return errs.Wrap(err, "claim idempotency key")
+		}
+		n, _ := res.RowsAffected()
+		return answered(n)
+	}
+	return tx.LaterRows("claim idempotency key", `WITH c AS (`+claimInWrite+` RETURNING 1) SELECT count(*) FROM c`, func(scan func(dest ...any) error) error {
+		var n int64
+		if err := scan(&n); err != nil {
+			return err
+		}
+		return answered(n)
 	}, args...)
 }
 

@@ -68,8 +68,9 @@ func OpenPostgres(url string) (*DB, error) {
 // the node instead. Measured with 20 writers (make bench-load, alternated pairs): two nodes
 // keyed 2,484/2,467 → 2,915/3,329 records/s, with readers 1,353/1,637 → 1,773/1,802 (write
 // p99 856/529 → 399/435 ms); one node keyed 3,229/3,222 → 3,611/3,403. No code path holds
-// two writer connections at once: the PostgreSQL suites pass with a single one but for the
-// test of two sheets' writes side by side (TestBuildsNeedOneWriter).
+// two writer connections at once: the PostgreSQL suites pass with a single one, all but
+// TestWritesOfDifferentSheetsRunSideBySide, which needs two by design; TestBuildsNeedOneWriter
+// keeps the background builds to one.
 const DefaultWriterConns = 4
 
 // openPG opens a pool of conns connections whose prepared statements are planned as
