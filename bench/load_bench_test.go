@@ -50,8 +50,11 @@ func BenchmarkLoad(b *testing.B) {
 				dbURL := freshDatabase(b, base)
 				var out []*server
 				for i := range n {
-					out = append(out, startServer(b, bin, filepath.Join(b.TempDir(), "data"), "SLUICE_DATABASE_URL="+dbURL,
-						"SLUICE_MASTER_KEY=bench-master-key-0123456789abcdef", fmt.Sprintf("SLUICE_NODE_ID=load-%d", i)))
+					env := []string{"SLUICE_DATABASE_URL=" + dbURL, "SLUICE_MASTER_KEY=bench-master-key-0123456789abcdef", fmt.Sprintf("SLUICE_NODE_ID=load-%d", i)}
+					if p := os.Getenv("SLUICE_CPU_PROFILE"); p != "" { // one profile a node
+						env = append(env, fmt.Sprintf("SLUICE_CPU_PROFILE=%s.%d-%d", p, n, i))
+					}
+					out = append(out, startServer(b, bin, filepath.Join(b.TempDir(), "data"), env...))
 				}
 				return out
 			}})
@@ -61,8 +64,8 @@ func BenchmarkLoad(b *testing.B) {
 		{"writers only, no keys", writers, 0, false, false}, {"keyed, a node SIGKILLed twice", writers, 0, true, true}}
 	var table strings.Builder
 	fmt.Fprintf(&table, "\nload benchmark: %d s per row, batches of 10 records into 4 sheets, GOMAXPROCS of the clients %d\n", secs, runtime.GOMAXPROCS(0))
-	fmt.Fprintf(&table, "%-22s %-30s %10s %10s %10s %10s %10s %8s %6s %6s %7s %9s %11s\n", "setup", "load", "records/s", "write p50", "write p99", "read p50", "read p99",
-		"acked", "lost", "dup", "failed", "timeouts", "answer lost")
+	fmt.Fprintf(&table, "%-22s %-30s %10s %10s %10s %10s %10s %8s %6s %6s %7s %9s %11s  %s\n", "setup", "load", "records/s", "write p50", "write p99", "read p50", "read p99",
+		"acked", "lost", "dup", "failed", "timeouts", "answer lost", "CPU ms/1k rec (nodes/pg/client), idle")
 	for _, s := range setups {
 		for _, k := range kinds {
 			if k.kill && !strings.Contains(s.name, "2 nodes") {
@@ -76,9 +79,9 @@ func BenchmarkLoad(b *testing.B) {
 			for _, n := range nodes {
 				n.stop()
 			}
-			fmt.Fprintf(&table, "%-22s %-30s %10.0f %10s %10s %10s %10s %8d %6d %6d %7d %9d %11d\n", s.name, k.name, r.perSecond,
+			fmt.Fprintf(&table, "%-22s %-30s %10.0f %10s %10s %10s %10s %8d %6d %6d %7d %9d %11d  %s\n", s.name, k.name, r.perSecond,
 				msText(pct(r.writes, 50)), msText(pct(r.writes, 99)), msText(pct(r.reads, 50)), msText(pct(r.reads, 99)), r.acked, r.lost, r.duplicated,
-				r.failedBatches, r.timeouts, r.answersLost)
+				r.failedBatches, r.timeouts, r.answersLost, r.cpuText())
 		}
 	}
 	fmt.Print(table.String())
@@ -94,11 +97,23 @@ type loadKind struct {
 }
 
 type loadResult struct {
-	perSecond               float64
+	perSecond, seconds      float64
 	writes, reads           []time.Duration
 	acked, lost, duplicated int
 	failedBatches, timeouts int
 	answersLost             int // batches written whose answer was lost with a killed node (409)
+	cpu                     cpuUse
+}
+
+// cpuText is where the CPU went per 1,000 records written (ms: nodes/PostgreSQL/client) and
+// how much of the machine stayed idle.
+func (r loadResult) cpuText() string {
+	written := r.perSecond * r.seconds / 1000
+	if r.cpu.total == 0 || written == 0 {
+		return "-"
+	}
+	ms := func(ticks int64) float64 { return float64(ticks) * 1000 / clockTicks / written }
+	return fmt.Sprintf("%.0f/%.0f/%.0f %3.0f%%", ms(r.cpu.nodes), ms(r.cpu.postgres), ms(r.cpu.client), 100*float64(r.cpu.total-r.cpu.busy)/float64(r.cpu.total))
 }
 
 func runLoad(b *testing.B, bin string, nodes []*server, k loadKind, d time.Duration) loadResult {
@@ -243,9 +258,13 @@ func runLoad(b *testing.B, bin string, nodes []*server, k loadKind, d time.Durat
 			}
 		}()
 	}
-	began := time.Now()
+	began, cpuBefore := time.Now(), sampleCPU(pids(nodes))
 	wg.Wait()
-	res.perSecond = float64(written.Load()) / time.Since(began).Seconds()
+	if !k.kill { // a killed node's time goes with it
+		res.cpu = sampleCPU(pids(nodes)).since(cpuBefore)
+	}
+	res.seconds = time.Since(began).Seconds()
+	res.perSecond = float64(written.Load()) / res.seconds
 	// What is stored: every sheet read in full, tags counted.
 	stored := map[string]int{}
 	for _, sheet := range sheets {
