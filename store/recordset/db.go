@@ -9,6 +9,7 @@ package recordset
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 
 	"github.com/sluice/sluice/store/recordset/stored"
 	"github.com/sluice/sluice/store/sqldb"
@@ -32,6 +33,8 @@ type DB struct {
 	// (GetRecords), made at the first read
 	pages     chan struct{}
 	pagesOnce sync.Once
+	// againWrites counts the inserts run again because their guess was wrong (writeCtx.guess)
+	againWrites atomic.Int64
 }
 
 // New gives an open database its record engine.

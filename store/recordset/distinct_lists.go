@@ -340,13 +340,18 @@ func (vd *valueDelta) keptChanges(rs *stored.Sheet) []keptChange {
 type keptReply struct {
 	gone []any
 	stop map[int]int
+	// guessed: no answer was asked for (sendKept's guess); the statement fails the write
+	// where it would have answered something
+	guessed bool
 }
 
 // sendKept holds back, on PostgreSQL, the statement that applies the write's changes to its
 // kept lists and their sizes (one statement: sendKeptSQL), so that it goes in one round
 // trip with the write's next statement (the rows' insert or update); applyValues reads
 // its answer. SQLite, whose statements cost no round trip, applies them there (applyKept).
-func (tx *Tx) sendKept(rs *stored.Sheet, vd *valueDelta) error {
+// guess (writeCtx.guess): the statement answers nothing and fails the write when a list
+// stops being kept or loses a value (sqldb.WriteAgain), so it may go with the commit.
+func (tx *Tx) sendKept(rs *stored.Sheet, vd *valueDelta, guess bool) error {
 	if vd == nil || !rs.Dialect.RoundTrips() {
 		return nil
 	}
@@ -363,7 +368,13 @@ func (tx *Tx) sendKept(rs *stored.Sheet, vd *valueDelta) error {
 			args = append(args, k.col, k.v, k.c.total, k.c.valid)
 		}
 		args = append(args, rs.SK, rs.SK)
-		err := tx.LaterRows("write value lists", keptSQL(len(chunk)), func(scan func(...any) error) error {
+		if guess {
+			if err := tx.Later("write value lists", keptSQL(len(chunk), true), append(args, valueListMax, valueListBytes)...); err != nil {
+				return err
+			}
+			continue
+		}
+		err := tx.LaterRows("write value lists", keptSQL(len(chunk), false), func(scan func(...any) error) error {
 			var kind, col int
 			var v string
 			var a, b int64
@@ -386,6 +397,7 @@ func (tx *Tx) sendKept(rs *stored.Sheet, vd *valueDelta) error {
 			return err
 		}
 	}
+	r.guessed = guess
 	vd.sent = r
 	return nil
 }
@@ -395,9 +407,10 @@ func (tx *Tx) sendKept(rs *stored.Sheet, vd *valueDelta) error {
 // row holds 0) and lost (total 0), except in lists whose counts stopped adding up. It
 // answers the values left at 0 and the rows of lists that do not add up (kind 0: col, v,
 // total, valid), and the new sizes (kind 1: col, n, bytes). applyKept is the same in two
-// statements and Go.
-func keptSQL(n int) string {
-	return `WITH d (col, v, total, valid) AS (VALUES ` + strings.TrimSuffix(strings.Repeat(`(CAST(? AS BIGINT), CAST(? AS TEXT), CAST(? AS BIGINT), CAST(? AS BIGINT)), `, n), ", ") + `),
+// statements and Go. guess: it answers nothing, and fails the transaction (sqldb.WriteAgain)
+// where it would answer a row kind 0 or a size past the limits (two more arguments).
+func keptSQL(n int, guess bool) string {
+	upsert := `WITH d (col, v, total, valid) AS (VALUES ` + strings.TrimSuffix(strings.Repeat(`(CAST(? AS BIGINT), CAST(? AS TEXT), CAST(? AS BIGINT), CAST(? AS BIGINT)), `, n), ", ") + `),
 	up AS (INSERT INTO kept_values (sk, col, v, total, valid) SELECT CAST(? AS BIGINT), col, v, total, valid FROM d
 		ON CONFLICT (sk, col, v) DO UPDATE SET total = kept_values.total + excluded.total, valid = kept_values.valid + excluded.valid
 		RETURNING col, v, total, valid),
@@ -407,7 +420,13 @@ func keptSQL(n int) string {
 		sum(CASE WHEN total = 0 THEN -octet_length(v) WHEN total = dt AND dt > 0 THEN octet_length(v) ELSE 0 END) AS b
 		FROM j WHERE col NOT IN (SELECT col FROM bad) GROUP BY col),
 	sz AS (UPDATE record_values rv SET n = rv.n + g.n, bytes = rv.bytes + g.b FROM g
-		WHERE rv.sk = CAST(? AS BIGINT) AND rv.col = g.col AND (g.n <> 0 OR g.b <> 0) RETURNING rv.col, rv.n, rv.bytes)
+		WHERE rv.sk = CAST(? AS BIGINT) AND rv.col = g.col AND (g.n <> 0 OR g.b <> 0) RETURNING rv.col, rv.n, rv.bytes)`
+	if guess {
+		return upsert + `
+	SELECT ` + sqldb.WriteAgainSQL("value lists") + ` FROM (SELECT 1 FROM j WHERE total = 0 OR col IN (SELECT col FROM bad)
+		UNION ALL SELECT 1 FROM sz WHERE n > CAST(? AS BIGINT) OR bytes > CAST(? AS BIGINT)) AS x LIMIT 1`
+	}
+	return upsert + `
 	SELECT 0, col, v, total, valid FROM j WHERE total = 0 OR col IN (SELECT col FROM bad)
 	UNION ALL SELECT 1, col, '', n, bytes FROM sz`
 }
@@ -514,6 +533,9 @@ func (tx *Tx) applyKept(rs *stored.Sheet, vd *valueDelta, kept []keptChange) err
 
 // endKept removes the values that left their lists and stops keeping the lists r names.
 func (tx *Tx) endKept(rs *stored.Sheet, vd *valueDelta, r *keptReply) error {
+	if r.guessed {
+		return nil // (nothing to read: the statement may go with the commit)
+	}
 	if err := tx.Flush(); err != nil { // (sendKept's statement, if nothing sent it yet)
 		return err
 	}

@@ -281,6 +281,45 @@ func TestValueListsLimitAndRecovery(t *testing.T) {
 	compare("recovered")
 }
 
+// On PostgreSQL a small insert sends its rows and its kept lists' changes with its commit,
+// guessing that every list stays kept (writeCtx.guess). The insert that takes a list past
+// its limit finds the guess wrong, is rolled back and runs again: written once, one event,
+// the list no longer kept, the other list still exact.
+func TestInsertPastAListsLimitWritesOnce(t *testing.T) {
+	e := mustOpenDB(t)
+	defer recordset.TallyPacksForTest(12, 10)()
+	sh := e.mustCreateSheet(t, model.SheetConfig{Name: "Guess", Fields: []model.Field{{Key: "code", Type: model.FieldString}, {Key: "kind", Type: model.FieldString}}})
+	batch := func(from, n int) []recordset.RecordIn {
+		var in []map[string]any
+		for i := from; i < from+n; i++ {
+			in = append(in, map[string]any{"code": fmt.Sprintf("c%02d", i), "kind": []string{"x", "y"}[i%2]})
+		}
+		return rows(in...)
+	}
+	e.mustInsert(t, sh, batch(0, 8))
+	before := e.db.AgainWritesForTest()
+	e.mustInsert(t, sh, batch(8, 5)) // 13 codes: past the limit of 10
+	if e.db.Postgres() && e.db.AgainWritesForTest() != before+1 {
+		t.Fatalf("the insert past the limit ran %d times again, want once", e.db.AgainWritesForTest()-before)
+	}
+	e.mustInsert(t, sh, batch(13, 2)) // (a list no longer kept: no guess to be wrong)
+	if e.db.AgainWritesForTest() != before+map[bool]int64{true: 1}[e.db.Postgres()] {
+		t.Fatal("an insert into a list no longer kept ran again")
+	}
+	if c := e.mustCounts(t, sh); c.Total != 15 {
+		t.Fatalf("%d records, want 15", c.Total)
+	}
+	n, err := e.db.CountForTest(t.Context(), `SELECT COUNT(*) FROM record_values v JOIN record_columns c ON c.sk = v.sk AND c.col = v.col WHERE c.field_key = 'code' AND v.state = 1`)
+	if err != nil || n != 1 {
+		t.Fatalf("code's list: %d rows too many (%v), want 1", n, err)
+	}
+	evs, err := e.db.ListEvents(t.Context(), store.EventFilter{AccountID: e.account, Topic: "records:created", IncludeAcknowledged: true, Page: model.Page{Size: 10, Number: 1}})
+	if err != nil || len(evs) != 3 {
+		t.Fatalf("%d records:created events (%v), want 3", len(evs), err)
+	}
+	checkValues(t, e, sh, "past the limit", []model.Field{{Key: "code"}, {Key: "kind"}}, nil)
+}
+
 // A streamed insert (a file import) counts each batch's values ahead of its write: the
 // lists come out the same as counting, with rows that break rules, duplicates found only
 // by the write (across batches), and a field with too many values for a list.

@@ -261,3 +261,6 @@ func TallyPacksForTest(shift, listMax int) func() {
 	bloomShift, valueListMax = shift, listMax
 	return func() { bloomShift, valueListMax = oldShift, oldMax }
 }
+
+// AgainWritesForTest is how many inserts ran again because their guess was wrong.
+func (db *DB) AgainWritesForTest() int64 { return db.againWrites.Load() }

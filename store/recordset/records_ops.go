@@ -10,6 +10,7 @@ import (
 	"github.com/sluice/sluice/limits"
 	"github.com/sluice/sluice/records"
 	"github.com/sluice/sluice/store/recordset/stored"
+	"github.com/sluice/sluice/store/sqldb"
 )
 
 // InsertRecords adds records to a sheet in the order given, validating them (types,
@@ -27,8 +28,10 @@ func (db *DB) InsertRecords(ctx context.Context, sheetID string, in []RecordIn, 
 // file extraction produces; nil leaves a cell empty. The result carries no records.
 func (db *DB) InsertRows(ctx context.Context, sheetID string, keys []string, rows [][]json.RawMessage, opt WriteOptions) (*WriteResult, error) {
 	var idx []int
+	var idxOf *stored.Sheet // (a write run again loads the sheet again)
 	return db.insert(ctx, sheetID, len(rows), opt, false, func(rs *stored.Sheet, i int, rid int64) (*stored.State, error) {
-		if idx == nil {
+		if idxOf != rs {
+			idx, idxOf = idx[:0], rs
 			for _, k := range keys {
 				j, ok := rs.Schema.Index(k)
 				if !ok {
@@ -48,8 +51,19 @@ func (db *DB) InsertRows(ctx context.Context, sheetID string, keys []string, row
 	})
 }
 
-// insert runs one insert of n records built by build.
+// insert runs one insert of n records built by build: on PostgreSQL first on the guess that
+// it leaves every kept value list kept (writeCtx.guess), and again without it when the
+// guess was wrong (build may then be called again for the same i).
 func (db *DB) insert(ctx context.Context, sheetID string, n int, opt WriteOptions, withRecords bool, build func(rs *stored.Sheet, i int, rid int64) (*stored.State, error)) (*WriteResult, error) {
+	res, err := db.insertOnce(ctx, sheetID, n, opt, withRecords, true, build)
+	if sqldb.WriteAgain(err) {
+		db.againWrites.Add(1)
+		res, err = db.insertOnce(ctx, sheetID, n, opt, withRecords, false, build)
+	}
+	return res, err
+}
+
+func (db *DB) insertOnce(ctx context.Context, sheetID string, n int, opt WriteOptions, withRecords, guess bool, build func(rs *stored.Sheet, i int, rid int64) (*stored.State, error)) (*WriteResult, error) {
 	res := &WriteResult{Records: []*Record{}}
 	err := db.UpdateSheet(ctx, sheetID, func(tx *Tx) error {
 		if err := tx.reserveEarly(sheetID, n); err != nil {
@@ -63,6 +77,7 @@ func (db *DB) insert(ctx context.Context, sheetID string, n int, opt WriteOption
 		if n == 0 {
 			return nil
 		}
+		w.guess = guess && rs.Dialect.RoundTrips() && w.pre == nil
 		first, err := tx.nextRids(rs, n)
 		if err != nil {
 			return err

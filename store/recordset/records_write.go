@@ -78,6 +78,12 @@ type writeCtx struct {
 	// none); keptAfter reports back which lists the write left kept.
 	pre       *valueDelta
 	keptAfter []bool
+	// guess (PostgreSQL inserts): the rows and the kept lists' changes are held back to go
+	// with the commit, on the guess that the write leaves every kept list kept and loses no
+	// value from one (true but once in a list's life); where it does not, the commit fails
+	// (sqldb.WriteAgain) and the write runs again without guessing (insert). The write's
+	// lock is then held for two round trips instead of three.
+	guess bool
 }
 
 // beginSheetWrite loads the sheet sheetID of opt's account and begins a write to it
@@ -217,7 +223,7 @@ func (tx *Tx) applyChanges(rs *stored.Sheet, changes []*change, w *writeCtx) err
 	blooms, packs := planBlooms(rs, changes), planPacks(rs, changes, d.values)
 	defer blooms.wait() // (the rows are left alone once applyChanges returns, whatever it returns)
 	defer packs.wait()
-	if err := tx.sendKept(rs, d.values); err != nil { // (goes with the rows' statement)
+	if err := tx.sendKept(rs, d.values, w.guess); err != nil { // (goes with the rows' statement)
 		return err
 	}
 	if err := tx.insertRows(rs, ins, w); err != nil {
@@ -316,6 +322,12 @@ func (tx *Tx) writeRows(list []*stored.State, w *writeCtx, rw rowWrite) error {
 		// next (SQLite: Open's _stmt_cache_size; pgx: its statement cache): prepared in each
 		// write, an import's statements of 300 rows took 0.2 s of its writer, and on
 		// PostgreSQL the prepare was a round trip of its own.
+		if w.guess { // nothing is read back: the rows go with the commit
+			if err := tx.Later("write records", rw.sql(len(chunk)), args...); err != nil {
+				return err
+			}
+			continue
+		}
 		if _, err := tx.ExecContext(tx.Context(), rw.sql(len(chunk)), args...); err != nil {
 			return errs.Wrap(err, "write records")
 		}

@@ -265,6 +265,21 @@ func (t *dtx) Rollback() error {
 	return nil
 }
 
+// WriteAgainSQL is the expression that fails a PostgreSQL transaction sent on a guess (its
+// statements held back to go with the commit, each deciding nothing the write reads back)
+// when the guess, named by what, turned out wrong: see WriteAgain.
+func WriteAgainSQL(what string) string { return `sluice_write_again('` + what + `')` }
+
+// writeAgainCode is the SQLSTATE of sluice_write_again (postgres/051_write_again.sql).
+const writeAgainCode = "SLW01"
+
+// WriteAgain reports whether err ended a write whose guess was wrong (WriteAgainSQL): the
+// transaction is rolled back and the write should run again without guessing.
+func WriteAgain(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == writeAgainCode
+}
+
 // release ends what the connection still has open (a transaction that failed, or was
 // abandoned) and gives it back; a connection that cannot roll back is closed instead (the
 // driver will not hand out a connection inside a transaction).
