@@ -299,14 +299,7 @@ func (s *server) upload(b testing.TB, path string) map[string]any {
 func (s *server) importFile(b *testing.B, csvPath string, rows int) (time.Duration, string) {
 	start := time.Now()
 	file := s.upload(b, csvPath)
-	var got map[string]any
-	for {
-		got = s.call(b, "GET", "/v1/files/"+file["id"].(string), nil, "")["data"].(map[string]any)
-		if got["status"] == "complete" || got["status"] == "failed" {
-			break
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	got := s.waitFile(b, file["id"].(string), time.Hour)
 	if got["status"] != "complete" {
 		b.Fatalf("extraction failed: %v", got["description"])
 	}
@@ -318,6 +311,18 @@ func (s *server) importFile(b *testing.B, csvPath string, rows int) (time.Durati
 		b.Fatalf("got %v records and a page of %d, want %d and 100", counts["total"], len(page), rows)
 	}
 	return took, sheet
+}
+
+// waitFile polls the file id until its extraction ends (complete or failed) or for at most
+// wait, and returns the file as last read.
+func (s *server) waitFile(b testing.TB, id string, wait time.Duration) map[string]any {
+	var got map[string]any
+	for deadline := time.Now().Add(wait); ; time.Sleep(100 * time.Millisecond) {
+		got, _ = s.call(b, "GET", "/v1/files/"+id, nil, "")["data"].(map[string]any)
+		if got["status"] == "complete" || got["status"] == "failed" || time.Now().After(deadline) {
+			return got
+		}
+	}
 }
 
 // inferenceTime is what format inference costs over a whole file: every value of

@@ -78,13 +78,7 @@ func TestKilledExtractionLeavesNoRows(t *testing.T) {
 			}
 			s.restart(t, bin)
 			defer s.stop()
-			var got map[string]any
-			for deadline = time.Now().Add(time.Minute); ; time.Sleep(100 * time.Millisecond) {
-				got, _ = s.call(t, "GET", "/v1/files/"+id, nil, "")["data"].(map[string]any)
-				if got["status"] == "failed" || got["status"] == "complete" || time.Now().After(deadline) {
-					break
-				}
-			}
+			got := s.waitFile(t, id, time.Minute)
 			if got["status"] != "failed" {
 				t.Errorf("the file after the restart: %v, want failed", got)
 			}

@@ -67,7 +67,7 @@ func (db *DB) ClaimIdempotencyKey(ctx context.Context, id, fingerprint string, p
 		var status sql.NullInt64
 		var body []byte
 		var created int64
-		expired := sqldb.Millis(tx.Now().Add(-IdempotencyWindow))
+		expired := sqldb.IdemExpired(tx.Now())
 		err := tx.QueryRow(`SELECT fingerprint, node, committed, status, content_type, body, created_at FROM idempotency_keys WHERE id = ?`, id).
 			Scan(&fp, &owner, &committed, &status, &ctype, &body, &created)
 		switch {
@@ -166,7 +166,7 @@ func (db *DB) KeepFirstAnswer(ctx context.Context, k *IdemKey, status int, conte
 	res, err := db.Writer.ExecContext(ctx, `INSERT INTO idempotency_keys (id, fingerprint, node, created_at, status, content_type, body) VALUES (?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (id) DO UPDATE SET fingerprint = excluded.fingerprint, node = excluded.node, created_at = excluded.created_at, committed = 0,
 status = excluded.status, content_type = excluded.content_type, body = excluded.body WHERE idempotency_keys.created_at < ?`,
-		k.ID, k.Fingerprint, k.Owner, sqldb.Millis(now), status, contentType, body, sqldb.Millis(now.Add(-IdempotencyWindow)))
+		k.ID, k.Fingerprint, k.Owner, sqldb.Millis(now), status, contentType, body, sqldb.IdemExpired(now))
 	if err != nil {
 		return false, errs.Wrap(err, "keep idempotent answer")
 	}

@@ -70,13 +70,12 @@ func (p Process) String() string { return p.Node + "/" + p.Run }
 
 // processAlive reports whether the process named owner (Process.String) beat since.
 func processAlive(tx *sqldb.Tx, owner string, since time.Time) (bool, error) {
-	node, run, ok := strings.Cut(owner, "/")
-	if !ok {
+	if !strings.Contains(owner, "/") {
 		return false, nil // a key claimed before processes were named
 	}
-	var n int
-	if err := tx.QueryRow(`SELECT COUNT(*) FROM nodes WHERE id = ? AND process = ? AND seen_at >= ?`, node, run, sqldb.Millis(since)).Scan(&n); err != nil {
+	var alive bool
+	if err := tx.QueryRow(`SELECT `+sqldb.ProcessBeats("?"), owner, sqldb.Millis(since)).Scan(&alive); err != nil {
 		return false, errs.Wrap(err, "find the key's process")
 	}
-	return n > 0, nil
+	return alive, nil
 }

@@ -47,7 +47,7 @@ func (db *DB) PurgeExpired(ctx context.Context) (*Purged, error) {
 	rows.Close()
 	out := &Purged{}
 	err = db.Update(ctx, func(tx *Tx) error {
-		if _, err := tx.Exec(`DELETE FROM idempotency_keys WHERE created_at < ?`, sqldb.Millis(tx.Now().Add(-IdempotencyWindow))); err != nil {
+		if _, err := tx.Exec(`DELETE FROM idempotency_keys WHERE created_at < ?`, sqldb.IdemExpired(tx.Now())); err != nil {
 			return errs.Wrap(err, "expire idempotency keys")
 		}
 		return tx.PurgeUndo()

@@ -434,16 +434,26 @@ var ErrKeyTaken = errs.E(errs.Conflict, "Idempotency-Key", "A request with this 
 // IdempotencyWindow is how long an Idempotency-Key answers with its first result.
 const IdempotencyWindow = 24 * time.Hour
 
+// IdemExpired is the created_at (ms) before which a key is past the window at now.
+func IdemExpired(now time.Time) int64 { return Millis(now.Add(-IdempotencyWindow)) }
+
+// ProcessBeats is the condition that the process owner names ("node id/process", an
+// expression) has beaten since the next argument (ms): a key in flight under a process
+// that has not is its stopped process's (store.processAlive, claimInWrite).
+func ProcessBeats(owner string) string {
+	return `EXISTS (SELECT 1 FROM nodes WHERE nodes.id || '/' || nodes.process = ` + owner + ` AND nodes.seen_at >= ?)`
+}
+
 // claimInWrite records a key in flight and written, unless it is there already: it takes
 // over a row past the window, and one of this request that a stopped process left before
 // it wrote anything (no node beats under that process since the cutoff); it returns a row
 // when it claimed.
-const claimInWrite = `INSERT INTO idempotency_keys (id, fingerprint, node, created_at, committed) VALUES (?, ?, ?, ?, 1)
+var claimInWrite = `INSERT INTO idempotency_keys (id, fingerprint, node, created_at, committed) VALUES (?, ?, ?, ?, 1)
 ON CONFLICT (id) DO UPDATE SET fingerprint = excluded.fingerprint, node = excluded.node, created_at = excluded.created_at,
 committed = 1, status = NULL, content_type = '', body = NULL
 WHERE idempotency_keys.created_at < ? OR (idempotency_keys.status IS NULL AND idempotency_keys.committed = 0
 AND idempotency_keys.fingerprint = excluded.fingerprint AND idempotency_keys.node <> excluded.node
-AND NOT EXISTS (SELECT 1 FROM nodes WHERE nodes.id || '/' || nodes.process = idempotency_keys.node AND nodes.seen_at >= ?))`
+AND NOT ` + ProcessBeats("idempotency_keys.node") + `)`
 
 func idemKeyOf(ctx context.Context) *IdemKey {
 	k, _ := ctx.Value(IdempotencyContextKey).(*IdemKey)
@@ -460,7 +470,7 @@ func (tx *Tx) claimKey() error {
 		return nil
 	}
 	tx.claiming = true
-	args := []any{k.ID, k.Fingerprint, k.Owner, Millis(tx.now), Millis(tx.now.Add(-IdempotencyWindow)), Millis(k.Alive)}
+	args := []any{k.ID, k.Fingerprint, k.Owner, Millis(tx.now), IdemExpired(tx.now), Millis(k.Alive)}
 	// answered: the claim took n rows (1: claimed, 0: the key was there)
 	answered := func(n int64) error {
 		if n == 0 {
