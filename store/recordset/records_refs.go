@@ -135,8 +135,7 @@ func (tx *Tx) findRefsByScan(target *stored.Sheet, tr *records.Rule, wanted map[
 func (tx *Tx) staleReferrers(rs *stored.Sheet) error {
 	candidates, ok := rs.TakeReferrers()
 	if !ok {
-		err := sqldb.EachRow(tx.Context(), tx, "find referring sheets", `SELECT s.id, s.config FROM sheets s JOIN record_sheets r ON r.sheet_id = s.id
-			WHERE s.workbook_id = ? AND s.id <> ? AND s.deleted_at IS NULL AND r.total > 0 AND `+tx.Dialect().Contains("s.config", `'"type":"reference'`),
+		err := sqldb.EachRow(tx.Context(), tx, "find referring sheets", `SELECT o.id, o.config `+stored.MayRefer(tx.Dialect(), "?", "?"),
 			[]any{rs.WorkbookID, rs.ID}, func(rows *sql.Rows) error {
 				var ref stored.Referrer
 				if err := rows.Scan(&ref.ID, &ref.Config); err != nil {

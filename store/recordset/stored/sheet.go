@@ -101,12 +101,18 @@ var loadQueries, writeQueries = func() (map[sqldb.Dialect]string, map[sqldb.Dial
 		load[d] = recordSheetQuery + lists + recordSheetFrom
 		write[d] = recordSheetQuery + lists + `,
 	(SELECT ` + d.JSONRows("col", "state", "gen") + ` FROM record_values WHERE sk = r.sk),
-	(SELECT ` + d.JSONRows("o.id", "o.config") + ` FROM sheets o JOIN record_sheets orr ON orr.sheet_id = o.id
-		WHERE o.workbook_id = sh.workbook_id AND o.id <> sh.id AND o.deleted_at IS NULL AND orr.total > 0 AND ` +
-			d.Contains("o.config", `'"type":"reference'`) + `)` + recordSheetFrom
+	(SELECT ` + d.JSONRows("o.id", "o.config") + ` ` + MayRefer(d, "sh.workbook_id", "sh.id") + `)` + recordSheetFrom
 	}
 	return load, write
 }()
+
+// MayRefer is the FROM and WHERE of the sheets (o) a write of sheet's records may leave
+// stale: the live sheets of workbook wb but sheet (both expressions) that hold records and
+// name a reference field, whose configuration says which point at sheet.
+func MayRefer(d sqldb.Dialect, wb, sheet string) string {
+	return `FROM sheets o JOIN record_sheets orr ON orr.sheet_id = o.id
+		WHERE o.workbook_id = ` + wb + ` AND o.id <> ` + sheet + ` AND o.deleted_at IS NULL AND orr.total > 0 AND ` + d.Contains("o.config", `'"type":"reference'`)
+}
 
 // LoadScope reads the sheet of the account as Load does, without what records need: its
 // row and its configuration, not its compiled schema, stored columns or rules. Errors:
