@@ -233,7 +233,7 @@ func (db *DB) MappingHistory(ctx context.Context, envID, actor string, keys []st
 	}
 	list, _ := json.Marshal(keys)
 	rows, err := db.Reader.QueryContext(ctx, `SELECT r.source_key, r.dest_key, r.accepted_by = ?, COUNT(*) FROM mapping_rules r JOIN mapping_programs p ON p.id = r.program_id
-		WHERE p.environment_id = ? AND r.accepted_at IS NOT NULL AND r.deleted_at IS NULL AND r.source_key IN (SELECT value FROM `+db.Reader.Dialect().JSONTexts("?")+`)
+		WHERE p.environment_id = ? AND r.accepted_at IS NOT NULL AND r.deleted_at IS NULL AND `+db.Reader.Dialect().InTexts("r.source_key", "?")+`
 		GROUP BY 1, 2, 3`, actor, envID, string(list))
 	if err != nil {
 		return nil, nil, errs.Wrap(err, "mapping history")
@@ -271,7 +271,7 @@ func (db *DB) MappingFormats(ctx context.Context, envID, actor string, keys []st
 	format := db.Reader.Dialect().JSONField("r.config", "format")
 	rows, err := db.Reader.QueryContext(ctx, `SELECT r.source_key, r.dest_key, `+format+` FROM mapping_rules r JOIN mapping_programs p ON p.id = r.program_id
 		WHERE p.environment_id = ? AND r.accepted_at IS NOT NULL AND r.deleted_at IS NULL AND r.type = 'assign'
-		AND `+format+` IS NOT NULL AND r.source_key IN (SELECT value FROM `+db.Reader.Dialect().JSONTexts("?")+`)
+		AND `+format+` IS NOT NULL AND `+db.Reader.Dialect().InTexts("r.source_key", "?")+`
 		ORDER BY r.accepted_by = ?, r.accepted_at, r.id`, envID, string(list), actor)
 	if err != nil {
 		return nil, errs.Wrap(err, "mapping formats")

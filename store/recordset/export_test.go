@@ -264,3 +264,6 @@ func TallyPacksForTest(shift, listMax int) func() {
 
 // AgainWritesForTest is how many inserts ran again because their guess was wrong.
 func (db *DB) AgainWritesForTest() int64 { return db.againWrites.Load() }
+
+// PageByKeySQL are the statements that read a page's records and versions by key.
+func PageByKeySQL(d sqldb.Dialect) []string { return []string{recordsByKey(d), versionsByKey(d)} }

@@ -418,12 +418,22 @@ func sortingConn(ctx context.Context, p *sqldb.Pool) (*sql.Conn, func(), error) 
 	return conn, done, nil
 }
 
+// recordsByKey and versionsByKey read a page's records and their versions by key (a JSON
+// array, stored.RIDsJSON).
+func recordsByKey(d sqldb.Dialect) string {
+	return `SELECT ` + stored.StateColumns + `, vseq FROM records WHERE ` + d.InInts("rid", "?")
+}
+
+func versionsByKey(d sqldb.Dialect) string {
+	return `SELECT vseq, id, created_at FROM record_versions WHERE ` + d.InInts("vseq", "?")
+}
+
 // load reads full records by key, keeping the order of rids.
 func (rc *readCtx) load(rs *stored.Sheet, rids []int64) ([]*Record, error) {
 	byRid := make(map[int64]*Record, len(rids))
 	seqOf := make(map[int64]int64, len(rids))
 	versions := map[int64]version{}
-	err := sqldb.EachRow(rc.ctx, rc.q, "load records", `SELECT `+stored.StateColumns+`, vseq FROM records WHERE rid IN (SELECT CAST(value AS BIGINT) FROM `+rc.q.Dialect().JSONTexts("?")+`)`,
+	err := sqldb.EachRow(rc.ctx, rc.q, "load records", recordsByKey(rc.q.Dialect()),
 		[]any{stored.RIDsJSON(rids)}, func(rows *sql.Rows) error {
 			var vseq int64
 			st, err := rs.ScanState(scanFunc(func(dest ...any) error { return rows.Scan(append(dest, &vseq)...) }))
@@ -468,8 +478,7 @@ func (rc *readCtx) versions(m map[int64]version) error {
 	for seq := range m {
 		seqs = append(seqs, seq)
 	}
-	return sqldb.EachRow(rc.ctx, rc.q, "load versions", `SELECT vseq, id, created_at FROM record_versions
-		WHERE vseq IN (SELECT CAST(value AS BIGINT) FROM `+rc.q.Dialect().JSONTexts("?")+`)`, []any{stored.RIDsJSON(seqs)}, func(rows *sql.Rows) error {
+	return sqldb.EachRow(rc.ctx, rc.q, "load versions", versionsByKey(rc.q.Dialect()), []any{stored.RIDsJSON(seqs)}, func(rows *sql.Rows) error {
 		var seq, at int64
 		var v version
 		if err := rows.Scan(&seq, &v.id, &at); err != nil {

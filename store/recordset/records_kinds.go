@@ -84,7 +84,7 @@ func (tx *Tx) fillKinds(after int64) (n int, last int64, err error) {
 	}
 	for k, list := range rids {
 		// (kinds IS NULL: a write in another node's transaction since the read stored its own)
-		if _, err := tx.Exec(`UPDATE records SET kinds = `+strconv.FormatInt(k, 10)+` WHERE kinds IS NULL AND rid IN (SELECT CAST(value AS BIGINT) FROM `+tx.Dialect().JSONTexts("?")+`)`, stored.RIDsJSON(list)); err != nil {
+		if _, err := tx.Exec(`UPDATE records SET kinds = `+strconv.FormatInt(k, 10)+` WHERE kinds IS NULL AND `+tx.Dialect().InInts("rid", "?"), stored.RIDsJSON(list)); err != nil {
 			return 0, 0, errs.Wrap(err, "fill in record kinds")
 		}
 	}

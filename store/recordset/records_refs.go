@@ -119,7 +119,7 @@ func (tx *Tx) findRefsByScan(target *stored.Sheet, tr *records.Rule, wanted map[
 	text := target.Dialect.Typing().Text(target.Value("r", tr.Key))
 	args := append(append(append(append([]any{}, text.Args...), lo, hi), text.Args...), stringsJSON(list))
 	return sqldb.EachRow(tx.Context(), tx, "look up references", `SELECT DISTINCT `+text.SQL+` FROM records r
-		WHERE r.rid BETWEEN ? AND ? AND `+text.SQL+` IN (SELECT value FROM `+tx.Dialect().JSONTexts("?")+`)`, args, func(rows *sql.Rows) error {
+		WHERE r.rid BETWEEN ? AND ? AND `+tx.Dialect().InTexts(text.SQL, "?"), args, func(rows *sql.Rows) error {
 		var v string
 		if err := rows.Scan(&v); err != nil {
 			return errs.Wrap(err, "scan reference")

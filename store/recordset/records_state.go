@@ -95,7 +95,7 @@ func (tx *Tx) applyCounts(rs *stored.Sheet, d *countDelta) error {
 // loadStates reads the records with the given keys; keys not found are left out.
 func (tx *Tx) loadStates(rs *stored.Sheet, rids []int64) (map[int64]*stored.State, error) {
 	out := make(map[int64]*stored.State, len(rids))
-	err := sqldb.EachRow(tx.Context(), tx, "load records", `SELECT `+stored.StateColumns+` FROM records WHERE rid IN (SELECT CAST(value AS BIGINT) FROM `+tx.Dialect().JSONTexts("?")+`)`,
+	err := sqldb.EachRow(tx.Context(), tx, "load records", `SELECT `+stored.StateColumns+` FROM records WHERE `+tx.Dialect().InInts("rid", "?"),
 		[]any{stored.RIDsJSON(rids)}, func(rows *sql.Rows) error {
 			st, err := rs.ScanState(rows)
 			if err == nil {

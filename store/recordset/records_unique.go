@@ -170,7 +170,7 @@ func (tx *Tx) addKeys(ix *ruleIndex, adds []uentry, removes map[string][]int64, 
 				taken = append(taken, c.val)
 			}
 		}
-		if existing, err = tx.queryEntries(`SELECT val, rid FROM record_dups WHERE uc = ?1 AND val IN (SELECT value FROM `+tx.Dialect().JSONTexts("?2")+`)`, ix.uc, taken, existing); err != nil {
+		if existing, err = tx.queryEntries(`SELECT val, rid FROM record_dups WHERE uc = ?1 AND `+tx.Dialect().InTexts("val", "?2"), ix.uc, taken, existing); err != nil {
 			return err
 		}
 	}
@@ -207,12 +207,12 @@ func (tx *Tx) rewriteKeys(ix *ruleIndex, adds []uentry, removes map[string][]int
 	if err != nil {
 		return err
 	}
-	dupRows, err := tx.queryEntries(`SELECT val, rid FROM record_dups WHERE uc = ?1 AND val IN (SELECT value FROM `+tx.Dialect().JSONTexts("?2")+`)`, ix.uc, keys, nil)
+	dupRows, err := tx.queryEntries(`SELECT val, rid FROM record_dups WHERE uc = ?1 AND `+tx.Dialect().InTexts("val", "?2"), ix.uc, keys, nil)
 	if err != nil {
 		return err
 	}
-	for _, q := range []string{`DELETE FROM record_uniques WHERE uc = ?1 AND val IN (SELECT value FROM ` + tx.Dialect().JSONTexts("?2") + `)`,
-		`DELETE FROM record_dups WHERE uc = ?1 AND val IN (SELECT value FROM ` + tx.Dialect().JSONTexts("?2") + `)`} {
+	for _, q := range []string{`DELETE FROM record_uniques WHERE uc = ?1 AND ` + tx.Dialect().InTexts("val", "?2"),
+		`DELETE FROM record_dups WHERE uc = ?1 AND ` + tx.Dialect().InTexts("val", "?2")} {
 		if _, err := tx.Exec(q, ix.uc, stringsJSON(keys)); err != nil {
 			return errs.Wrap(err, "rewrite unique values")
 		}
@@ -299,7 +299,7 @@ func (tx *Tx) queryEntries(q string, uc int64, keys []string, out map[string][]i
 
 // lookupHolders returns the holder of each key that has one.
 func (tx *Tx) lookupHolders(uc int64, keys []string) (map[string][]int64, error) {
-	return tx.queryEntries(`SELECT val, rid FROM record_uniques WHERE uc = ?1 AND val IN (SELECT value FROM `+tx.Dialect().JSONTexts("?2")+`)`, uc, keys, nil)
+	return tx.queryEntries(`SELECT val, rid FROM record_uniques WHERE uc = ?1 AND `+tx.Dialect().InTexts("val", "?2"), uc, keys, nil)
 }
 
 // entriesJSON encodes entries for json_each as strings of the 19-digit key followed by the
@@ -358,7 +358,7 @@ func (tx *Tx) flipTwins(rs *stored.Sheet, twins map[int64]map[int64]bool, w *wri
 		row       records.Row // with kept value lists, whose valid counts follow
 	}
 	var list []twin
-	err := sqldb.EachRow(tx.Context(), tx, "load duplicates", `SELECT rid, efs, dups, vals FROM records WHERE rid IN (SELECT CAST(value AS BIGINT) FROM `+tx.Dialect().JSONTexts("?")+`)`,
+	err := sqldb.EachRow(tx.Context(), tx, "load duplicates", `SELECT rid, efs, dups, vals FROM records WHERE `+tx.Dialect().InInts("rid", "?"),
 		[]any{stored.RIDsJSON(rids)}, func(rows *sql.Rows) error {
 			var t twin
 			var efs, dups sql.NullString

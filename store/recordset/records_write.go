@@ -470,7 +470,7 @@ func (tx *Tx) deleteRows(rids []int64) error {
 	if len(rids) == 0 {
 		return nil
 	}
-	if _, err := tx.Exec(`DELETE FROM records WHERE rid IN (SELECT CAST(value AS BIGINT) FROM `+tx.Dialect().JSONTexts("?")+`)`, stored.RIDsJSON(rids)); err != nil {
+	if _, err := tx.Exec(`DELETE FROM records WHERE `+tx.Dialect().InInts("rid", "?"), stored.RIDsJSON(rids)); err != nil {
 		return errs.Wrap(err, "delete records")
 	}
 	return nil

@@ -325,7 +325,7 @@ func (tx *Tx) restoreChunk(rs *stored.Sheet, w *writeCtx, s *Snapshot, verb stri
 // loadSnapshotStates reads saved records as new states, revalidated against the schema.
 func (tx *Tx) loadSnapshotStates(rs *stored.Sheet, ssk int64, rids []int64) (map[int64]*stored.State, error) {
 	out := make(map[int64]*stored.State, len(rids))
-	err := sqldb.EachRow(tx.Context(), tx, "load snapshot records", `SELECT rid, vals, x FROM snapshot_records WHERE ssk = ? AND rid IN (SELECT CAST(value AS BIGINT) FROM `+tx.Dialect().JSONTexts("?")+`)`,
+	err := sqldb.EachRow(tx.Context(), tx, "load snapshot records", `SELECT rid, vals, x FROM snapshot_records WHERE ssk = ? AND `+tx.Dialect().InInts("rid", "?"),
 		[]any{ssk, stored.RIDsJSON(rids)}, func(rows *sql.Rows) error {
 			var rid int64
 			var vals string

@@ -296,7 +296,7 @@ func (rs *Sheet) buildState(rid int64, vals string, x, efs, dups sql.NullString,
 }
 
 // RIDsJSON encodes record keys as a JSON array, so one parameter can carry any number of
-// them: rid IN (SELECT CAST(value AS BIGINT) FROM <dialect.JSONTexts("?")>).
+// them: Dialect.InInts("rid", "?").
 func RIDsJSON(rids []int64) string {
 	b := make([]byte, 0, 2+20*len(rids))
 	b = append(b, '[')
