@@ -64,7 +64,7 @@ func BenchmarkLoad(b *testing.B) {
 		{"writers only, no keys", writers, 0, false, false}, {"keyed, a node SIGKILLed twice", writers, 0, true, true}}
 	var table strings.Builder
 	fmt.Fprintf(&table, "\nload benchmark: %d s per row, batches of 10 records into 4 sheets, GOMAXPROCS of the clients %d\n", secs, runtime.GOMAXPROCS(0))
-	fmt.Fprintf(&table, "%-22s %-30s %10s %10s %10s %10s %10s %8s %6s %6s %7s %9s %11s  %s\n", "setup", "load", "records/s", "write p50", "write p99", "read p50", "read p99",
+	fmt.Fprintf(&table, "%-22s %-30s %10s %8s %10s %10s %10s %10s %8s %6s %6s %7s %9s %11s  %s\n", "setup", "load", "records/s", "reads/s", "write p50", "write p99", "read p50", "read p99",
 		"acked", "lost", "dup", "failed", "timeouts", "answer lost", "CPU ms/1k rec (nodes/pg/client), idle")
 	for _, s := range setups {
 		for _, k := range kinds {
@@ -79,7 +79,7 @@ func BenchmarkLoad(b *testing.B) {
 			for _, n := range nodes {
 				n.stop()
 			}
-			fmt.Fprintf(&table, "%-22s %-30s %10.0f %10s %10s %10s %10s %8d %6d %6d %7d %9d %11d  %s\n", s.name, k.name, r.perSecond,
+			fmt.Fprintf(&table, "%-22s %-30s %10.0f %8.0f %10s %10s %10s %10s %8d %6d %6d %7d %9d %11d  %s\n", s.name, k.name, r.perSecond, float64(len(r.reads))/r.seconds,
 				msText(pct(r.writes, 50)), msText(pct(r.writes, 99)), msText(pct(r.reads, 50)), msText(pct(r.reads, 99)), r.acked, r.lost, r.duplicated,
 				r.failedBatches, r.timeouts, r.answersLost, r.cpuText())
 		}
