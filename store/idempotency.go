@@ -134,7 +134,7 @@ func (db *DB) FinishIdempotencyKey(ctx context.Context, id string, keep bool, st
 	})
 }
 
-const keepAnswer = `UPDATE idempotency_keys SET status = ?, content_type = ?, body = ? WHERE id = ?`
+const keepAnswer = sqldb.KeepAnswerSQL
 
 // keyInFlight decides on key id, in flight under owner: busy while owner runs (this process
 // me, or another whose node still beats), lost when its stopped owner wrote, and dropped to

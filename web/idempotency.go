@@ -66,7 +66,7 @@ func (m *idempotency) handle(c *fiber.Ctx, hashBody bool) error {
 		sum := sha256.Sum256(c.Body())
 		fp += " " + hex.EncodeToString(sum[:8])
 	}
-	key := &store.IdemKey{ID: rowID, Fingerprint: fp, Owner: m.process.String(), Alive: m.db.Now().Add(-m.timeout), InWrite: claimsInWrite(c)}
+	key := &store.IdemKey{ID: rowID, Fingerprint: fp, Owner: m.process.String(), Alive: m.db.Now().Add(-m.timeout), InWrite: claimsInWrite(c), Seal: m.sealer.Seal}
 	if key.InWrite {
 		return m.claimInWrite(c, key)
 	}
@@ -102,8 +102,9 @@ func claimsInWrite(c *fiber.Ctx) bool {
 }
 
 // claimInWrite runs a request whose key its write claims (claimsInWrite), then keeps its
-// answer: under the key its write claimed, or — when it wrote nothing — under a key of its
-// own unless another request's is there, which then answers instead.
+// answer, unless the write kept it already (POST and PUT of records render their answer
+// inside the write): under the key its write claimed, or — when it wrote nothing — under a
+// key of its own unless another request's is there, which then answers instead.
 func (m *idempotency) claimInWrite(c *fiber.Ctx, key *store.IdemKey) error {
 	err := runWithKey(c, key)
 	if key.Taken() {
@@ -112,6 +113,9 @@ func (m *idempotency) claimInWrite(c *fiber.Ctx, key *store.IdemKey) error {
 	}
 	if err != nil {
 		return err
+	}
+	if key.Answered() {
+		return nil // (its write kept the answer with the key: store.Tx.KeepAnswer)
 	}
 	status, ctype, body, keep := m.answer(c)
 	if key.Claimed() {

@@ -153,6 +153,39 @@ func TestIdempotencyAfterACrash(t *testing.T) {
 	}
 }
 
+// POST and PUT of records render their answer inside the write, which keeps it with the key
+// it claims in its commit: a server that stops right after that commit leaves the answer,
+// not a key a retry can only be told was carried out (TestIdempotencyAfterACrash).
+func TestIdempotentWriteKeepsItsAnswer(t *testing.T) {
+	e := webtest.NewAPI(t)
+	_, sheetID := e.MustCreateRecordSheet(t, `[{"key":"email","type":"string"}]`)
+	owner := store.NewProcess("stopped-node")
+	for _, update := range []bool{false, true} {
+		key := &store.IdemKey{ID: "row-answer-" + map[bool]string{false: "post", true: "put"}[update], Fingerprint: "x", Owner: owner.String(), InWrite: true}
+		ctx := context.WithValue(t.Context(), store.IdempotencyContextKey, key) //nolint:staticcheck // the key fasthttp's user values share
+		opt := recordset.WriteOptions{Answer: func(res *recordset.WriteResult) ([]byte, error) {
+			return []byte(`{"data":{"versionId":"` + res.VersionID + `"}}`), nil
+		}}
+		in := []recordset.RecordIn{{Values: map[string]recordset.CellIn{"email": {Value: json.RawMessage(`"z@x.io"`), HasValue: true}}}}
+		var res *recordset.WriteResult
+		var err error
+		if update {
+			in[0].ID = webtest.RecordsOf(t, e.MustCall(t, "GET", "/v1/sheets/"+sheetID+"/records", webtest.Secret, nil))[0]["id"].(string)
+			res, err = e.DB.UpdateRecords(ctx, sheetID, in, opt)
+		} else {
+			res, err = e.DB.InsertRecords(ctx, sheetID, in, opt)
+		}
+		if err != nil || !key.Claimed() || !key.Answered() {
+			t.Fatalf("update %v: %v, claimed %v, answered %v", update, err, key.Claimed(), key.Answered())
+		}
+		// (the server stops here: nothing after the write keeps the answer)
+		claim, err := e.DB.ClaimIdempotencyKey(t.Context(), key.ID, "x", store.NewProcess("new-node"), time.Now())
+		if err != nil || claim.State != store.IdemDone || claim.Status != 200 || string(claim.Body) != `{"data":{"versionId":"`+res.VersionID+`"}}` {
+			t.Fatalf("update %v: a retry finds %+v (%v), want the answer kept", update, claim, err)
+		}
+	}
+}
+
 // A key in flight on another node is busy while that node runs: a retry sent here neither
 // writes again nor is told the server stopped. Once that node's process is gone (the node
 // started again as a new process, or fell silent past the timeout), a retry of a request that

@@ -217,11 +217,37 @@ func (h *Records) Insert(c *fiber.Ctx) error {
 	// The policy is asked inside the write, on the sheet it loads (no query of its own).
 	opt := writeOptions(c, p)
 	opt.Allow = func(sc *recordset.SheetScope) error { return auth.Can(p, auth.Write, place.Of(sc)) }
+	answer := writeAnswer{render: func(res *recordset.WriteResult) ([]byte, error) {
+		return recordWriter{messages: true, keys: fieldKeys(res.Scope.Config)}.encode(res.Records, nil, res.VersionID, true), nil
+	}}
+	opt.Answer = answer.inWrite
 	res, err := h.store.InsertRecords(ctxOf(c), c.Params("sheetId"), in, opt)
 	if err != nil {
 		return err
 	}
-	return recordWriter{messages: true, keys: fieldKeys(res.Scope.Config)}.send(c, res.Records, nil, res.VersionID)
+	return answer.send(c, res)
+}
+
+// writeAnswer renders a write's 200 answer once: inside the write when the write keeps it
+// with its request's Idempotency-Key (recordset.WriteOptions.Answer), after it otherwise.
+type writeAnswer struct {
+	render func(*recordset.WriteResult) ([]byte, error)
+	body   []byte
+}
+
+func (a *writeAnswer) inWrite(res *recordset.WriteResult) ([]byte, error) {
+	var err error
+	a.body, err = a.render(res)
+	return a.body, err
+}
+
+func (a *writeAnswer) send(c *fiber.Ctx, res *recordset.WriteResult) error {
+	if a.body == nil {
+		if _, err := a.inWrite(res); err != nil {
+			return err
+		}
+	}
+	return sendJSON(c, a.body)
 }
 
 // fieldKeys are the keys of a sheet's fields, in order.
@@ -287,11 +313,15 @@ func (h *Records) Update(c *fiber.Ctx) error {
 	// A record hook writes back to its commit's dataUrl (…/records?commitId=…): that
 	// answers the commit.
 	opt.Completes = cmp.Or(c.Query("commitId"), c.Query("versionId"))
+	answer := writeAnswer{render: func(res *recordset.WriteResult) ([]byte, error) {
+		return json.Marshal(fiber.Map{"data": fiber.Map{"versionId": res.VersionID, "commitId": res.VersionID}})
+	}}
+	opt.Answer = answer.inWrite
 	res, err := h.store.UpdateRecords(ctxOf(c), sc.SheetID, in, opt)
 	if err != nil {
 		return err
 	}
-	return data(c, fiber.Map{"versionId": res.VersionID, "commitId": res.VersionID})
+	return answer.send(c, res)
 }
 
 // Delete handles DELETE /v1/sheets/:sheetId/records: by ids (at most 100), or, without ids,

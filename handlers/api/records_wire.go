@@ -38,6 +38,17 @@ func (w recordWriter) sendBare(c *fiber.Ctx, recs []*recordset.Record, versionID
 }
 
 func (w recordWriter) write(c *fiber.Ctx, recs []*recordset.Record, counts *recordset.Counts, versionID string, envelope bool) error {
+	return sendJSON(c, w.encode(recs, counts, versionID, envelope))
+}
+
+// sendJSON answers body, JSON already encoded (application/json, as c.JSON does).
+func sendJSON(c *fiber.Ctx, body []byte) error {
+	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
+	return c.Send(body)
+}
+
+// encode is the answer write sends.
+func (w recordWriter) encode(recs []*recordset.Record, counts *recordset.Counts, versionID string, envelope bool) []byte {
 	var b bytes.Buffer
 	b.Grow(256 * (len(recs) + 1))
 	if envelope {
@@ -66,8 +77,7 @@ func (w recordWriter) write(c *fiber.Ctx, recs []*recordset.Record, counts *reco
 	if envelope {
 		b.WriteByte('}')
 	}
-	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
-	return c.Send(b.Bytes())
+	return b.Bytes()
 }
 
 func (w recordWriter) record(b *bytes.Buffer, r *recordset.Record) {

@@ -65,7 +65,7 @@ func (db *DB) insert(ctx context.Context, sheetID string, n int, opt WriteOption
 
 func (db *DB) insertOnce(ctx context.Context, sheetID string, n int, opt WriteOptions, withRecords, guess bool, build func(rs *stored.Sheet, i int, rid int64) (*stored.State, error)) (*WriteResult, error) {
 	res := &WriteResult{Records: []*Record{}}
-	err := db.UpdateSheet(ctx, sheetID, func(tx *Tx) error {
+	write := func(tx *Tx) error {
 		if err := tx.reserveEarly(sheetID, n); err != nil {
 			return err
 		}
@@ -108,6 +108,12 @@ func (db *DB) insertOnce(ctx context.Context, sheetID string, n int, opt WriteOp
 			return err
 		}
 		return tx.emitRecords(rs, w, "created", ids)
+	}
+	err := db.UpdateSheet(ctx, sheetID, func(tx *Tx) error {
+		if err := write(tx); err != nil {
+			return err
+		}
+		return tx.keepAnswer(opt, res)
 	})
 	if err != nil {
 		return nil, err
@@ -237,7 +243,10 @@ func (db *DB) UpdateRecords(ctx context.Context, sheetID string, in []RecordIn, 
 			return err
 		}
 		res.Count = len(changes)
-		return tx.emitRecords(rs, w, "updated", ridIDs(uniqueRids(order)))
+		if err := tx.emitRecords(rs, w, "updated", ridIDs(uniqueRids(order))); err != nil {
+			return err
+		}
+		return tx.keepAnswer(opt, res)
 	})
 	if err != nil {
 		return nil, err

@@ -59,6 +59,11 @@ type WriteOptions struct {
 	Undo string
 	// Lines, for a streamed insert of a file's rows, notes each record's row in the file.
 	Lines *Lines
+	// Answer, when set, renders the request's 200 JSON answer from the write's result,
+	// inside the write and before its commit, for a request whose Idempotency-Key the
+	// write claims (sqldb.Tx.ClaimsKey): the write keeps the answer with the key in its
+	// commit (sqldb.Tx.KeepAnswer). Not called otherwise.
+	Answer func(*WriteResult) ([]byte, error)
 	// Allow, when set, is asked inside the write, once the sheet is loaded, whether the
 	// request may write to it (the resource policy): a request that has not loaded the
 	// sheet's scope itself saves that query. Its error ends the write.
@@ -667,4 +672,18 @@ func (tx *Tx) takeEarly(rs *stored.Sheet, has func(*earlyReserve) bool) (*earlyR
 		return nil, nil
 	}
 	return e, nil
+}
+
+// keepAnswer has the write keep its request's answer with the Idempotency-Key it claims
+// (WriteOptions.Answer).
+func (tx *Tx) keepAnswer(opt WriteOptions, res *WriteResult) error {
+	if opt.Answer == nil || !tx.ClaimsKey() {
+		return nil
+	}
+	body, err := opt.Answer(res)
+	if err != nil {
+		return err
+	}
+	tx.KeepAnswer(200, "application/json", body)
+	return nil
 }

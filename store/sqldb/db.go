@@ -282,6 +282,8 @@ type Tx struct {
 	// claiming: the transaction claims the request's Idempotency-Key (claimKey); claimSeen:
 	// the claim was answered.
 	claiming, claimSeen bool
+	// answer: the request's answer, kept with the key at commit (KeepAnswer)
+	answer *keptAnswer
 }
 
 // PlanEachRun makes PostgreSQL plan the transaction's statements from here on for their
@@ -371,7 +373,8 @@ func (tx *Tx) Commit() error {
 		return errs.Wrap(err, "commit transaction")
 	}
 	if tx.claiming {
-		idemKeyOf(tx.ctx).claimed = true
+		k := idemKeyOf(tx.ctx)
+		k.claimed, k.answered = true, tx.answer != nil
 	}
 	for _, id := range tx.touched {
 		tx.db.activity.Store(id, SecondOf(tx.now).Unix())
@@ -417,12 +420,39 @@ type IdemKey struct {
 	// Alive: an owner (process) that has beaten since is running.
 	Alive   time.Time
 	InWrite bool
-	claimed bool // (InWrite) a committed transaction of the request claimed it
-	taken   bool // (InWrite) the claim found the key there already
+	// Seal seals an answer as the key keeps it (Tx.KeepAnswer); nil keeps it as it is.
+	Seal     func([]byte) []byte
+	claimed  bool // (InWrite) a committed transaction of the request claimed it
+	taken    bool // (InWrite) the claim found the key there already
+	answered bool // (InWrite) the transaction that claimed it kept the answer too
 }
 
 // Claimed reports whether a committed write of the request claimed the key (InWrite).
 func (k *IdemKey) Claimed() bool { return k.claimed }
+
+// Answered reports whether the committed write that claimed the key kept the request's
+// answer with it (Tx.KeepAnswer): nothing is left to keep after the request.
+func (k *IdemKey) Answered() bool { return k.answered }
+
+// KeepAnswerSQL keeps the answer of a key's request (status, content type, sealed body, id).
+const KeepAnswerSQL = `UPDATE idempotency_keys SET status = ?, content_type = ?, body = ? WHERE id = ?`
+
+// ClaimsKey reports whether the transaction claims its request's Idempotency-Key (InWrite):
+// the request's answer, known before the commit, may then be kept by it (KeepAnswer).
+func (tx *Tx) ClaimsKey() bool { return tx.claiming }
+
+// KeepAnswer has the transaction, which claims its request's key (ClaimsKey), keep the
+// request's answer with its commit: one statement in the commit's round trip instead of a
+// transaction of its own after it, and no answer lost to a stop in between.
+func (tx *Tx) KeepAnswer(status int, contentType string, body []byte) {
+	tx.answer = &keptAnswer{status, contentType, body}
+}
+
+type keptAnswer struct {
+	status      int
+	contentType string
+	body        []byte
+}
 
 // Taken reports whether the request's write found the key claimed already (InWrite): it
 // was rolled back, and the key's row answers the request.
@@ -506,11 +536,27 @@ func (tx *Tx) markIdempotent() error {
 	case k == nil:
 		return nil
 	case tx.claiming && !tx.claimSeen:
-		return tx.Flush()
+		if err := tx.Flush(); err != nil {
+			return err
+		}
+		return tx.keepAnswer(k)
 	case k.InWrite:
-		return nil
+		return tx.keepAnswer(k)
 	}
 	return tx.Later("mark idempotency key", `UPDATE idempotency_keys SET committed = 1 WHERE id = ? AND status IS NULL`, k.ID)
+}
+
+// keepAnswer holds back the statement that keeps the request's answer, if the transaction
+// claims the key and was given it (KeepAnswer).
+func (tx *Tx) keepAnswer(k *IdemKey) error {
+	if !tx.claiming || tx.answer == nil {
+		return nil
+	}
+	body := tx.answer.body
+	if k.Seal != nil {
+		body = k.Seal(body)
+	}
+	return tx.Later("keep idempotent answer", KeepAnswerSQL, tx.answer.status, tx.answer.contentType, body, k.ID)
 }
 
 // DeferFlush lets a PostgreSQL transaction commit without waiting for its log to reach the
