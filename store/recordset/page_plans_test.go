@@ -44,19 +44,16 @@ func TestRecordsByKeyUseTheIndex(t *testing.T) {
 	// (The versions' statement is the same form; their table holds a row a write, too few
 	// here for an index to beat a scan.)
 	for _, q := range recordset.PageByKeySQL(sqldb.PostgresDialect)[:1] {
-		rows, err := e.db.Reader.QueryContext(t.Context(), "EXPLAIN "+q, keys(`SELECT rid FROM records ORDER BY rid DESC LIMIT 100`))
+		var plan []string
+		err := sqldb.EachRow(t.Context(), e.db.Reader, "explain", "EXPLAIN "+q, []any{keys(`SELECT rid FROM records ORDER BY rid DESC LIMIT 100`)}, func(rows *sql.Rows) error {
+			var line string
+			err := rows.Scan(&line)
+			plan = append(plan, line)
+			return err
+		})
 		if err != nil {
 			t.Fatal(err)
 		}
-		var plan []string
-		for rows.Next() {
-			var line string
-			if err := rows.Scan(&line); err != nil {
-				t.Fatal(err)
-			}
-			plan = append(plan, line)
-		}
-		rows.Close()
 		if text := strings.Join(plan, "\n"); strings.Contains(text, "Seq Scan") || !strings.Contains(text, "Index") {
 			t.Errorf("%s\nis planned as\n%s", q, text)
 		}
