@@ -308,6 +308,104 @@ func (tx *Tx) applyCounted(sk int64, col int, gen int64, d map[string]*valueCoun
 	return true, nil
 }
 
+// applyCountedAt is applyCounted for the counted fields of rules on PostgreSQL, every
+// value of every field in one statement (one round trip under the sheet's lock, not one a
+// value): a field whose counts stop adding up is handed back (uncount), values left at 0
+// are removed.
+func (tx *Tx) applyCountedAt(rs *stored.Sheet, vd *valueDelta, rules []int) error {
+	type entry struct {
+		col, gen int64
+		n        float64
+		t, v     string
+		c        *valueCount
+	}
+	var list []entry
+	for _, i := range rules {
+		col, gen := int64(rs.Layout.Cols[i]), vd.counted(i)
+		var mine []entry
+		for v, c := range vd.at[i] {
+			if c.total != 0 || c.valid != 0 {
+				n, t := tally.KeyOf([]byte(v)).Place()
+				mine = append(mine, entry{col, gen, n, t, v, c})
+			}
+		}
+		if len(mine) > valueCountsWriteMax {
+			if err := tx.uncount(rs.SK, int(col)); err != nil {
+				return err
+			}
+			vd.at[i] = nil
+			continue
+		}
+		list = append(list, mine...)
+	}
+	if len(list) == 0 {
+		return nil
+	}
+	broken := map[int64]bool{}
+	type colValue struct {
+		col int64
+		v   string
+	}
+	zero := map[colValue]bool{}
+	for len(list) > 0 {
+		chunk := list[:min(len(list), 500)]
+		list = list[len(chunk):]
+		args := make([]any, 0, 7*len(chunk)+1)
+		for _, e := range chunk {
+			args = append(args, e.col, e.gen, e.n, e.t, e.v, e.c.total, e.c.valid)
+		}
+		args = append(args, rs.SK)
+		q := `WITH d (col, gen, n, t, v, total, valid) AS (VALUES ` + strings.TrimSuffix(strings.Repeat(`(CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS DOUBLE PRECISION), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS BIGINT), CAST(? AS BIGINT)), `, len(chunk)), ", ") + `)
+			INSERT INTO value_counts (sk, col, gen, n, t, v, total, valid) SELECT CAST(? AS BIGINT), col, gen, n, t, v, total, valid FROM d
+			ON CONFLICT (sk, col, gen, n, t, v) DO UPDATE SET total = value_counts.total + excluded.total, valid = value_counts.valid + excluded.valid
+			RETURNING col, v, total, valid`
+		err := tx.LaterRows("write counted values", q, func(scan func(...any) error) error {
+			var col, total, valid int64
+			var v string
+			if err := scan(&col, &v, &total, &valid); err != nil {
+				return err
+			}
+			switch {
+			case total < 0 || valid < 0 || valid > total:
+				broken[col] = true
+			case total == 0:
+				zero[colValue{col, v}] = true
+			}
+			return nil
+		}, args...)
+		if err != nil {
+			return err
+		}
+		if err := tx.Flush(); err != nil {
+			return errs.Wrap(err, "write counted values")
+		}
+	}
+	for _, i := range rules {
+		if col := int64(rs.Layout.Cols[i]); broken[col] && vd.at[i] != nil {
+			if err := tx.uncount(rs.SK, int(col)); err != nil {
+				return err
+			}
+			vd.at[i] = nil
+		}
+	}
+	for _, i := range rules {
+		col, gen := int64(rs.Layout.Cols[i]), vd.counted(i)
+		if broken[col] || vd.at[i] == nil {
+			continue
+		}
+		for v := range vd.at[i] {
+			if !zero[colValue{col, v}] {
+				continue
+			}
+			n, t := tally.KeyOf([]byte(v)).Place()
+			if err := tx.Later("write counted values", `DELETE FROM value_counts WHERE sk = ? AND col = ? AND gen = ? AND n = ? AND t = ? AND v = ?`, rs.SK, col, gen, n, t, v); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // uncount hands a field back to counting its values when asked; its rows are cleared by
 // the next build.
 func (tx *Tx) uncount(sk int64, col int) error {

@@ -284,14 +284,18 @@ func (tx *Tx) applyValues(rs *stored.Sheet, vd *valueDelta) error {
 	if vd == nil {
 		return nil
 	}
+	var counted []int // (PostgreSQL) rules whose counted values go in one statement
 	for i, d := range vd.at {
 		col := rs.Layout.Cols[i]
 		if gen := vd.counted(i); gen != 0 && d != nil {
 			ok := false
 			var err error
-			if vd.over != nil && vd.over[i] {
+			switch {
+			case vd.over != nil && vd.over[i]:
 				err = tx.uncount(rs.SK, col) // counted ahead: the batch alone has too many
-			} else {
+			case rs.Dialect.RoundTrips():
+				counted, ok = append(counted, i), true
+			default:
 				ok, err = tx.applyCounted(rs.SK, col, gen, d)
 			}
 			if !ok {
@@ -310,6 +314,9 @@ func (tx *Tx) applyValues(rs *stored.Sheet, vd *valueDelta) error {
 			vd.at[i] = nil
 			continue
 		}
+	}
+	if err := tx.applyCountedAt(rs, vd, counted); err != nil {
+		return err
 	}
 	if vd.sent != nil {
 		return tx.endKept(rs, vd, vd.sent)
