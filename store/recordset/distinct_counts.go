@@ -271,62 +271,34 @@ func (db *DB) clearValueCounts(ctx context.Context, sk int64, col int, keep int6
 	}
 }
 
-// applyCounted writes a write's delta of one field into its counted values; a delta too
-// big to write value by value, or counts that stop adding up, hand the field back to
-// counting when asked (ok false).
-func (tx *Tx) applyCounted(sk int64, col int, gen int64, d map[string]*valueCount) (ok bool, err error) {
-	n := 0
-	for _, c := range d {
-		if c.total != 0 || c.valid != 0 {
-			n++
-		}
+// applyCounted writes a write's delta of the counted fields of rules into their counted
+// values, every value of every field in one upsert (on PostgreSQL one round trip under the
+// sheet's lock, not one a value); a field with a delta too big to write value by value, or
+// whose counts stop adding up, is handed back to counting when asked (its vd.at entry
+// cleared), and values left at 0 are removed.
+func (tx *Tx) applyCounted(rs *stored.Sheet, vd *valueDelta, rules []int) error {
+	type colValue struct {
+		col int64
+		v   string
 	}
-	if n > valueCountsWriteMax {
-		return false, tx.uncount(sk, col)
-	}
-	for v, c := range d {
-		if c.total == 0 && c.valid == 0 {
-			continue
-		}
-		place, text := tally.KeyOf([]byte(v)).Place()
-		var total, valid int64
-		err := tx.QueryRow(`INSERT INTO value_counts (sk, col, gen, n, t, v, total, valid) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-			ON CONFLICT (sk, col, gen, n, t, v) DO UPDATE SET total = value_counts.total + excluded.total, valid = value_counts.valid + excluded.valid
-			RETURNING total, valid`, sk, col, gen, place, text, v, c.total, c.valid).Scan(&total, &valid)
-		if err != nil {
-			return false, errs.Wrap(err, "write counted values")
-		}
-		switch {
-		case total < 0 || valid < 0 || valid > total:
-			return false, tx.uncount(sk, col)
-		case total == 0:
-			if _, err := tx.Exec(`DELETE FROM value_counts WHERE sk = ? AND col = ? AND gen = ? AND n = ? AND t = ? AND v = ?`, sk, col, gen, place, text, v); err != nil {
-				return false, errs.Wrap(err, "write counted values")
-			}
-		}
-	}
-	return true, nil
-}
-
-// applyCountedAt is applyCounted for the counted fields of rules on PostgreSQL, every
-// value of every field in one statement (one round trip under the sheet's lock, not one a
-// value): a field whose counts stop adding up is handed back (uncount), values left at 0
-// are removed.
-func (tx *Tx) applyCountedAt(rs *stored.Sheet, vd *valueDelta, rules []int) error {
 	type entry struct {
-		col, gen int64
-		n        float64
-		t, v     string
-		c        *valueCount
+		gen  int64
+		n    float64
+		t    string
+		c    *valueCount
+		zero bool // left at 0 by the write
 	}
-	var list []entry
+	entries := map[colValue]*entry{}
+	var keys []colValue
 	for _, i := range rules {
 		col, gen := int64(rs.Layout.Cols[i]), vd.counted(i)
-		var mine []entry
+		var mine []colValue
 		for v, c := range vd.at[i] {
 			if c.total != 0 || c.valid != 0 {
 				n, t := tally.KeyOf([]byte(v)).Place()
-				mine = append(mine, entry{col, gen, n, t, v, c})
+				k := colValue{col, v}
+				entries[k] = &entry{gen: gen, n: n, t: t, c: c}
+				mine = append(mine, k)
 			}
 		}
 		if len(mine) > valueCountsWriteMax {
@@ -336,70 +308,60 @@ func (tx *Tx) applyCountedAt(rs *stored.Sheet, vd *valueDelta, rules []int) erro
 			vd.at[i] = nil
 			continue
 		}
-		list = append(list, mine...)
-	}
-	if len(list) == 0 {
-		return nil
+		keys = append(keys, mine...)
 	}
 	broken := map[int64]bool{}
-	type colValue struct {
-		col int64
-		v   string
-	}
-	zero := map[colValue]bool{}
-	for len(list) > 0 {
-		chunk := list[:min(len(list), 500)]
-		list = list[len(chunk):]
+	for len(keys) > 0 {
+		chunk := keys[:min(len(keys), 500)]
+		keys = keys[len(chunk):]
 		args := make([]any, 0, 7*len(chunk)+1)
-		for _, e := range chunk {
-			args = append(args, e.col, e.gen, e.n, e.t, e.v, e.c.total, e.c.valid)
+		for _, k := range chunk {
+			e := entries[k]
+			args = append(args, k.col, e.gen, e.n, e.t, k.v, e.c.total, e.c.valid)
 		}
 		args = append(args, rs.SK)
 		q := `WITH d (col, gen, n, t, v, total, valid) AS (VALUES ` + strings.TrimSuffix(strings.Repeat(`(CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS DOUBLE PRECISION), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS BIGINT), CAST(? AS BIGINT)), `, len(chunk)), ", ") + `)
-			INSERT INTO value_counts (sk, col, gen, n, t, v, total, valid) SELECT CAST(? AS BIGINT), col, gen, n, t, v, total, valid FROM d
+			INSERT INTO value_counts (sk, col, gen, n, t, v, total, valid) SELECT CAST(? AS BIGINT), col, gen, n, t, v, total, valid FROM d WHERE true
 			ON CONFLICT (sk, col, gen, n, t, v) DO UPDATE SET total = value_counts.total + excluded.total, valid = value_counts.valid + excluded.valid
 			RETURNING col, v, total, valid`
 		err := tx.LaterRows("write counted values", q, func(scan func(...any) error) error {
-			var col, total, valid int64
-			var v string
-			if err := scan(&col, &v, &total, &valid); err != nil {
+			var k colValue
+			var total, valid int64
+			if err := scan(&k.col, &k.v, &total, &valid); err != nil {
 				return err
 			}
 			switch {
 			case total < 0 || valid < 0 || valid > total:
-				broken[col] = true
+				broken[k.col] = true
 			case total == 0:
-				zero[colValue{col, v}] = true
+				entries[k].zero = true
 			}
 			return nil
 		}, args...)
-		if err != nil {
-			return err
+		if err == nil {
+			err = tx.Flush() // (its answer decides what follows)
 		}
-		if err := tx.Flush(); err != nil {
+		if err != nil {
 			return errs.Wrap(err, "write counted values")
 		}
 	}
 	for _, i := range rules {
-		if col := int64(rs.Layout.Cols[i]); broken[col] && vd.at[i] != nil {
+		col := int64(rs.Layout.Cols[i])
+		if vd.at[i] == nil {
+			continue
+		}
+		if broken[col] {
 			if err := tx.uncount(rs.SK, int(col)); err != nil {
 				return err
 			}
 			vd.at[i] = nil
-		}
-	}
-	for _, i := range rules {
-		col, gen := int64(rs.Layout.Cols[i]), vd.counted(i)
-		if broken[col] || vd.at[i] == nil {
 			continue
 		}
 		for v := range vd.at[i] {
-			if !zero[colValue{col, v}] {
-				continue
-			}
-			n, t := tally.KeyOf([]byte(v)).Place()
-			if err := tx.Later("write counted values", `DELETE FROM value_counts WHERE sk = ? AND col = ? AND gen = ? AND n = ? AND t = ? AND v = ?`, rs.SK, col, gen, n, t, v); err != nil {
-				return err
+			if e := entries[colValue{col, v}]; e != nil && e.zero {
+				if err := tx.Later("write counted values", `DELETE FROM value_counts WHERE sk = ? AND col = ? AND gen = ? AND n = ? AND t = ? AND v = ?`, rs.SK, col, e.gen, e.n, e.t, v); err != nil {
+					return err
+				}
 			}
 		}
 	}

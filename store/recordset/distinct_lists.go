@@ -284,24 +284,16 @@ func (tx *Tx) applyValues(rs *stored.Sheet, vd *valueDelta) error {
 	if vd == nil {
 		return nil
 	}
-	var counted []int // (PostgreSQL) rules whose counted values go in one statement
+	var counted []int // rules whose counted values go in one statement (applyCounted)
 	for i, d := range vd.at {
 		col := rs.Layout.Cols[i]
 		if gen := vd.counted(i); gen != 0 && d != nil {
-			ok := false
-			var err error
-			switch {
-			case vd.over != nil && vd.over[i]:
-				err = tx.uncount(rs.SK, col) // counted ahead: the batch alone has too many
-			case rs.Dialect.RoundTrips():
-				counted, ok = append(counted, i), true
-			default:
-				ok, err = tx.applyCounted(rs.SK, col, gen, d)
+			if vd.over == nil || !vd.over[i] {
+				counted = append(counted, i)
+				continue
 			}
-			if !ok {
-				vd.at[i] = nil
-			}
-			if err != nil {
+			vd.at[i] = nil
+			if err := tx.uncount(rs.SK, col); err != nil { // counted ahead: the batch alone has too many
 				return err
 			}
 			continue
@@ -315,7 +307,7 @@ func (tx *Tx) applyValues(rs *stored.Sheet, vd *valueDelta) error {
 			continue
 		}
 	}
-	if err := tx.applyCountedAt(rs, vd, counted); err != nil {
+	if err := tx.applyCounted(rs, vd, counted); err != nil {
 		return err
 	}
 	if vd.sent != nil {

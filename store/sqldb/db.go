@@ -535,12 +535,12 @@ func (tx *Tx) markIdempotent() error {
 	switch {
 	case k == nil:
 		return nil
-	case tx.claiming && !tx.claimSeen:
-		if err := tx.Flush(); err != nil {
-			return err
-		}
-		return tx.keepAnswer(k)
 	case k.InWrite:
+		if tx.claiming && !tx.claimSeen {
+			if err := tx.Flush(); err != nil {
+				return err
+			}
+		}
 		return tx.keepAnswer(k)
 	}
 	return tx.Later("mark idempotency key", `UPDATE idempotency_keys SET committed = 1 WHERE id = ? AND status IS NULL`, k.ID)
