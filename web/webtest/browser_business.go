@@ -57,10 +57,16 @@ func BusinessWalk(t *testing.T, lang string) {
 		t.Helper()
 		c, cancel := context.WithTimeout(ctx, d)
 		defer cancel()
-		if err := chromedp.Run(c, actions...); err != nil {
-			var page string
-			_ = chromedp.Run(ctx, chromedp.Evaluate(`location.href + "\nflash: " + (document.getElementById("flash")?.innerText || "") + "\n" + document.body.innerText.slice(0, 600)`, &page))
-			t.Fatalf("%s: %v\n%s", what, err, page)
+		for i, a := range actions {
+			if err := chromedp.Run(c, a); err != nil {
+				// Say which step stopped and what the page's main part shows: the
+				// header and menus alone fill the first lines of the body's text.
+				var page string
+				_ = chromedp.Run(ctx, chromedp.Evaluate(`location.href + "\nflash: " + (document.getElementById("flash")?.innerText || "") +
+					"\nimport-run: " + (document.getElementById("import-run")?.innerText || "") +
+					"\n" + (document.querySelector("main") || document.body).innerText.slice(-1500)`, &page))
+				t.Fatalf("%s, step %d of %d (%T): %v\n%s", what, i+1, len(actions), a, err, page)
+			}
 		}
 	}
 	recordsOfSheet := func() []map[string]any {
