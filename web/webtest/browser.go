@@ -146,6 +146,13 @@ func HtmxIdle() chromedp.Action {
 	})
 }
 
+// Settled waits until the page has laid itself out and painted twice, so that a click
+// right after a change of viewport lands where the element now is.
+func Settled() chromedp.Action {
+	return chromedp.Evaluate(`new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`, nil,
+		func(p *runtime.EvaluateParams) *runtime.EvaluateParams { return p.WithAwaitPromise(true) })
+}
+
 // HtmxReady waits until the page has loaded and htmx has wired its elements, so a click is not
 // lost on a page htmx has not processed yet.
 func HtmxReady() chromedp.Action {

@@ -50,7 +50,10 @@ func BusinessWalk(t *testing.T, lang string) {
 			if err := Shot(file+"-390", &buf).Do(c); err != nil {
 				return err
 			}
-			return chromedp.EmulateViewport(1366, 900).Do(c)
+			if err := chromedp.EmulateViewport(1366, 900).Do(c); err != nil {
+				return err
+			}
+			return Settled().Do(c) // the next click must not land on the phone layout
 		})
 	}
 	within := func(what string, d time.Duration, actions ...chromedp.Action) {
