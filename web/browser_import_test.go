@@ -1,14 +1,21 @@
 package web_test
 
 import (
+	"context"
+	"encoding/base64"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/sluice/sluice/web/webtest"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/fetch"
+	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 )
 
@@ -195,5 +202,70 @@ func TestBrowserWizardLongImport(t *testing.T) {
 				t.Fatalf("the sheet holds %v records, want %d", counts["total"], rows)
 			}
 		}
+	}
+}
+
+// A progress poll that fails (the connection drops, then the server answers 502) does not
+// freeze the wizard: it asks again and still lands on the sheet once the import is done.
+func TestBrowserWizardProgressSurvivesFailedPolls(t *testing.T) {
+	t.Cleanup(func() { webtest.ExpectedBrowserErrors = nil }) // after the browser's own check
+	e := webtest.NewAPI(t)
+	webtest.StartWorker(t, e)
+	ctx := webtest.Browser(t)
+	base := webtest.Serve(t, e)
+	spaceID := e.MustCreateSpace(t, webtest.Secret, map[string]any{"name": "flaky network"})["id"].(string)
+	wb := e.MustCreateWorkbook(t, map[string]any{"name": "People", "spaceId": spaceID, "sheets": []any{map[string]any{"name": "People", "fields": []any{
+		map[string]any{"key": "name", "label": "Name", "type": "string"}}}}})
+	dest := wb["sheets"].([]any)[0].(map[string]any)["id"].(string)
+	f := e.MustUpload(t, spaceID, "people.csv", "Name\nAda\nGrace\n")
+
+	// The browser's first two requests for the job's progress fail; the rest go through.
+	var mu sync.Mutex
+	var seen int
+	chromedp.ListenTarget(ctx, func(ev any) {
+		p, ok := ev.(*fetch.EventRequestPaused)
+		if !ok {
+			return
+		}
+		mu.Lock()
+		seen++
+		n := seen
+		mu.Unlock()
+		go func() {
+			c := cdp.WithExecutor(ctx, chromedp.FromContext(ctx).Target)
+			switch n {
+			case 1:
+				_ = fetch.FailRequest(p.RequestID, network.ErrorReasonConnectionReset).Do(c)
+			case 2:
+				_ = fetch.FulfillRequest(p.RequestID, 502).WithBody(base64.StdEncoding.EncodeToString([]byte("Bad gateway"))).Do(c)
+			default:
+				_ = fetch.ContinueRequest(p.RequestID).Do(c)
+			}
+		}()
+	})
+	// htmx reports each failed request on the console: expected here, and only here.
+	webtest.ExpectedBrowserErrors = []string{`"htmx:afterRequest"`, `"htmx:sendError"`, "Response Status Error Code 502 from /space/" + spaceID + "/jobs/"}
+	run, cancel := context.WithTimeout(ctx, 45*time.Second)
+	defer cancel()
+	err := chromedp.Run(run,
+		webtest.LogIn(base),
+		fetch.Enable().WithPatterns([]*fetch.RequestPattern{{URLPattern: "*/progress*"}}),
+		chromedp.Navigate(base+"/space/"+spaceID+"/import/"+f["id"].(string)+"?to="+dest),
+		chromedp.WaitVisible(`[data-testid=import-mapping]`), webtest.HtmxReady(),
+		webtest.HtmxIdle(), chromedp.Click(`[data-testid=import-review]`),
+		chromedp.WaitVisible(`[data-testid=import-run]`), webtest.HtmxIdle(),
+		chromedp.Click(`[data-testid=import-run]`),
+		chromedp.WaitVisible(`[data-testid=grid]`),
+	)
+	mu.Lock()
+	defer mu.Unlock()
+	if err != nil {
+		t.Fatalf("after %d progress requests, the wizard did not land on the sheet: %v", seen, err)
+	}
+	if seen < 3 {
+		t.Fatalf("the wizard asked for the progress %d times; the test means two failures before it goes through", seen)
+	}
+	if n := len(webtest.RecordsOf(t, e.MustCall(t, "GET", "/v1/sheets/"+dest+"/records", webtest.Secret, nil))); n != 2 {
+		t.Fatalf("the sheet holds %d records, want 2", n)
 	}
 }

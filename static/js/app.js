@@ -36,6 +36,19 @@ document.addEventListener("htmx:afterRequest", (e) => {
   if (flash) flash.hidden = true;
 });
 
+// A poll that chains itself (hx-trigger "load delay:…", data-poll-retry) stops at the first
+// request that fails: a dropped connection or a server error would freeze a job's progress
+// for good. Ask again a little later instead; a 4xx (the job is gone) ends it.
+function retryPoll(e) {
+  const el = e.detail.elt;
+  const status = e.detail.xhr ? e.detail.xhr.status : 0;
+  if (!(el instanceof Element) || !el.matches("[data-poll-retry]") || (status >= 400 && status < 500)) return;
+  setTimeout(() => window.htmx && document.body.contains(el) && window.htmx.trigger(el, "sl-retry"), 2000);
+}
+document.addEventListener("htmx:sendError", retryPoll);
+document.addEventListener("htmx:responseError", retryPoll);
+document.addEventListener("htmx:timeout", retryPoll);
+
 // data-toggle="<id>" shows and hides the element of that id (a phone's folded toolbar),
 // saying so in aria-expanded.
 document.addEventListener("click", (e) => {
