@@ -254,6 +254,10 @@ func (a *automation) nodeStep(ctx context.Context, db *store.DB, id string, time
 	if err := db.Heartbeat(ctx, id, a.Process.Run); err != nil {
 		return err
 	}
+	// Events a stopped node committed but did not number wait in the inbox for a run.
+	if err := db.SequenceEvents(ctx); err != nil {
+		return err
+	}
 	cutoff := db.Now().Add(-timeout)
 	silent, err := db.Nodes(ctx, cutoff, false)
 	if err != nil || len(silent) == 0 {

@@ -36,8 +36,8 @@ const (
 	// records, which take their sheet's lock (sheetLockClass) besides.
 	writeLock     int64 = 0x51c3_0001
 	migrationLock int64 = 0x51c3_0002
-	// eventsLock is held from a transaction's first event row to its commit, so that events
-	// are numbered in the order their transactions commit.
+	// eventsLock is held by a sequencer's run from its move of the event inbox to its
+	// commit, so that events are numbered in the order the runs commit (SequenceEvents).
 	eventsLock int64 = 0x51c3_0003
 	// sheetLockClass is the first key of a sheet's lock; the second is the hash of its id.
 	sheetLockClass int32 = 0x51c3
@@ -67,6 +67,8 @@ type DB struct {
 	// activity: the second each space's activity was last written at by this node
 	// (TouchSpace), so that the writes of one second do not each take the space's row.
 	activity sync.Map
+	// sequencer numbers the events writes put in the inbox (PostgreSQL, SequenceEvents).
+	sequencer sequencer
 }
 
 // Settings are what a DB's owner may set at start (cmd/sluice from its configuration; a
@@ -284,6 +286,9 @@ type Tx struct {
 	claiming, claimSeen bool
 	// answer: the request's answer, kept with the key at commit (KeepAnswer)
 	answer *keptAnswer
+	// sequence: the transaction put events in the inbox, which Commit has numbered
+	// (PostgreSQL, SequenceEvents).
+	sequence bool
 }
 
 // PlanEachRun makes PostgreSQL plan the transaction's statements from here on for their
@@ -360,8 +365,8 @@ func (db *DB) begin(ctx context.Context, locks int, sheetID ...string) (*Tx, err
 	return tx, nil
 }
 
-// Commit marks the request's idempotency key as written, writes the transaction's events,
-// has every node hear of them (PostgreSQL) and commits.
+// Commit marks the request's idempotency key as written, writes the transaction's events and
+// commits; on PostgreSQL it then waits for its events to be numbered (SequenceEvents).
 func (tx *Tx) Commit() error {
 	if err := tx.markIdempotent(); err != nil {
 		return err
@@ -378,6 +383,13 @@ func (tx *Tx) Commit() error {
 	}
 	for _, id := range tx.touched {
 		tx.db.activity.Store(id, SecondOf(tx.now).Unix())
+	}
+	if tx.sequence {
+		// The write is committed whatever happens here: a run that fails leaves the events
+		// in the inbox for the next one (the heartbeat's at the latest).
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(tx.ctx), 10*time.Second)
+		defer cancel()
+		_ = tx.db.SequenceEvents(ctx)
 	}
 	return nil
 }

@@ -133,8 +133,8 @@ func UnstorableText(err error) bool {
 	return errors.As(err, &pg) && (pg.Code == pgerrcode.UntranslatableCharacter || pg.Code == pgerrcode.CharacterNotInRepertoire)
 }
 
-// EventsChannel is the PostgreSQL notification channel a committed write that emitted events
-// notifies, with the id of its last event.
+// EventsChannel is the PostgreSQL notification channel each run of the sequencer that
+// numbered events notifies, with how many (SequenceEvents).
 const EventsChannel = "sluice_events"
 
 // ListenEvents calls wake whenever another transaction (on any node) commits events, until

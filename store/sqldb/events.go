@@ -2,7 +2,6 @@ package sqldb
 
 import (
 	"encoding/json"
-	"fmt"
 	"strings"
 	"time"
 
@@ -50,16 +49,6 @@ const (
 	eventsAtOnce     = 500 // events a statement inserts: 6,000 parameters
 )
 
-// eventValuesColumns names the columns of a VALUES list of event rows, in eventColumnNames'
-// order.
-var eventValuesColumns = func() string {
-	cols := make([]string, eventColumns)
-	for i := range cols {
-		cols[i] = fmt.Sprintf("v.column%d", i+1)
-	}
-	return strings.Join(cols, ", ")
-}()
-
 // eventRows are the VALUES rows of evs and their arguments, in eventColumnNames' order.
 func eventRows(evs []*model.Event) (string, []any) {
 	args := make([]any, 0, len(evs)*eventColumns)
@@ -76,46 +65,26 @@ func eventRows(evs []*model.Event) (string, []any) {
 // writeEvents writes the transaction's events, in the order they were emitted, as its last
 // statements. Readers of the events (the notifier, GET /v1/events, the streams) go through
 // them by sequence number and never come back for a smaller one, so the numbers must come in
-// the order the transactions commit: on PostgreSQL, where writes of different sheets commit
-// side by side, the events lock is taken here and held to the commit, so it covers only this
-// insert, NOTIFY and the commit itself (SQLite has one writer at a time). The last event's id
-// is NOTIFYed: every node's notifier hears of the events at commit, not at its next poll.
+// the order the transactions commit. SQLite has one writer: it numbers them as it inserts
+// them. On PostgreSQL, where writes of different sheets commit side by side, they go into
+// the event inbox, unnumbered and without any lock, and the sequencer numbers them after the
+// commit (SequenceEvents, which Commit waits for).
 func (tx *Tx) writeEvents() error {
 	if len(tx.events) == 0 {
 		return nil
 	}
-	if tx.d.Notifies() && len(tx.events) <= eventsAtOnce {
-		// One round trip: the lock, the rows and NOTIFY. No row is numbered before the lock
-		// is held: each row of the insert is joined with the lock's.
-		rows, args := eventRows(tx.events)
-		args = append(append([]any{eventsLock}, args...), tx.events[len(tx.events)-1].ID)
-		// (held back: it goes with the commit, so the lock is held for one round trip)
-		if err := tx.Later("insert events", `WITH l AS (SELECT pg_advisory_xact_lock(?) AS locked),
-			ins AS (INSERT INTO events (`+eventColumnNames+`) SELECT `+eventValuesColumns+` FROM (VALUES `+rows+`) AS v, l RETURNING 1)
-			SELECT pg_notify('`+EventsChannel+`', ?) FROM (SELECT count(*) FROM ins) AS n`, args...); err != nil {
-			return err
-		}
-		tx.events = nil
-		return nil
-	}
+	table := "events"
 	if tx.d.Notifies() {
-		if _, err := tx.Exec(`SELECT pg_advisory_xact_lock(?)`, eventsLock); err != nil {
-			return errs.Wrap(err, "take the events lock")
-		}
+		table, tx.sequence = "event_inbox", true
 	}
 	for len(tx.events) > 0 {
 		n := min(len(tx.events), eventsAtOnce)
 		rows, args := eventRows(tx.events[:n])
-		if _, err := tx.Exec(`INSERT INTO events (`+eventColumnNames+`) VALUES `+rows, args...); err != nil {
+		// (held back: the last, or only, insert goes with the commit)
+		if err := tx.Later("insert events", `INSERT INTO `+table+` (`+eventColumnNames+`) VALUES `+rows, args...); err != nil {
 			return errs.Wrap(err, "insert events")
 		}
-		last := tx.events[n-1].ID
 		tx.events = tx.events[n:]
-		if len(tx.events) == 0 && tx.d.Notifies() {
-			if _, err := tx.Exec(`SELECT pg_notify('`+EventsChannel+`', ?)`, last); err != nil {
-				return errs.Wrap(err, "notify events")
-			}
-		}
 	}
 	return nil
 }

@@ -16,6 +16,7 @@ var engineOnly = map[string]string{
 	"file_chunks":    "postgres", // files' bytes for every node (SQLite: the data directory)
 	"search_blooms":  "postgres", // Bloom filters for searches before the trigram index
 	"tally_packs":    "postgres", // values packed for tallies (jsonb is slow to take apart)
+	"event_inbox":    "postgres", // events of commits side by side, numbered after (SequenceEvents)
 }
 
 // sqliteImplicit are columns PostgreSQL declares that SQLite has without declaring them.
