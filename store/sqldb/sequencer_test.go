@@ -31,26 +31,27 @@ func TestEventsNumberedInCommitOrder(t *testing.T) {
 	}
 	db := nodes[0]
 	ctx := t.Context()
-	seqOf := func(after int64) (seqs []int64, ids []string) {
+	seqOf := func(after int64) (seqs []int64, ids []string, err error) {
 		rows, err := db.Reader.QueryContext(ctx, `SELECT seq, id FROM events WHERE seq > ? ORDER BY seq`, after)
 		if err != nil {
-			t.Fatal(err)
+			return nil, nil, err
 		}
 		defer rows.Close()
 		for rows.Next() {
 			var s int64
 			var id string
 			if err := rows.Scan(&s, &id); err != nil {
-				t.Fatal(err)
+				return nil, nil, err
 			}
 			seqs, ids = append(seqs, s), append(ids, id)
 		}
-		return seqs, ids
+		return seqs, ids, rows.Err()
 	}
 
 	const writers, writes, each = 6, 15, 3
 	done := make(chan struct{})
 	var seen []string // what the follower read, in order
+	var followErr error
 	var follower sync.WaitGroup
 	follower.Add(1)
 	go func() {
@@ -61,7 +62,11 @@ func TestEventsNumberedInCommitOrder(t *testing.T) {
 			case <-done:
 			default:
 			}
-			seqs, ids := seqOf(cursor)
+			seqs, ids, err := seqOf(cursor)
+			if err != nil {
+				followErr = err
+				return
+			}
 			if len(seqs) > 0 {
 				cursor = seqs[len(seqs)-1]
 				seen = append(seen, ids...)
@@ -98,8 +103,12 @@ func TestEventsNumberedInCommitOrder(t *testing.T) {
 				}
 				// Read your writes: the commit returns once its events are numbered.
 				var n int
-				if err := db.Reader.QueryRowContext(ctx, `SELECT count(*) FROM events WHERE id LIKE ?`, fmt.Sprintf("ev-%d-%d-%%", w, i)).Scan(&n); err != nil || n != each {
-					errs <- fmt.Errorf("after its commit, write %d of %d finds %d of its %d events (%v)", i, w, n, each, err)
+				if err := db.Reader.QueryRowContext(ctx, `SELECT count(*) FROM events WHERE id LIKE ?`, fmt.Sprintf("ev-%d-%d-%%", w, i)).Scan(&n); err != nil {
+					errs <- err
+					return
+				}
+				if n != each {
+					errs <- fmt.Errorf("after its commit, write %d of %d finds %d of its %d events", i, w, n, each)
 					return
 				}
 			}
@@ -111,6 +120,9 @@ func TestEventsNumberedInCommitOrder(t *testing.T) {
 	close(errs)
 	for err := range errs {
 		t.Fatal(err)
+	}
+	if followErr != nil {
+		t.Fatal(followErr)
 	}
 	if want := writers * writes * each; len(seen) != want {
 		t.Fatalf("the follower read %d events, want %d: it passed a number that appeared later", len(seen), want)
@@ -137,7 +149,10 @@ func TestEventsNumberedInCommitOrder(t *testing.T) {
 	}
 
 	// A node stopped between its commit and the run: its events wait in the inbox.
-	last, _ := seqOf(0)
+	last, _, err := seqOf(0)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for k := range 2 {
 		if _, err := db.Writer.ExecContext(ctx, `INSERT INTO event_inbox (`+eventColumnNames+`) VALUES (?, 'acc', 'env', '', 'workbook', 'records:created', '{}', '{}', '', '', '[]', 0)`,
 			fmt.Sprintf("ev-left-%d", k)); err != nil {
@@ -149,7 +164,10 @@ func TestEventsNumberedInCommitOrder(t *testing.T) {
 	if err := db.SequenceEvents(sctx); err != nil {
 		t.Fatal(err)
 	}
-	seqs, ids := seqOf(last[len(last)-1])
+	seqs, ids, err := seqOf(last[len(last)-1])
+	if err != nil {
+		t.Fatal(err)
+	}
 	if len(ids) != 2 || ids[0] != "ev-left-0" || ids[1] != "ev-left-1" || seqs[1] <= seqs[0] {
 		t.Fatalf("after a run the left events are %v %v, want ev-left-0 then ev-left-1", ids, seqs)
 	}
