@@ -235,7 +235,7 @@ func (a *automation) startNode(db *store.DB, id string, timeout time.Duration, l
 	}()
 	go func() {
 		defer close(done)
-		t := time.NewTicker(max(timeout/6, 100*time.Millisecond))
+		t := time.NewTicker(beatEvery(timeout))
 		defer t.Stop()
 		for {
 			if err := a.nodeStep(ctx, db, id, timeout, log); err != nil && ctx.Err() == nil {
@@ -250,14 +250,21 @@ func (a *automation) startNode(db *store.DB, id string, timeout time.Duration, l
 	}()
 }
 
+// beatEvery is how often a node beats: six times within the timeout after which the others
+// take it for stopped.
+func beatEvery(timeout time.Duration) time.Duration { return max(timeout/6, 100*time.Millisecond) }
+
 func (a *automation) nodeStep(ctx context.Context, db *store.DB, id string, timeout time.Duration, log *slog.Logger) error {
 	if err := db.Heartbeat(ctx, id, a.Process.Run); err != nil {
 		return err
 	}
-	// Events a stopped node committed but did not number wait in the inbox for a run.
-	if err := db.SequenceEvents(ctx); err != nil {
-		return err
-	}
+	// Events a stopped node committed but did not number wait in the inbox for a run. The
+	// beat waits for it no longer than a beat, so a slow run never makes this node look
+	// silent, and goes on to the takeover whatever it found: a run that fails says so
+	// itself and the next beat's runs again.
+	sctx, cancel := context.WithTimeout(ctx, beatEvery(timeout))
+	_ = db.SequenceEvents(sctx)
+	cancel()
 	cutoff := db.Now().Add(-timeout)
 	silent, err := db.Nodes(ctx, cutoff, false)
 	if err != nil || len(silent) == 0 {
