@@ -225,8 +225,25 @@ func startAutomation(ctx context.Context, db *store.DB, c automationConfig, file
 // extractions fail, once, by whichever node removes the silent one from the list.
 func (a *automation) startNode(db *store.DB, id string, timeout time.Duration, log *slog.Logger) {
 	ctx, cancel := context.WithCancel(context.Background())
-	done, heard := make(chan struct{}), make(chan struct{})
-	a.stopNode = func() { cancel(); <-done; <-heard }
+	done, heard, counted := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	a.stopNode = func() { cancel(); <-done; <-heard; <-counted }
+	go func() {
+		// Tables that grow fast get their statistics counted again within a second or so,
+		// not at autovacuum's next look (KeepStatistics).
+		defer close(counted)
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			if _, err := db.KeepStatistics(ctx); err != nil && ctx.Err() == nil {
+				log.Warn("counting table statistics failed", "err", err)
+			}
+		}
+	}()
 	go func() {
 		// Events committed on any node wake this node's streams at once (LISTEN/NOTIFY); the
 		// notifier's poll stays as the fallback.

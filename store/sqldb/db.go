@@ -18,6 +18,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	_ "github.com/mattn/go-sqlite3" // registers the sqlite3 driver
@@ -69,6 +70,8 @@ type DB struct {
 	activity sync.Map
 	// sequencer numbers the events writes put in the inbox (PostgreSQL, SequenceEvents).
 	sequencer sequencer
+	// analyzing: a KeepStatistics run is under way (PostgreSQL).
+	analyzing atomic.Bool
 }
 
 // Settings are what a DB's owner may set at start (cmd/sluice from its configuration; a
