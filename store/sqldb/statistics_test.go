@@ -78,7 +78,7 @@ func TestKeepStatisticsReplansGrownTables(t *testing.T) {
 	if p := plan(); strings.Contains(p, "Seq Scan") {
 		t.Fatalf("still scanning the whole table after its statistics were counted:\n%s", p)
 	}
-	// Counted once, the table is left alone until it grows by a quarter again.
+	// Counted once, the table is left alone until it doubles again.
 	if grew, err := db.KeepStatistics(ctx); err != nil || len(grew) != 0 {
 		t.Fatalf("second run named %v, %v; want nothing", grew, err)
 	}
