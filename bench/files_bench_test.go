@@ -28,6 +28,14 @@ func envInt(key string, def int) int {
 	return def
 }
 
+// envFloat is a number setting: def when unset or not a number (0 and below are kept: "none").
+func envFloat(key string, def float64) float64 {
+	if v, err := strconv.ParseFloat(os.Getenv(key), 64); err == nil {
+		return v
+	}
+	return def
+}
+
 // writeCSV writes rows × 8 columns of realistic values and returns the path and size.
 func writeCSV(b testing.TB, dir string, rows int) (string, int64) {
 	cities := []string{"Berlin", "São Paulo", "Zürich", "Paris", "Lagos", "Osaka", "Austin", "Kraków"}

@@ -38,15 +38,17 @@ func BenchmarkLoad(b *testing.B) {
 	secs := envInt("SLUICE_LOAD_SECONDS", 20)
 	writers, readers := envInt("SLUICE_LOAD_WRITERS", 20), envInt("SLUICE_LOAD_READERS", 20)
 	type setup struct {
-		name  string
-		nodes func(b *testing.B) []*server
+		name   string
+		capped bool // each node on a CPU share of its own
+		nodes  func(b *testing.B) []*server
 	}
-	setups := []setup{{"SQLite, 1 node", func(b *testing.B) []*server {
+	setups := []setup{{"SQLite, 1 node", false, func(b *testing.B) []*server {
 		return []*server{startServer(b, bin, filepath.Join(b.TempDir(), "data"))}
 	}}}
+	var skipped string
 	if base := os.Getenv("SLUICE_TEST_DATABASE_URL"); strings.HasPrefix(base, "postgres") {
-		for _, n := range []int{1, 2} {
-			setups = append(setups, setup{fmt.Sprintf("PostgreSQL, %d node%s", n, map[bool]string{true: "s"}[n > 1]), func(b *testing.B) []*server {
+		pgNodes := func(n int, cores float64) func(b *testing.B) []*server {
+			return func(b *testing.B) []*server {
 				dbURL := freshDatabase(b, base)
 				var out []*server
 				for i := range n {
@@ -54,22 +56,53 @@ func BenchmarkLoad(b *testing.B) {
 					if p := os.Getenv("SLUICE_CPU_PROFILE"); p != "" { // one profile a node
 						env = append(env, fmt.Sprintf("SLUICE_CPU_PROFILE=%s.%d-%d", p, n, i))
 					}
-					out = append(out, startServer(b, bin, filepath.Join(b.TempDir(), "data"), env...))
+					var cg *cpuCap
+					if cores > 0 {
+						var err error
+						if cg, err = newCPUCap(fmt.Sprintf("sluice-load-%d-%d", os.Getpid(), i), cores); err != nil {
+							b.Fatal(err)
+						}
+						b.Cleanup(cg.remove) // after the node's own cleanup has stopped it
+					}
+					node := startServer(b, bin, filepath.Join(b.TempDir(), "data"), env...)
+					if cg != nil {
+						if err := cg.add(node.cmd.Process.Pid); err != nil {
+							b.Fatal(err)
+						}
+					}
+					out = append(out, node)
 				}
 				return out
-			}})
+			}
+		}
+		plural := map[bool]string{true: "s"}
+		for _, n := range []int{1, 2} {
+			setups = append(setups, setup{fmt.Sprintf("PostgreSQL, %d node%s", n, plural[n > 1]), false, pgNodes(n, 0)})
+		}
+		// Each node on a CPU share of its own (SLUICE_LOAD_NODE_CPU cores, default 0.25; 0:
+		// none), where the cgroups can be written: what a second node adds where the nodes'
+		// CPU is the limit, as on machines of their own.
+		if cores := envFloat("SLUICE_LOAD_NODE_CPU", 0.25); cores > 0 {
+			if probe, err := newCPUCap(fmt.Sprintf("sluice-load-%d-probe", os.Getpid()), cores); err != nil {
+				skipped = fmt.Sprintf("rows of nodes on %.2f cores each skipped: %v\n", cores, err)
+			} else {
+				probe.remove()
+				for _, n := range []int{1, 2} {
+					setups = append(setups, setup{fmt.Sprintf("PostgreSQL, %d node%s of %.2f cores", n, plural[n > 1], cores), true, pgNodes(n, cores)})
+				}
+			}
 		}
 	}
 	kinds := []loadKind{{"writers, keyed, with readers", writers, readers, true, false}, {"writers only, keyed", writers, 0, true, false},
 		{"writers only, no keys", writers, 0, false, false}, {"keyed, a node SIGKILLed twice", writers, 0, true, true}}
 	var table strings.Builder
 	fmt.Fprintf(&table, "\nload benchmark: %d s per row, batches of 10 records into 4 sheets, GOMAXPROCS of the clients %d\n", secs, runtime.GOMAXPROCS(0))
-	fmt.Fprintf(&table, "%-22s %-30s %10s %8s %10s %10s %10s %10s %8s %6s %6s %7s %9s %11s  %s\n", "setup", "load", "records/s", "reads/s", "write p50", "write p99", "read p50", "read p99",
+	fmt.Fprintf(&table, "%-34s %-30s %10s %8s %10s %10s %10s %10s %8s %6s %6s %7s %9s %11s  %s\n", "setup", "load", "records/s", "reads/s", "write p50", "write p99", "read p50", "read p99",
 		"acked", "lost", "dup", "failed", "timeouts", "answer lost", "CPU ms/1k rec (nodes/pg/client), idle")
 	for _, s := range setups {
 		for _, k := range kinds {
-			if k.kill && !strings.Contains(s.name, "2 nodes") {
-				continue // a node killed needs another to retry on
+			if k.kill && (!strings.Contains(s.name, "2 nodes") || s.capped) {
+				continue // a node killed needs another to retry on; a capped one, its cgroup again
 			}
 			if only := os.Getenv("SLUICE_LOAD_ONLY"); only != "" && !strings.Contains(s.name+": "+k.name, only) {
 				continue
@@ -79,12 +112,12 @@ func BenchmarkLoad(b *testing.B) {
 			for _, n := range nodes {
 				n.stop()
 			}
-			fmt.Fprintf(&table, "%-22s %-30s %10.0f %8.0f %10s %10s %10s %10s %8d %6d %6d %7d %9d %11d  %s\n", s.name, k.name, r.perSecond, float64(len(r.reads))/r.seconds,
+			fmt.Fprintf(&table, "%-34s %-30s %10.0f %8.0f %10s %10s %10s %10s %8d %6d %6d %7d %9d %11d  %s\n", s.name, k.name, r.perSecond, float64(len(r.reads))/r.seconds,
 				msText(pct(r.writes, 50)), msText(pct(r.writes, 99)), msText(pct(r.reads, 50)), msText(pct(r.reads, 99)), r.acked, r.lost, r.duplicated,
 				r.failedBatches, r.timeouts, r.answersLost, r.cpuText())
 		}
 	}
-	fmt.Print(table.String())
+	fmt.Print(table.String() + skipped)
 }
 
 type loadKind struct {
