@@ -70,8 +70,10 @@ type DB struct {
 	activity sync.Map
 	// sequencer numbers the events writes put in the inbox (PostgreSQL, SequenceEvents).
 	sequencer sequencer
-	// analyzing: a KeepStatistics run is under way (PostgreSQL).
-	analyzing atomic.Bool
+	// analyzing: a KeepStatistics run is under way (PostgreSQL); analyzedAt: each table's
+	// live rows when the runs last analyzed it (read and written by one run at a time).
+	analyzing  atomic.Bool
+	analyzedAt map[string]float64
 }
 
 // Settings are what a DB's owner may set at start (cmd/sluice from its configuration; a

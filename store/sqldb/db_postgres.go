@@ -234,7 +234,10 @@ func (db *DB) KeepStatistics(ctx context.Context) ([]string, error) {
 		return nil, nil
 	}
 	defer db.analyzing.Store(false)
-	rows, err := db.Reader.DB.QueryContext(ctx, `SELECT s.relname, a.attname FROM pg_stat_user_tables s
+	if db.analyzedAt == nil {
+		db.analyzedAt = map[string]float64{}
+	}
+	rows, err := db.Reader.DB.QueryContext(ctx, `SELECT s.relname, a.attname, s.n_live_tup FROM pg_stat_user_tables s
 		JOIN pg_class c ON c.oid = s.relid
 		JOIN pg_attribute a ON a.attrelid = s.relid AND a.attnum = (SELECT min(attnum) FROM pg_attribute WHERE attrelid = s.relid AND attnum > 0 AND NOT attisdropped)
 		WHERE s.schemaname = current_schema() AND s.n_live_tup > 1000 + 2 * greatest(c.reltuples, 0) ORDER BY s.relname`)
@@ -244,10 +247,18 @@ func (db *DB) KeepStatistics(ctx context.Context) ([]string, error) {
 	var grew, first []string
 	for rows.Next() {
 		var t, col string
-		if err := rows.Scan(&t, &col); err != nil {
+		var live float64
+		if err := rows.Scan(&t, &col, &live); err != nil {
 			rows.Close()
 			return nil, err
 		}
+		// A table this node analyzed at half its size or more stays as it is: ANALYZE left
+		// it uncounted (another node held it, or the role may not analyze it), and asking
+		// again every second would only repeat PostgreSQL's warning.
+		if tried, ok := db.analyzedAt[t]; ok && live <= 1000+2*tried {
+			continue
+		}
+		db.analyzedAt[t] = live
 		grew, first = append(grew, t), append(first, col)
 	}
 	if err := rows.Err(); err != nil {
