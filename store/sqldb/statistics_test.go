@@ -47,6 +47,9 @@ func TestKeepStatisticsReplansGrownTables(t *testing.T) {
 			}
 			lines = append(lines, l)
 		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
 		return strings.Join(lines, "\n")
 	}
 	run(`CREATE TABLE grow_probe (rid BIGINT PRIMARY KEY, v TEXT NOT NULL)`)
