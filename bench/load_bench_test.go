@@ -46,6 +46,7 @@ func BenchmarkLoad(b *testing.B) {
 		return []*server{startServer(b, bin, filepath.Join(b.TempDir(), "data"))}
 	}}}
 	var skipped string
+	var pairs [][3]string // setups whose records/s are compared after the table (ratios)
 	if base := os.Getenv("SLUICE_TEST_DATABASE_URL"); strings.HasPrefix(base, "postgres") {
 		pgNodes := func(n int, cores float64) func(b *testing.B) []*server {
 			return func(b *testing.B) []*server {
@@ -79,6 +80,8 @@ func BenchmarkLoad(b *testing.B) {
 		for _, n := range []int{1, 2} {
 			setups = append(setups, setup{fmt.Sprintf("PostgreSQL, %d node%s", n, plural[n > 1]), false, pgNodes(n, 0)})
 		}
+		pairs = append(pairs, [3]string{"two PostgreSQL nodes / one (shared cores)", "PostgreSQL, 2 nodes", "PostgreSQL, 1 node"},
+			[3]string{"two PostgreSQL nodes / one SQLite node", "PostgreSQL, 2 nodes", "SQLite, 1 node"})
 		// Each node on a CPU share of its own (SLUICE_LOAD_NODE_CPU cores, default 0.25; 0:
 		// none), where the cgroups can be written: what a second node adds where the nodes'
 		// CPU is the limit, as on machines of their own.
@@ -90,12 +93,15 @@ func BenchmarkLoad(b *testing.B) {
 				for _, n := range []int{1, 2} {
 					setups = append(setups, setup{fmt.Sprintf("PostgreSQL, %d node%s of %.2f cores", n, plural[n > 1], cores), true, pgNodes(n, cores)})
 				}
+				pairs = append(pairs, [3]string{fmt.Sprintf("two PostgreSQL nodes / one (%.2f cores each)", cores),
+					fmt.Sprintf("PostgreSQL, 2 nodes of %.2f cores", cores), fmt.Sprintf("PostgreSQL, 1 node of %.2f cores", cores)})
 			}
 		}
 	}
 	kinds := []loadKind{{"writers, keyed, with readers", writers, readers, true, false}, {"writers only, keyed", writers, 0, true, false},
 		{"writers only, no keys", writers, 0, false, false}, {"keyed, a node SIGKILLed twice", writers, 0, true, true}}
 	var table strings.Builder
+	rates := map[string]float64{} // records/s by "setup: load"
 	fmt.Fprintf(&table, "\nload benchmark: %d s per row, batches of 10 records into 4 sheets, GOMAXPROCS of the clients %d\n", secs, runtime.GOMAXPROCS(0))
 	fmt.Fprintf(&table, "%-34s %-30s %10s %8s %10s %10s %10s %10s %8s %6s %6s %7s %9s %11s  %s\n", "setup", "load", "records/s", "reads/s", "write p50", "write p99", "read p50", "read p99",
 		"acked", "lost", "dup", "failed", "timeouts", "answer lost", "CPU ms/1k rec (nodes/pg/client), idle")
@@ -115,9 +121,30 @@ func BenchmarkLoad(b *testing.B) {
 			fmt.Fprintf(&table, "%-34s %-30s %10.0f %8.0f %10s %10s %10s %10s %8d %6d %6d %7d %9d %11d  %s\n", s.name, k.name, r.perSecond, float64(len(r.reads))/r.seconds,
 				msText(pct(r.writes, 50)), msText(pct(r.writes, 99)), msText(pct(r.reads, 50)), msText(pct(r.reads, 99)), r.acked, r.lost, r.duplicated,
 				r.failedBatches, r.timeouts, r.answersLost, r.cpuText())
+			rates[s.name+": "+k.name] = r.perSecond
 		}
 	}
-	fmt.Print(table.String() + skipped)
+	fmt.Print(table.String() + skipped + ratios(rates, kinds, pairs))
+}
+
+// ratios prints, for each pair {label, numerator setup, denominator setup}, the records/s of
+// one setup over the other's for each kind of load this run measured in both.
+func ratios(rates map[string]float64, kinds []loadKind, pairs [][3]string) string {
+	var b strings.Builder
+	for _, p := range pairs {
+		var parts []string
+		for _, k := range kinds {
+			n, okN := rates[p[1]+": "+k.name]
+			d, okD := rates[p[2]+": "+k.name]
+			if okN && okD && d > 0 {
+				parts = append(parts, fmt.Sprintf("%s %.2f ×", k.name, n/d))
+			}
+		}
+		if len(parts) > 0 {
+			fmt.Fprintf(&b, "%s: %s\n", p[0], strings.Join(parts, ", "))
+		}
+	}
+	return b.String()
 }
 
 type loadKind struct {
