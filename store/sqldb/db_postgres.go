@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	neturl "net/url"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -30,6 +32,7 @@ func (db *DB) Postgres() bool { return db.Writer.d == PostgresDialect }
 // OpenPostgres opens the PostgreSQL database at url (through jackc/pgx) and applies the
 // PostgreSQL migrations. Several Sluice nodes may share it.
 func OpenPostgres(url string) (*DB, error) {
+	url = plainOnLoopback(url)
 	w, err := openPG(url, DefaultWriterConns, "auto")
 	if err != nil {
 		return nil, err
@@ -59,6 +62,28 @@ func OpenPostgres(url string) (*DB, error) {
 		return nil, fmt.Errorf("migrate: %w", err)
 	}
 	return db, nil
+}
+
+// plainOnLoopback asks for an unencrypted connection first (libpq's sslmode=allow: TLS only
+// when the server insists) where the URL names a server on this host and no sslmode, instead
+// of libpq's default (prefer: TLS whenever offered, certificate unchecked). Traffic on the
+// loopback interface is readable only by whom can read the database's files, and encrypting
+// it cost the node and PostgreSQL 5–10 % of their CPU per record written (make bench-load).
+// An sslmode in the URL or PGSSLMODE is left to decide.
+func plainOnLoopback(dsn string) string {
+	u, err := neturl.Parse(dsn)
+	if err != nil || u.Query().Has("sslmode") || os.Getenv("PGSSLMODE") != "" {
+		return dsn
+	}
+	switch host := u.Hostname(); {
+	case host == "localhost", strings.HasPrefix(host, "127."), host == "::1":
+	default:
+		return dsn
+	}
+	q := u.Query()
+	q.Set("sslmode", "allow")
+	u.RawQuery = q.Encode()
+	return u.String()
 }
 
 // DefaultWriterConns are the writers' connections of a node (Settings.WriterConns). Four,
