@@ -262,31 +262,28 @@ func (db *DB) KeepStatistics(ctx context.Context) ([]string, error) {
 	if db.analyzedAt == nil {
 		db.analyzedAt = map[string]float64{}
 	}
-	rows, err := db.Reader.DB.QueryContext(ctx, `SELECT s.relname, a.attname, s.n_live_tup FROM pg_stat_user_tables s
+	var grew, first []string
+	err := EachRow(ctx, db.Reader, "find grown tables", `SELECT s.relname, a.attname, s.n_live_tup FROM pg_stat_user_tables s
 		JOIN pg_class c ON c.oid = s.relid
 		JOIN pg_attribute a ON a.attrelid = s.relid AND a.attnum = (SELECT min(attnum) FROM pg_attribute WHERE attrelid = s.relid AND attnum > 0 AND NOT attisdropped)
-		WHERE s.schemaname = current_schema() AND s.n_live_tup > 1000 + 2 * greatest(c.reltuples, 0) ORDER BY s.relname`)
+		WHERE s.schemaname = current_schema() AND s.n_live_tup > 1000 + 2 * greatest(c.reltuples, 0) ORDER BY s.relname`, nil,
+		func(rows *sql.Rows) error {
+			var t, col string
+			var live float64
+			if err := rows.Scan(&t, &col, &live); err != nil {
+				return err
+			}
+			// A table this node analyzed at half its size or more stays as it is: ANALYZE left
+			// it uncounted (another node held it, or the role may not analyze it), and asking
+			// again every second would only repeat PostgreSQL's warning.
+			if tried, ok := db.analyzedAt[t]; ok && live <= 1000+2*tried {
+				return nil
+			}
+			db.analyzedAt[t] = live
+			grew, first = append(grew, t), append(first, col)
+			return nil
+		})
 	if err != nil {
-		return nil, err
-	}
-	var grew, first []string
-	for rows.Next() {
-		var t, col string
-		var live float64
-		if err := rows.Scan(&t, &col, &live); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		// A table this node analyzed at half its size or more stays as it is: ANALYZE left
-		// it uncounted (another node held it, or the role may not analyze it), and asking
-		// again every second would only repeat PostgreSQL's warning.
-		if tried, ok := db.analyzedAt[t]; ok && live <= 1000+2*tried {
-			continue
-		}
-		db.analyzedAt[t] = live
-		grew, first = append(grew, t), append(first, col)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, err
 	}
 	for i, t := range grew {
