@@ -304,8 +304,11 @@ func runLoad(b *testing.B, bin string, nodes []*server, k loadKind, d time.Durat
 			}
 		}()
 	}
+	var killer sync.WaitGroup // (the stored rows are read once the killed node is back)
 	if k.kill {
+		killer.Add(1)
 		go func() {
+			defer killer.Done()
 			for round := 1; round <= 2; round++ {
 				select {
 				case <-ctx.Done():
@@ -325,6 +328,7 @@ func runLoad(b *testing.B, bin string, nodes []*server, k loadKind, d time.Durat
 	}
 	res.seconds = time.Since(began).Seconds()
 	res.perSecond = float64(written.Load()) / res.seconds
+	killer.Wait()
 	// What is stored: every sheet read in full, tags counted.
 	stored := map[string]int{}
 	for _, sheet := range sheets {

@@ -103,6 +103,13 @@ func (db *DB) ClaimIdempotencyKey(ctx context.Context, id, fingerprint string, p
 	if err != nil {
 		return nil, err
 	}
+	if out.State == IdemDone || out.State == IdemLost {
+		// The write the key tells of may have committed without waiting for the disk
+		// (sqldb.Tx.Commit): it is not told of before it is there.
+		if err := db.FlushWAL(ctx); err != nil {
+			return nil, err
+		}
+	}
 	return out, nil
 }
 

@@ -68,8 +68,9 @@ type DB struct {
 	// activity: the second each space's activity was last written at by this node
 	// (TouchSpace), so that the writes of one second do not each take the space's row.
 	activity sync.Map
-	// sequencer numbers the events writes put in the inbox (PostgreSQL, SequenceEvents).
-	sequencer sequencer
+	// sequencer numbers the events writes put in the inbox (PostgreSQL, SequenceEvents);
+	// flusher waits for the WAL to reach the disk (FlushWAL).
+	sequencer, flusher batched
 	// analyzing: a KeepStatistics run is under way (PostgreSQL); analyzedAt: each table's
 	// live rows when the runs last analyzed it (read and written by one run at a time).
 	analyzing  atomic.Bool
@@ -294,6 +295,10 @@ type Tx struct {
 	// sequence: the transaction put events in the inbox, which Commit has numbered
 	// (PostgreSQL, SequenceEvents).
 	sequence bool
+	// sheet: a write of one sheet's records (BeginSheet); deferred: its commit need not be
+	// on disk when Commit returns (DeferFlush); unflushed: it is not when the commit ends,
+	// and Commit waits for that (PostgreSQL, commitBeforeFlush).
+	sheet, deferred, unflushed bool
 }
 
 // PlanEachRun makes PostgreSQL plan the transaction's statements from here on for their
@@ -349,7 +354,7 @@ func (db *DB) begin(ctx context.Context, locks int, sheetID ...string) (*Tx, err
 	if err != nil {
 		return nil, errs.Wrap(err, "begin transaction")
 	}
-	tx := &Tx{dtx: sqlTx, ctx: ctx, now: db.Now().UTC(), db: db}
+	tx := &Tx{dtx: sqlTx, ctx: ctx, now: db.Now().UTC(), db: db, sheet: locks == lockSheet}
 	switch {
 	case !db.Postgres(): // SQLite: one writer at a time (immediate transactions)
 	case locks == lockAll:
@@ -376,6 +381,9 @@ func (tx *Tx) Commit() error {
 	if err := tx.markIdempotent(); err != nil {
 		return err
 	}
+	if err := tx.commitBeforeFlush(); err != nil {
+		return err
+	}
 	if err := tx.writeEvents(); err != nil {
 		return err
 	}
@@ -389,14 +397,40 @@ func (tx *Tx) Commit() error {
 	for _, id := range tx.touched {
 		tx.db.activity.Store(id, SecondOf(tx.now).Unix())
 	}
-	if tx.sequence {
-		// The write is committed whatever happens here: a run that fails leaves the events
-		// in the inbox for the next one (the heartbeat's at the latest).
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(tx.ctx), 10*time.Second)
-		defer cancel()
-		_ = tx.db.SequenceEvents(ctx)
+	if !tx.sequence {
+		return nil
+	}
+	// The write is committed whatever happens here: a run that fails leaves the events in
+	// the inbox for the next one (the heartbeat's at the latest).
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(tx.ctx), 10*time.Second)
+	defer cancel()
+	if err := tx.db.SequenceEvents(ctx); err == nil || !tx.unflushed {
+		return nil // (a run that succeeded flushed the commit too)
+	}
+	ctx, cancel = context.WithTimeout(context.WithoutCancel(tx.ctx), time.Minute)
+	defer cancel()
+	if err := tx.db.FlushWAL(ctx); err != nil {
+		return errs.Wrap(err, "commit transaction")
 	}
 	return nil
+}
+
+// commitBeforeFlush has a PostgreSQL write of a sheet's records that emitted events commit
+// without waiting for its WAL to reach the disk (synchronous_commit off), and Commit wait
+// for that afterwards instead — for the event sequencer's run that the write waits for
+// anyway, whose own commit flushes the WAL past the write's (SequenceEvents), or when that
+// run fails for a flush of its own (FlushWAL). The answer still comes after the write is on
+// disk; what changes is that the sheet's lock, which PostgreSQL releases at the end of the
+// commit, no longer waits for the disk: the next write of the sheet goes on meanwhile, and
+// one flush puts the commits of many writes on disk. Until it does, a crash of PostgreSQL
+// itself (not of a node) can lose the write: it was not answered yet, and a reader that saw
+// it in between saw a write that then never happened (docs/architecture.md).
+func (tx *Tx) commitBeforeFlush() error {
+	if !tx.sheet || tx.deferred || len(tx.events) == 0 || !tx.d.AsyncCommit() {
+		return nil
+	}
+	tx.unflushed = true
+	return tx.Later("commit before the flush", `SELECT set_config('synchronous_commit', 'off', true)`)
 }
 
 // Update runs fn inside one write transaction and commits when fn returns nil.
@@ -589,6 +623,7 @@ func (tx *Tx) DeferFlush() error {
 	if _, err := tx.Exec(`SET LOCAL synchronous_commit = off`); err != nil {
 		return errs.Wrap(err, "defer flush")
 	}
+	tx.deferred = true
 	return nil
 }
 
