@@ -38,10 +38,7 @@ func TestPlainOnLoopback(t *testing.T) {
 
 // The test server is on this host: the node's connections to it are plain.
 func TestLoopbackConnectionsArePlain(t *testing.T) {
-	dsn := TestDatabase(t)
-	if !IsPostgresURL(dsn) {
-		t.Skip("PostgreSQL's connections")
-	}
+	dsn := postgresOnly(t, "PostgreSQL's connections")
 	if u, _ := url.Parse(dsn); plainOnLoopback(dsn) == dsn {
 		t.Skipf("the test server (%s) is not on this host, or the URL sets its sslmode", u.Hostname())
 	}

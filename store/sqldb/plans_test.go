@@ -1,18 +1,12 @@
 package sqldb
 
-import (
-	"os"
-	"testing"
-)
+import "testing"
 
 // The readers plan every statement for its arguments (a sheet's partial search index needs
 // them); the writers let PostgreSQL keep a plan made once, but for a write that asks
 // (PlanEachRun), and only until it ends.
 func TestPlanModes(t *testing.T) {
-	if !IsPostgresURL(os.Getenv("SLUICE_TEST_DATABASE_URL")) {
-		t.Skip("plan modes are PostgreSQL's")
-	}
-	db, err := OpenDSN(TestDatabase(t))
+	db, err := OpenDSN(postgresOnly(t, "plan modes are PostgreSQL's"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,10 +15,7 @@ import (
 // every event once and each write's events together and in order; and events a stopped node
 // committed to the inbox but did not number are numbered by the next run of any node.
 func TestEventsNumberedInCommitOrder(t *testing.T) {
-	url := TestDatabase(t)
-	if !IsPostgresURL(url) {
-		t.Skip("the inbox is PostgreSQL's: SQLite numbers events as its one writer inserts them")
-	}
+	url := postgresOnly(t, "the inbox is PostgreSQL's: SQLite numbers events as its one writer inserts them")
 	// Two nodes on one database: each runs its own sequencer.
 	var nodes [2]*DB
 	for i := range nodes {

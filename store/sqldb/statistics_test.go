@@ -11,10 +11,7 @@ import (
 // at most once a minute. KeepStatistics counts a table that grew, and the statement is planned
 // again from the new counts.
 func TestKeepStatisticsReplansGrownTables(t *testing.T) {
-	url := TestDatabase(t)
-	if !IsPostgresURL(url) {
-		t.Skip("PostgreSQL's plans and statistics")
-	}
+	url := postgresOnly(t, "PostgreSQL's plans and statistics")
 	db, err := OpenDSN(url)
 	if err != nil {
 		t.Fatal(err)
