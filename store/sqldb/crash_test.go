@@ -21,8 +21,9 @@ import (
 )
 
 // Writes of a sheet's records commit without waiting for the disk and are answered only
-// once a later commit has flushed the WAL past them (Tx.Commit): PostgreSQL killed outright
-// while such writes run, then started again, still has every write that was answered. The
+// once a later commit has flushed the WAL past them (Tx.Commit), as is a write that waits
+// for the flush itself (FlushWAL): PostgreSQL killed outright while such writes run, then
+// started again, still has every write that was answered. The
 // server is a private one the test starts (initdb) with its WAL writer asleep for 10 s, so
 // that nothing but the commit's own confirmation puts a write on disk in time.
 func TestAnsweredWritesSurvivePostgresKilled(t *testing.T) {
@@ -65,6 +66,34 @@ func TestAnsweredWritesSurvivePostgresKilled(t *testing.T) {
 			}
 		}()
 	}
+	// And a write that commits without waiting by itself, then waits in FlushWAL.
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			id := fmt.Sprintf("ev-flush-%d", i)
+			if err := db.UpdateRows(ctx, func(tx *Tx) error {
+				if _, err := tx.Exec(`SET LOCAL synchronous_commit = off`); err != nil {
+					return err
+				}
+				_, err := tx.Exec(`INSERT INTO event_inbox (`+eventColumnNames+`) VALUES (?, 'acc', 'env', '', 'workbook', 'records:created', '{}', '{}', '', '', '[]', 0)`, id)
+				return err
+			}); err != nil {
+				return
+			}
+			if err := db.FlushWAL(ctx); err != nil {
+				return
+			}
+			mu.Lock()
+			answered = append(answered, id)
+			mu.Unlock()
+		}
+	}()
 	time.Sleep(1500 * time.Millisecond)
 	pg.kill()
 	close(stop)
@@ -103,7 +132,16 @@ func TestAnsweredWritesSurvivePostgresKilled(t *testing.T) {
 	if len(lost) > 0 {
 		t.Fatalf("%d of %d answered writes are gone after PostgreSQL was killed: %v", len(lost), len(answered), lost[:min(len(lost), 10)])
 	}
-	t.Logf("%d answered writes, all there after the kill", len(answered))
+	flushed := 0
+	for _, id := range answered {
+		if strings.HasPrefix(id, "ev-flush-") {
+			flushed++
+		}
+	}
+	if flushed == 0 {
+		t.Fatal("no write that waited in FlushWAL was answered before the kill")
+	}
+	t.Logf("%d answered writes (%d of them through FlushWAL), all there after the kill", len(answered), flushed)
 }
 
 // privatePostgres is a PostgreSQL server of one test's own, which it may kill.

@@ -68,9 +68,8 @@ type DB struct {
 	// activity: the second each space's activity was last written at by this node
 	// (TouchSpace), so that the writes of one second do not each take the space's row.
 	activity sync.Map
-	// sequencer numbers the events writes put in the inbox (PostgreSQL, SequenceEvents);
-	// flusher waits for the WAL to reach the disk (FlushWAL).
-	sequencer, flusher batched
+	// sequencer numbers the events writes put in the inbox (PostgreSQL, SequenceEvents).
+	sequencer batched
 	// analyzing: a KeepStatistics run is under way (PostgreSQL); analyzedAt: each table's
 	// live rows when the runs last analyzed it (read and written by one run at a time).
 	analyzing  atomic.Bool
