@@ -11,6 +11,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5/stdlib"
@@ -252,6 +253,12 @@ func (rc *readCtx) page(rs *stored.Sheet, q *RecordQuery) ([]*Record, error) {
 		}
 		return rc.load(rs, rids)
 	}
+	if rest, ok := strings.CutPrefix(query, `SELECT r.rid `); ok && offset == 0 && rs.Dialect.RoundTrips() {
+		// A page that skips nothing (the first) is read by the keys' query itself: one
+		// statement and round trip instead of two.
+		recs, _, err := rc.loadRows(rs, `SELECT r.`+strings.ReplaceAll(stored.StateColumns, ", ", ", r.")+`, r.vseq `+rest+` LIMIT ?`, append(args, q.Page.Size))
+		return recs, err
+	}
 	rids, err := stored.QueryRIDs(rc.ctx, rc.q, "select records", query+` LIMIT ? OFFSET ?`, append(args, q.Page.Size, offset)...)
 	if err != nil {
 		return nil, err
@@ -430,36 +437,50 @@ func versionsByKey(d sqldb.Dialect) string {
 
 // load reads full records by key, keeping the order of rids.
 func (rc *readCtx) load(rs *stored.Sheet, rids []int64) ([]*Record, error) {
-	byRid := make(map[int64]*Record, len(rids))
-	seqOf := make(map[int64]int64, len(rids))
-	versions := map[int64]version{}
-	err := sqldb.EachRow(rc.ctx, rc.q, "load records", recordsByKey(rc.q.Dialect()),
-		[]any{stored.RIDsJSON(rids)}, func(rows *sql.Rows) error {
-			var vseq int64
-			st, err := rs.ScanState(scanFunc(func(dest ...any) error { return rows.Scan(append(dest, &vseq)...) }))
-			if err != nil {
-				return err
-			}
-			versions[vseq] = version{}
-			seqOf[st.RID] = vseq
-			byRid[st.RID] = output(rs, st, time.Time{}, "")
-			return nil
-		})
+	recs, keys, err := rc.loadRows(rs, recordsByKey(rc.q.Dialect()), []any{stored.RIDsJSON(rids)})
 	if err != nil {
 		return nil, err
 	}
-	if err := rc.versions(versions); err != nil {
-		return nil, err
+	byRid := make(map[int64]*Record, len(recs))
+	for i, rec := range recs {
+		byRid[keys[i]] = rec
 	}
 	out := make([]*Record, 0, len(rids))
 	for _, rid := range rids {
 		if rec := byRid[rid]; rec != nil {
-			v := versions[seqOf[rid]]
-			rec.VersionID, rec.UpdatedAt = v.id, v.at
 			out = append(out, rec)
 		}
 	}
 	return out, nil
+}
+
+// loadRows reads the full records query selects (StateColumns and vseq), in its order,
+// with their versions, and their keys.
+func (rc *readCtx) loadRows(rs *stored.Sheet, query string, args []any) ([]*Record, []int64, error) {
+	recs := []*Record{} // (an empty page is [], not null)
+	var keys, seqs []int64
+	versions := map[int64]version{}
+	err := sqldb.EachRow(rc.ctx, rc.q, "load records", query, args, func(rows *sql.Rows) error {
+		var vseq int64
+		st, err := rs.ScanState(scanFunc(func(dest ...any) error { return rows.Scan(append(dest, &vseq)...) }))
+		if err != nil {
+			return err
+		}
+		versions[vseq] = version{}
+		recs, keys, seqs = append(recs, output(rs, st, time.Time{}, "")), append(keys, st.RID), append(seqs, vseq)
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := rc.versions(versions); err != nil {
+		return nil, nil, err
+	}
+	for i, rec := range recs {
+		v := versions[seqs[i]]
+		rec.VersionID, rec.UpdatedAt = v.id, v.at
+	}
+	return recs, keys, nil
 }
 
 // version is a record version's id and time.
