@@ -40,7 +40,8 @@ func TestAnsweredWritesSurvivePostgresKilled(t *testing.T) {
 	var answered []string
 	var wg sync.WaitGroup
 	stop := make(chan struct{})
-	for w := range 6 {
+	// writer writes until stopped or failing: write(id) is answered when it returns nil.
+	writer := func(prefix string, write func(id string) error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -50,14 +51,8 @@ func TestAnsweredWritesSurvivePostgresKilled(t *testing.T) {
 					return
 				default:
 				}
-				id := fmt.Sprintf("ev-%d-%d", w, i)
-				tx, err := db.BeginSheet(ctx, fmt.Sprintf("us_sh_crash%d", w))
-				if err != nil {
-					return
-				}
-				tx.AddEvent(&model.Event{ID: id, Topic: "records:created", Domain: "workbook",
-					Context: model.EventContext{AccountID: "acc", EnvironmentID: "env"}, CreatedAt: tx.now, Payload: []byte("{}")})
-				if err := tx.Commit(); err != nil {
+				id := fmt.Sprintf("%s-%d", prefix, i)
+				if err := write(id); err != nil {
 					return
 				}
 				mu.Lock()
@@ -66,34 +61,30 @@ func TestAnsweredWritesSurvivePostgresKilled(t *testing.T) {
 			}
 		}()
 	}
-	// And a write that commits without waiting by itself, then waits in FlushWAL.
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for i := 0; ; i++ {
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			id := fmt.Sprintf("ev-flush-%d", i)
-			if err := db.UpdateRows(ctx, func(tx *Tx) error {
-				if _, err := tx.Exec(`SET LOCAL synchronous_commit = off`); err != nil {
-					return err
-				}
-				_, err := tx.Exec(`INSERT INTO event_inbox (`+eventColumnNames+`) VALUES (?, 'acc', 'env', '', 'workbook', 'records:created', '{}', '{}', '', '', '[]', 0)`, id)
+	for w := range 6 {
+		writer(fmt.Sprintf("ev-%d", w), func(id string) error {
+			tx, err := db.BeginSheet(ctx, fmt.Sprintf("us_sh_crash%d", w))
+			if err != nil {
 				return err
-			}); err != nil {
-				return
 			}
-			if err := db.FlushWAL(ctx); err != nil {
-				return
+			tx.AddEvent(&model.Event{ID: id, Topic: "records:created", Domain: "workbook",
+				Context: model.EventContext{AccountID: "acc", EnvironmentID: "env"}, CreatedAt: tx.now, Payload: []byte("{}")})
+			return tx.Commit()
+		})
+	}
+	// And a write that commits without waiting by itself, then waits in FlushWAL.
+	writer("ev-flush", func(id string) error {
+		if err := db.UpdateRows(ctx, func(tx *Tx) error {
+			if _, err := tx.Exec(`SET LOCAL synchronous_commit = off`); err != nil {
+				return err
 			}
-			mu.Lock()
-			answered = append(answered, id)
-			mu.Unlock()
+			_, err := tx.Exec(`INSERT INTO event_inbox (`+eventColumnNames+`) VALUES (?, 'acc', 'env', '', 'workbook', 'records:created', '{}', '{}', '', '', '[]', 0)`, id)
+			return err
+		}); err != nil {
+			return err
 		}
-	}()
+		return db.FlushWAL(ctx)
+	})
 	time.Sleep(1500 * time.Millisecond)
 	pg.kill()
 	close(stop)
