@@ -69,7 +69,7 @@ type DB struct {
 	// (TouchSpace), so that the writes of one second do not each take the space's row.
 	activity sync.Map
 	// sequencer numbers the events writes put in the inbox (PostgreSQL, SequenceEvents).
-	sequencer batched
+	sequencer sequencer
 	// analyzing: a KeepStatistics run is under way (PostgreSQL); analyzedAt: each table's
 	// live rows when the runs last analyzed it (read and written by one run at a time).
 	analyzing  atomic.Bool

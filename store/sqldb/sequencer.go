@@ -10,49 +10,14 @@ import (
 	"github.com/sluice/sluice/errs"
 )
 
-// batched runs one job at a time on a node for callers who each need a run that began
-// after they asked (wait): the callers that ask while a run is under way share the next
-// one (the event sequencer, SequenceEvents).
-type batched struct {
+// sequencer moves the event inbox into events (PostgreSQL), one run at a time on a node.
+// A write that committed events waits for a run that began after its commit, so the
+// request's answer comes after its events can be read; the writes that commit while a run
+// is under way share the next one.
+type sequencer struct {
 	mu      sync.Mutex
 	running bool
 	waiting []chan error
-}
-
-// wait returns the outcome of a run of job that begins after the call, or ctx's error.
-func (b *batched) wait(ctx context.Context, job func() error) error {
-	done := make(chan error, 1)
-	b.mu.Lock()
-	b.waiting = append(b.waiting, done)
-	if !b.running {
-		b.running = true
-		go b.run(job)
-	}
-	b.mu.Unlock()
-	select {
-	case err := <-done:
-		return err
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
-func (b *batched) run(job func() error) {
-	for {
-		b.mu.Lock()
-		batch := b.waiting
-		b.waiting = nil
-		if len(batch) == 0 {
-			b.running = false
-			b.mu.Unlock()
-			return
-		}
-		b.mu.Unlock()
-		err := job()
-		for _, done := range batch {
-			done <- err
-		}
-	}
 }
 
 // inboxAtOnce is how many inbox rows a run moves in one statement; it goes on until the
@@ -61,13 +26,12 @@ const inboxAtOnce = 5000
 
 // SequenceEvents numbers the events committed into the inbox and moves them into events
 // (PostgreSQL; at once with SQLite), and returns when a run that began after the call has
-// ended: a write that committed events waits for it, so the request's answer comes after
-// its events can be read. Runs on every node take the events lock, held from the move to
-// the commit, so numbers follow the order of the runs' commits, and every event committed
-// before a run began is numbered by it: readers going through events by number never pass
-// one that appears later below their position. Each run sends one NOTIFY, which wakes every
-// node's notifier. A write's events stay in the inbox when its node stops before the run;
-// the next run of any node (each node runs one with its heartbeat) moves them.
+// ended. Runs on every node take the events lock, held from the move to the commit, so
+// numbers follow the order of the runs' commits, and every event committed before a run
+// began is numbered by it: readers going through events by number never pass one that
+// appears later below their position. Each run sends one NOTIFY, which wakes every node's
+// notifier. A write's events stay in the inbox when its node stops before the run; the next
+// run of any node (each node runs one with its heartbeat) moves them.
 //
 // A run that succeeds has also put on disk every commit before the call (Tx.Commit counts
 // on it): its own commit, which waits for the WAL to be flushed to its commit record, comes
@@ -77,7 +41,40 @@ func (db *DB) SequenceEvents(ctx context.Context) error {
 	if !db.Postgres() {
 		return nil
 	}
-	return db.sequencer.wait(ctx, db.moveInbox)
+	s := &db.sequencer
+	done := make(chan error, 1)
+	s.mu.Lock()
+	s.waiting = append(s.waiting, done)
+	if !s.running {
+		s.running = true
+		go db.runSequencer()
+	}
+	s.mu.Unlock()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (db *DB) runSequencer() {
+	s := &db.sequencer
+	for {
+		s.mu.Lock()
+		batch := s.waiting
+		s.waiting = nil
+		if len(batch) == 0 {
+			s.running = false
+			s.mu.Unlock()
+			return
+		}
+		s.mu.Unlock()
+		err := db.moveInbox()
+		for _, done := range batch {
+			done <- err
+		}
+	}
 }
 
 // FlushWAL returns once every commit before the call is on disk (PostgreSQL): a commit
