@@ -253,9 +253,12 @@ func (rc *readCtx) page(rs *stored.Sheet, q *RecordQuery) ([]*Record, error) {
 		}
 		return rc.load(rs, rids)
 	}
-	if rest, ok := strings.CutPrefix(query, `SELECT r.rid `); ok && offset == 0 && rs.Dialect.RoundTrips() {
-		// A page that skips nothing (the first) is read by the keys' query itself: one
-		// statement and round trip instead of two.
+	if rest, ok := strings.CutPrefix(query, `SELECT r.rid `); ok && offset == 0 && q.Whole() && rs.Dialect.RoundTrips() {
+		// The first page of the whole sheet is read by the keys' query itself, a range of
+		// the primary key: one statement and round trip instead of two. (Not a filtered one:
+		// asked for the rows, PostgreSQL walked the key in order past the rows the filter
+		// left out rather than take its index — the first page of errors at 200,000
+		// records 6.9 → 23 ms.)
 		recs, _, err := rc.loadRows(rs, `SELECT r.`+strings.ReplaceAll(stored.StateColumns, ", ", ", r.")+`, r.vseq `+rest+` LIMIT ?`, append(args, q.Page.Size))
 		return recs, err
 	}
