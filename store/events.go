@@ -43,8 +43,13 @@ type EventFilter struct {
 
 const eventColumns = `id, topic, domain, context, payload, data_url, callback_url, namespaces, created_at, acknowledged_at, acknowledged_by`
 
-// ListEvents returns events in ascending creation order.
+// ListEvents returns events in ascending creation order. On PostgreSQL it first waits for a
+// run of the event sequencer that began after the call (sqldb.DB.SequenceEvents): a write
+// shows its state as soon as it commits and its events once a run has numbered them, and a
+// client that saw a job finish, say, then lists the job's events finds them. (Should the
+// run fail, the list answers what is numbered.)
 func (db *DB) ListEvents(ctx context.Context, f EventFilter) ([]*model.Event, error) {
+	_ = db.SequenceEvents(ctx)
 	where := []string{"account_id = ?"}
 	args := []any{f.AccountID}
 	add := func(cond string, v any) { where = append(where, cond); args = append(args, v) }
