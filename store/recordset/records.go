@@ -259,7 +259,7 @@ func (rc *readCtx) page(rs *stored.Sheet, q *RecordQuery) ([]*Record, error) {
 		// asked for the rows, PostgreSQL walked the key in order past the rows the filter
 		// left out rather than take its index — the first page of errors at 200,000
 		// records 6.9 → 23 ms.)
-		recs, _, err := rc.loadRows(rs, `SELECT r.`+strings.ReplaceAll(stored.StateColumns, ", ", ", r.")+`, r.vseq `+rest+` LIMIT ?`, append(args, q.Page.Size))
+		recs, _, err := rc.loadRows(rs, `SELECT `+recordColumnsOfR+`, r.vseq `+rest+` LIMIT ?`, append(args, q.Page.Size))
 		return recs, err
 	}
 	rids, err := stored.QueryRIDs(rc.ctx, rc.q, "select records", query+` LIMIT ? OFFSET ?`, append(args, q.Page.Size, offset)...)
@@ -268,6 +268,9 @@ func (rc *readCtx) page(rs *stored.Sheet, q *RecordQuery) ([]*Record, error) {
 	}
 	return rc.load(rs, rids)
 }
+
+// recordColumnsOfR are stored.StateColumns of the records aliased r (keysQuery's).
+var recordColumnsOfR = `r.` + strings.ReplaceAll(stored.StateColumns, `, `, `, r.`)
 
 // keysQuery selects the keys of the records where selects, in order (hint: an INDEXED BY
 // clause, or "").

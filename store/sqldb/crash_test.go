@@ -23,13 +23,11 @@ import (
 // Writes of a sheet's records commit without waiting for the disk and are answered only
 // once a later commit has flushed the WAL past them (Tx.Commit), as is a write that waits
 // for the flush itself (FlushWAL): PostgreSQL killed outright while such writes run, then
-// started again, still has every write that was answered. The
-// server is a private one the test starts (initdb) with its WAL writer asleep for 10 s, so
-// that nothing but the commit's own confirmation puts a write on disk in time.
+// started again, still has every write that was answered. The server is a private one the
+// test starts (initdb) with its WAL writer asleep for 10 s, so that nothing but the commit's
+// own confirmation puts a write on disk in time.
 func TestAnsweredWritesSurvivePostgresKilled(t *testing.T) {
-	if !IsPostgresURL(os.Getenv("SLUICE_TEST_DATABASE_URL")) {
-		t.Skip("PostgreSQL's: SQLite commits on disk")
-	}
+	skipOnSQLite(t, "PostgreSQL's: SQLite commits on disk")
 	pg := startPrivatePostgres(t)
 	db, err := OpenDSN(pg.url)
 	if err != nil {
